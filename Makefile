@@ -1,0 +1,64 @@
+# Makefile for gpuhash: PGXS build of gpuhash.so from src/*.c (PostgreSQL-facing
+# code) and cuda/ (the engine: plain C and CUDA), plus the engine tests, the
+# test suites, the demo and the benchmarks.
+
+EXTENSION = gpuhash
+EXTVERSION = 0.1.0
+
+MODULE_big = gpuhash
+ENGINE_C = $(sort $(wildcard cuda/*.c))
+ENGINE_CU = $(sort $(wildcard cuda/*.cu))
+ENGINE_OBJS = $(ENGINE_C:.c=.o) $(ENGINE_CU:.cu=.o)
+OBJS = $(patsubst %.c,%.o,$(sort $(wildcard src/*.c))) $(ENGINE_OBJS)
+
+DATA = sql/$(EXTENSION)--$(EXTVERSION).sql
+TESTS = $(sort $(filter-out sql/$(EXTENSION)--%,$(wildcard sql/*.sql)))
+REGRESS = $(patsubst sql/%.sql,%,$(TESTS))
+REGRESS_OPTS = --inputdir=. --load-extension=$(EXTENSION)
+
+CUDA_HOME ?= /usr/local/cuda
+NVCC = $(CUDA_HOME)/bin/nvcc
+# sm_80 (A100) and sm_90 (H100/H200) machine code, plus PTX for newer chips.
+CUDA_ARCH = -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 \
+            -gencode arch=compute_90,code=compute_90
+NVCC_FLAGS = -O3 -std=c++17 -Xcompiler -fPIC,-fvisibility=hidden $(CUDA_ARCH) -Icuda
+CUDA_LIBS = -L$(CUDA_HOME)/lib64 -lcudart_static -lrt -ldl -lpthread -lstdc++
+
+PG_CPPFLAGS = -Icuda
+PG_CFLAGS = -std=gnu11
+SHLIB_LINK = $(CUDA_LIBS)
+EXTRA_CLEAN = test/engine/engine_test results regression.diffs regression.out
+
+PG_CONFIG ?= pg_config
+PGXS := $(shell $(PG_CONFIG) --pgxs)
+include $(PGXS)
+
+# The CUDA objects have no LLVM bitcode; JIT inlining of the C parts is not
+# worth a second toolchain.
+override with_llvm = no
+
+cuda/%.o: cuda/%.cu $(wildcard cuda/*.h cuda/*.cuh)
+	$(NVCC) $(NVCC_FLAGS) -c $< -o $@
+
+cuda/%.o: cuda/%.c $(wildcard cuda/*.h)
+	$(CC) $(CFLAGS) -std=gnu11 -O2 -Wall -Icuda -c $< -o $@
+
+# ---- engine unit tests (no PostgreSQL) ----
+ENGINE_TEST_SRCS = $(sort $(wildcard test/engine/*.c))
+test/engine/engine_test: $(ENGINE_TEST_SRCS) $(ENGINE_OBJS) $(wildcard test/engine/*.h)
+	$(CC) -std=gnu11 -O2 -g -Wall -Icuda -o $@ $(ENGINE_TEST_SRCS) $(ENGINE_OBJS) $(CUDA_LIBS) -lm
+
+.PHONY: engine-test test demo bench
+# GH_TEST_BACKENDS: cpu, cuda or "cpu cuda" (default: cpu, plus cuda where a GPU is present)
+engine-test: test/engine/engine_test
+	test/engine/engine_test $(GH_TEST_BACKENDS)
+
+# Everything: engine tests, pg_regress and pgTAP on a throwaway cluster.
+test: all
+	bash test/run-tests.sh
+
+demo: all
+	bash test/demo.sh
+
+bench: all
+	bash test/bench.sh

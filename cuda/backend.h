@@ -1,0 +1,121 @@
+/*-------------------------------------------------------------------------
+ *
+ * backend.h
+ *	  What a backend (CPU or CUDA) provides to the engine's common layer.
+ *
+ * engine.c owns everything that is the same for both backends: argument
+ * checks, the hash-range split of inputs larger than the memory limit (and
+ * across devices), chunked pair output, interrupts, inner-row match flags and
+ * error text.  A backend implements the operations on ONE partition that is
+ * resident on ONE device:
+ *
+ *	build		a HashGraph or BCHT over n keys/rows (host arrays in)
+ *	probe		count the matches of n probe keys, then write any range of
+ *				the resulting pairs (the order is fixed per probe, so ranges
+ *				[a,b) and [b,c) never overlap), or hand back per-key counts
+ *	aggregate	group n keys with their value columns (host arrays in,
+ *				host arrays out, filled into a gh_groups made by
+ *				gh_groups_alloc)
+ *	bench		time one operation on device-generated keys
+ *
+ * Backends report errors through gh_fail() and account device memory
+ * through gh_account(), both defined in engine.c.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef GPUHASH_BACKEND_H
+#define GPUHASH_BACKEND_H
+
+#include "engine.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct gh_backend_ops
+{
+	const char *name;
+
+	/* Set up the devices listed in e->opt; store private state in e->bstate. */
+	gh_status	(*open) (gh_engine *e);
+	void		(*close) (gh_engine *e);
+
+	/*
+	 * Build one partition's table on device index dev (0..ndevices-1 into
+	 * e->opt.devices).  rows is never NULL here.  load_factor is for BCHT.
+	 */
+	gh_status	(*build) (gh_engine *e, int dev, gh_kind kind,
+						  const uint64_t *keys, const uint64_t *rows,
+						  size_t n, double load_factor, void **part);
+	void		(*part_free) (gh_engine *e, void *part);
+	size_t		(*part_distinct) (const void *part);
+
+	/*
+	 * Count the matches of n probe keys (host array) against part, keeping
+	 * what probe_write needs; *total receives the number of pairs.  Pair
+	 * "outer" values are indices 0..n-1 into this key array.
+	 */
+	gh_status	(*probe_begin) (gh_engine *e, void *part, const uint64_t *keys,
+								size_t n, gh_join_method method,
+								void **probe, uint64_t *total);
+	/* Write pairs [first, first + count) of the probe's fixed order. */
+	gh_status	(*probe_write) (gh_engine *e, void *probe, uint64_t first,
+								size_t count, gh_pair *out);
+	/* Per probe key, its number of matches (saturating at UINT32_MAX). */
+	gh_status	(*probe_counts) (gh_engine *e, void *probe, uint32_t *counts);
+	void		(*probe_free) (gh_engine *e, void *probe);
+
+	/* Aggregate one partition; out was made by gh_groups_alloc(ngroups=0). */
+	gh_status	(*aggregate) (gh_engine *e, int dev, const uint64_t *keys,
+							  size_t n, const gh_aggcol *cols, int ncols,
+							  gh_groups **out);
+
+	gh_status	(*bench) (gh_engine *e, gh_bench_op op, gh_kind kind,
+						  size_t n, int reps, double load_factor,
+						  gh_bench_result *out);
+
+	/*
+	 * Bytes of device memory per build row and per probe/aggregate row,
+	 * for planning partitions (an upper estimate).
+	 */
+	size_t		(*build_bytes_per_row) (gh_kind kind);
+	size_t		(*agg_bytes_per_row) (int ncols);
+} gh_backend_ops;
+
+struct gh_engine
+{
+	gh_options	opt;			/* ndevices >= 1 after gh_open */
+	const gh_backend_ops *ops;
+	void	   *bstate;			/* the backend's own */
+	size_t		device_bytes;
+	size_t		peak_device_bytes;
+	gh_status	status;
+	char		errmsg[512];
+};
+
+extern const gh_backend_ops gh_cpu_ops;
+extern const gh_backend_ops gh_cuda_ops;
+extern int	gh_cuda_list_devices(gh_device_info *out, int max);
+
+/* Record an error on e (printf-style message) and return status. */
+extern gh_status gh_fail(gh_engine *e, gh_status status, const char *fmt,...)
+#ifdef __GNUC__
+			__attribute__((format(printf, 3, 4)))
+#endif
+			;
+
+/* Device memory accounting: delta may be negative. */
+extern void gh_account(gh_engine *e, long long delta);
+
+/* True (and an error recorded) when the caller's interrupt callback fires. */
+extern bool gh_interrupted(gh_engine *e);
+
+/* A zeroed gh_groups with arrays for ngroups groups and ncols columns. */
+extern gh_groups *gh_groups_alloc(size_t ngroups, const gh_aggcol *cols,
+								  int ncols);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif							/* GPUHASH_BACKEND_H */

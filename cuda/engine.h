@@ -1,0 +1,304 @@
+/*-------------------------------------------------------------------------
+ *
+ * engine.h
+ *	  The gpuhash engine: the one C header between PostgreSQL-facing code
+ *	  (src/) and the hash tables, joins and aggregation (cuda/).
+ *
+ * The engine works on arrays of 64-bit keys and 64-bit row numbers and
+ * returns arrays; it includes no PostgreSQL header, so it can be tested and
+ * benchmarked alone.  Two backends sit behind the same calls:
+ *
+ *	GH_BACKEND_CUDA  one or more NVIDIA GPUs (cuda/cuda_*.cu)
+ *	GH_BACKEND_CPU   plain C, the same algorithms, deterministic (cuda/cpu_*.c);
+ *	                 the reference the GPU is checked against and what CI runs
+ *
+ * Every call can fail.  Failures return a gh_status other than GH_OK and leave
+ * a message in gh_last_error(); nothing in the engine exits or aborts.  Memory
+ * (host and device) belongs to the handle that allocated it and is released by
+ * that handle's free call; gh_close() releases everything still open.
+ *
+ * Sizes beyond the engine's memory limit are split by hash range into
+ * partitions processed in turn, so any input that fits in host memory
+ * completes.
+ *
+ * The engine is not thread-safe: one engine handle serves one thread.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef GPUHASH_ENGINE_H
+#define GPUHASH_ENGINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GH_MAX_DEVICES 16
+
+typedef enum gh_status
+{
+	GH_OK = 0,
+	GH_ERR_INVALID,				/* bad argument */
+	GH_ERR_HOST_NOMEM,			/* host allocation failed */
+	GH_ERR_DEVICE_NOMEM,		/* device allocation failed */
+	GH_ERR_DEVICE,				/* any other device (CUDA) error */
+	GH_ERR_NODEVICE,			/* CUDA backend asked for, no usable GPU */
+	GH_ERR_CANCELLED,			/* the interrupt callback asked to stop */
+	GH_ERR_INTERNAL				/* an engine invariant failed */
+} gh_status;
+
+typedef enum gh_backend
+{
+	GH_BACKEND_CPU = 0,
+	GH_BACKEND_CUDA = 1
+} gh_backend;
+
+typedef enum gh_kind
+{
+	GH_KIND_AUTO = 0,			/* the engine chooses (see gh_choose_kind) */
+	GH_KIND_HASHGRAPH = 1,		/* CSR table: count, prefix sum, scatter */
+	GH_KIND_BCHT = 2			/* bucketed cuckoo table of distinct keys */
+} gh_kind;
+
+typedef enum gh_join_method
+{
+	GH_JOIN_AUTO = 0,
+	GH_JOIN_PROBE = 1,			/* look every probe key up in the table */
+	GH_JOIN_INTERSECT = 2		/* HashGraph of the probe keys with the same
+								 * hash and bucket count, then per-bucket
+								 * list intersection (HashGraph tables only) */
+} gh_join_method;
+
+typedef struct gh_options
+{
+	gh_backend	backend;
+	/*
+	 * CUDA: the devices to use (ids as CUDA numbers them); ndevices = 0 means
+	 * device 0 alone.  CPU: ndevices > 1 simulates that many devices (the
+	 * hash-range split and exchange run, each part on the CPU).
+	 */
+	int			ndevices;
+	int			devices[GH_MAX_DEVICES];
+	/*
+	 * Bytes of (device) memory one device may hold for one operation.  0:
+	 * CUDA uses 90% of the device's free memory, the CPU backend 4 GiB.
+	 * Inputs whose working set exceeds it are processed in hash-range
+	 * partitions.
+	 */
+	size_t		memory_limit;
+	/* BCHT load factor in (0, 0.99]; 0 means GH_BCHT_DEFAULT_LOAD (0.9). */
+	double		bcht_load_factor;
+	/* Polled between chunks and partitions; true cancels (GH_ERR_CANCELLED). */
+	bool		(*interrupt) (void *arg);
+	void	   *interrupt_arg;
+} gh_options;
+
+typedef struct gh_engine gh_engine;
+typedef struct gh_table gh_table;
+typedef struct gh_join gh_join;
+
+/* One joined pair: the probe key's index and the matching build row. */
+typedef struct gh_pair
+{
+	uint64_t	outer;			/* index into the keys given to gh_join_begin */
+	uint64_t	inner;			/* row number given to gh_build for that key */
+} gh_pair;
+
+/* ---- engine ---- */
+
+/*
+ * Open an engine.  On failure *out is NULL and, if errbuf is given, the
+ * reason is copied there.
+ */
+extern gh_status gh_open(const gh_options *opt, gh_engine **out,
+						 char *errbuf, size_t errlen);
+extern void gh_close(gh_engine *e);
+extern const char *gh_last_error(const gh_engine *e);
+extern const char *gh_status_name(gh_status s);
+extern gh_backend gh_engine_backend(const gh_engine *e);
+/* Number of devices in use (simulated ones for the CPU backend). */
+extern int	gh_engine_ndevices(const gh_engine *e);
+/* Bytes of device memory the engine holds now (all devices), and at most. */
+extern size_t gh_engine_device_bytes(const gh_engine *e);
+extern size_t gh_engine_peak_device_bytes(const gh_engine *e);
+
+/* ---- build and lookup ---- */
+
+/*
+ * Build a table over n keys.  rows gives each key's row number; NULL means
+ * 0..n-1.  Duplicate keys are kept: a lookup returns every row of an equal
+ * key.  keys and rows are read during the call only.
+ */
+extern gh_status gh_build(gh_engine *e, gh_kind kind, const uint64_t *keys,
+						  const uint64_t *rows, size_t n, gh_table **out);
+extern void gh_table_free(gh_table *t);
+extern gh_kind gh_table_kind(const gh_table *t);
+extern size_t gh_table_rows(const gh_table *t);
+extern size_t gh_table_distinct_keys(const gh_table *t);	/* BCHT only; else 0 */
+extern int	gh_table_partitions(const gh_table *t);
+/* The kind AUTO resolves to for a build of n keys on this engine. */
+extern gh_kind gh_choose_kind(const gh_engine *e, size_t n);
+
+/*
+ * For each of n keys, the number of build rows with an equal key (0: absent),
+ * written to counts[i].
+ */
+extern gh_status gh_find(gh_table *t, const uint64_t *keys, size_t n,
+						 uint32_t *counts);
+
+/*
+ * Join n probe keys against the table.  gh_join_begin counts the matches
+ * (the total is then known: gh_join_total); gh_join_next writes the pairs in
+ * chunks of at most cap and returns 0 pairs once all are written.  No pair
+ * is written twice; the order of pairs is unspecified.  The keys array must
+ * stay valid until gh_join_free.
+ *
+ * gh_join_outer_matched gives, for each probe key, whether it matched at
+ * least one row (semi, anti and outer joins need nothing more, so callers
+ * that need only the flags never call gh_join_next).
+ */
+extern gh_status gh_join_begin(gh_table *t, const uint64_t *keys, size_t n,
+							   gh_join_method method, gh_join **out);
+extern uint64_t gh_join_total(const gh_join *j);
+extern gh_status gh_join_next(gh_join *j, gh_pair *out, size_t cap,
+							  size_t *nout);
+extern gh_status gh_join_outer_matched(gh_join *j, uint8_t *flags);
+extern void gh_join_free(gh_join *j);
+
+/*
+ * Which build rows have appeared in a pair written by gh_join_next since the
+ * table was built (right and full joins emit the others).  flags[r] is set
+ * to 1 for every such row number r < nflags; other entries are untouched.
+ * Meaningful when row numbers are dense (rows == NULL at build).
+ */
+extern gh_status gh_table_inner_matched(gh_table *t, uint8_t *flags,
+										size_t nflags);
+
+/* ---- aggregation ---- */
+
+typedef enum gh_valtype
+{
+	GH_INT64 = 0,
+	GH_FLOAT64 = 1
+} gh_valtype;
+
+#define GH_AGG_SUM 0x1
+#define GH_AGG_MIN 0x2
+#define GH_AGG_MAX 0x4
+
+/* One value column to aggregate per group. */
+typedef struct gh_aggcol
+{
+	gh_valtype	type;
+	int			ops;			/* GH_AGG_* bits; the non-null count is always
+								 * computed */
+	const void *values;			/* n int64_t or double */
+	const uint8_t *nulls;		/* NULL, or n bytes: nonzero = SQL NULL,
+								 * skipped */
+} gh_aggcol;
+
+/* Results for one column, one entry per group (arrays owned by gh_groups). */
+typedef struct gh_aggresult
+{
+	int64_t    *nonnull;		/* values that were not NULL */
+	/*
+	 * Sums.  GH_INT64 columns: the exact 128-bit sum as sum_hi:sum_lo (two's
+	 * complement); gh_sum_fits_int64 says whether it fits in int64.
+	 * GH_FLOAT64 columns: fsum.
+	 */
+	uint64_t   *sum_lo;
+	int64_t    *sum_hi;
+	double	   *fsum;
+	/* min/max: imin/imax for GH_INT64, fmin/fmax for GH_FLOAT64; unset where
+	 * nonnull is 0. */
+	int64_t    *imin;
+	int64_t    *imax;
+	double	   *fmin;
+	double	   *fmax;
+} gh_aggresult;
+
+typedef struct gh_groups
+{
+	size_t		ngroups;
+	uint64_t   *keys;			/* the group keys, in unspecified order */
+	int64_t    *rows;			/* count(*) per group */
+	int			ncols;
+	gh_aggresult *cols;
+	int			partitions;		/* hash-range passes it took */
+} gh_groups;
+
+/*
+ * Group n keys and aggregate ncols value columns per group.  NULL values are
+ * skipped per column, as SQL does.  Float sums are added in an unspecified
+ * order (so may differ in the last bits from a sequential sum).
+ */
+extern gh_status gh_aggregate(gh_engine *e, const uint64_t *keys, size_t n,
+							  const gh_aggcol *cols, int ncols,
+							  gh_groups **out);
+extern void gh_groups_free(gh_groups *g);
+
+static inline bool
+gh_sum_fits_int64(uint64_t lo, int64_t hi)
+{
+	return (hi == 0 && (int64_t) lo >= 0) || (hi == -1 && (int64_t) lo < 0);
+}
+
+/* ---- devices and benchmarks ---- */
+
+typedef struct gh_device_info
+{
+	int			id;
+	char		name[256];
+	int			cc_major;
+	int			cc_minor;
+	int			sm_count;
+	size_t		mem_total;
+	size_t		mem_free;
+	int			driver_version;	/* as CUDA encodes it: 1000*major + 10*minor */
+	int			runtime_version;
+} gh_device_info;
+
+/*
+ * The GPUs this process can see, without creating an engine.  Returns the
+ * number written (at most max); 0 where there is no GPU or no driver, which
+ * is not an error.
+ */
+extern int	gh_list_devices(gh_device_info *out, int max);
+
+typedef enum gh_bench_op
+{
+	GH_BENCH_BUILD = 0,			/* build a table of n keys */
+	GH_BENCH_PROBE,				/* HashGraph: n lookups, all present */
+	GH_BENCH_FIND_HIT,			/* BCHT: n lookups, all present */
+	GH_BENCH_FIND_MISS,			/* BCHT: n lookups, all absent */
+	GH_BENCH_JOIN,				/* list-intersection join, n x n keys */
+	GH_BENCH_AGGREGATE			/* group n keys (n/16 groups), count+sum */
+} gh_bench_op;
+
+typedef struct gh_bench_result
+{
+	double		ms;				/* median of the timed runs */
+	double		mkeys_per_s;	/* n / ms, in millions per second */
+	uint64_t	bytes_moved;	/* least bytes the operation must move */
+	uint64_t	check;			/* a result count, to prove work was done */
+} gh_bench_result;
+
+/*
+ * Time one operation of one table kind on n random 64-bit keys generated on
+ * the device, with 64-bit row numbers; warm-up first, then the median of
+ * reps runs (device events on CUDA).  Only the operation is timed, not the
+ * data generation or host transfers.  load_factor applies to BCHT
+ * (0 = the engine's default).
+ */
+extern gh_status gh_bench(gh_engine *e, gh_bench_op op, gh_kind kind,
+						  size_t n, int reps, double load_factor,
+						  gh_bench_result *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif							/* GPUHASH_ENGINE_H */

@@ -1,0 +1,95 @@
+/*-------------------------------------------------------------------------
+ *
+ * hash.h
+ *	  Hashing shared by both engine backends (__host__ __device__).
+ *
+ * One 64-bit mixer (the MurmurHash3 finaliser, a bijection on 64-bit words)
+ * with different seeds gives every hash the engine needs, and a
+ * multiply-high "fast range" maps a hash onto [0, n) without a division.
+ * Because the CPU and CUDA backends include this same file, a key lands in
+ * the same bucket and partition on both, which keeps their results
+ * comparable and lets a partition built on one be probed on the other.
+ *
+ * Seeds are independent so that the partition a key falls in says nothing
+ * about its bucket inside the partition (otherwise a partition would use
+ * only a slice of its buckets).
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef GPUHASH_HASH_H
+#define GPUHASH_HASH_H
+
+#include <stdint.h>
+
+#ifdef __CUDACC__
+#define GH_HD __host__ __device__ __forceinline__
+#else
+#define GH_HD static inline
+#endif
+
+/* Seeds: partition split, HashGraph buckets, the three BCHT functions. */
+#define GH_SEED_PARTITION	UINT64_C(0x243f6a8885a308d3)
+#define GH_SEED_BUCKET		UINT64_C(0x13198a2e03707344)
+#define GH_SEED_BCHT0		UINT64_C(0xa4093822299f31d0)
+#define GH_SEED_BCHT1		UINT64_C(0x082efa98ec4e6c89)
+#define GH_SEED_BCHT2		UINT64_C(0x452821e638d01377)
+#define GH_SEED_AGG			UINT64_C(0xbe5466cf34e90c6c)
+
+/* MurmurHash3's fmix64 of key ^ seed: a bijection for a fixed seed. */
+GH_HD uint64_t
+gh_hash64(uint64_t key, uint64_t seed)
+{
+	uint64_t	h = key ^ seed;
+
+	h ^= h >> 33;
+	h *= UINT64_C(0xff51afd7ed558ccd);
+	h ^= h >> 33;
+	h *= UINT64_C(0xc4ceb9fe1a85ec53);
+	h ^= h >> 33;
+	return h;
+}
+
+/* floor(h * n / 2^64): maps a uniform 64-bit hash onto [0, n). */
+GH_HD uint64_t
+gh_range(uint64_t h, uint64_t n)
+{
+#ifdef __CUDA_ARCH__
+	return __umul64hi(h, n);
+#else
+	return (uint64_t) (((unsigned __int128) h * n) >> 64);
+#endif
+}
+
+/* The hash-range partition of a key among nparts (1 means everything in 0). */
+GH_HD uint32_t
+gh_partition_of(uint64_t key, uint32_t nparts)
+{
+	return (uint32_t) gh_range(gh_hash64(key, GH_SEED_PARTITION), nparts);
+}
+
+/* The HashGraph bucket of a key among nbuckets. */
+GH_HD uint64_t
+gh_bucket_of(uint64_t key, uint64_t nbuckets)
+{
+	return gh_range(gh_hash64(key, GH_SEED_BUCKET), nbuckets);
+}
+
+/* BCHT: slots per bucket, hash functions, eviction bound, default load. */
+#define GH_BCHT_BUCKET_SLOTS	16
+#define GH_BCHT_NHASH			3
+#define GH_BCHT_MAX_EVICTIONS	512
+#define GH_BCHT_DEFAULT_LOAD	0.9
+#define GH_BCHT_MAX_REBUILDS	8
+/* An empty BCHT slot.  A real key equal to it is kept aside (see bcht). */
+#define GH_EMPTY_KEY			UINT64_C(0xffffffffffffffff)
+
+/* The i-th BCHT bucket of a key; rebuild r perturbs the seeds. */
+GH_HD uint64_t
+gh_bcht_bucket(uint64_t key, int i, uint32_t rebuild, uint64_t nbuckets)
+{
+	uint64_t	seed = (i == 0) ? GH_SEED_BCHT0 : (i == 1) ? GH_SEED_BCHT1 : GH_SEED_BCHT2;
+
+	return gh_range(gh_hash64(key, seed + UINT64_C(0x9e3779b97f4a7c15) * rebuild), nbuckets);
+}
+
+#endif							/* GPUHASH_HASH_H */
