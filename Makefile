@@ -29,13 +29,13 @@ PG_CFLAGS = -std=gnu11
 SHLIB_LINK = $(CUDA_LIBS)
 EXTRA_CLEAN = test/engine/engine_test results regression.diffs regression.out
 
+# The CUDA objects have no LLVM bitcode; JIT inlining of the C parts is not
+# worth a second toolchain.  (override: Makefile.global would set it.)
+override with_llvm = no
+
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
-
-# The CUDA objects have no LLVM bitcode; JIT inlining of the C parts is not
-# worth a second toolchain.
-override with_llvm = no
 
 cuda/%.o: cuda/%.cu $(wildcard cuda/*.h cuda/*.cuh)
 	$(NVCC) $(NVCC_FLAGS) -c $< -o $@

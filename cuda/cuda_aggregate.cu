@@ -1,0 +1,533 @@
+/*-------------------------------------------------------------------------
+ *
+ * cuda_aggregate.cu
+ *	  GROUP BY on the GPU: an open-addressing table of groups updated with
+ *	  atomics, then compacted.
+ *
+ * INTERFACE ROUTINES
+ *		gh_cuda_aggregate				host arrays in, gh_groups out
+ *		gh_cuda_aggregate_device_bench	device keys, groups left on device
+ *		gh_cuda_agg_bytes_per_row		planning estimate
+ *
+ * One thread per input row finds or claims its group's slot: linear probing
+ * from gh_range(gh_hash64(key, GH_SEED_AGG), cap), claiming an empty slot
+ * (GH_EMPTY_KEY) with atomicCAS.  The key GH_EMPTY_KEY itself cannot live in
+ * a slot, so it has one slot of its own past the table (index cap).  A slot
+ * is a group when its row count is non-zero.
+ *
+ * EXACT SUMS AND ORDER-FREE MIN/MAX
+ *
+ * Atomics arrive in any order, so every update must give the same result
+ * in any order.  An int64 sum is kept exact in 128 bits: the low word is an
+ * atomicAdd of the value's bits, which returns the old low word, so the
+ * adding thread knows whether its addition carried; it adds that carry and
+ * the value's sign extension (-1 for a negative value) to the high word.
+ * Each of those is an exact 128-bit addition split in two, and addition
+ * commutes, so the result is exact whatever the order.  Double min/max use
+ * atomicMin/atomicMax on an integer image of the double that orders like
+ * the doubles themselves (negative values have their magnitude bits
+ * flipped), with every NaN made the same positive NaN, which sorts above
+ * +Infinity: PostgreSQL's order, in which NaN is the largest float8.
+ * Double sums are atomicAdds, so their last bits depend on the order.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include <climits>
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <new>
+
+#include <cub/cub.cuh>
+#include <thrust/iterator/counting_iterator.h>
+
+#include "cuda_tables.cuh"
+
+#define AGG_MIN_SLOTS 64
+
+/* scratch words used here */
+#define SCRATCH_NGROUPS 0
+
+/* One value column as the kernels see it (device pointers). */
+typedef struct agg_col_dev
+{
+	int			type;			/* gh_valtype */
+	int			ops;			/* GH_AGG_* */
+	const void *values;
+	const uint8_t *nulls;
+	unsigned long long *nonnull;
+	unsigned long long *sum_lo;
+	unsigned long long *sum_hi;
+	double	   *fsum;
+	long long  *min;			/* int64 values, or ordered doubles */
+	long long  *max;
+} agg_col_dev;
+
+/* The device buffers behind one agg_col_dev. */
+struct agg_col_bufs
+{
+	gh_dbuf<uint64_t> values;
+	gh_dbuf<uint8_t> nulls;
+	gh_dbuf<unsigned long long> nonnull;
+	gh_dbuf<unsigned long long> sum_lo;
+	gh_dbuf<unsigned long long> sum_hi;
+	gh_dbuf<double> fsum;
+	gh_dbuf<long long> min;
+	gh_dbuf<long long> max;
+};
+
+/* The table of groups; slot cap is the GH_EMPTY_KEY group's. */
+struct agg_table
+{
+	size_t		cap;
+	int			ncols;
+	gh_dbuf<uint64_t> keys;
+	gh_dbuf<unsigned long long> rows;
+	std::unique_ptr<agg_col_bufs[]> bufs;
+	agg_col_dev *cols_host = nullptr;
+	gh_dbuf<agg_col_dev> cols;	/* device copy of cols_host */
+	gh_dbuf<uint64_t> groups;	/* slot of each group, after compaction */
+	size_t		ngroups;
+
+	~agg_table()
+	{
+		delete[] cols_host;
+	}
+};
+
+size_t
+gh_cuda_agg_bytes_per_row(int ncols)
+{
+	/*
+	 * Two slots per row of 16 bytes (key, count) plus up to 48 per column
+	 * (non-null count, two sum words or a double sum, min, max); the input
+	 * key and each column's value and null byte; group slot list and a
+	 * staging array for the copy back (8 each).
+	 */
+	return 2 * (16 + 48 * (size_t) ncols) + 8 + 9 * (size_t) ncols + 16;
+}
+
+/* An integer image of a double with the same order; all NaNs largest. */
+__device__ __forceinline__ long long
+f64_order(double d)
+{
+	long long	b = isnan(d) ? 0x7ff8000000000000LL : __double_as_longlong(d);
+
+	return b >= 0 ? b : b ^ LLONG_MAX;
+}
+
+static double
+f64_unorder(long long o)
+{
+	long long	b = o >= 0 ? o : o ^ LLONG_MAX;
+	double		d;
+
+	memcpy(&d, &b, sizeof(d));
+	return d;
+}
+
+__global__ void
+fill_i64(long long *a, size_t n, long long v)
+{
+	GH_GRID_STRIDE(i, n)
+		a[i] = v;
+}
+
+/* The slot of key's group, claiming one if the key is new. */
+__device__ __forceinline__ size_t
+agg_slot(unsigned long long *slot_keys, size_t cap, uint64_t key)
+{
+	size_t		s;
+
+	if (key == GH_EMPTY_KEY)
+		return cap;
+	s = gh_range(gh_hash64(key, GH_SEED_AGG), cap);
+	for (;;)
+	{
+		unsigned long long cur = __ldcg(slot_keys + s);
+
+		if (cur == key)
+			return s;
+		if (cur == GH_EMPTY_KEY)
+		{
+			cur = atomicCAS(slot_keys + s, GH_EMPTY_KEY, key);
+			if (cur == GH_EMPTY_KEY || cur == key)
+				return s;
+		}
+		if (++s == cap)
+			s = 0;
+	}
+}
+
+__global__ void
+aggregate_rows(const uint64_t *__restrict__ keys, size_t n,
+			   unsigned long long *slot_keys, unsigned long long *rows,
+			   size_t cap, const agg_col_dev *__restrict__ cols, int ncols)
+{
+	GH_GRID_STRIDE(i, n)
+	{
+		size_t		s = agg_slot(slot_keys, cap, keys[i]);
+
+		atomicAdd(rows + s, 1ULL);
+		for (int c = 0; c < ncols; c++)
+		{
+			const agg_col_dev col = cols[c];
+
+			if (col.nulls != nullptr && col.nulls[i] != 0)
+				continue;
+			atomicAdd(col.nonnull + s, 1ULL);
+			if (col.type == GH_INT64)
+			{
+				long long	v = ((const long long *) col.values)[i];
+
+				if (col.ops & GH_AGG_SUM)
+				{
+					unsigned long long u = (unsigned long long) v;
+					unsigned long long old = atomicAdd(col.sum_lo + s, u);
+					unsigned long long dhi = (old + u < old ? 1ULL : 0ULL) + (v < 0 ? ~0ULL : 0ULL);
+
+					if (dhi != 0)
+						atomicAdd(col.sum_hi + s, dhi);
+				}
+				if (col.ops & GH_AGG_MIN)
+					atomicMin(col.min + s, v);
+				if (col.ops & GH_AGG_MAX)
+					atomicMax(col.max + s, v);
+			}
+			else
+			{
+				double		v = ((const double *) col.values)[i];
+
+				if (col.ops & GH_AGG_SUM)
+					atomicAdd(col.fsum + s, v);
+				if (col.ops & GH_AGG_MIN)
+					atomicMin(col.min + s, f64_order(v));
+				if (col.ops & GH_AGG_MAX)
+					atomicMax(col.max + s, f64_order(v));
+			}
+		}
+	}
+}
+
+struct slot_used
+{
+	const unsigned long long *rows;
+
+	__device__ __forceinline__ bool
+	operator() (uint64_t s) const
+	{
+		return rows[s] != 0;
+	}
+};
+
+/* dst[g] = src[groups[g]] */
+template <typename T>
+__global__ void
+gather_groups(const T *__restrict__ src, const uint64_t *__restrict__ groups,
+			  size_t ngroups, T *__restrict__ dst)
+{
+	GH_GRID_STRIDE(g, ngroups)
+		dst[g] = src[groups[g]];
+}
+
+template <typename T>
+static gh_status
+alloc_zeroed(const gh_cuda_ctx *ctx, gh_dbuf<T> &buf, size_t n, const char *what)
+{
+	GH_TRY(buf.alloc(ctx, n, what));
+	GH_CUDA_TRY(ctx->e, cudaMemsetAsync(buf.p, 0, buf.bytes(), ctx->d->stream));
+	return GH_OK;
+}
+
+/*
+ * Allocate the table for n rows and the column accumulators; cols_host[c]
+ * must already hold the device values/nulls pointers.
+ */
+static gh_status
+agg_table_init(const gh_cuda_ctx *ctx, agg_table *t, size_t n, int ncols)
+{
+	gh_engine  *e = ctx->e;
+	cudaStream_t s = ctx->d->stream;
+	size_t		slots;
+
+	t->cap = 2 * n > AGG_MIN_SLOTS ? 2 * n : AGG_MIN_SLOTS;
+	t->ncols = ncols;
+	t->ngroups = 0;
+	slots = t->cap + 1;
+	GH_TRY(t->keys.alloc(ctx, slots, "group keys"));
+	GH_CUDA_TRY(e, cudaMemsetAsync(t->keys.p, 0xff, t->keys.bytes(), s));
+	GH_TRY(alloc_zeroed(ctx, t->rows, slots, "group row counts"));
+	for (int c = 0; c < ncols; c++)
+	{
+		agg_col_bufs *b = &t->bufs[c];
+		agg_col_dev *d = &t->cols_host[c];
+
+		GH_TRY(alloc_zeroed(ctx, b->nonnull, slots, "group non-null counts"));
+		d->nonnull = b->nonnull.p;
+		if ((d->ops & GH_AGG_SUM) && d->type == GH_INT64)
+		{
+			GH_TRY(alloc_zeroed(ctx, b->sum_lo, slots, "group sums"));
+			GH_TRY(alloc_zeroed(ctx, b->sum_hi, slots, "group sums"));
+			d->sum_lo = b->sum_lo.p;
+			d->sum_hi = b->sum_hi.p;
+		}
+		if ((d->ops & GH_AGG_SUM) && d->type == GH_FLOAT64)
+		{
+			GH_TRY(alloc_zeroed(ctx, b->fsum, slots, "group sums"));
+			d->fsum = b->fsum.p;
+		}
+		if (d->ops & GH_AGG_MIN)
+		{
+			GH_TRY(b->min.alloc(ctx, slots, "group minima"));
+			fill_i64<<<gh_cuda_grid(slots, GH_CUDA_BLOCK), GH_CUDA_BLOCK, 0, s>>>(b->min.p, slots, LLONG_MAX);
+			GH_CUDA_LAUNCHED(e, "fill_i64");
+			d->min = b->min.p;
+		}
+		if (d->ops & GH_AGG_MAX)
+		{
+			GH_TRY(b->max.alloc(ctx, slots, "group maxima"));
+			fill_i64<<<gh_cuda_grid(slots, GH_CUDA_BLOCK), GH_CUDA_BLOCK, 0, s>>>(b->max.p, slots, LLONG_MIN);
+			GH_CUDA_LAUNCHED(e, "fill_i64");
+			d->max = b->max.p;
+		}
+	}
+	GH_TRY(t->cols.alloc(ctx, ncols > 0 ? ncols : 1, "column descriptors"));
+	if (ncols > 0)
+		GH_CUDA_TRY(e, cudaMemcpyAsync(t->cols.p, t->cols_host, ncols * sizeof(agg_col_dev),
+									   cudaMemcpyHostToDevice, s));
+	return GH_OK;
+}
+
+/* Aggregate n device keys into t, then list its groups (t->groups). */
+static gh_status
+agg_table_run(const gh_cuda_ctx *ctx, agg_table *t, const uint64_t *keys, size_t n)
+{
+	gh_engine  *e = ctx->e;
+	cudaStream_t s = ctx->d->stream;
+	thrust::counting_iterator<uint64_t> slots(0);
+	slot_used	pred = {t->rows.p};
+	unsigned long long *d_count = (unsigned long long *) (ctx->d->scratch + SCRATCH_NGROUPS);
+	gh_dbuf<unsigned char> temp;
+	size_t		temp_bytes = 0;
+	uint64_t	ngroups;
+
+	if (n > 0)
+	{
+		aggregate_rows<<<gh_cuda_grid(n, GH_CUDA_BLOCK), GH_CUDA_BLOCK, 0, s>>>(
+			keys, n, (unsigned long long *) t->keys.p, t->rows.p, t->cap, t->cols.p, t->ncols);
+		GH_CUDA_LAUNCHED(e, "aggregate_rows");
+	}
+	GH_TRY(t->groups.alloc(ctx, n + 1, "group list"));
+	GH_CUDA_TRY(e, cub::DeviceSelect::If(nullptr, temp_bytes, slots, t->groups.p, d_count,
+										 (int64_t) (t->cap + 1), pred, s));
+	GH_TRY(temp.alloc(ctx, temp_bytes, "select temporary storage"));
+	GH_CUDA_TRY(e, cub::DeviceSelect::If(temp.p, temp_bytes, slots, t->groups.p, d_count,
+										 (int64_t) (t->cap + 1), pred, s));
+	GH_TRY(gh_cuda_read_scratch(ctx, SCRATCH_NGROUPS, 1, &ngroups));
+	if (ngroups > n + 1)
+		return gh_fail(e, GH_ERR_INTERNAL, "aggregation found %llu groups in %zu rows",
+					   (unsigned long long) ngroups, n);
+	t->ngroups = ngroups;
+	return GH_OK;
+}
+
+/* dst[g] = src[slot of group g], on the device */
+template <typename T>
+static gh_status
+gather_on_device(const gh_cuda_ctx *ctx, const agg_table *t, const T *src, T *dst)
+{
+	if (t->ngroups == 0)
+		return GH_OK;
+	gather_groups<T><<<gh_cuda_grid(t->ngroups, GH_CUDA_BLOCK), GH_CUDA_BLOCK, 0, ctx->d->stream>>>(
+		src, t->groups.p, t->ngroups, dst);
+	GH_CUDA_LAUNCHED(ctx->e, "gather_groups");
+	return GH_OK;
+}
+
+/* Gather one per-slot array of t into host[0..ngroups) through staging. */
+template <typename T>
+static gh_status
+copy_groups_out(const gh_cuda_ctx *ctx, const agg_table *t, const T *src,
+				gh_dbuf<uint64_t> &staging, void *host)
+{
+	cudaStream_t s = ctx->d->stream;
+
+	static_assert(sizeof(T) == sizeof(uint64_t), "group arrays hold 8-byte values");
+	GH_TRY(gather_on_device(ctx, t, src, (T *) staging.p));
+	GH_CUDA_TRY(ctx->e, cudaMemcpyAsync(host, staging.p, t->ngroups * sizeof(T),
+										cudaMemcpyDeviceToHost, s));
+	GH_CUDA_TRY(ctx->e, cudaStreamSynchronize(s));
+	return GH_OK;
+}
+
+static gh_status
+agg_copy_out(const gh_cuda_ctx *ctx, const agg_table *t, gh_groups *g)
+{
+	gh_dbuf<uint64_t> staging;
+	size_t		ng = t->ngroups;
+
+	if (ng == 0)
+		return GH_OK;
+	GH_TRY(staging.alloc(ctx, ng, "group staging"));
+	GH_TRY(copy_groups_out(ctx, t, t->keys.p, staging, g->keys));
+	GH_TRY(copy_groups_out(ctx, t, t->rows.p, staging, g->rows));
+	for (int c = 0; c < t->ncols; c++)
+	{
+		const agg_col_dev *d = &t->cols_host[c];
+		gh_aggresult *r = &g->cols[c];
+
+		GH_TRY(copy_groups_out(ctx, t, d->nonnull, staging, r->nonnull));
+		if (d->sum_lo != nullptr)
+		{
+			GH_TRY(copy_groups_out(ctx, t, d->sum_lo, staging, r->sum_lo));
+			GH_TRY(copy_groups_out(ctx, t, d->sum_hi, staging, r->sum_hi));
+		}
+		if (d->fsum != nullptr)
+			GH_TRY(copy_groups_out(ctx, t, d->fsum, staging, r->fsum));
+		if (d->type == GH_INT64)
+		{
+			if (d->min != nullptr)
+				GH_TRY(copy_groups_out(ctx, t, d->min, staging, r->imin));
+			if (d->max != nullptr)
+				GH_TRY(copy_groups_out(ctx, t, d->max, staging, r->imax));
+		}
+		else
+		{
+			/* the ordered images come back in the double arrays; decode */
+			if (d->min != nullptr)
+				GH_TRY(copy_groups_out(ctx, t, d->min, staging, r->fmin));
+			if (d->max != nullptr)
+				GH_TRY(copy_groups_out(ctx, t, d->max, staging, r->fmax));
+			for (size_t i = 0; i < ng; i++)
+			{
+				long long	o;
+
+				if (d->min != nullptr)
+				{
+					memcpy(&o, &r->fmin[i], sizeof(o));
+					r->fmin[i] = f64_unorder(o);
+				}
+				if (d->max != nullptr)
+				{
+					memcpy(&o, &r->fmax[i], sizeof(o));
+					r->fmax[i] = f64_unorder(o);
+				}
+			}
+		}
+	}
+	return GH_OK;
+}
+
+/* An agg_table with its column arrays allocated for ncols columns. */
+static gh_status
+agg_table_new(gh_engine *e, int ncols, std::unique_ptr<agg_table> &t)
+{
+	int			m = ncols > 0 ? ncols : 1;
+
+	t.reset(new (std::nothrow) agg_table());
+	if (t == nullptr)
+		return gh_fail(e, GH_ERR_HOST_NOMEM, "out of host memory for aggregation");
+	t->bufs.reset(new (std::nothrow) agg_col_bufs[m]);
+	t->cols_host = new (std::nothrow) agg_col_dev[m];
+	if (t->bufs == nullptr || t->cols_host == nullptr)
+		return gh_fail(e, GH_ERR_HOST_NOMEM, "out of host memory for aggregation");
+	memset(t->cols_host, 0, m * sizeof(agg_col_dev));
+	return GH_OK;
+}
+
+gh_status
+gh_cuda_aggregate(gh_engine *e, int dev, const uint64_t *keys, size_t n,
+				  const gh_aggcol *cols, int ncols, gh_groups **out)
+{
+	gh_cuda_ctx ctx;
+	cudaStream_t s;
+	std::unique_ptr<agg_table> t;
+	gh_dbuf<uint64_t> dkeys;
+	gh_groups  *g;
+	gh_status	st;
+
+	*out = nullptr;
+	GH_TRY(gh_cuda_enter(e, dev, &ctx));
+	s = ctx.d->stream;
+	GH_TRY(agg_table_new(e, ncols, t));
+
+	/* stage the inputs */
+	GH_TRY(dkeys.alloc(&ctx, n, "aggregate keys"));
+	if (n > 0)
+		GH_CUDA_TRY(e, cudaMemcpyAsync(dkeys.p, keys, n * sizeof(uint64_t),
+									   cudaMemcpyHostToDevice, s));
+	for (int c = 0; c < ncols; c++)
+	{
+		agg_col_bufs *b = &t->bufs[c];
+		agg_col_dev *d = &t->cols_host[c];
+
+		d->type = cols[c].type;
+		d->ops = cols[c].ops;
+		GH_TRY(b->values.alloc(&ctx, n, "aggregate values"));
+		if (n > 0)
+			GH_CUDA_TRY(e, cudaMemcpyAsync(b->values.p, cols[c].values, n * sizeof(uint64_t),
+										   cudaMemcpyHostToDevice, s));
+		d->values = b->values.p;
+		if (cols[c].nulls != nullptr && n > 0)
+		{
+			GH_TRY(b->nulls.alloc(&ctx, n, "aggregate null flags"));
+			GH_CUDA_TRY(e, cudaMemcpyAsync(b->nulls.p, cols[c].nulls, n,
+										   cudaMemcpyHostToDevice, s));
+			d->nulls = b->nulls.p;
+		}
+	}
+
+	GH_TRY(agg_table_init(&ctx, t.get(), n, ncols));
+	GH_TRY(agg_table_run(&ctx, t.get(), dkeys.p, n));
+	dkeys.reset();
+	for (int c = 0; c < ncols; c++)
+	{
+		t->bufs[c].values.reset();
+		t->bufs[c].nulls.reset();
+	}
+
+	g = gh_groups_alloc(t->ngroups, cols, ncols);
+	if (g == nullptr)
+		return gh_fail(e, GH_ERR_HOST_NOMEM, "out of host memory for %zu groups", t->ngroups);
+	st = agg_copy_out(&ctx, t.get(), g);
+	if (st != GH_OK)
+	{
+		gh_groups_free(g);
+		return st;
+	}
+	*out = g;
+	return GH_OK;
+}
+
+gh_status
+gh_cuda_aggregate_device_bench(const gh_cuda_ctx *ctx, const uint64_t *keys,
+							   const int64_t *values, size_t n, uint64_t *ngroups)
+{
+	std::unique_ptr<agg_table> t;
+	gh_dbuf<uint64_t> out_keys;
+	gh_dbuf<unsigned long long> out_rows,
+				out_nonnull,
+				out_lo,
+				out_hi;
+
+	GH_TRY(agg_table_new(ctx->e, 1, t));
+	t->cols_host[0].type = GH_INT64;
+	t->cols_host[0].ops = GH_AGG_SUM;
+	t->cols_host[0].values = values;
+	GH_TRY(agg_table_init(ctx, t.get(), n, 1));
+	GH_TRY(agg_table_run(ctx, t.get(), keys, n));
+
+	/* compact the groups into device arrays: the result stays there */
+	GH_TRY(out_keys.alloc(ctx, t->ngroups, "group keys"));
+	GH_TRY(out_rows.alloc(ctx, t->ngroups, "group rows"));
+	GH_TRY(out_nonnull.alloc(ctx, t->ngroups, "group counts"));
+	GH_TRY(out_lo.alloc(ctx, t->ngroups, "group sums"));
+	GH_TRY(out_hi.alloc(ctx, t->ngroups, "group sums"));
+	GH_TRY(gather_on_device(ctx, t.get(), t->keys.p, out_keys.p));
+	GH_TRY(gather_on_device(ctx, t.get(), t->rows.p, out_rows.p));
+	GH_TRY(gather_on_device(ctx, t.get(), t->bufs[0].nonnull.p, out_nonnull.p));
+	GH_TRY(gather_on_device(ctx, t.get(), t->bufs[0].sum_lo.p, out_lo.p));
+	GH_TRY(gather_on_device(ctx, t.get(), t->bufs[0].sum_hi.p, out_hi.p));
+	*ngroups = t->ngroups;
+	return GH_OK;
+}

@@ -1,0 +1,516 @@
+/*-------------------------------------------------------------------------
+ *
+ * cuda_backend.cu
+ *	  The CUDA backend's operations table: opening the devices, moving
+ *	  host arrays to and from them, and dispatching to the tables.
+ *
+ * INTERFACE ROUTINES
+ *		gh_cuda_ops				the backend (see backend.h)
+ *		gh_cuda_list_devices	the GPUs this process can see
+ *
+ * Each engine device gets one non-blocking stream; all work of the engine on
+ * that device is ordered on it, so a callback only synchronises where the
+ * host needs a result (a size, a table's readiness, output arrays).  The
+ * callbacks take pageable host arrays: they stage inputs into device
+ * buffers, call the device-level operations of cuda_tables.cuh, and copy
+ * results back.  A build synchronises before returning, so a fault in its
+ * kernels is reported by the build and not by a later call.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include <cstdio>
+#include <cstring>
+#include <new>
+
+#include "cuda_tables.cuh"
+
+/* probe_write stages at most this many pairs on the device at a time */
+#define PROBE_WRITE_CHUNK ((size_t) 1 << 25)
+
+/* ---- errors, devices, memory ---- */
+
+gh_status
+gh_cuda_error(gh_engine *e, cudaError_t err, const char *what)
+{
+	gh_status	st = err == cudaErrorMemoryAllocation ? GH_ERR_DEVICE_NOMEM : GH_ERR_DEVICE;
+
+	/* clear a non-sticky error so that later launch checks do not see it */
+	(void) cudaGetLastError();
+	return gh_fail(e, st, "%s: %s", what, cudaGetErrorString(err));
+}
+
+gh_status
+gh_cuda_enter(gh_engine *e, int dev, gh_cuda_ctx *ctx)
+{
+	gh_cuda_state *state = (gh_cuda_state *) e->bstate;
+
+	if (state == nullptr || dev < 0 || dev >= state->ndev)
+		return gh_fail(e, GH_ERR_INTERNAL, "device index %d out of range", dev);
+	ctx->e = e;
+	ctx->d = &state->dev[dev];
+	ctx->dev = dev;
+	GH_CUDA_TRY(e, cudaSetDevice(ctx->d->id));
+	return GH_OK;
+}
+
+gh_status
+gh_cuda_alloc(const gh_cuda_ctx *ctx, void **p, size_t bytes, const char *what)
+{
+	cudaError_t err;
+
+	*p = nullptr;
+	if (bytes == 0)
+		return GH_OK;
+	if (ctx->d->async_alloc)
+		err = cudaMallocAsync(p, bytes, ctx->d->stream);
+	else
+		err = cudaMalloc(p, bytes);
+	if (err != cudaSuccess)
+	{
+		gh_status	st = err == cudaErrorMemoryAllocation ? GH_ERR_DEVICE_NOMEM : GH_ERR_DEVICE;
+
+		(void) cudaGetLastError();
+		*p = nullptr;
+		return gh_fail(ctx->e, st, "could not allocate %zu bytes of device memory for %s: %s",
+					   bytes, what, cudaGetErrorString(err));
+	}
+	gh_account(ctx->e, (long long) bytes);
+	return GH_OK;
+}
+
+void
+gh_cuda_free(const gh_cuda_ctx *ctx, void *p, size_t bytes)
+{
+	if (p == nullptr)
+		return;
+	/* a free cannot report failure; a failing device shows at the next call */
+	(void) cudaSetDevice(ctx->d->id);
+	if (ctx->d->async_alloc)
+		(void) cudaFreeAsync(p, ctx->d->stream);
+	else
+		(void) cudaFree(p);
+	gh_account(ctx->e, -(long long) bytes);
+}
+
+gh_status
+gh_cuda_sync(const gh_cuda_ctx *ctx)
+{
+	GH_CUDA_TRY(ctx->e, cudaStreamSynchronize(ctx->d->stream));
+	return GH_OK;
+}
+
+gh_status
+gh_cuda_read_scratch(const gh_cuda_ctx *ctx, int first, int words, uint64_t *out)
+{
+	GH_CUDA_TRY(ctx->e, cudaMemcpyAsync(ctx->d->pinned, ctx->d->scratch + first,
+										words * sizeof(uint64_t), cudaMemcpyDeviceToHost,
+										ctx->d->stream));
+	GH_CUDA_TRY(ctx->e, cudaStreamSynchronize(ctx->d->stream));
+	memcpy(out, ctx->d->pinned, words * sizeof(uint64_t));
+	return GH_OK;
+}
+
+gh_status
+gh_cuda_pool_keep(const gh_cuda_ctx *ctx)
+{
+	cudaMemPool_t pool;
+	uint64_t	threshold = UINT64_MAX;
+
+	if (!ctx->d->async_alloc)
+		return GH_OK;
+	GH_CUDA_TRY(ctx->e, cudaDeviceGetDefaultMemPool(&pool, ctx->d->id));
+	GH_CUDA_TRY(ctx->e, cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &threshold));
+	return GH_OK;
+}
+
+void
+gh_cuda_pool_release(const gh_cuda_ctx *ctx)
+{
+	cudaMemPool_t pool;
+	uint64_t	threshold = 0;
+
+	if (!ctx->d->async_alloc)
+		return;
+	/* errors here change nothing for the caller: the pool just stays larger */
+	if (cudaDeviceGetDefaultMemPool(&pool, ctx->d->id) == cudaSuccess)
+	{
+		(void) cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &threshold);
+		(void) cudaStreamSynchronize(ctx->d->stream);
+		(void) cudaMemPoolTrimTo(pool, 0);
+	}
+	(void) cudaGetLastError();
+}
+
+int
+gh_cuda_list_devices(gh_device_info *out, int max)
+{
+	int			count = 0,
+				prev = -1,
+				driver = 0,
+				runtime = 0,
+				written = 0;
+
+	if (out == nullptr || max <= 0)
+		return 0;
+	if (cudaGetDeviceCount(&count) != cudaSuccess || count <= 0)
+	{
+		(void) cudaGetLastError();
+		return 0;
+	}
+	if (cudaGetDevice(&prev) != cudaSuccess)
+		prev = -1;
+	if (cudaDriverGetVersion(&driver) != cudaSuccess)
+		driver = 0;
+	if (cudaRuntimeGetVersion(&runtime) != cudaSuccess)
+		runtime = 0;
+	for (int i = 0; i < count && written < max; i++)
+	{
+		cudaDeviceProp prop;
+		gh_device_info *info = &out[written];
+		size_t		mfree = 0,
+					mtotal = 0;
+
+		if (cudaGetDeviceProperties(&prop, i) != cudaSuccess)
+			continue;
+		memset(info, 0, sizeof(*info));
+		info->id = i;
+		snprintf(info->name, sizeof(info->name), "%s", prop.name);
+		info->cc_major = prop.major;
+		info->cc_minor = prop.minor;
+		info->sm_count = prop.multiProcessorCount;
+		info->mem_total = prop.totalGlobalMem;
+		if (cudaSetDevice(i) == cudaSuccess && cudaMemGetInfo(&mfree, &mtotal) == cudaSuccess)
+			info->mem_free = mfree;
+		info->driver_version = driver;
+		info->runtime_version = runtime;
+		written++;
+	}
+	if (prev >= 0)
+		(void) cudaSetDevice(prev);
+	(void) cudaGetLastError();
+	return written;
+}
+
+/* ---- open and close ---- */
+
+static void
+cuda_close(gh_engine *e)
+{
+	gh_cuda_state *state = (gh_cuda_state *) e->bstate;
+
+	if (state == nullptr)
+		return;
+	for (int d = 0; d < state->ndev; d++)
+	{
+		gh_cuda_dev *dev = &state->dev[d];
+
+		if (cudaSetDevice(dev->id) != cudaSuccess)
+			continue;
+		if (dev->stream != nullptr)
+		{
+			(void) cudaStreamSynchronize(dev->stream);
+			(void) cudaStreamDestroy(dev->stream);
+		}
+		if (dev->scratch != nullptr)
+		{
+			(void) cudaFree(dev->scratch);
+			gh_account(e, -(long long) (GH_CUDA_SCRATCH_WORDS * sizeof(uint64_t)));
+		}
+		if (dev->pinned != nullptr)
+			(void) cudaFreeHost(dev->pinned);
+		if (dev->async_alloc)
+		{
+			cudaMemPool_t pool;
+
+			if (cudaDeviceGetDefaultMemPool(&pool, dev->id) == cudaSuccess)
+				(void) cudaMemPoolTrimTo(pool, 0);
+		}
+	}
+	(void) cudaGetLastError();
+	delete state;
+	e->bstate = nullptr;
+}
+
+/* Set up device index d of the engine; state->ndev counts it once begun. */
+static gh_status
+open_device(gh_engine *e, gh_cuda_state *state, int d, int count)
+{
+	gh_cuda_dev *dev = &state->dev[d];
+	int			id = e->opt.devices[d];
+	int			pools = 0;
+	cudaDeviceProp prop;
+
+	if (id < 0 || id >= count)
+		return gh_fail(e, GH_ERR_NODEVICE, "CUDA device %d does not exist (%d present)", id, count);
+	GH_CUDA_TRY(e, cudaGetDeviceProperties(&prop, id));
+	if (prop.major < 8)
+		return gh_fail(e, GH_ERR_NODEVICE,
+					   "CUDA device %d (%s) has compute capability %d.%d; 8.0 or newer is needed",
+					   id, prop.name, prop.major, prop.minor);
+	dev->id = id;
+	dev->sm_count = prop.multiProcessorCount;
+	state->ndev = d + 1;
+	GH_CUDA_TRY(e, cudaSetDevice(id));
+	GH_CUDA_TRY(e, cudaStreamCreateWithFlags(&dev->stream, cudaStreamNonBlocking));
+	GH_CUDA_TRY(e, cudaDeviceGetAttribute(&pools, cudaDevAttrMemoryPoolsSupported, id));
+	dev->async_alloc = pools != 0;
+	GH_CUDA_TRY(e, cudaMalloc(&dev->scratch, GH_CUDA_SCRATCH_WORDS * sizeof(uint64_t)));
+	gh_account(e, GH_CUDA_SCRATCH_WORDS * sizeof(uint64_t));
+	GH_CUDA_TRY(e, cudaMallocHost(&dev->pinned, GH_CUDA_SCRATCH_WORDS * sizeof(uint64_t)));
+	return GH_OK;
+}
+
+static gh_status
+cuda_open(gh_engine *e)
+{
+	gh_cuda_state *state = new (std::nothrow) gh_cuda_state();
+	int			count = 0;
+	cudaError_t err;
+
+	if (state == nullptr)
+		return gh_fail(e, GH_ERR_HOST_NOMEM, "out of host memory opening the CUDA backend");
+	e->bstate = state;
+	err = cudaGetDeviceCount(&count);
+	if (err != cudaSuccess || count <= 0)
+	{
+		(void) cudaGetLastError();
+		cuda_close(e);
+		return gh_fail(e, GH_ERR_NODEVICE, "no CUDA device is available%s%s",
+					   err != cudaSuccess ? ": " : "",
+					   err != cudaSuccess ? cudaGetErrorString(err) : "");
+	}
+	for (int d = 0; d < e->opt.ndevices; d++)
+	{
+		gh_status	st = open_device(e, state, d, count);
+
+		if (st != GH_OK)
+		{
+			cuda_close(e);
+			return st;
+		}
+	}
+	return GH_OK;
+}
+
+/* ---- tables ---- */
+
+gh_status
+gh_cuda_part_build(const gh_cuda_ctx *ctx, gh_kind kind, gh_dbuf<uint64_t> &keys,
+				   gh_dbuf<uint64_t> &rows, size_t n, double load_factor,
+				   gh_cuda_part **out)
+{
+	gh_cuda_part *part = new (std::nothrow) gh_cuda_part();
+	gh_status	st;
+
+	*out = nullptr;
+	if (part == nullptr)
+		return gh_fail(ctx->e, GH_ERR_HOST_NOMEM, "out of host memory for a table");
+	part->kind = kind == GH_KIND_BCHT ? GH_KIND_BCHT : GH_KIND_HASHGRAPH;
+	part->dev = ctx->dev;
+	if (part->kind == GH_KIND_BCHT)
+		st = gh_bcht_build(ctx, keys, rows, n, load_factor, &part->bc);
+	else
+		st = gh_hg_build(ctx, keys, rows, n, &part->hg);
+	if (st != GH_OK)
+	{
+		delete part;
+		return st;
+	}
+	*out = part;
+	return GH_OK;
+}
+
+/* Copy n host words into a new device buffer. */
+static gh_status
+stage_words(const gh_cuda_ctx *ctx, const uint64_t *host, size_t n,
+			gh_dbuf<uint64_t> &buf, const char *what)
+{
+	GH_TRY(buf.alloc(ctx, n, what));
+	if (n > 0)
+		GH_CUDA_TRY(ctx->e, cudaMemcpyAsync(buf.p, host, n * sizeof(uint64_t),
+											cudaMemcpyHostToDevice, ctx->d->stream));
+	return GH_OK;
+}
+
+static gh_status
+cuda_build(gh_engine *e, int dev, gh_kind kind, const uint64_t *keys,
+		   const uint64_t *rows, size_t n, double load_factor, void **part)
+{
+	gh_cuda_ctx ctx;
+	gh_dbuf<uint64_t> dkeys,
+				drows;
+	gh_cuda_part *p = nullptr;
+
+	*part = nullptr;
+	GH_TRY(gh_cuda_enter(e, dev, &ctx));
+	GH_TRY(stage_words(&ctx, keys, n, dkeys, "build keys"));
+	GH_TRY(stage_words(&ctx, rows, n, drows, "build rows"));
+	GH_TRY(gh_cuda_part_build(&ctx, kind, dkeys, drows, n, load_factor, &p));
+	{
+		gh_status	st = gh_cuda_sync(&ctx);
+
+		if (st != GH_OK)
+		{
+			delete p;
+			return st;
+		}
+	}
+	*part = p;
+	return GH_OK;
+}
+
+static void
+cuda_part_free(gh_engine *e, void *part)
+{
+	gh_cuda_part *p = (gh_cuda_part *) part;
+	gh_cuda_ctx ctx;
+
+	if (p == nullptr)
+		return;
+	(void) gh_cuda_enter(e, p->dev, &ctx);
+	delete p;
+}
+
+static size_t
+cuda_part_distinct(const void *part)
+{
+	const gh_cuda_part *p = (const gh_cuda_part *) part;
+
+	return p != nullptr && p->kind == GH_KIND_BCHT ? p->bc.ndistinct : 0;
+}
+
+/* ---- probes ---- */
+
+static gh_status
+cuda_probe_begin(gh_engine *e, void *part, const uint64_t *keys, size_t n,
+				 gh_join_method method, void **probe, uint64_t *total)
+{
+	gh_cuda_part *p = (gh_cuda_part *) part;
+	gh_cuda_ctx ctx;
+	gh_dbuf<uint64_t> dkeys;
+	gh_cuda_probe *pr;
+	gh_status	st;
+
+	/* total may be NULL: the engine reopens probes it has counted before */
+	*probe = nullptr;
+	if (total != nullptr)
+		*total = 0;
+	GH_TRY(gh_cuda_enter(e, p->dev, &ctx));
+	GH_TRY(stage_words(&ctx, keys, n, dkeys, "probe keys"));
+	pr = new (std::nothrow) gh_cuda_probe();
+	if (pr == nullptr)
+		return gh_fail(e, GH_ERR_HOST_NOMEM, "out of host memory for a probe");
+	st = gh_cuda_probe_start(&ctx, p, dkeys.p, &dkeys, n, method, pr);
+	if (st == GH_OK)
+		st = gh_cuda_sync(&ctx);
+	if (st != GH_OK)
+	{
+		delete pr;
+		return st;
+	}
+	*probe = pr;
+	if (total != nullptr)
+		*total = pr->total;
+	return GH_OK;
+}
+
+static gh_status
+cuda_probe_write(gh_engine *e, void *probe, uint64_t first, size_t count,
+				 gh_pair *out)
+{
+	gh_cuda_probe *pr = (gh_cuda_probe *) probe;
+	gh_cuda_ctx ctx;
+	gh_dbuf<gh_pair> dout;
+	size_t		done = 0;
+
+	if (count == 0)
+		return GH_OK;
+	GH_TRY(gh_cuda_enter(e, pr->dev, &ctx));
+	GH_TRY(dout.alloc(&ctx, count < PROBE_WRITE_CHUNK ? count : PROBE_WRITE_CHUNK, "pair output"));
+	while (done < count)
+	{
+		size_t		m = count - done < dout.count ? count - done : dout.count;
+
+		GH_TRY(gh_cuda_probe_pairs(&ctx, pr, first + done, m, dout.p));
+		GH_CUDA_TRY(e, cudaMemcpyAsync(out + done, dout.p, m * sizeof(gh_pair),
+									   cudaMemcpyDeviceToHost, ctx.d->stream));
+		GH_TRY(gh_cuda_sync(&ctx));
+		done += m;
+	}
+	return GH_OK;
+}
+
+static gh_status
+cuda_probe_counts(gh_engine *e, void *probe, uint32_t *counts)
+{
+	gh_cuda_probe *pr = (gh_cuda_probe *) probe;
+	gh_cuda_ctx ctx;
+	gh_dbuf<uint32_t> dcounts;
+
+	if (pr->n == 0)
+		return GH_OK;
+	GH_TRY(gh_cuda_enter(e, pr->dev, &ctx));
+	GH_TRY(dcounts.alloc(&ctx, pr->n, "per-key counts"));
+	GH_TRY(gh_cuda_probe_key_counts(&ctx, pr, dcounts.p));
+	GH_CUDA_TRY(e, cudaMemcpyAsync(counts, dcounts.p, pr->n * sizeof(uint32_t),
+								   cudaMemcpyDeviceToHost, ctx.d->stream));
+	return gh_cuda_sync(&ctx);
+}
+
+static void
+cuda_probe_free(gh_engine *e, void *probe)
+{
+	gh_cuda_probe *pr = (gh_cuda_probe *) probe;
+	gh_cuda_ctx ctx;
+
+	if (pr == nullptr)
+		return;
+	(void) gh_cuda_enter(e, pr->dev, &ctx);
+	delete pr;
+}
+
+/* ---- planning ---- */
+
+/*
+ * Device bytes per build row at the peak of a build.  HashGraph: keys and
+ * rows with the radix sort's alternate buffers (32), offsets (at most
+ * 8 / GH_HG_KEYS_PER_BUCKET), heavy-bucket lists and sort storage (~2).
+ * BCHT: the same sort (32) and later rows, hashes, run heads and a table of
+ * 16 bytes per slot at the default load factor (~38), plus sort storage.
+ */
+static size_t
+cuda_build_bytes_per_row(gh_kind kind)
+{
+	return kind == GH_KIND_BCHT ? 48 : 40;
+}
+
+static gh_status
+cuda_aggregate(gh_engine *e, int dev, const uint64_t *keys, size_t n,
+			   const gh_aggcol *cols, int ncols, gh_groups **out)
+{
+	return gh_cuda_aggregate(e, dev, keys, n, cols, ncols, out);
+}
+
+static gh_status
+cuda_bench(gh_engine *e, gh_bench_op op, gh_kind kind, size_t n, int reps,
+		   double load_factor, gh_bench_result *out)
+{
+	return gh_cuda_bench(e, op, kind, n, reps, load_factor, out);
+}
+
+extern "C" const gh_backend_ops gh_cuda_ops = {
+	"cuda",
+	cuda_open,
+	cuda_close,
+	cuda_build,
+	cuda_part_free,
+	cuda_part_distinct,
+	cuda_probe_begin,
+	cuda_probe_write,
+	cuda_probe_counts,
+	cuda_probe_free,
+	cuda_aggregate,
+	cuda_bench,
+	cuda_build_bytes_per_row,
+	gh_cuda_agg_bytes_per_row,
+};

@@ -1,0 +1,44 @@
+/*-------------------------------------------------------------------------
+ *
+ * cuda_bcht.cuh
+ *	  What the BCHT's build (cuda_bcht.cu) and lookups (cuda_bcht_find.cu)
+ *	  share: the 16-thread tile that reads one bucket, and grid-stride
+ *	  helpers over tiles.
+ *
+ * A bucket of GH_BCHT_BUCKET_SLOTS 64-bit keys is 128 bytes: a tile of as
+ * many threads reads it with one coalesced load, each lane one slot, and a
+ * ballot over the tile says which slot holds a key or is free.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef GPUHASH_CUDA_BCHT_CUH
+#define GPUHASH_CUDA_BCHT_CUH
+
+#include <cooperative_groups.h>
+
+#include "cuda_tables.cuh"
+
+#define BCHT_TILE GH_BCHT_BUCKET_SLOTS
+
+typedef cooperative_groups::thread_block_tile<BCHT_TILE> bcht_tile;
+
+/* Tile index and count of a grid of 16-thread tiles. */
+__device__ __forceinline__ size_t
+tile_index(void)
+{
+	return (blockIdx.x * (size_t) blockDim.x + threadIdx.x) / BCHT_TILE;
+}
+
+__device__ __forceinline__ size_t
+tile_count(void)
+{
+	return (size_t) gridDim.x * blockDim.x / BCHT_TILE;
+}
+
+static __device__ __forceinline__ bcht_tile
+this_tile(void)
+{
+	return cooperative_groups::tiled_partition<BCHT_TILE>(cooperative_groups::this_thread_block());
+}
+
+#endif							/* GPUHASH_CUDA_BCHT_CUH */

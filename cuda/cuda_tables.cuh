@@ -1,0 +1,229 @@
+/*-------------------------------------------------------------------------
+ *
+ * cuda_tables.cuh
+ *	  The CUDA backend's tables and probes as device-resident structures,
+ *	  and the device-level operations on them that both the engine's
+ *	  callbacks (host arrays) and the benchmarks (device arrays) use.
+ *
+ * HashGraph (cuda_hashgraph.cu).  nbuckets = 2^bits, chosen so that a bucket
+ * holds GH_HG_KEYS_PER_BUCKET keys or fewer on average; a key's bucket is
+ * gh_bucket_of(key, nbuckets), i.e. the top `bits` bits of its hash h =
+ * gh_hash64(key, GH_SEED_BUCKET).  The CSR arrays hold h (not the key: h is
+ * a bijection of the key, so equal h means equal key, and the probe needs h
+ * anyway) and the row, bucket after bucket.  A bucket of more than
+ * GH_HG_LIGHT entries is "heavy" and kept sorted by h, so the entries of
+ * one key are contiguous and found by binary search; lighter buckets are
+ * scanned.
+ *
+ * BCHT (cuda_bcht.cu).  The distinct keys sit in buckets of 16 slots (keys
+ * in slot_keys, GH_EMPTY_KEY = free); slot_vals holds the key's rows as
+ * (start << 32) | count into `rows`, where equal keys' rows are contiguous.
+ * A real key equal to GH_EMPTY_KEY is kept aside (has_empty_key).
+ *
+ * Sizes: one partition holds fewer than 2^32 rows, so CSR positions, row
+ * ranges and distinct-key indices are 32-bit (engine.c's partitioning by
+ * build_bytes_per_row keeps a partition far below that on today's GPUs;
+ * the builds check it).  Probe-side counts and pair offsets are 64-bit.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef GPUHASH_CUDA_TABLES_CUH
+#define GPUHASH_CUDA_TABLES_CUH
+
+#include "cuda_common.cuh"
+
+/*
+ * Average keys per HashGraph bucket, at most (between half and all of it).
+ * Fewer keys per bucket make probes scan less but cost one more radix-sort
+ * pass per doubling of the bucket count; 4 measured best (README).
+ */
+#ifndef GH_HG_KEYS_PER_BUCKET
+#define GH_HG_KEYS_PER_BUCKET 4
+#endif
+
+/* Buckets longer than this are sorted by hash and binary-searched. */
+#define GH_HG_LIGHT 32
+
+/* The most rows one device partition may hold (32-bit positions). */
+#define GH_CUDA_MAX_PART_ROWS ((size_t) UINT32_MAX - 1)
+
+/* ---- HashGraph ---- */
+
+typedef struct gh_hg_view
+{
+	const uint32_t *offsets;	/* nbuckets + 1 */
+	const uint64_t *hkeys;		/* n hashed keys, bucket after bucket */
+	const uint64_t *rows;		/* n */
+	uint64_t	nbuckets;
+} gh_hg_view;
+
+struct gh_hg_table
+{
+	int			bits;
+	uint64_t	nbuckets;
+	size_t		n;
+	gh_dbuf<uint32_t> offsets;
+	gh_dbuf<uint64_t> hkeys;
+	gh_dbuf<uint64_t> rows;
+
+	gh_hg_view
+	view() const
+	{
+		gh_hg_view	v = {offsets.p, hkeys.p, rows.p, nbuckets};
+
+		return v;
+	}
+};
+
+/* The bucket-count exponent for n keys. */
+int			gh_hg_bits_for(size_t n);
+
+/*
+ * Build from n keys and rows in device buffers; both are consumed (they
+ * become the table's arrays or are freed).
+ */
+gh_status	gh_hg_build(const gh_cuda_ctx *ctx, gh_dbuf<uint64_t> &keys,
+						gh_dbuf<uint64_t> &rows, size_t n, gh_hg_table *t);
+
+/*
+ * Count the matches of n probe elements.  src holds keys (hashed = false;
+ * their hashes are then written to hk_out when it is not NULL, which may be
+ * src itself) or hashes with the table's seed (hashed = true).  Outputs,
+ * each optional: counts64[i] (64-bit, for a later in-place scan), first[i]
+ * (CSR position of the first match), counts32[i] (saturating).
+ */
+gh_status	gh_hg_count(const gh_cuda_ctx *ctx, const gh_hg_table *t,
+						const uint64_t *src, bool hashed, uint64_t *hk_out,
+						size_t n, uint64_t *counts64, uint32_t *first,
+						uint32_t *counts32);
+
+/* ---- BCHT ---- */
+
+typedef struct gh_bcht_view
+{
+	const uint64_t *slot_keys;	/* nbuckets * 16 */
+	const uint64_t *slot_vals;	/* (start << 32) | count */
+	uint64_t	nbuckets;
+	uint32_t	rebuild;
+	bool		has_empty_key;
+	uint64_t	empty_val;		/* the kept-aside key's (start << 32) | count */
+} gh_bcht_view;
+
+struct gh_bcht_table
+{
+	uint64_t	nbuckets;
+	uint32_t	rebuild;
+	size_t		n;
+	size_t		ndistinct;
+	bool		has_empty_key;
+	uint64_t	empty_val;
+	gh_dbuf<uint64_t> slot_keys;
+	gh_dbuf<uint64_t> slot_vals;
+	gh_dbuf<uint64_t> rows;		/* n, equal keys' rows contiguous */
+
+	gh_bcht_view
+	view() const
+	{
+		gh_bcht_view v = {slot_keys.p, slot_vals.p, nbuckets, rebuild,
+		has_empty_key, empty_val};
+
+		return v;
+	}
+};
+
+gh_status	gh_bcht_build(const gh_cuda_ctx *ctx, gh_dbuf<uint64_t> &keys,
+						  gh_dbuf<uint64_t> &rows, size_t n,
+						  double load_factor, gh_bcht_table *t);
+
+/* As gh_hg_count; keys are never hashed in place (the BCHT needs none). */
+gh_status	gh_bcht_count(const gh_cuda_ctx *ctx, const gh_bcht_table *t,
+						  const uint64_t *keys, size_t n, uint64_t *counts64,
+						  uint32_t *first, uint32_t *counts32);
+
+/*
+ * Sort the segments [seg_begin[s], seg_end[s]) of (keys, vals) by key, in
+ * place, using the alternate arrays (same length n) as scratch.  Keys of a
+ * segment must agree above end_bit.  seg_begin/seg_end are modified.
+ */
+gh_status	gh_sort_segments(const gh_cuda_ctx *ctx, uint64_t *keys,
+							 uint64_t *vals, uint64_t *alt_k, uint64_t *alt_v,
+							 size_t n, uint32_t *seg_begin, uint32_t *seg_end,
+							 size_t nseg, int end_bit);
+
+/* ---- tables and probes as the engine sees them ---- */
+
+struct gh_cuda_part
+{
+	gh_kind		kind;
+	int			dev;
+	gh_hg_table hg;
+	gh_bcht_table bc;
+};
+
+/* Build a part from device buffers (consumed). */
+gh_status	gh_cuda_part_build(const gh_cuda_ctx *ctx, gh_kind kind,
+							   gh_dbuf<uint64_t> &keys, gh_dbuf<uint64_t> &rows,
+							   size_t n, double load_factor,
+							   gh_cuda_part **out);
+
+/*
+ * A probe of one part: per probe element (the probe keys themselves, or for
+ * an intersection join the probe keys sorted by bucket) the first matching
+ * table position and the offset of its pairs.
+ */
+struct gh_cuda_probe
+{
+	gh_cuda_part *part;
+	int			dev;
+	size_t		n;
+	bool		intersect;
+	gh_dbuf<uint64_t> hk;		/* HashGraph: element hashes */
+	gh_dbuf<uint32_t> outer32;	/* intersect: element -> probe key index */
+	gh_dbuf<uint64_t> outer64;	/* the same when n >= 2^32 */
+	gh_dbuf<uint64_t> po;		/* n + 1 pair offsets */
+	gh_dbuf<uint32_t> first;	/* n: position of the first match */
+	uint64_t	total;
+};
+
+/*
+ * Count the matches of n probe keys (device array) and scan them.  When
+ * keybuf is given and holds the keys, the probe takes it over as its own
+ * buffer instead of allocating another.
+ */
+gh_status	gh_cuda_probe_start(const gh_cuda_ctx *ctx, gh_cuda_part *part,
+								const uint64_t *keys, gh_dbuf<uint64_t> *keybuf,
+								size_t n, gh_join_method method,
+								gh_cuda_probe *pr);
+
+/* Write pairs [first, first + count) of the probe into out (device). */
+gh_status	gh_cuda_probe_pairs(const gh_cuda_ctx *ctx, gh_cuda_probe *pr,
+								uint64_t first, size_t count, gh_pair *out);
+
+/* Per probe key (original order), the saturated match count (device). */
+gh_status	gh_cuda_probe_key_counts(const gh_cuda_ctx *ctx, gh_cuda_probe *pr,
+									 uint32_t *out);
+
+/* ---- aggregation and benchmarks ---- */
+
+/* Device bytes per aggregated row, for ncols value columns. */
+size_t		gh_cuda_agg_bytes_per_row(int ncols);
+
+gh_status	gh_cuda_aggregate(gh_engine *e, int dev, const uint64_t *keys,
+							  size_t n, const gh_aggcol *cols, int ncols,
+							  gh_groups **out);
+
+gh_status	gh_cuda_bench(gh_engine *e, gh_bench_op op, gh_kind kind,
+						  size_t n, int reps, double load_factor,
+						  gh_bench_result *out);
+
+/*
+ * Device aggregation of n device-resident keys with one optional int64
+ * column (count + sum), groups left on the device; for the benchmark.
+ * Returns the number of groups in *ngroups.
+ */
+gh_status	gh_cuda_aggregate_device_bench(const gh_cuda_ctx *ctx,
+										   const uint64_t *keys,
+										   const int64_t *values, size_t n,
+										   uint64_t *ngroups);
+
+#endif							/* GPUHASH_CUDA_TABLES_CUH */

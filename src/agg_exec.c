@@ -1,0 +1,547 @@
+/*-------------------------------------------------------------------------
+ *
+ * agg_exec.c
+ *	  Executor half of GpuHashAgg: read the input, hand keys and argument
+ *	  columns to the engine's hash aggregation, return one row per group.
+ *
+ * INTERFACE ROUTINES
+ *		gpuhash_agg_create_state	CreateCustomScanState callback
+ *		(BeginGpuHashAgg, ExecGpuHashAgg, EndGpuHashAgg, ReScanGpuHashAgg,
+ *		 ExplainGpuHashAgg: CustomExecMethods)
+ *
+ * INPUT
+ *
+ * Every input row is evaluated over the scan tuple: the grouping
+ * expressions give one packed 64-bit key (keys.c) and a NULL pattern (bit i
+ * set when grouping column i is NULL); each aggregate gives one value and a
+ * NULL flag, where a FILTER that is not true also counts as NULL.  count(*)
+ * without FILTER needs no column: the engine counts the group's rows.
+ *
+ * Rows with different NULL patterns belong to different groups whatever
+ * their packed keys say, so each pattern present is aggregated by its own
+ * engine call (almost always there is just pattern 0).
+ *
+ * OUTPUT
+ *
+ * Groups are returned in the engine's order: the grouping columns are
+ * unpacked from the key, each aggregate is finished by agg_final.c, HAVING
+ * (plan.qual) filters and the target list projects.  The engine's results
+ * live in malloc'd memory and device memory; a reset callback on the node's
+ * memory context frees them, so errors and cancels release them too.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "catalog/pg_type.h"
+#include "commands/explain.h"
+#include "executor/executor.h"
+#include "miscadmin.h"
+#include "nodes/extensible.h"
+#include "nodes/nodeFuncs.h"
+#include "portability/instr_time.h"
+#include "utils/memutils.h"
+#include "utils/ruleutils.h"
+
+#include "agg.h"
+#include "engine.h"
+#include "gpuhash.h"
+#include "keys.h"
+#include "scantuple.h"
+
+#define GHA_MAX_PATTERNS 256	/* 8 grouping columns */
+
+typedef struct GpuHashAggState
+{
+	CustomScanState css;
+	PlanState  *input_ps;
+	GpuHashScanMap map;
+
+	/* grouping key */
+	int			nkeys;
+	List	   *key_states;
+	Oid		   *keytypes;
+	int		   *key_attno;		/* scan tuple column of each grouping column */
+	int		   *key_shift;
+	uint64	   *key_mask;
+
+	/* aggregates */
+	int			naggs;
+	GhaOp	   *ops;
+	Oid		   *argtypes;
+	int		   *agg_attno;		/* scan tuple column of each Aggref */
+	int		   *agg_col;		/* engine column, -1: none (plain count(*)) */
+	ExprState **args;
+	ExprState **filters;
+	int			ncols;
+	gh_aggcol  *cols;			/* engine column descriptions */
+
+	MemoryContext node_cxt;
+	MemoryContext data_cxt;
+	gh_engine  *engine;
+
+	/* collected input */
+	int64		nrows;
+	int64		cap;
+	uint64	   *keys;
+	uint8	   *patterns;
+	void	  **values;			/* per engine column, 8 bytes per row */
+	uint8	  **nulls;
+
+	/* results */
+	int			nresults;
+	uint8		result_pattern[GHA_MAX_PATTERNS];
+	gh_groups  *results[GHA_MAX_PATTERNS];
+	int			cur;
+	size_t		cur_group;
+	bool		aggregated;
+
+	/* EXPLAIN ANALYZE */
+	int64		stat_groups;
+	int			stat_partitions;
+	double		stat_engine_ms;
+	size_t		stat_peak_device;
+} GpuHashAggState;
+
+static void BeginGpuHashAgg(CustomScanState *node, EState *estate, int eflags);
+static TupleTableSlot *ExecGpuHashAgg(CustomScanState *node);
+static void EndGpuHashAgg(CustomScanState *node);
+static void ReScanGpuHashAgg(CustomScanState *node);
+static void ExplainGpuHashAgg(CustomScanState *node, List *ancestors,
+							  ExplainState *es);
+
+static CustomExecMethods gpuhash_agg_exec_methods = {
+	.CustomName = GPUHASH_AGG_NAME,
+	.BeginCustomScan = BeginGpuHashAgg,
+	.ExecCustomScan = ExecGpuHashAgg,
+	.EndCustomScan = EndGpuHashAgg,
+	.ReScanCustomScan = ReScanGpuHashAgg,
+	.ExplainCustomScan = ExplainGpuHashAgg,
+};
+
+Node *
+gpuhash_agg_create_state(CustomScan *cscan)
+{
+	GpuHashAggState *s = palloc0(sizeof(GpuHashAggState));
+
+	NodeSetTag(s, T_CustomScanState);
+	s->css.flags = cscan->flags;
+	s->css.methods = &gpuhash_agg_exec_methods;
+	return (Node *) s;
+}
+
+static void
+release_results(void *arg)
+{
+	GpuHashAggState *s = (GpuHashAggState *) arg;
+
+	for (int i = 0; i < s->nresults; i++)
+		gh_groups_free(s->results[i]);
+	s->nresults = 0;
+}
+
+static void
+BeginGpuHashAgg(CustomScanState *node, EState *estate, int eflags)
+{
+	GpuHashAggState *s = (GpuHashAggState *) node;
+	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
+	List	   *priv = cscan->custom_private;
+	List	   *group_exprs = list_nth(cscan->custom_exprs, GHA_EXPR_GROUP);
+	List	   *args = list_nth(cscan->custom_exprs, GHA_EXPR_ARGS);
+	List	   *filters = list_nth(cscan->custom_exprs, GHA_EXPR_FILTER);
+	MemoryContextCallback *cb;
+	ListCell   *lc;
+	int			i,
+				shift = 0,
+				a;
+
+	s->input_ps = ExecInitNode(linitial(cscan->custom_plans), estate, eflags);
+	node->custom_ps = list_make1(s->input_ps);
+	gpuhash_scan_map_init(&s->map, list_nth(priv, GHA_PRIV_SIDES),
+						  list_nth(priv, GHA_PRIV_ATTNOS));
+
+	s->nkeys = list_length(group_exprs);
+	s->key_states = ExecInitExprList(group_exprs, &node->ss.ps);
+	s->keytypes = palloc(sizeof(Oid) * s->nkeys);
+	s->key_attno = palloc(sizeof(int) * s->nkeys);
+	s->key_shift = palloc(sizeof(int) * s->nkeys);
+	s->key_mask = palloc(sizeof(uint64) * s->nkeys);
+	i = 0;
+	foreach(lc, group_exprs)
+	{
+		int			bits;
+
+		s->keytypes[i] = list_nth_oid(list_nth(priv, GHA_PRIV_KEYTYPES), i);
+		s->key_attno[i] = list_nth_int(list_nth(priv, GHA_PRIV_KEYPOS), i);
+		bits = gpuhash_key_bits(s->keytypes[i]);
+		s->key_shift[i] = shift;
+		s->key_mask[i] = bits >= 64 ? ~UINT64CONST(0) : (UINT64CONST(1) << bits) - 1;
+		shift += bits;
+		i++;
+	}
+
+	s->naggs = list_length(args);
+	s->ops = palloc(sizeof(GhaOp) * Max(s->naggs, 1));
+	s->argtypes = palloc(sizeof(Oid) * Max(s->naggs, 1));
+	s->agg_attno = palloc(sizeof(int) * Max(s->naggs, 1));
+	s->agg_col = palloc(sizeof(int) * Max(s->naggs, 1));
+	s->args = palloc(sizeof(ExprState *) * Max(s->naggs, 1));
+	s->filters = palloc(sizeof(ExprState *) * Max(s->naggs, 1));
+	s->cols = palloc0(sizeof(gh_aggcol) * Max(s->naggs, 1));
+	a = 0;
+	i = 0;
+	foreach(lc, cscan->custom_scan_tlist)
+	{
+		if (IsA(lfirst_node(TargetEntry, lc)->expr, Aggref))
+			s->agg_attno[a++] = i + 1;
+		i++;
+	}
+	Assert(a == s->naggs);
+	s->ncols = 0;
+	for (a = 0; a < s->naggs; a++)
+	{
+		Expr	   *filter = list_nth(filters, a);
+		bool		no_filter = IsA(filter, Const) && !((Const *) filter)->constisnull &&
+			DatumGetBool(((Const *) filter)->constvalue);
+
+		s->ops[a] = (GhaOp) list_nth_int(list_nth(priv, GHA_PRIV_OPS), a);
+		s->argtypes[a] = list_nth_oid(list_nth(priv, GHA_PRIV_ARGTYPES), a);
+		s->args[a] = ExecInitExpr(list_nth(args, a), &node->ss.ps);
+		s->filters[a] = no_filter ? NULL : ExecInitExpr(filter, &node->ss.ps);
+		if (s->ops[a] == GHA_COUNT_STAR && no_filter)
+		{
+			s->agg_col[a] = -1;
+			continue;
+		}
+		s->agg_col[a] = s->ncols;
+		s->cols[s->ncols].type = ((s->ops[a] == GHA_SUM || s->ops[a] == GHA_AVG) &&
+								  (s->argtypes[a] == FLOAT4OID || s->argtypes[a] == FLOAT8OID))
+			? GH_FLOAT64 : GH_INT64;
+		s->cols[s->ncols].ops = s->ops[a] == GHA_SUM || s->ops[a] == GHA_AVG ? GH_AGG_SUM :
+			s->ops[a] == GHA_MIN ? GH_AGG_MIN : s->ops[a] == GHA_MAX ? GH_AGG_MAX : 0;
+		s->ncols++;
+	}
+
+	s->node_cxt = AllocSetContextCreate(estate->es_query_cxt, "GpuHashAgg",
+										ALLOCSET_DEFAULT_SIZES);
+	s->data_cxt = AllocSetContextCreate(s->node_cxt, "GpuHashAgg input",
+										ALLOCSET_DEFAULT_SIZES);
+	cb = MemoryContextAlloc(s->node_cxt, sizeof(MemoryContextCallback));
+	cb->func = release_results;
+	cb->arg = s;
+	MemoryContextRegisterResetCallback(s->node_cxt, cb);
+	if (!(eflags & EXEC_FLAG_EXPLAIN_ONLY))
+		s->engine = gpuhash_get_engine();
+}
+
+/* Grow the input arrays to hold one more row. */
+static void
+reserve_row(GpuHashAggState *s)
+{
+	MemoryContext old;
+
+	if (s->nrows < s->cap)
+		return;
+	old = MemoryContextSwitchTo(s->data_cxt);
+	if (s->cap == 0)
+	{
+		s->cap = 4096;
+		s->keys = palloc(sizeof(uint64) * s->cap);
+		s->patterns = palloc(s->cap);
+		s->values = palloc0(sizeof(void *) * Max(s->ncols, 1));
+		s->nulls = palloc0(sizeof(uint8 *) * Max(s->ncols, 1));
+		for (int c = 0; c < s->ncols; c++)
+		{
+			s->values[c] = palloc(8 * s->cap);
+			s->nulls[c] = palloc(s->cap);
+		}
+	}
+	else
+	{
+		s->cap *= 2;
+		s->keys = repalloc_huge(s->keys, sizeof(uint64) * s->cap);
+		s->patterns = repalloc_huge(s->patterns, s->cap);
+		for (int c = 0; c < s->ncols; c++)
+		{
+			s->values[c] = repalloc_huge(s->values[c], 8 * s->cap);
+			s->nulls[c] = repalloc_huge(s->nulls[c], s->cap);
+		}
+	}
+	MemoryContextSwitchTo(old);
+}
+
+/* Evaluate one input row (in the scan tuple) into the arrays. */
+static void
+collect_row(GpuHashAggState *s, ExprContext *econtext)
+{
+	uint64		key = 0;
+	uint8		pattern = 0;
+	ListCell   *lc;
+	int			i = 0;
+	int64		r;
+
+	reserve_row(s);
+	r = s->nrows;
+	foreach(lc, s->key_states)
+	{
+		bool		isnull;
+		Datum		d = ExecEvalExpr((ExprState *) lfirst(lc), econtext, &isnull);
+
+		if (isnull)
+			pattern |= (uint8) (1 << i);
+		else
+			key |= (gpuhash_pack_key(s->keytypes[i], d) & s->key_mask[i]) << s->key_shift[i];
+		i++;
+	}
+	s->keys[r] = key;
+	s->patterns[r] = pattern;
+
+	for (int a = 0; a < s->naggs; a++)
+	{
+		int			c = s->agg_col[a];
+		bool		isnull = false;
+		Datum		d = (Datum) 0;
+		Oid			t = s->argtypes[a];
+		int64	   *iv;
+
+		if (c < 0)
+			continue;
+		iv = (int64 *) s->values[c] + r;
+		if (s->filters[a])
+		{
+			bool		fnull;
+			Datum		f = ExecEvalExpr(s->filters[a], econtext, &fnull);
+
+			isnull = fnull || !DatumGetBool(f);
+		}
+		if (!isnull && s->ops[a] != GHA_COUNT_STAR)
+			d = ExecEvalExpr(s->args[a], econtext, &isnull);
+		s->nulls[c][r] = isnull;
+		*iv = 0;
+		if (isnull || s->ops[a] == GHA_COUNT_STAR || s->ops[a] == GHA_COUNT)
+			continue;
+		if (s->cols[c].type == GH_FLOAT64)
+			*(double *) iv = (t == FLOAT4OID) ? (double) DatumGetFloat4(d) : DatumGetFloat8(d);
+		else if (t == FLOAT4OID)
+			*iv = gpuhash_float_order((double) DatumGetFloat4(d));
+		else if (t == FLOAT8OID)
+			*iv = gpuhash_float_order(DatumGetFloat8(d));
+		else if (t == INT2OID)
+			*iv = DatumGetInt16(d);
+		else if (t == INT4OID || t == DATEOID)
+			*iv = DatumGetInt32(d);
+		else if (t == OIDOID)
+			*iv = (int64) DatumGetObjectId(d);
+		else
+			*iv = DatumGetInt64(d);
+	}
+	s->nrows++;
+}
+
+/* Aggregate the rows of one NULL pattern (all rows when only one is present). */
+static void
+aggregate_pattern(GpuHashAggState *s, uint8 pattern, int64 count)
+{
+	uint64	   *keys = s->keys;
+	gh_aggcol  *cols = palloc(sizeof(gh_aggcol) * Max(s->ncols, 1));
+	gh_status	st;
+	instr_time	start,
+				now;
+
+	memcpy(cols, s->cols, sizeof(gh_aggcol) * Max(s->ncols, 1));
+	for (int c = 0; c < s->ncols; c++)
+	{
+		cols[c].values = s->values[c];
+		cols[c].nulls = s->nulls[c];
+	}
+	if (count != s->nrows)
+	{
+		int64		n = 0;
+
+		keys = MemoryContextAllocHuge(s->data_cxt, sizeof(uint64) * Max(count, 1));
+		for (int c = 0; c < s->ncols; c++)
+		{
+			cols[c].values = MemoryContextAllocHuge(s->data_cxt, 8 * Max(count, 1));
+			cols[c].nulls = MemoryContextAllocHuge(s->data_cxt, Max(count, 1));
+		}
+		for (int64 r = 0; r < s->nrows; r++)
+		{
+			if (s->patterns[r] != pattern)
+				continue;
+			keys[n] = s->keys[r];
+			for (int c = 0; c < s->ncols; c++)
+			{
+				((int64 *) cols[c].values)[n] = ((int64 *) s->values[c])[r];
+				((uint8 *) cols[c].nulls)[n] = s->nulls[c][r];
+			}
+			n++;
+		}
+	}
+	INSTR_TIME_SET_CURRENT(start);
+	st = gh_aggregate(s->engine, keys, (size_t) count, cols, s->ncols,
+					  &s->results[s->nresults]);
+	if (st != GH_OK)
+		gpuhash_engine_error(s->engine, st);
+	INSTR_TIME_SET_CURRENT(now);
+	INSTR_TIME_SUBTRACT(now, start);
+	s->stat_engine_ms += INSTR_TIME_GET_MILLISEC(now);
+	s->result_pattern[s->nresults] = pattern;
+	s->stat_groups += s->results[s->nresults]->ngroups;
+	s->stat_partitions = Max(s->stat_partitions, s->results[s->nresults]->partitions);
+	s->stat_peak_device = Max(s->stat_peak_device, gh_engine_peak_device_bytes(s->engine));
+	s->nresults++;
+}
+
+static void
+aggregate_input(GpuHashAggState *s)
+{
+	ExprContext *econtext = s->css.ss.ps.ps_ExprContext;
+	TupleTableSlot *scan = s->css.ss.ss_ScanTupleSlot;
+	int64		counts[GHA_MAX_PATTERNS] = {0};
+
+	for (;;)
+	{
+		TupleTableSlot *slot = ExecProcNode(s->input_ps);
+
+		if (TupIsNull(slot))
+			break;
+		CHECK_FOR_INTERRUPTS();
+		ResetExprContext(econtext);
+		gpuhash_fill_scan_slot(&s->map, scan, slot, NULL);
+		econtext->ecxt_scantuple = scan;
+		collect_row(s, econtext);
+		counts[s->patterns[s->nrows - 1]]++;
+	}
+	for (int p = 0; p < GHA_MAX_PATTERNS; p++)
+		if (counts[p] > 0)
+			aggregate_pattern(s, (uint8) p, counts[p]);
+	/* the input is no longer needed once the engine has the groups */
+	MemoryContextReset(s->data_cxt);
+	s->keys = NULL;
+	s->cap = s->nrows = 0;
+	s->aggregated = true;
+}
+
+static TupleTableSlot *
+ExecGpuHashAgg(CustomScanState *node)
+{
+	GpuHashAggState *s = (GpuHashAggState *) node;
+	ExprContext *econtext = node->ss.ps.ps_ExprContext;
+	TupleTableSlot *scan = node->ss.ss_ScanTupleSlot;
+
+	if (!s->aggregated)
+		aggregate_input(s);
+
+	while (s->cur < s->nresults)
+	{
+		gh_groups  *g = s->results[s->cur];
+		uint8		pattern = s->result_pattern[s->cur];
+		size_t		gi;
+
+		if (s->cur_group >= g->ngroups)
+		{
+			s->cur++;
+			s->cur_group = 0;
+			continue;
+		}
+		gi = s->cur_group++;
+		CHECK_FOR_INTERRUPTS();
+		ResetExprContext(econtext);
+		ExecClearTuple(scan);
+		for (int i = 0; i < scan->tts_tupleDescriptor->natts; i++)
+			scan->tts_isnull[i] = true;
+		for (int i = 0; i < s->nkeys; i++)
+		{
+			int			at = s->key_attno[i] - 1;
+
+			if (pattern & (1 << i))
+				continue;
+			scan->tts_values[at] =
+				gpuhash_unpack_key(s->keytypes[i],
+								   (g->keys[gi] >> s->key_shift[i]) & s->key_mask[i]);
+			scan->tts_isnull[at] = false;
+		}
+		for (int a = 0; a < s->naggs; a++)
+		{
+			int			at = s->agg_attno[a] - 1;
+
+			scan->tts_values[at] = gpuhash_agg_final(s->ops[a], s->argtypes[a], g,
+													 s->agg_col[a], gi,
+													 &scan->tts_isnull[at]);
+		}
+		ExecStoreVirtualTuple(scan);
+		econtext->ecxt_scantuple = scan;
+		if (node->ss.ps.qual && !ExecQual(node->ss.ps.qual, econtext))
+		{
+			InstrCountFiltered1(node, 1);
+			continue;
+		}
+		if (node->ss.ps.ps_ProjInfo)
+			return ExecProject(node->ss.ps.ps_ProjInfo);
+		return scan;
+	}
+	return ExecClearTuple(node->ss.ps.ps_ResultTupleSlot);
+}
+
+static void
+EndGpuHashAgg(CustomScanState *node)
+{
+	GpuHashAggState *s = (GpuHashAggState *) node;
+
+	release_results(s);
+	ExecEndNode(s->input_ps);
+}
+
+static void
+ReScanGpuHashAgg(CustomScanState *node)
+{
+	GpuHashAggState *s = (GpuHashAggState *) node;
+
+	s->cur = 0;
+	s->cur_group = 0;
+	if (node->ss.ps.chgParam != NULL)
+		UpdateChangedParamSet(s->input_ps, node->ss.ps.chgParam);
+	/* unchanged input: the groups already computed stand */
+	if (s->aggregated && s->input_ps->chgParam == NULL)
+		return;
+	release_results(s);
+	MemoryContextReset(s->data_cxt);
+	s->keys = NULL;
+	s->cap = s->nrows = 0;
+	s->aggregated = false;
+	s->stat_groups = 0;
+	if (s->input_ps->chgParam == NULL)
+		ExecReScan(s->input_ps);
+}
+
+static void
+ExplainGpuHashAgg(CustomScanState *node, List *ancestors, ExplainState *es)
+{
+	GpuHashAggState *s = (GpuHashAggState *) node;
+	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
+	List	   *group_exprs = list_nth(cscan->custom_exprs, GHA_EXPR_GROUP);
+	List	   *context;
+	List	   *keys = NIL;
+	ListCell   *lc;
+
+	context = set_deparse_context_plan(es->deparse_cxt, node->ss.ps.plan, ancestors);
+	foreach(lc, group_exprs)
+		keys = lappend(keys, deparse_expression(lfirst(lc), context,
+												list_length(es->rtable) > 1 || es->verbose,
+												false));
+	ExplainPropertyList("Group Key", keys, es);
+	ExplainPropertyInteger("Aggregates", NULL,
+						   list_length(list_nth(cscan->custom_exprs, GHA_EXPR_ARGS)), es);
+	if (es->costs)
+		ExplainPropertyText("Device", gpuhash_device_label(), es);
+	if (es->analyze && s->aggregated)
+	{
+		ExplainPropertyInteger("Groups", NULL, s->stat_groups, es);
+		ExplainPropertyInteger("Partitions", NULL, s->stat_partitions, es);
+		if (es->timing)
+			ExplainPropertyFloat("Aggregation Time", "ms", s->stat_engine_ms, 3, es);
+		if (es->costs)
+			ExplainPropertyInteger("Peak Device Memory", "kB",
+								   (int64) (s->stat_peak_device / 1024), es);
+	}
+}

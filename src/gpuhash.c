@@ -1,0 +1,127 @@
+/*-------------------------------------------------------------------------
+ *
+ * gpuhash.c
+ *	  Module entry point: the settings (GUCs) and the planner hooks.
+ *
+ * _PG_init may run in the postmaster (shared_preload_libraries): it only
+ * defines settings and installs hooks.  It never touches CUDA, because a
+ * CUDA context does not survive fork(); each backend opens its own engine
+ * on first use (engine_session.c).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "fmgr.h"
+#include "utils/guc.h"
+#include <limits.h>
+
+#include "gpuhash.h"
+
+PG_MODULE_MAGIC;
+
+bool		gpuhash_enabled = true;
+bool		gpuhash_enable_join = true;
+bool		gpuhash_enable_groupby = true;
+int			gpuhash_device = GPUHASH_DEVICE_AUTO;
+int			gpuhash_table = GH_KIND_AUTO;
+char	   *gpuhash_devices_setting = NULL;
+int			gpuhash_min_rows = 1000000;
+int			gpuhash_memory_limit_mb = 0;
+int			gpuhash_chunk_rows = 1048576;
+bool		gpuhash_force = false;
+
+static const struct config_enum_entry device_options[] = {
+	{"auto", GPUHASH_DEVICE_AUTO, false},
+	{"gpu", GPUHASH_DEVICE_GPU, false},
+	{"cpu", GPUHASH_DEVICE_CPU, false},
+	{NULL, 0, false}
+};
+
+static const struct config_enum_entry table_options[] = {
+	{"auto", GH_KIND_AUTO, false},
+	{"hashgraph", GH_KIND_HASHGRAPH, false},
+	{"bcht", GH_KIND_BCHT, false},
+	{NULL, 0, false}
+};
+
+void		_PG_init(void);
+
+static bool
+check_devices(char **newval, void **extra, GucSource source)
+{
+	int			ids[GH_MAX_DEVICES];
+	int			n;
+
+	if (!gpuhash_parse_devices(*newval, ids, &n))
+	{
+		GUC_check_errdetail("gpuhash.devices must be \"all\" or a comma-separated list of at most %d GPU numbers.",
+							GH_MAX_DEVICES);
+		return false;
+	}
+	return true;
+}
+
+/* device, devices and memory_limit shape the engine: reopen it on change */
+static void
+assign_engine_int(int newval, void *extra)
+{
+	gpuhash_settings_changed();
+}
+
+static void
+assign_engine_string(const char *newval, void *extra)
+{
+	gpuhash_settings_changed();
+}
+
+void
+_PG_init(void)
+{
+	DefineCustomBoolVariable("gpuhash.enabled",
+							 "Lets the planner use gpuhash's GPU joins and aggregation.",
+							 NULL, &gpuhash_enabled, true,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomBoolVariable("gpuhash.enable_join",
+							 "Lets the planner use GpuHashJoin.",
+							 NULL, &gpuhash_enable_join, true,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomBoolVariable("gpuhash.enable_groupby",
+							 "Lets the planner use GpuHashAgg.",
+							 NULL, &gpuhash_enable_groupby, true,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomEnumVariable("gpuhash.device",
+							 "Where gpuhash runs: auto (a GPU when one is present, else nothing), gpu, or cpu.",
+							 "cpu runs the same algorithms on the CPU: for testing and comparison.",
+							 &gpuhash_device, GPUHASH_DEVICE_AUTO, device_options,
+							 PGC_USERSET, 0, NULL, assign_engine_int, NULL);
+	DefineCustomEnumVariable("gpuhash.table",
+							 "Hash table for joins: auto, hashgraph or bcht.",
+							 NULL, &gpuhash_table, GH_KIND_AUTO, table_options,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomStringVariable("gpuhash.devices",
+							   "The GPUs gpuhash uses: \"all\" or a comma-separated list of GPU numbers.",
+							   NULL, &gpuhash_devices_setting, "all",
+							   PGC_USERSET, 0, check_devices, assign_engine_string, NULL);
+	DefineCustomIntVariable("gpuhash.min_rows",
+							"Joins and groupings with fewer input rows stay on PostgreSQL's own plans.",
+							NULL, &gpuhash_min_rows, 1000000, 0, INT_MAX,
+							PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("gpuhash.memory_limit",
+							"Device memory one operation may use; larger inputs are processed in hash-range partitions.",
+							"0 means 90% of the GPU's free memory (4 GB with gpuhash.device = cpu).",
+							&gpuhash_memory_limit_mb, 0, 0, INT_MAX,
+							PGC_USERSET, GUC_UNIT_MB, NULL, assign_engine_int, NULL);
+	DefineCustomIntVariable("gpuhash.chunk_rows",
+							"Outer rows a GpuHashJoin probes per batch, and joined pairs it fetches per batch.",
+							NULL, &gpuhash_chunk_rows, 1048576, 1, 1 << 27,
+							PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomBoolVariable("gpuhash.force",
+							 "Plans gpuhash wherever it applies, whatever the cost (for testing).",
+							 NULL, &gpuhash_force, false,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
+	MarkGUCPrefixReserved("gpuhash");
+
+	gpuhash_join_init();
+	gpuhash_agg_init();
+}

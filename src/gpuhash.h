@@ -1,0 +1,51 @@
+/*-------------------------------------------------------------------------
+ *
+ * gpuhash.h
+ *	  Declarations shared by gpuhash's PostgreSQL-facing files: settings,
+ *	  the backend's engine, error reporting.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef GPUHASH_H
+#define GPUHASH_H
+
+#include "postgres.h"
+
+#include "engine.h"
+
+/* gpuhash.device */
+typedef enum GpuHashDevice
+{
+	GPUHASH_DEVICE_AUTO,
+	GPUHASH_DEVICE_GPU,
+	GPUHASH_DEVICE_CPU
+} GpuHashDevice;
+
+/* settings (gpuhash.c) */
+extern bool gpuhash_enabled;
+extern bool gpuhash_enable_join;
+extern bool gpuhash_enable_groupby;
+extern int	gpuhash_device;
+extern int	gpuhash_table;
+extern char *gpuhash_devices_setting;
+extern int	gpuhash_min_rows;
+extern int	gpuhash_memory_limit_mb;
+extern int	gpuhash_chunk_rows;
+extern bool gpuhash_force;
+
+/* engine_session.c */
+extern bool gpuhash_gpu_present(void);
+extern bool gpuhash_planning_allowed(void);
+extern int	gpuhash_resolved_table_kind(void);
+extern const char *gpuhash_device_label(void);
+extern gh_engine *gpuhash_get_engine(void);
+extern gh_engine *gpuhash_open_engine(gh_backend backend);
+extern void gpuhash_engine_error(gh_engine *e, gh_status st) pg_attribute_noreturn();
+extern void gpuhash_settings_changed(void);
+extern bool gpuhash_parse_devices(const char *value, int *ids, int *n);
+
+/* join_path.c, agg_path.c */
+extern void gpuhash_join_init(void);
+extern void gpuhash_agg_init(void);
+
+#endif							/* GPUHASH_H */

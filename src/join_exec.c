@@ -1,0 +1,778 @@
+/*-------------------------------------------------------------------------
+ *
+ * join_exec.c
+ *	  Executor half of GpuHashJoin: build the inner side into the engine,
+ *	  probe the outer side chunk by chunk, form the joined rows.
+ *
+ * INTERFACE ROUTINES
+ *		gpuhash_join_create_state	CreateCustomScanState callback
+ *		(BeginGpuHashJoin, ExecGpuHashJoin, EndGpuHashJoin,
+ *		 ReScanGpuHashJoin, ExplainGpuHashJoin: CustomExecMethods)
+ *
+ * THE STATE MACHINE
+ *
+ *	GHJ_BUILD	  read the whole inner input: copy each row aside (row number
+ *				  = its index), encode its key, build the engine's table
+ *				  from the non-NULL keys.
+ *	GHJ_CHUNK	  read up to gpuhash.chunk_rows outer rows, encode their keys
+ *				  and start the engine's join of the chunk (count first).
+ *	GHJ_PAIRS	  fetch matched pairs from the engine, a buffer at a time;
+ *				  each pair that passes the recheck (hashed keys) and the
+ *				  join quals marks its outer and inner rows matched and, for
+ *				  joins that emit pairs, is projected and returned.
+ *	GHJ_OUTER_REST after a chunk: LEFT, FULL and ANTI joins emit the chunk's
+ *				  unmatched outer rows null-extended; SEMI and ANTI joins
+ *				  without join quals come here straight from GHJ_CHUNK with
+ *				  the engine's match flags and never fetch pairs.
+ *	GHJ_INNER_REST after the last chunk: RIGHT and FULL joins emit the inner
+ *				  rows no pair matched (those with NULL keys included).
+ *
+ * Rows are joined in the "scan tuple" the planner laid out
+ * (custom_scan_tlist): fill_scan_slot copies the needed columns of an outer
+ * row, an inner row or both into it, and quals and the projection run over
+ * it.  The engine's table and join live in device memory, which palloc
+ * cannot see: a reset callback on the node's memory context frees them, so
+ * an error or cancel in mid-query releases them with the query.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "commands/explain.h"
+#include "executor/executor.h"
+#include "executor/tuptable.h"
+#include "nodes/makefuncs.h"
+#include "miscadmin.h"
+#include "nodes/extensible.h"
+#include "portability/instr_time.h"
+#include "utils/builtins.h"
+#include "utils/memutils.h"
+#include "utils/ruleutils.h"
+
+#include "engine.h"
+#include "gpuhash.h"
+#include "join.h"
+#include "keys.h"
+#include "scantuple.h"
+
+typedef enum GhjPhase
+{
+	GHJ_BUILD,
+	GHJ_CHUNK,
+	GHJ_PAIRS,
+	GHJ_OUTER_REST,
+	GHJ_INNER_REST,
+	GHJ_DONE
+} GhjPhase;
+
+/* How one side's keys are computed. */
+typedef struct GhjKeySide
+{
+	List	   *exprs;			/* ExprState per key column */
+	GpuHashExactFamily *family; /* exact encoding per column */
+	Oid		   *types;
+	FmgrInfo   *hashfn;			/* extended hash per column (hashed keys) */
+} GhjKeySide;
+
+typedef struct GpuHashJoinState
+{
+	CustomScanState css;
+	JoinType	jointype;
+	bool		exact;
+	gh_kind		kind;
+	int			nkeys;
+	Oid		   *collations;
+	GhjKeySide	okeys;
+	GhjKeySide	ikeys;
+	ExprState  *recheck;		/* the hash clauses, when keys are hashed */
+	ExprState  *joinqual;
+	bool		has_joinqual;
+
+	GpuHashScanMap map;			/* scan tuple layout */
+	PlanState  *outer_ps;
+	PlanState  *inner_ps;
+	TupleTableSlot *outer_slot; /* holds a stored outer row */
+	TupleTableSlot *inner_slot; /* holds a stored inner row */
+
+	MemoryContext node_cxt;		/* owns everything below; frees the engine's */
+	MemoryContext inner_cxt;	/* inner rows and keys; reset on rebuild */
+	MemoryContext chunk_cxt;	/* one outer chunk; reset per chunk */
+	gh_engine  *engine;
+
+	/* inner side */
+	MinimalTuple *inner_rows;
+	int64		ninner;
+	bool	   *inner_matched;	/* RIGHT/FULL only */
+	gh_table   *table;
+	bool		built;
+
+	/* current outer chunk */
+	MinimalTuple *outer_rows;
+	int64		nouter;
+	uint64	   *probe_keys;
+	int64	   *probe_row;		/* probe position -> chunk row */
+	int64		nprobe;
+	bool	   *outer_matched;
+	bool		outer_done;
+	gh_join    *join;
+	gh_pair    *pairs;
+	size_t		npairs;
+	size_t		pair_pos;
+	size_t		pair_cap;
+	int64		rest_pos;
+	bool		flags_only;		/* SEMI/ANTI answered by match flags */
+
+	GhjPhase	phase;
+
+	/* EXPLAIN ANALYZE */
+	int64		stat_chunks;
+	int64		stat_pairs;
+	double		stat_build_ms;
+	double		stat_probe_ms;
+	size_t		stat_peak_device;
+	int			stat_partitions;
+} GpuHashJoinState;
+
+static void BeginGpuHashJoin(CustomScanState *node, EState *estate, int eflags);
+static TupleTableSlot *ExecGpuHashJoin(CustomScanState *node);
+static void EndGpuHashJoin(CustomScanState *node);
+static void ReScanGpuHashJoin(CustomScanState *node);
+static void ExplainGpuHashJoin(CustomScanState *node, List *ancestors,
+							   ExplainState *es);
+
+static CustomExecMethods gpuhash_join_exec_methods = {
+	.CustomName = GPUHASH_JOIN_NAME,
+	.BeginCustomScan = BeginGpuHashJoin,
+	.ExecCustomScan = ExecGpuHashJoin,
+	.EndCustomScan = EndGpuHashJoin,
+	.ReScanCustomScan = ReScanGpuHashJoin,
+	.ExplainCustomScan = ExplainGpuHashJoin,
+};
+
+Node *
+gpuhash_join_create_state(CustomScan *cscan)
+{
+	GpuHashJoinState *s = palloc0(sizeof(GpuHashJoinState));
+
+	NodeSetTag(s, T_CustomScanState);
+	s->css.flags = cscan->flags;
+	s->css.methods = &gpuhash_join_exec_methods;
+	return (Node *) s;
+}
+
+/* ---- engine objects: freed with the node's memory, whatever happens ---- */
+
+static void
+release_join(GpuHashJoinState *s)
+{
+	if (s->join)
+		gh_join_free(s->join);
+	s->join = NULL;
+}
+
+static void
+release_table(GpuHashJoinState *s)
+{
+	release_join(s);
+	if (s->table)
+		gh_table_free(s->table);
+	s->table = NULL;
+}
+
+static void
+release_engine_objects(void *arg)
+{
+	release_table((GpuHashJoinState *) arg);
+}
+
+/* ---- initialisation ---- */
+
+static void
+init_key_side(GhjKeySide *side, List *exprs, List *types, List *hashfns,
+			  int nkeys, PlanState *parent)
+{
+	ListCell   *lc;
+	int			i = 0;
+
+	side->exprs = ExecInitExprList(exprs, parent);
+	side->family = palloc(sizeof(GpuHashExactFamily) * nkeys);
+	side->types = palloc(sizeof(Oid) * nkeys);
+	side->hashfn = palloc0(sizeof(FmgrInfo) * nkeys);
+	foreach(lc, types)
+	{
+		side->types[i] = lfirst_oid(lc);
+		side->family[i] = gpuhash_exact_family(side->types[i]);
+		fmgr_info(list_nth_oid(hashfns, i), &side->hashfn[i]);
+		i++;
+	}
+}
+
+static void
+BeginGpuHashJoin(CustomScanState *node, EState *estate, int eflags)
+{
+	GpuHashJoinState *s = (GpuHashJoinState *) node;
+	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
+	List	   *priv = cscan->custom_private;
+	List	   *hashclauses = list_nth(cscan->custom_exprs, GHJ_EXPR_HASHCLAUSES);
+	List	   *joinquals = list_nth(cscan->custom_exprs, GHJ_EXPR_JOINQUALS);
+	List	   *sides = list_nth(priv, GHJ_PRIV_SIDES);
+	List	   *attnos = list_nth(priv, GHJ_PRIV_ATTNOS);
+	List	   *colls = list_nth(priv, GHJ_PRIV_COLLATIONS);
+	MemoryContextCallback *cb;
+	int			i;
+
+	s->jointype = (JoinType) intVal(list_nth(priv, GHJ_PRIV_JOINTYPE));
+	s->exact = intVal(list_nth(priv, GHJ_PRIV_EXACT)) != 0;
+	s->kind = (gh_kind) intVal(list_nth(priv, GHJ_PRIV_TABLE));
+	s->nkeys = list_length(hashclauses);
+
+	s->outer_ps = ExecInitNode(linitial(cscan->custom_plans), estate, eflags);
+	s->inner_ps = ExecInitNode(lsecond(cscan->custom_plans), estate,
+							   eflags & ~(EXEC_FLAG_BACKWARD | EXEC_FLAG_MARK));
+	node->custom_ps = list_make2(s->outer_ps, s->inner_ps);
+	s->outer_slot = ExecInitExtraTupleSlot(estate, ExecGetResultType(s->outer_ps),
+										   &TTSOpsMinimalTuple);
+	s->inner_slot = ExecInitExtraTupleSlot(estate, ExecGetResultType(s->inner_ps),
+										   &TTSOpsMinimalTuple);
+
+	gpuhash_scan_map_init(&s->map, sides, attnos);
+
+	s->collations = palloc(sizeof(Oid) * Max(s->nkeys, 1));
+	for (i = 0; i < s->nkeys; i++)
+		s->collations[i] = list_nth_oid(colls, i);
+	init_key_side(&s->okeys, list_nth(cscan->custom_exprs, GHJ_EXPR_OUTER_KEYS),
+				  list_nth(priv, GHJ_PRIV_OUTER_TYPES), list_nth(priv, GHJ_PRIV_OUTER_HASH),
+				  s->nkeys, &node->ss.ps);
+	init_key_side(&s->ikeys, list_nth(cscan->custom_exprs, GHJ_EXPR_INNER_KEYS),
+				  list_nth(priv, GHJ_PRIV_INNER_TYPES), list_nth(priv, GHJ_PRIV_INNER_HASH),
+				  s->nkeys, &node->ss.ps);
+	s->recheck = s->exact ? NULL : ExecInitQual(hashclauses, &node->ss.ps);
+	s->joinqual = ExecInitQual(joinquals, &node->ss.ps);
+	s->has_joinqual = (joinquals != NIL);
+
+	s->node_cxt = AllocSetContextCreate(estate->es_query_cxt, "GpuHashJoin",
+										ALLOCSET_DEFAULT_SIZES);
+	s->inner_cxt = AllocSetContextCreate(s->node_cxt, "GpuHashJoin inner",
+										 ALLOCSET_DEFAULT_SIZES);
+	s->chunk_cxt = AllocSetContextCreate(s->node_cxt, "GpuHashJoin chunk",
+										 ALLOCSET_DEFAULT_SIZES);
+	cb = MemoryContextAlloc(s->node_cxt, sizeof(MemoryContextCallback));
+	cb->func = release_engine_objects;
+	cb->arg = s;
+	MemoryContextRegisterResetCallback(s->node_cxt, cb);
+
+	s->pair_cap = (size_t) gpuhash_chunk_rows;
+	s->phase = GHJ_BUILD;
+	if (eflags & EXEC_FLAG_EXPLAIN_ONLY)
+		return;
+	s->engine = gpuhash_get_engine();
+	s->pairs = MemoryContextAllocHuge(s->node_cxt, sizeof(gh_pair) * s->pair_cap);
+}
+
+/* ---- scan tuple and keys ---- */
+
+/* Fill the scan tuple from an outer row and/or an inner row (NULL: nulls). */
+static inline TupleTableSlot *
+fill_scan_slot(GpuHashJoinState *s, TupleTableSlot *outer, TupleTableSlot *inner)
+{
+	return gpuhash_fill_scan_slot(&s->map, s->css.ss.ss_ScanTupleSlot, outer, inner);
+}
+
+/* The 64-bit key of the row now in the scan tuple; false if it is NULL. */
+static bool
+compute_key(GpuHashJoinState *s, GhjKeySide *side, uint64 *key)
+{
+	ExprContext *econtext = s->css.ss.ps.ps_ExprContext;
+	ListCell   *lc;
+	int			i = 0;
+	uint64		acc = 0;
+
+	econtext->ecxt_scantuple = s->css.ss.ss_ScanTupleSlot;
+	foreach(lc, side->exprs)
+	{
+		bool		isnull;
+		Datum		d = ExecEvalExpr((ExprState *) lfirst(lc), econtext, &isnull);
+
+		if (isnull)
+			return false;
+		if (s->exact)
+			acc = gpuhash_encode_exact(side->family[i], side->types[i], d);
+		else
+			acc = gpuhash_combine_hash(acc,
+									   DatumGetUInt64(FunctionCall2Coll(&side->hashfn[i],
+																		s->collations[i],
+																		d, Int64GetDatum(0))),
+									   i);
+		i++;
+	}
+	*key = acc;
+	return true;
+}
+
+static void
+check_engine(GpuHashJoinState *s, gh_status st)
+{
+	if (st != GH_OK)
+		gpuhash_engine_error(s->engine, st);
+}
+
+static double
+elapsed_ms(instr_time start)
+{
+	instr_time	now;
+
+	INSTR_TIME_SET_CURRENT(now);
+	INSTR_TIME_SUBTRACT(now, start);
+	return INSTR_TIME_GET_MILLISEC(now);
+}
+
+/* Grow a palloc'd array of elements of size sz to hold at least need. */
+static void *
+grow_array(void *arr, int64 *cap, int64 need, Size sz)
+{
+	if (need <= *cap)
+		return arr;
+	*cap = Max(need, *cap * 2);
+	return repalloc_huge(arr, (Size) *cap * sz);
+}
+
+/* ---- phases ---- */
+
+static void
+build_inner(GpuHashJoinState *s)
+{
+	ExprContext *econtext = s->css.ss.ps.ps_ExprContext;
+	int64		cap = 1024,
+				kcap = 1024,
+				nkeys = 0;
+	uint64	   *keys;
+	uint64	   *rows;
+	instr_time	start;
+	MemoryContext old;
+
+	MemoryContextReset(s->inner_cxt);
+	old = MemoryContextSwitchTo(s->inner_cxt);
+	s->inner_rows = palloc(sizeof(MinimalTuple) * cap);
+	keys = palloc(sizeof(uint64) * kcap);
+	rows = palloc(sizeof(uint64) * kcap);
+	MemoryContextSwitchTo(old);
+	s->ninner = 0;
+
+	for (;;)
+	{
+		TupleTableSlot *slot = ExecProcNode(s->inner_ps);
+		uint64		key;
+		bool		valid;
+
+		if (TupIsNull(slot))
+			break;
+		CHECK_FOR_INTERRUPTS();
+		ResetExprContext(econtext);
+		fill_scan_slot(s, NULL, slot);
+		valid = compute_key(s, &s->ikeys, &key);
+
+		old = MemoryContextSwitchTo(s->inner_cxt);
+		s->inner_rows = grow_array(s->inner_rows, &cap, s->ninner + 1, sizeof(MinimalTuple));
+		s->inner_rows[s->ninner] = ExecCopySlotMinimalTuple(slot);
+		if (valid)
+		{
+			int64		kc = kcap;
+
+			keys = grow_array(keys, &kcap, nkeys + 1, sizeof(uint64));
+			rows = grow_array(rows, &kc, nkeys + 1, sizeof(uint64));
+			keys[nkeys] = key;
+			rows[nkeys] = (uint64) s->ninner;
+			nkeys++;
+		}
+		MemoryContextSwitchTo(old);
+		s->ninner++;
+	}
+
+	if (s->jointype == JOIN_RIGHT || s->jointype == JOIN_FULL)
+		s->inner_matched = MemoryContextAllocHuge(s->inner_cxt, Max(s->ninner, 1));
+	if (s->inner_matched)
+		memset(s->inner_matched, 0, Max(s->ninner, 1));
+
+	release_table(s);
+	if (nkeys > 0)
+	{
+		INSTR_TIME_SET_CURRENT(start);
+		check_engine(s, gh_build(s->engine, s->kind, keys, rows, (size_t) nkeys, &s->table));
+		s->stat_build_ms += elapsed_ms(start);
+		s->stat_partitions = gh_table_partitions(s->table);
+	}
+	pfree(keys);
+	pfree(rows);
+	s->built = true;
+}
+
+/* Read the next outer chunk and start its join; false when none is left. */
+static bool
+next_chunk(GpuHashJoinState *s)
+{
+	ExprContext *econtext = s->css.ss.ps.ps_ExprContext;
+	int64		limit = gpuhash_chunk_rows;
+	MemoryContext old;
+	instr_time	start;
+
+	release_join(s);
+	MemoryContextReset(s->chunk_cxt);
+	if (s->outer_done)
+		return false;
+
+	old = MemoryContextSwitchTo(s->chunk_cxt);
+	s->outer_rows = palloc_extended(sizeof(MinimalTuple) * limit, MCXT_ALLOC_HUGE);
+	s->probe_keys = palloc_extended(sizeof(uint64) * limit, MCXT_ALLOC_HUGE);
+	s->probe_row = palloc_extended(sizeof(int64) * limit, MCXT_ALLOC_HUGE);
+	MemoryContextSwitchTo(old);
+	s->nouter = 0;
+	s->nprobe = 0;
+
+	while (s->nouter < limit)
+	{
+		TupleTableSlot *slot = ExecProcNode(s->outer_ps);
+		uint64		key;
+
+		if (TupIsNull(slot))
+		{
+			s->outer_done = true;
+			break;
+		}
+		CHECK_FOR_INTERRUPTS();
+		ResetExprContext(econtext);
+		fill_scan_slot(s, slot, NULL);
+		if (compute_key(s, &s->okeys, &key))
+		{
+			s->probe_keys[s->nprobe] = key;
+			s->probe_row[s->nprobe] = s->nouter;
+			s->nprobe++;
+		}
+		old = MemoryContextSwitchTo(s->chunk_cxt);
+		s->outer_rows[s->nouter++] = ExecCopySlotMinimalTuple(slot);
+		MemoryContextSwitchTo(old);
+	}
+	if (s->nouter == 0)
+		return false;
+
+	s->stat_chunks++;
+	s->outer_matched = MemoryContextAllocZero(s->chunk_cxt, s->nouter);
+	s->npairs = s->pair_pos = 0;
+	s->rest_pos = 0;
+	s->flags_only = (s->jointype == JOIN_SEMI || s->jointype == JOIN_ANTI) &&
+		s->exact && !s->has_joinqual;
+
+	if (s->table != NULL && s->nprobe > 0)
+	{
+		INSTR_TIME_SET_CURRENT(start);
+		check_engine(s, gh_join_begin(s->table, s->probe_keys, (size_t) s->nprobe,
+									  GH_JOIN_AUTO, &s->join));
+		if (s->flags_only)
+		{
+			uint8	   *flags = MemoryContextAlloc(s->chunk_cxt, s->nprobe);
+
+			check_engine(s, gh_join_outer_matched(s->join, flags));
+			for (int64 i = 0; i < s->nprobe; i++)
+				if (flags[i])
+					s->outer_matched[s->probe_row[i]] = true;
+			release_join(s);
+		}
+		s->stat_probe_ms += elapsed_ms(start);
+		s->stat_peak_device = Max(s->stat_peak_device,
+								  gh_engine_peak_device_bytes(s->engine));
+	}
+	return true;
+}
+
+/* Evaluate the node's filter over the scan tuple and project. */
+static TupleTableSlot *
+emit(GpuHashJoinState *s)
+{
+	ExprContext *econtext = s->css.ss.ps.ps_ExprContext;
+	ExprState  *qual = s->css.ss.ps.qual;
+
+	econtext->ecxt_scantuple = s->css.ss.ss_ScanTupleSlot;
+	if (qual != NULL && !ExecQual(qual, econtext))
+	{
+		InstrCountFiltered1(s, 1);
+		return NULL;
+	}
+	if (s->css.ss.ps.ps_ProjInfo)
+		return ExecProject(s->css.ss.ps.ps_ProjInfo);
+	return s->css.ss.ss_ScanTupleSlot;
+}
+
+/* The next joined row from the pair buffer, or NULL once the chunk's pairs are done. */
+static TupleTableSlot *
+next_pair_row(GpuHashJoinState *s)
+{
+	ExprContext *econtext = s->css.ss.ps.ps_ExprContext;
+
+	for (;;)
+	{
+		gh_pair    *p;
+		int64		orow;
+		TupleTableSlot *out;
+
+		if (s->pair_pos == s->npairs)
+		{
+			instr_time	start;
+
+			if (s->join == NULL)
+				return NULL;
+			CHECK_FOR_INTERRUPTS();
+			INSTR_TIME_SET_CURRENT(start);
+			check_engine(s, gh_join_next(s->join, s->pairs, s->pair_cap, &s->npairs));
+			s->stat_probe_ms += elapsed_ms(start);
+			s->pair_pos = 0;
+			s->stat_pairs += s->npairs;
+			if (s->npairs == 0)
+			{
+				release_join(s);
+				return NULL;
+			}
+		}
+		p = &s->pairs[s->pair_pos++];
+		orow = s->probe_row[p->outer];
+		if (s->jointype == JOIN_SEMI && s->outer_matched[orow])
+			continue;
+
+		ResetExprContext(econtext);
+		ExecStoreMinimalTuple(s->outer_rows[orow], s->outer_slot, false);
+		ExecStoreMinimalTuple(s->inner_rows[p->inner], s->inner_slot, false);
+		fill_scan_slot(s, s->outer_slot, s->inner_slot);
+		econtext->ecxt_scantuple = s->css.ss.ss_ScanTupleSlot;
+		if (s->recheck && !ExecQual(s->recheck, econtext))
+			continue;
+		if (s->has_joinqual && !ExecQual(s->joinqual, econtext))
+		{
+			InstrCountFiltered2(s, 1);
+			continue;
+		}
+		s->outer_matched[orow] = true;
+		if (s->inner_matched)
+			s->inner_matched[p->inner] = true;
+		if (s->jointype == JOIN_ANTI)
+			continue;
+		out = emit(s);
+		if (out)
+			return out;
+	}
+}
+
+/* Unmatched (or, for flag-only SEMI, matched) outer rows of the chunk. */
+static TupleTableSlot *
+next_outer_rest(GpuHashJoinState *s)
+{
+	ExprContext *econtext = s->css.ss.ps.ps_ExprContext;
+	bool		want_matched = (s->jointype == JOIN_SEMI);
+
+	if (s->jointype == JOIN_INNER || s->jointype == JOIN_RIGHT ||
+		(s->jointype == JOIN_SEMI && !s->flags_only))
+		return NULL;
+	while (s->rest_pos < s->nouter)
+	{
+		int64		r = s->rest_pos++;
+		TupleTableSlot *out;
+
+		if (s->outer_matched[r] != want_matched)
+			continue;
+		ResetExprContext(econtext);
+		ExecStoreMinimalTuple(s->outer_rows[r], s->outer_slot, false);
+		fill_scan_slot(s, s->outer_slot, NULL);
+		out = emit(s);
+		if (out)
+			return out;
+	}
+	return NULL;
+}
+
+static TupleTableSlot *
+next_inner_rest(GpuHashJoinState *s)
+{
+	ExprContext *econtext = s->css.ss.ps.ps_ExprContext;
+
+	if (s->inner_matched == NULL)
+		return NULL;
+	while (s->rest_pos < s->ninner)
+	{
+		int64		r = s->rest_pos++;
+		TupleTableSlot *out;
+
+		if (s->inner_matched[r])
+			continue;
+		ResetExprContext(econtext);
+		ExecStoreMinimalTuple(s->inner_rows[r], s->inner_slot, false);
+		fill_scan_slot(s, NULL, s->inner_slot);
+		out = emit(s);
+		if (out)
+			return out;
+	}
+	return NULL;
+}
+
+static TupleTableSlot *
+ExecGpuHashJoin(CustomScanState *node)
+{
+	GpuHashJoinState *s = (GpuHashJoinState *) node;
+	TupleTableSlot *out;
+
+	for (;;)
+	{
+		CHECK_FOR_INTERRUPTS();
+		switch (s->phase)
+		{
+			case GHJ_BUILD:
+				build_inner(s);
+				s->phase = GHJ_CHUNK;
+				break;
+			case GHJ_CHUNK:
+				if (!next_chunk(s))
+				{
+					s->rest_pos = 0;
+					s->phase = GHJ_INNER_REST;
+				}
+				else
+					s->phase = s->flags_only ? GHJ_OUTER_REST : GHJ_PAIRS;
+				break;
+			case GHJ_PAIRS:
+				if ((out = next_pair_row(s)) != NULL)
+					return out;
+				s->phase = GHJ_OUTER_REST;
+				break;
+			case GHJ_OUTER_REST:
+				if ((out = next_outer_rest(s)) != NULL)
+					return out;
+				s->phase = GHJ_CHUNK;
+				break;
+			case GHJ_INNER_REST:
+				if ((out = next_inner_rest(s)) != NULL)
+					return out;
+				s->phase = GHJ_DONE;
+				break;
+			case GHJ_DONE:
+				return ExecClearTuple(s->css.ss.ps.ps_ResultTupleSlot);
+		}
+	}
+}
+
+static void
+EndGpuHashJoin(CustomScanState *node)
+{
+	GpuHashJoinState *s = (GpuHashJoinState *) node;
+
+	release_table(s);
+	ExecEndNode(s->outer_ps);
+	ExecEndNode(s->inner_ps);
+}
+
+static void
+ReScanGpuHashJoin(CustomScanState *node)
+{
+	GpuHashJoinState *s = (GpuHashJoinState *) node;
+	Bitmapset  *chg = node->ss.ps.chgParam;
+
+	/* our children are not lefttree/righttree: pass parameter changes on */
+	if (chg != NULL)
+	{
+		UpdateChangedParamSet(s->outer_ps, chg);
+		UpdateChangedParamSet(s->inner_ps, chg);
+	}
+	release_join(s);
+	MemoryContextReset(s->chunk_cxt);
+	s->outer_done = false;
+	s->nouter = 0;
+	s->npairs = s->pair_pos = 0;
+	if (s->outer_ps->chgParam == NULL)
+		ExecReScan(s->outer_ps);
+
+	if (s->built && s->inner_ps->chgParam == NULL)
+	{
+		/* the inner side is unchanged: keep the table */
+		if (s->inner_matched)
+			memset(s->inner_matched, 0, Max(s->ninner, 1));
+		s->phase = GHJ_CHUNK;
+	}
+	else
+	{
+		release_table(s);
+		s->built = false;
+		if (s->inner_ps->chgParam == NULL)
+			ExecReScan(s->inner_ps);
+		s->phase = GHJ_BUILD;
+	}
+}
+
+/* ---- EXPLAIN ---- */
+
+static const char *
+jointype_name(JoinType jt)
+{
+	switch (jt)
+	{
+		case JOIN_INNER:
+			return "Inner";
+		case JOIN_LEFT:
+			return "Left";
+		case JOIN_RIGHT:
+			return "Right";
+		case JOIN_FULL:
+			return "Full";
+		case JOIN_SEMI:
+			return "Semi";
+		case JOIN_ANTI:
+			return "Anti";
+		default:
+			return "???";
+	}
+}
+
+static void
+explain_quals(List *quals, const char *label, CustomScanState *node,
+			  List *ancestors, ExplainState *es)
+{
+	List	   *context;
+	char	   *str;
+
+	if (quals == NIL)
+		return;
+	context = set_deparse_context_plan(es->deparse_cxt, node->ss.ps.plan, ancestors);
+	str = deparse_expression((Node *) make_ands_explicit(quals), context,
+							 list_length(es->rtable) > 1 || es->verbose, false);
+	ExplainPropertyText(label, str, es);
+}
+
+static void
+ExplainGpuHashJoin(CustomScanState *node, List *ancestors, ExplainState *es)
+{
+	GpuHashJoinState *s = (GpuHashJoinState *) node;
+	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
+	List	   *priv = cscan->custom_private;
+	JoinType	jt = (JoinType) intVal(list_nth(priv, GHJ_PRIV_JOINTYPE));
+	bool		exact = intVal(list_nth(priv, GHJ_PRIV_EXACT)) != 0;
+	gh_kind		kind = (gh_kind) intVal(list_nth(priv, GHJ_PRIV_TABLE));
+
+	ExplainPropertyText("Join Type", jointype_name(jt), es);
+	explain_quals(list_nth(cscan->custom_exprs, GHJ_EXPR_HASHCLAUSES), "Hash Cond",
+				  node, ancestors, es);
+	explain_quals(list_nth(cscan->custom_exprs, GHJ_EXPR_JOINQUALS), "Join Filter",
+				  node, ancestors, es);
+	ExplainPropertyText("Table", kind == GH_KIND_BCHT ? "bcht" : "hashgraph", es);
+	ExplainPropertyText("Keys", exact ? "exact" : "hashed, rechecked", es);
+	/* the device differs between machines: keep it out of COSTS OFF output */
+	if (es->costs)
+		ExplainPropertyText("Device", gpuhash_device_label(), es);
+	if (es->analyze && s->built)
+	{
+		ExplainPropertyInteger("Inner Rows", NULL, s->ninner, es);
+		ExplainPropertyInteger("Chunks", NULL, s->stat_chunks, es);
+		ExplainPropertyInteger("Partitions", NULL, s->stat_partitions, es);
+		if (es->timing)
+		{
+			ExplainPropertyFloat("Build Time", "ms", s->stat_build_ms, 3, es);
+			ExplainPropertyFloat("Probe Time", "ms", s->stat_probe_ms, 3, es);
+		}
+		if (es->costs)
+			ExplainPropertyInteger("Peak Device Memory", "kB",
+								   (int64) (s->stat_peak_device / 1024), es);
+	}
+}

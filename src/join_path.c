@@ -1,0 +1,358 @@
+/*-------------------------------------------------------------------------
+ *
+ * join_path.c
+ *	  Planner half of GpuHashJoin: offer a CustomPath for hash-joinable
+ *	  equi-joins and turn the chosen one into a CustomScan plan.
+ *
+ * INTERFACE ROUTINES
+ *		gpuhash_join_init		install the hook, register the scan methods
+ *
+ * WHAT IS OFFERED
+ *
+ * set_join_pathlist_hook sees every (outer rel, inner rel, join type) pair
+ * the planner considers.  We offer a path when the join type is INNER,
+ * LEFT, RIGHT, FULL, SEMI or ANTI, at least one join clause is hash-joinable
+ * with both sides' keys encodable (keys.c), both inputs have unparameterized
+ * paths, and nothing needs a PlaceHolderVar (those carry evaluation-level
+ * rules of their own; PostgreSQL's plans handle them).  The outer input is
+ * probed chunk by chunk, the inner one is built into the engine's table.
+ *
+ * COST MODEL
+ *
+ * The engine does the hashing and matching; what stays on the CPU is
+ * reading both inputs (their paths' costs), copying rows aside and
+ * extracting keys, and forming joined rows.  So a GpuHashJoin costs
+ *
+ *	startup = inner total + inner rows x (cpu_tuple_cost + key cost)
+ *			  + device start + inner rows x device build cost
+ *	total	= startup + outer total + outer rows x (cpu_tuple_cost + key cost
+ *			  + device probe cost) + output rows x cpu_tuple_cost
+ *
+ * where a key costs cpu_operator_cost per column, and the device terms come
+ * from gpuhash_bench measurements (see README "Cost model").  Joins whose
+ * inputs are smaller than gpuhash.min_rows are not offered at all: the
+ * device start-up and transfers cannot pay off there.  gpuhash.force makes
+ * every applicable join cost nothing, so tests can pin the plan.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/cost.h"
+#include "optimizer/optimizer.h"
+#include "optimizer/pathnode.h"
+#include "optimizer/paths.h"
+#include "optimizer/planmain.h"
+#include "optimizer/restrictinfo.h"
+#include "optimizer/tlist.h"
+#include "utils/lsyscache.h"
+
+#include "engine.h"
+#include "gpuhash.h"
+#include "join.h"
+#include "keys.h"
+#include "scantuple.h"
+
+/* Device-side costs per row, in units of cpu_operator_cost (README). */
+#define GHJ_DEVICE_STARTUP_COST		100.0
+#define GHJ_DEVICE_ROW_FACTOR		0.05
+
+static set_join_pathlist_hook_type prev_join_pathlist_hook = NULL;
+
+static Plan *plan_gpuhash_join(PlannerInfo *root, RelOptInfo *rel,
+							   CustomPath *best_path, List *tlist,
+							   List *clauses, List *custom_plans);
+
+static CustomPathMethods gpuhash_join_path_methods = {
+	.CustomName = GPUHASH_JOIN_NAME,
+	.PlanCustomPath = plan_gpuhash_join,
+};
+
+CustomScanMethods gpuhash_join_scan_methods = {
+	.CustomName = GPUHASH_JOIN_NAME,
+	.CreateCustomScanState = gpuhash_join_create_state,
+};
+
+/* One hash clause, sides resolved. */
+typedef struct HashKey
+{
+	Expr	   *outer_expr;
+	Expr	   *inner_expr;
+	Oid			eqop;
+	Oid			collation;
+} HashKey;
+
+/* Does the clause compare an outer expression with an inner one? */
+static bool
+clause_sides_match(RestrictInfo *rinfo, RelOptInfo *outerrel,
+				   RelOptInfo *innerrel, bool *outer_is_left)
+{
+	if (bms_is_subset(rinfo->left_relids, outerrel->relids) &&
+		bms_is_subset(rinfo->right_relids, innerrel->relids))
+	{
+		*outer_is_left = true;
+		return true;
+	}
+	if (bms_is_subset(rinfo->left_relids, innerrel->relids) &&
+		bms_is_subset(rinfo->right_relids, outerrel->relids))
+	{
+		*outer_is_left = false;
+		return true;
+	}
+	return false;
+}
+
+/* Can these key types be encoded, and how? */
+static bool
+key_encodable(HashKey *k, bool *exact)
+{
+	Oid			otype = exprType((Node *) k->outer_expr);
+	Oid			itype = exprType((Node *) k->inner_expr);
+	GpuHashExactFamily of = gpuhash_exact_family(otype);
+
+	*exact = (of != GHX_NONE && of == gpuhash_exact_family(itype));
+	if (!gpuhash_collation_ok(k->collation))
+		return false;
+	return OidIsValid(gpuhash_extended_hash_proc(k->eqop, otype)) &&
+		OidIsValid(gpuhash_extended_hash_proc(k->eqop, itype));
+}
+
+static bool
+contains_placeholders(Node *node)
+{
+	List	   *vars = pull_var_clause(node, PVC_INCLUDE_PLACEHOLDERS |
+									   PVC_INCLUDE_AGGREGATES |
+									   PVC_INCLUDE_WINDOWFUNCS);
+	ListCell   *lc;
+
+	foreach(lc, vars)
+		if (!IsA(lfirst(lc), Var))
+			return true;
+	return false;
+}
+
+static void
+gpuhash_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel,
+					  RelOptInfo *outerrel, RelOptInfo *innerrel,
+					  JoinType jointype, JoinPathExtraData *extra)
+{
+	Path	   *outer_path,
+			   *inner_path;
+	List	   *hashclauses = NIL;
+	List	   *keys = NIL;
+	bool		exact = true;
+	bool		isouter = IS_OUTER_JOIN(jointype);
+	ListCell   *lc;
+	CustomPath *cpath;
+	double		outer_rows,
+				inner_rows,
+				key_cost;
+	Cost		startup,
+				run;
+
+	if (prev_join_pathlist_hook)
+		prev_join_pathlist_hook(root, joinrel, outerrel, innerrel, jointype, extra);
+
+	if (!gpuhash_enabled || !gpuhash_enable_join || !gpuhash_planning_allowed())
+		return;
+	switch (jointype)
+	{
+		case JOIN_INNER:
+		case JOIN_LEFT:
+		case JOIN_RIGHT:
+		case JOIN_FULL:
+		case JOIN_SEMI:
+		case JOIN_ANTI:
+			break;
+		default:
+			return;
+	}
+
+	outer_path = outerrel->cheapest_total_path;
+	inner_path = innerrel->cheapest_total_path;
+	if (outer_path == NULL || inner_path == NULL ||
+		outer_path->param_info != NULL || inner_path->param_info != NULL)
+		return;
+
+	/* the hash clauses, as hash_inner_and_outer picks them */
+	foreach(lc, extra->restrictlist)
+	{
+		RestrictInfo *rinfo = lfirst_node(RestrictInfo, lc);
+		bool		outer_is_left;
+		OpExpr	   *op;
+		HashKey    *k;
+		bool		k_exact;
+
+		if (isouter && RINFO_IS_PUSHED_DOWN(rinfo, joinrel->relids))
+			continue;
+		if (!rinfo->can_join || !OidIsValid(rinfo->hashjoinoperator))
+			continue;
+		if (!clause_sides_match(rinfo, outerrel, innerrel, &outer_is_left))
+			continue;
+		op = (OpExpr *) rinfo->clause;
+		if (!IsA(op, OpExpr) || list_length(op->args) != 2)
+			continue;
+		k = palloc(sizeof(HashKey));
+		k->outer_expr = outer_is_left ? linitial(op->args) : lsecond(op->args);
+		k->inner_expr = outer_is_left ? lsecond(op->args) : linitial(op->args);
+		k->eqop = op->opno;
+		k->collation = op->inputcollid;
+		if (!key_encodable(k, &k_exact))
+			return;				/* every key must be encodable */
+		exact = exact && k_exact;
+		hashclauses = lappend(hashclauses, rinfo);
+		keys = lappend(keys, k);
+	}
+	if (hashclauses == NIL)
+		return;
+	if (list_length(keys) > 1)
+		exact = false;			/* several columns are combined by hashing */
+
+	if (contains_placeholders((Node *) joinrel->reltarget->exprs) ||
+		contains_placeholders((Node *) extract_actual_clauses(extra->restrictlist, false)))
+		return;
+
+	outer_rows = outer_path->rows;
+	inner_rows = inner_path->rows;
+	if (!gpuhash_force && outer_rows + inner_rows < (double) gpuhash_min_rows)
+		return;
+
+	key_cost = cpu_operator_cost * list_length(keys);
+	startup = inner_path->total_cost +
+		inner_rows * (cpu_tuple_cost + key_cost) +
+		GHJ_DEVICE_STARTUP_COST * cpu_operator_cost +
+		inner_rows * GHJ_DEVICE_ROW_FACTOR * cpu_operator_cost;
+	run = outer_path->total_cost +
+		outer_rows * (cpu_tuple_cost + key_cost +
+					  GHJ_DEVICE_ROW_FACTOR * cpu_operator_cost) +
+		joinrel->rows * cpu_tuple_cost;
+	if (!exact)
+		run += joinrel->rows * cpu_operator_cost * list_length(keys);	/* recheck */
+
+	cpath = makeNode(CustomPath);
+	cpath->path.pathtype = T_CustomScan;
+	cpath->path.parent = joinrel;
+	cpath->path.pathtarget = joinrel->reltarget;
+	cpath->path.param_info = NULL;
+	cpath->path.parallel_aware = false;
+	cpath->path.parallel_safe = joinrel->consider_parallel &&
+		outer_path->parallel_safe && inner_path->parallel_safe;
+	cpath->path.parallel_workers = 0;
+	cpath->path.rows = joinrel->rows;
+	cpath->path.startup_cost = gpuhash_force ? 0 : startup;
+	cpath->path.total_cost = gpuhash_force ? 0 : startup + run;
+	cpath->path.pathkeys = NIL;
+	cpath->flags = CUSTOMPATH_SUPPORT_PROJECTION;
+	cpath->custom_paths = list_make2(outer_path, inner_path);
+	cpath->custom_private = list_make4(makeInteger(jointype),
+									   makeInteger(exact ? 1 : 0),
+									   hashclauses,
+									   extra->restrictlist);
+	cpath->methods = &gpuhash_join_path_methods;
+	add_path(joinrel, &cpath->path);
+}
+
+static Plan *
+plan_gpuhash_join(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
+				  List *tlist, List *clauses, List *custom_plans)
+{
+	CustomScan *cscan = makeNode(CustomScan);
+	Plan	   *outer_plan = linitial(custom_plans);
+	Plan	   *inner_plan = lsecond(custom_plans);
+	JoinType	jointype = intVal(linitial(best_path->custom_private));
+	bool		exact = intVal(lsecond(best_path->custom_private)) != 0;
+	List	   *hashclauses = lthird(best_path->custom_private);
+	List	   *restrictlist = lfourth(best_path->custom_private);
+	List	   *joinquals,
+			   *otherquals;
+	List	   *outer_keys = NIL,
+			   *inner_keys = NIL,
+			   *hash_exprs = NIL;
+	List	   *outer_types = NIL,
+			   *inner_types = NIL,
+			   *outer_hash = NIL,
+			   *inner_hash = NIL,
+			   *collations = NIL,
+			   *sides = NIL,
+			   *attnos = NIL;
+	List	   *scan_tlist = NIL;
+	Relids		outer_relids = ((Path *) linitial(best_path->custom_paths))->parent->relids;
+	ListCell   *lc;
+
+	/* split the clauses as create_hashjoin_plan does */
+	if (IS_OUTER_JOIN(jointype))
+		extract_actual_join_clauses(list_difference_ptr(restrictlist, hashclauses),
+									rel->relids, &joinquals, &otherquals);
+	else
+	{
+		joinquals = extract_actual_clauses(list_difference_ptr(restrictlist, hashclauses),
+										   false);
+		otherquals = NIL;
+	}
+
+	foreach(lc, hashclauses)
+	{
+		RestrictInfo *rinfo = lfirst_node(RestrictInfo, lc);
+		OpExpr	   *op = (OpExpr *) rinfo->clause;
+		Expr	   *oexpr = linitial(op->args),
+				   *iexpr = lsecond(op->args);
+
+		if (!bms_is_subset(pull_varnos(root, (Node *) oexpr), outer_relids))
+		{
+			oexpr = lsecond(op->args);
+			iexpr = linitial(op->args);
+		}
+		outer_keys = lappend(outer_keys, oexpr);
+		inner_keys = lappend(inner_keys, iexpr);
+		hash_exprs = lappend(hash_exprs, op);
+		outer_types = lappend_oid(outer_types, exprType((Node *) oexpr));
+		inner_types = lappend_oid(inner_types, exprType((Node *) iexpr));
+		outer_hash = lappend_oid(outer_hash,
+								 gpuhash_extended_hash_proc(op->opno, exprType((Node *) oexpr)));
+		inner_hash = lappend_oid(inner_hash,
+								 gpuhash_extended_hash_proc(op->opno, exprType((Node *) iexpr)));
+		collations = lappend_oid(collations, op->inputcollid);
+	}
+
+	/* the scan tuple: every Var the output, the clauses and the keys use */
+	foreach(lc, tlist)
+		scan_tlist = gpuhash_scan_tlist_add_vars(scan_tlist, (Node *) lfirst_node(TargetEntry, lc)->expr);
+	scan_tlist = gpuhash_scan_tlist_add_vars(scan_tlist, (Node *) hash_exprs);
+	scan_tlist = gpuhash_scan_tlist_add_vars(scan_tlist, (Node *) joinquals);
+	scan_tlist = gpuhash_scan_tlist_add_vars(scan_tlist, (Node *) otherquals);
+	gpuhash_scan_tlist_map(scan_tlist, outer_plan, inner_plan, &sides, &attnos);
+	foreach(lc, sides)
+		if (lfirst_int(lc) == GH_SIDE_NONE)
+			elog(ERROR, "gpuhash: join column not produced by either input");
+
+	cscan->scan.plan.targetlist = tlist;
+	cscan->scan.plan.qual = otherquals;
+	cscan->scan.scanrelid = 0;
+	cscan->flags = best_path->flags;
+	cscan->custom_plans = custom_plans;
+	cscan->custom_exprs = list_make4(outer_keys, inner_keys, hash_exprs, joinquals);
+	cscan->custom_private = list_make5(makeInteger(jointype),
+									   makeInteger(exact ? 1 : 0),
+									   makeInteger(gpuhash_resolved_table_kind()),
+									   sides, attnos);
+	cscan->custom_private = lappend(cscan->custom_private, outer_types);
+	cscan->custom_private = lappend(cscan->custom_private, inner_types);
+	cscan->custom_private = lappend(cscan->custom_private, outer_hash);
+	cscan->custom_private = lappend(cscan->custom_private, inner_hash);
+	cscan->custom_private = lappend(cscan->custom_private, collations);
+	cscan->custom_scan_tlist = scan_tlist;
+	cscan->custom_relids = bms_copy(rel->relids);
+	cscan->methods = &gpuhash_join_scan_methods;
+	(void) clauses;
+	return &cscan->scan.plan;
+}
+
+void
+gpuhash_join_init(void)
+{
+	RegisterCustomScanMethods(&gpuhash_join_scan_methods);
+	prev_join_pathlist_hook = set_join_pathlist_hook;
+	set_join_pathlist_hook = gpuhash_join_pathlist;
+}

@@ -1,0 +1,125 @@
+/*-------------------------------------------------------------------------
+ *
+ * scantuple.c
+ *	  Laying out and filling the scan tuple of gpuhash's CustomScan nodes
+ *	  (see scantuple.h).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/optimizer.h"
+#include "optimizer/tlist.h"
+
+#include "scantuple.h"
+
+List *
+gpuhash_scan_tlist_add_expr(List *scan_tlist, Expr *expr)
+{
+	if (tlist_member(expr, scan_tlist))
+		return scan_tlist;
+	return lappend(scan_tlist, makeTargetEntry((Expr *) copyObject(expr),
+											   list_length(scan_tlist) + 1,
+											   NULL, false));
+}
+
+List *
+gpuhash_scan_tlist_add_vars(List *scan_tlist, Node *node)
+{
+	List	   *vars = pull_var_clause(node, PVC_RECURSE_AGGREGATES |
+									   PVC_RECURSE_PLACEHOLDERS);
+	ListCell   *lc;
+
+	foreach(lc, vars)
+		scan_tlist = gpuhash_scan_tlist_add_expr(scan_tlist, (Expr *) lfirst(lc));
+	return scan_tlist;
+}
+
+/* The position of expr in a plan's target list, or 0. */
+static int
+plan_attno(Plan *plan, Expr *expr)
+{
+	TargetEntry *tle;
+
+	if (plan == NULL)
+		return 0;
+	tle = tlist_member(expr, plan->targetlist);
+	return tle ? tle->resno : 0;
+}
+
+void
+gpuhash_scan_tlist_map(List *scan_tlist, Plan *outer, Plan *inner,
+					   List **sides, List **attnos)
+{
+	ListCell   *lc;
+
+	*sides = NIL;
+	*attnos = NIL;
+	foreach(lc, scan_tlist)
+	{
+		Expr	   *expr = lfirst_node(TargetEntry, lc)->expr;
+		int			attno;
+		int			side;
+
+		if ((attno = plan_attno(outer, expr)) > 0)
+			side = 0;
+		else if ((attno = plan_attno(inner, expr)) > 0)
+			side = 1;
+		else
+			side = GH_SIDE_NONE;
+		*sides = lappend_int(*sides, side);
+		*attnos = lappend_int(*attnos, attno);
+	}
+}
+
+void
+gpuhash_scan_map_init(GpuHashScanMap *map, List *sides, List *attnos)
+{
+	map->ncols = list_length(sides);
+	map->sides = palloc(sizeof(int) * Max(map->ncols, 1));
+	map->attnos = palloc(sizeof(AttrNumber) * Max(map->ncols, 1));
+	for (int i = 0; i < map->ncols; i++)
+	{
+		map->sides[i] = list_nth_int(sides, i);
+		map->attnos[i] = (AttrNumber) list_nth_int(attnos, i);
+	}
+}
+
+/*
+ * Copy the mapped columns of outer and inner (either may be NULL: its
+ * columns become NULL) into the scan tuple.  Columns the node computes
+ * itself (GH_SIDE_NONE) are left as the caller set them in tts_values /
+ * tts_isnull before the call (clearing a virtual slot leaves those alone).
+ */
+TupleTableSlot *
+gpuhash_fill_scan_slot(const GpuHashScanMap *map, TupleTableSlot *scan,
+					   TupleTableSlot *outer, TupleTableSlot *inner)
+{
+	ExecClearTuple(scan);
+	if (outer)
+		slot_getallattrs(outer);
+	if (inner)
+		slot_getallattrs(inner);
+	for (int i = 0; i < map->ncols; i++)
+	{
+		TupleTableSlot *from;
+		int			a = map->attnos[i] - 1;
+
+		if (map->sides[i] == GH_SIDE_NONE)
+			continue;
+		from = map->sides[i] == 0 ? outer : inner;
+		if (from == NULL)
+		{
+			scan->tts_values[i] = (Datum) 0;
+			scan->tts_isnull[i] = true;
+		}
+		else
+		{
+			scan->tts_values[i] = from->tts_values[a];
+			scan->tts_isnull[i] = from->tts_isnull[a];
+		}
+	}
+	return ExecStoreVirtualTuple(scan);
+}

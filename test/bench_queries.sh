@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# bench_queries.sh: end-to-end query benchmark, gpuhash on vs PostgreSQL's own
+# plans, in one run on one server.
+#
+# Creates fact (FACT_ROWS rows: int8 k random in 1..FACT_ROWS/10, int8 v) and
+# dim (FACT_ROWS/10 rows: int8 k unique, int8 w) unless they exist with the
+# right sizes, then times each query REPS times in each mode and prints a
+# markdown table of medians and ratios.  Timings come from psql's \timing
+# (client round trip included; the result is one row or is discarded).
+#
+# Modes: "pg N"   gpuhash.enabled = off, max_parallel_workers_per_gather = N
+#        "gpuhash N" gpuhash.enabled = on (planner's choice, device as set),
+#                 max_parallel_workers_per_gather = N
+#
+# Environment: FACT_ROWS (100000000), REPS (3), WORKERS ("2 8"),
+# GPUHASH_DEVICE (gpu), BENCH_QUERIES (all|join|groupby), LOADERS (8).
+# Connection: the usual PGHOST/PGPORT/PGUSER/PGDATABASE.
+set -euo pipefail
+FACT_ROWS=${FACT_ROWS:-100000000}
+DIM_ROWS=$((FACT_ROWS / 10))
+REPS=${REPS:-3}
+WORKERS=${WORKERS:-"2 8"}
+DEVICE=${GPUHASH_DEVICE:-gpu}
+LOADERS=${LOADERS:-8}
+PSQL="psql -X -v ON_ERROR_STOP=1 -q"
+
+rows_of() { $PSQL -At -c "SELECT CASE WHEN to_regclass('$1') IS NULL THEN -1 ELSE (SELECT count(*) FROM $1) END"; }
+
+load() {
+	echo "loading fact ($FACT_ROWS rows) and dim ($DIM_ROWS rows) with $LOADERS sessions..." >&2
+	$PSQL -c "DROP TABLE IF EXISTS fact, dim" \
+	      -c "CREATE UNLOGGED TABLE fact (k int8, v int8)" \
+	      -c "CREATE UNLOGGED TABLE dim (k int8, w int8)"
+	local per=$(( (FACT_ROWS + LOADERS - 1) / LOADERS )) i
+	for ((i = 0; i < LOADERS; i++)); do
+		local lo=$((i * per + 1)) hi=$(((i + 1) * per))
+		((hi > FACT_ROWS)) && hi=$FACT_ROWS
+		$PSQL -c "INSERT INTO fact SELECT 1 + (random() * ($DIM_ROWS - 1))::int8, (random() * 1000000)::int8
+		          FROM generate_series($lo, $hi)" &
+	done
+	wait
+	$PSQL -c "INSERT INTO dim SELECT g, g % 1000 FROM generate_series(1, $DIM_ROWS) g"
+	$PSQL -c "VACUUM (FREEZE, ANALYZE) fact" -c "VACUUM (FREEZE, ANALYZE) dim"
+}
+
+[ "$(rows_of fact)" = "$FACT_ROWS" ] && [ "$(rows_of dim)" = "$DIM_ROWS" ] || load
+# warm the buffer cache
+$PSQL -c "SELECT count(*) FROM fact" -c "SELECT count(*) FROM dim" >/dev/null
+
+declare -A Q
+Q[scan]="SELECT count(*) FROM fact"
+Q[join]="SELECT count(*), sum(d.w) FROM fact f JOIN dim d ON f.k = d.k"
+Q[groupby_100k]="SELECT k % 100000, count(*), sum(v) FROM fact GROUP BY 1"
+Q[groupby_10m]="SELECT k, count(*), sum(v) FROM fact GROUP BY k"
+case ${BENCH_QUERIES:-all} in
+	join) names="scan join" ;;
+	groupby) names="scan groupby_100k groupby_10m" ;;
+	*) names="scan join groupby_100k groupby_10m" ;;
+esac
+
+# time_query SETTINGS SQL -> median milliseconds of REPS runs
+time_query() {
+	local settings=$1 sql=$2 r ms=()
+	for ((r = 0; r < REPS; r++)); do
+		# wrap in count(*) so no result rows travel to the client
+		ms+=("$($PSQL -c '\timing on' -c "$settings" -c "SELECT count(*) FROM ($sql) q" \
+		        | sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p' | tail -1)")
+	done
+	printf '%s\n' "${ms[@]}" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'
+}
+
+declare -A T
+header="| query |"
+sep="|---|"
+for w in $WORKERS; do header+=" PostgreSQL, $w workers (s) | gpuhash, $w workers (s) | speed-up |"; sep+="---|---|---|"; done
+echo "$header"
+echo "$sep"
+for n in $names; do
+	line="| \`${Q[$n]}\` |"
+	for w in $WORKERS; do
+		base="SET max_parallel_workers_per_gather = $w; SET gpuhash.device = '$DEVICE';"
+		pg=$(time_query "$base SET gpuhash.enabled = off;" "${Q[$n]}")
+		gh=$(time_query "$base SET gpuhash.enabled = on;" "${Q[$n]}")
+		line+=" $(awk -v a="$pg" 'BEGIN{printf "%.2f", a/1000}') | $(awk -v a="$gh" 'BEGIN{printf "%.2f", a/1000}') | $(awk -v a="$pg" -v b="$gh" 'BEGIN{printf "%.2fx", a/b}') |"
+	done
+	echo "$line"
+done
+echo
+echo "plans with gpuhash on (${WORKERS%% *} workers):"
+for n in $names; do
+	$PSQL -c "SET max_parallel_workers_per_gather = ${WORKERS%% *}; SET gpuhash.device = '$DEVICE'" \
+	      -c "EXPLAIN (ANALYZE) ${Q[$n]}"
+done

@@ -1,0 +1,138 @@
+-- Differential tests for GpuHashJoin and GpuHashAgg: every query runs with
+-- gpuhash off (PostgreSQL's own plan) and forced on, and must return the same
+-- multiset of rows.  Each "on" run is also checked to really use the node
+-- named, so a planner that stopped offering a path would fail here, not pass
+-- silently.
+-- Random tables: uniform, skewed, duplicated, NULL-heavy; sizes that cross
+-- the chunk size and, with a small memory limit, the engine's partitions.
+BEGIN;
+SELECT plan(92);
+
+SET LOCAL max_parallel_workers_per_gather = 0;
+SELECT setseed(0.4242);
+
+CREATE TEMP TABLE fact AS
+  SELECT g AS id,
+         CASE WHEN random() < 0.1 THEN NULL ELSE (random() * 5000)::int END AS k,
+         (random() * 1000)::bigint AS v,
+         md5((g % 3000)::text) AS t
+  FROM generate_series(1, 30000) g;
+CREATE TEMP TABLE dim AS
+  SELECT g AS id,
+         CASE WHEN random() < 0.05 THEN NULL ELSE (random() * 6000)::int END AS k,
+         (random() * 100)::int AS w,
+         md5((g % 4000)::text) AS t
+  FROM generate_series(1, 8000) g;
+-- skew: a third of the rows share one key
+CREATE TEMP TABLE skew AS
+  SELECT g AS id,
+         CASE WHEN g % 3 = 0 THEN 7 ELSE (power(random(), 4) * 3000)::int END AS k,
+         g % 17 AS w
+  FROM generate_series(1, 12000) g;
+CREATE TEMP TABLE nulls AS
+  SELECT g AS id, CASE WHEN g % 2 = 0 THEN NULL ELSE g % 50 END AS k
+  FROM generate_series(1, 3000) g;
+CREATE TEMP TABLE none_t (k int, w int);
+ANALYZE fact, dim, skew, nulls, none_t;
+
+CREATE TEMP TABLE digests (name text, mode text, nrows bigint, digest text, plan text);
+
+CREATE FUNCTION pg_temp.run_mode(name text, q text, mode text) RETURNS void
+LANGUAGE plpgsql AS $$
+DECLARE
+  p text := '';
+  line text;
+BEGIN
+  PERFORM set_config('gpuhash.enabled', CASE WHEN mode = 'on' THEN 'on' ELSE 'off' END, true);
+  PERFORM set_config('gpuhash.force', CASE WHEN mode = 'on' THEN 'on' ELSE 'off' END, true);
+  FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
+    p := p || line || E'\n';
+  END LOOP;
+  EXECUTE format($f$INSERT INTO digests
+      SELECT %L, %L, count(*), md5(coalesce(string_agg(x::text, '|' ORDER BY x::text), '')), %L
+      FROM (%s) x$f$, name, mode, p, q);
+END $$;
+
+-- Runs q both ways and emits two TAP tests: same rows, and a plan with node.
+CREATE FUNCTION pg_temp.same_rows(name text, q text, node text DEFAULT 'GpuHashJoin')
+RETURNS SETOF text
+LANGUAGE plpgsql AS $$
+DECLARE
+  a digests;
+  b digests;
+BEGIN
+  PERFORM pg_temp.run_mode(name, q, 'off');
+  PERFORM pg_temp.run_mode(name, q, 'on');
+  SELECT * INTO a FROM digests d WHERE d.name = same_rows.name AND mode = 'off';
+  SELECT * INTO b FROM digests d WHERE d.name = same_rows.name AND mode = 'on';
+  RETURN NEXT is(b.nrows::text || ' ' || b.digest, a.nrows::text || ' ' || a.digest,
+                 name || ': same rows with gpuhash on and off');
+  RETURN NEXT ok(position(node IN b.plan) > 0, name || ': plan uses ' || node);
+END $$;
+
+-- one chunk, default memory
+SELECT * FROM pg_temp.same_rows('inner', 'SELECT f.id, d.id FROM fact f JOIN dim d ON f.k = d.k');
+SELECT * FROM pg_temp.same_rows('left', 'SELECT f.id, d.id FROM fact f LEFT JOIN dim d ON f.k = d.k');
+SELECT * FROM pg_temp.same_rows('right', 'SELECT f.id, d.id FROM fact f RIGHT JOIN dim d ON f.k = d.k');
+SELECT * FROM pg_temp.same_rows('full', 'SELECT f.id, d.id FROM fact f FULL JOIN dim d ON f.k = d.k');
+SELECT * FROM pg_temp.same_rows('semi', 'SELECT f.id FROM fact f WHERE EXISTS (SELECT 1 FROM dim d WHERE d.k = f.k)');
+SELECT * FROM pg_temp.same_rows('anti', 'SELECT f.id FROM fact f WHERE NOT EXISTS (SELECT 1 FROM dim d WHERE d.k = f.k)');
+SELECT * FROM pg_temp.same_rows('text keys', 'SELECT f.id, d.id FROM fact f JOIN dim d ON f.t = d.t');
+SELECT * FROM pg_temp.same_rows('two keys', 'SELECT f.id, d.id FROM fact f JOIN dim d ON f.k = d.k AND f.t = d.t');
+SELECT * FROM pg_temp.same_rows('residual', 'SELECT f.id, d.id FROM fact f LEFT JOIN dim d ON f.k = d.k AND d.w > f.v % 100');
+SELECT * FROM pg_temp.same_rows('skew inner', 'SELECT s.id, s2.id FROM skew s JOIN skew s2 ON s.k = s2.k WHERE s.w = 3');
+SELECT * FROM pg_temp.same_rows('skew full', 'SELECT s.id, f.id FROM skew s FULL JOIN fact f ON s.k = f.k AND f.v < 500');
+SELECT * FROM pg_temp.same_rows('nulls left', 'SELECT n.id, d.id FROM nulls n LEFT JOIN dim d ON n.k = d.k');
+SELECT * FROM pg_temp.same_rows('nulls anti', 'SELECT n.id FROM nulls n WHERE NOT EXISTS (SELECT 1 FROM nulls m WHERE m.k = n.k AND m.id <> n.id)');
+SELECT * FROM pg_temp.same_rows('empty inner', 'SELECT f.id, e.w FROM fact f LEFT JOIN none_t e ON f.k = e.k');
+SELECT * FROM pg_temp.same_rows('empty outer', 'SELECT e.w, d.id FROM none_t e RIGHT JOIN dim d ON e.k = d.k');
+SELECT * FROM pg_temp.same_rows('cross-type', 'SELECT f.id, d.id FROM fact f JOIN dim d ON f.v = d.k');
+SELECT * FROM pg_temp.same_rows('three-way', 'SELECT f.id, d.id, s.id FROM fact f JOIN dim d ON f.k = d.k JOIN skew s ON s.k = d.w');
+
+-- many chunks
+SET LOCAL gpuhash.chunk_rows = 777;
+SELECT * FROM pg_temp.same_rows('chunks inner', 'SELECT f.id, d.id FROM fact f JOIN dim d ON f.k = d.k');
+SELECT * FROM pg_temp.same_rows('chunks left', 'SELECT f.id, d.id FROM fact f LEFT JOIN dim d ON f.k = d.k');
+SELECT * FROM pg_temp.same_rows('chunks full', 'SELECT f.id, d.id FROM fact f FULL JOIN dim d ON f.k = d.k');
+SELECT * FROM pg_temp.same_rows('chunks semi', 'SELECT f.id FROM fact f WHERE EXISTS (SELECT 1 FROM dim d WHERE d.k = f.k AND d.w < 50)');
+SELECT * FROM pg_temp.same_rows('chunks anti', 'SELECT f.id FROM fact f WHERE NOT EXISTS (SELECT 1 FROM dim d WHERE d.k = f.k)');
+SELECT * FROM pg_temp.same_rows('chunks skew', 'SELECT s.id, s2.id FROM skew s JOIN skew s2 ON s.k = s2.k WHERE s2.w < 2');
+
+-- many chunks and an engine memory limit small enough to partition
+SET LOCAL gpuhash.memory_limit = '1MB';
+SELECT * FROM pg_temp.same_rows('partitions inner', 'SELECT f.id, d.id FROM fact f JOIN dim d ON f.k = d.k');
+SELECT * FROM pg_temp.same_rows('partitions right', 'SELECT f.id, d.id FROM fact f RIGHT JOIN dim d ON f.k = d.k');
+SELECT * FROM pg_temp.same_rows('partitions skew', 'SELECT s.id, f.id FROM skew s JOIN fact f ON s.k = f.k');
+SELECT * FROM pg_temp.same_rows('partitions text', 'SELECT f.id, d.id FROM fact f FULL JOIN dim d ON f.t = d.t');
+SELECT * FROM pg_temp.same_rows('partitions anti', 'SELECT s.id FROM skew s WHERE NOT EXISTS (SELECT 1 FROM fact f WHERE f.k = s.k)');
+
+-- both table kinds
+SET LOCAL gpuhash.table = 'bcht';
+SELECT * FROM pg_temp.same_rows('bcht inner', 'SELECT f.id, d.id FROM fact f JOIN dim d ON f.k = d.k');
+SELECT * FROM pg_temp.same_rows('bcht skew', 'SELECT s.id, s2.id FROM skew s JOIN skew s2 ON s.k = s2.k WHERE s.w = 5');
+SELECT * FROM pg_temp.same_rows('bcht full', 'SELECT f.id, d.id FROM fact f FULL JOIN dim d ON f.k = d.k');
+SET LOCAL gpuhash.table = 'hashgraph';
+SELECT * FROM pg_temp.same_rows('hashgraph semi', 'SELECT f.id FROM fact f WHERE f.k IN (SELECT k FROM skew)');
+SELECT * FROM pg_temp.same_rows('hashgraph left', 'SELECT s.id, d.id FROM skew s LEFT JOIN dim d ON s.k = d.k');
+
+-- GROUP BY: every aggregate, NULL groups and values, skew, FILTER, HAVING,
+-- expressions, over joins; with and without partitioning
+RESET gpuhash.table;
+SET LOCAL gpuhash.memory_limit = 0;
+SELECT * FROM pg_temp.same_rows('agg int keys', 'SELECT k, count(*), count(v), sum(v), min(v), max(v), avg(v) FROM fact GROUP BY k', 'GpuHashAgg');
+SELECT * FROM pg_temp.same_rows('agg all distinct', 'SELECT id, count(*), sum(v) FROM fact GROUP BY id', 'GpuHashAgg');
+SELECT * FROM pg_temp.same_rows('agg one group', 'SELECT k % 1 AS z, count(*), sum(v), max(k) FROM fact GROUP BY 1', 'GpuHashAgg');
+SELECT * FROM pg_temp.same_rows('agg skew', 'SELECT k, count(*), sum(w), avg(w) FROM skew GROUP BY k', 'GpuHashAgg');
+SELECT * FROM pg_temp.same_rows('agg nulls', 'SELECT k, count(*), sum(id) FROM nulls GROUP BY k', 'GpuHashAgg');
+SELECT * FROM pg_temp.same_rows('agg two keys', 'SELECT k % 7, w, count(*), sum(id) FROM skew GROUP BY 1, 2', 'GpuHashAgg');
+SELECT * FROM pg_temp.same_rows('agg filter having', 'SELECT k % 100, count(*) FILTER (WHERE v > 500), sum(v) FILTER (WHERE k > 10) FROM fact GROUP BY 1 HAVING count(*) > 3', 'GpuHashAgg');
+SELECT * FROM pg_temp.same_rows('agg floats', 'SELECT w, min(v::float8), max(v::float4), count(v::float8) FROM skew s JOIN fact f ON f.id = s.id GROUP BY w', 'GpuHashAgg');
+SELECT * FROM pg_temp.same_rows('agg over join', 'SELECT d.w, count(*), sum(f.v) FROM fact f JOIN dim d ON f.k = d.k GROUP BY d.w', 'GpuHashAgg');
+SELECT * FROM pg_temp.same_rows('agg empty', 'SELECT k, count(*) FROM none_t GROUP BY k', 'GpuHashAgg');
+SET LOCAL gpuhash.memory_limit = '1MB';
+SELECT * FROM pg_temp.same_rows('agg partitions', 'SELECT k, count(*), sum(v), min(id), max(id) FROM fact GROUP BY k', 'GpuHashAgg');
+SELECT * FROM pg_temp.same_rows('agg partitions distinct', 'SELECT id, sum(v) FROM fact GROUP BY id', 'GpuHashAgg');
+SELECT * FROM pg_temp.same_rows('agg partitions skew', 'SELECT k, count(*), sum(w) FROM skew GROUP BY k', 'GpuHashAgg');
+
+SELECT * FROM finish();
+ROLLBACK;
