@@ -683,6 +683,7 @@ probe_open(gh_join *j, int u, uint64_t *total)
 	gh_table   *t = j->t;
 	gh_unit    *unit = &t->units[u];
 	gh_status	st;
+	uint64_t	count;
 
 	if (j->probes[u])
 	{
@@ -694,9 +695,12 @@ probe_open(gh_join *j, int u, uint64_t *total)
 	if (st != GH_OK)
 		return st;
 	CHECK_INTERRUPT(t->e);
-	return t->e->ops->probe_begin(t->e, unit->part, unit_probe_keys(j, unit),
-								  j->part_n[unit->partition], j->method,
-								  &j->probes[u], total);
+	st = t->e->ops->probe_begin(t->e, unit->part, unit_probe_keys(j, unit),
+								j->part_n[unit->partition], j->method,
+								&j->probes[u], &count);
+	if (total)
+		*total = count;
+	return st;
 }
 
 /* Done with unit u's probe: non-resident tables drop it and the unit. */

@@ -317,8 +317,13 @@ plan_gpuhash_join(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	}
 
 	/* the scan tuple: every Var the output, the clauses and the keys use */
-	foreach(lc, tlist)
-		scan_tlist = gpuhash_scan_tlist_add_vars(scan_tlist, (Node *) lfirst_node(TargetEntry, lc)->expr);
+	/*
+	 * The path's target, not tlist: a projection above may replace the
+	 * target list later (tlist is then NULL here), with anything the path
+	 * target provides.
+	 */
+	scan_tlist = gpuhash_scan_tlist_add_vars(scan_tlist, (Node *) best_path->path.pathtarget->exprs);
+	scan_tlist = gpuhash_scan_tlist_add_vars(scan_tlist, (Node *) tlist);
 	scan_tlist = gpuhash_scan_tlist_add_vars(scan_tlist, (Node *) hash_exprs);
 	scan_tlist = gpuhash_scan_tlist_add_vars(scan_tlist, (Node *) joinquals);
 	scan_tlist = gpuhash_scan_tlist_add_vars(scan_tlist, (Node *) otherquals);
