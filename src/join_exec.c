@@ -27,8 +27,9 @@
  *	GHJ_INNER_REST after the last chunk: RIGHT and FULL joins emit the inner
  *				  rows no pair matched (those with NULL keys included).
  *
- * Rows are joined in the "scan tuple" the planner laid out
- * (custom_scan_tlist): fill_scan_slot copies the needed columns of an outer
+ * Rows are kept as columnar copies of just the columns the node needs
+ * (rowstore.c), and joined in the "scan tuple" the planner laid out
+ * (custom_scan_tlist): fill_joined copies the needed columns of an outer
  * row, an inner row or both into it, and quals and the projection run over
  * it.  The engine's table and join live in device memory, which palloc
  * cannot see: a reset callback on the node's memory context frees them, so
@@ -53,6 +54,7 @@
 #include "gpuhash.h"
 #include "join.h"
 #include "keys.h"
+#include "rowstore.h"
 #include "scantuple.h"
 
 typedef enum GhjPhase
@@ -91,8 +93,7 @@ typedef struct GpuHashJoinState
 	GpuHashScanMap map;			/* scan tuple layout */
 	PlanState  *outer_ps;
 	PlanState  *inner_ps;
-	TupleTableSlot *outer_slot; /* holds a stored outer row */
-	TupleTableSlot *inner_slot; /* holds a stored inner row */
+	int		   *store_col;		/* per scan column, its column in its side's store */
 
 	MemoryContext node_cxt;		/* owns everything below; frees the engine's */
 	MemoryContext inner_cxt;	/* inner rows and keys; reset on rebuild */
@@ -100,14 +101,14 @@ typedef struct GpuHashJoinState
 	gh_engine  *engine;
 
 	/* inner side */
-	MinimalTuple *inner_rows;
+	GpuHashRowStore inner_rows;
 	int64		ninner;
 	bool	   *inner_matched;	/* RIGHT/FULL only */
 	gh_table   *table;
 	bool		built;
 
 	/* current outer chunk */
-	MinimalTuple *outer_rows;
+	GpuHashRowStore outer_rows;
 	int64		nouter;
 	uint64	   *probe_keys;
 	int64	   *probe_row;		/* probe position -> chunk row */
@@ -207,6 +208,34 @@ init_key_side(GhjKeySide *side, List *exprs, List *types, List *hashfns,
 	}
 }
 
+/* Which input columns each side's row store keeps, and where each scan column is. */
+static void
+init_row_stores(GpuHashJoinState *s)
+{
+	AttrNumber *attnos[2];
+	int			n[2] = {0, 0};
+
+	s->store_col = palloc(sizeof(int) * Max(s->map.ncols, 1));
+	attnos[0] = palloc(sizeof(AttrNumber) * Max(s->map.ncols, 1));
+	attnos[1] = palloc(sizeof(AttrNumber) * Max(s->map.ncols, 1));
+	for (int i = 0; i < s->map.ncols; i++)
+	{
+		int			side = s->map.sides[i];
+		int			c;
+
+		for (c = 0; c < n[side]; c++)
+			if (attnos[side][c] == s->map.attnos[i])
+				break;
+		if (c == n[side])
+			attnos[side][n[side]++] = s->map.attnos[i];
+		s->store_col[i] = c;
+	}
+	gpuhash_rowstore_init(&s->outer_rows, ExecGetResultType(s->outer_ps),
+						  attnos[0], n[0], s->chunk_cxt);
+	gpuhash_rowstore_init(&s->inner_rows, ExecGetResultType(s->inner_ps),
+						  attnos[1], n[1], s->inner_cxt);
+}
+
 static void
 BeginGpuHashJoin(CustomScanState *node, EState *estate, int eflags)
 {
@@ -230,10 +259,6 @@ BeginGpuHashJoin(CustomScanState *node, EState *estate, int eflags)
 	s->inner_ps = ExecInitNode(lsecond(cscan->custom_plans), estate,
 							   eflags & ~(EXEC_FLAG_BACKWARD | EXEC_FLAG_MARK));
 	node->custom_ps = list_make2(s->outer_ps, s->inner_ps);
-	s->outer_slot = ExecInitExtraTupleSlot(estate, ExecGetResultType(s->outer_ps),
-										   &TTSOpsMinimalTuple);
-	s->inner_slot = ExecInitExtraTupleSlot(estate, ExecGetResultType(s->inner_ps),
-										   &TTSOpsMinimalTuple);
 
 	gpuhash_scan_map_init(&s->map, sides, attnos);
 
@@ -256,6 +281,7 @@ BeginGpuHashJoin(CustomScanState *node, EState *estate, int eflags)
 										 ALLOCSET_DEFAULT_SIZES);
 	s->chunk_cxt = AllocSetContextCreate(s->node_cxt, "GpuHashJoin chunk",
 										 ALLOCSET_DEFAULT_SIZES);
+	init_row_stores(s);
 	cb = MemoryContextAlloc(s->node_cxt, sizeof(MemoryContextCallback));
 	cb->func = release_engine_objects;
 	cb->arg = s;
@@ -271,11 +297,39 @@ BeginGpuHashJoin(CustomScanState *node, EState *estate, int eflags)
 
 /* ---- scan tuple and keys ---- */
 
-/* Fill the scan tuple from an outer row and/or an inner row (NULL: nulls). */
+/* Fill the scan tuple from an input row and/or an inner row (NULL: nulls). */
 static inline TupleTableSlot *
 fill_scan_slot(GpuHashJoinState *s, TupleTableSlot *outer, TupleTableSlot *inner)
 {
 	return gpuhash_fill_scan_slot(&s->map, s->css.ss.ss_ScanTupleSlot, outer, inner);
+}
+
+/* Fill the scan tuple from stored rows: outer row orow, inner row irow (-1: nulls). */
+static void
+fill_joined(GpuHashJoinState *s, int64 orow, int64 irow)
+{
+	TupleTableSlot *scan = s->css.ss.ss_ScanTupleSlot;
+
+	ExecClearTuple(scan);
+	for (int i = 0; i < s->map.ncols; i++)
+	{
+		const GpuHashRowStore *rs = s->map.sides[i] == 0 ? &s->outer_rows : &s->inner_rows;
+		int64		row = s->map.sides[i] == 0 ? orow : irow;
+
+		if (row < 0)
+		{
+			scan->tts_values[i] = (Datum) 0;
+			scan->tts_isnull[i] = true;
+		}
+		else
+		{
+			int64		at = row * rs->ncols + s->store_col[i];
+
+			scan->tts_values[i] = rs->values[at];
+			scan->tts_isnull[i] = rs->isnull[at];
+		}
+	}
+	ExecStoreVirtualTuple(scan);
 }
 
 /* The 64-bit key of the row now in the scan tuple; false if it is NULL. */
@@ -342,8 +396,7 @@ static void
 build_inner(GpuHashJoinState *s)
 {
 	ExprContext *econtext = s->css.ss.ps.ps_ExprContext;
-	int64		cap = 1024,
-				kcap = 1024,
+	int64		kcap = 1024,
 				nkeys = 0;
 	uint64	   *keys;
 	uint64	   *rows;
@@ -351,8 +404,8 @@ build_inner(GpuHashJoinState *s)
 	MemoryContext old;
 
 	MemoryContextReset(s->inner_cxt);
+	gpuhash_rowstore_clear(&s->inner_rows);
 	old = MemoryContextSwitchTo(s->inner_cxt);
-	s->inner_rows = palloc(sizeof(MinimalTuple) * cap);
 	keys = palloc(sizeof(uint64) * kcap);
 	rows = palloc(sizeof(uint64) * kcap);
 	MemoryContextSwitchTo(old);
@@ -371,9 +424,8 @@ build_inner(GpuHashJoinState *s)
 		fill_scan_slot(s, NULL, slot);
 		valid = compute_key(s, &s->ikeys, &key);
 
+		gpuhash_rowstore_add(&s->inner_rows, slot);
 		old = MemoryContextSwitchTo(s->inner_cxt);
-		s->inner_rows = grow_array(s->inner_rows, &cap, s->ninner + 1, sizeof(MinimalTuple));
-		s->inner_rows[s->ninner] = ExecCopySlotMinimalTuple(slot);
 		if (valid)
 		{
 			int64		kc = kcap;
@@ -417,11 +469,11 @@ next_chunk(GpuHashJoinState *s)
 
 	release_join(s);
 	MemoryContextReset(s->chunk_cxt);
+	gpuhash_rowstore_clear(&s->outer_rows);
 	if (s->outer_done)
 		return false;
 
 	old = MemoryContextSwitchTo(s->chunk_cxt);
-	s->outer_rows = palloc_extended(sizeof(MinimalTuple) * limit, MCXT_ALLOC_HUGE);
 	s->probe_keys = palloc_extended(sizeof(uint64) * limit, MCXT_ALLOC_HUGE);
 	s->probe_row = palloc_extended(sizeof(int64) * limit, MCXT_ALLOC_HUGE);
 	MemoryContextSwitchTo(old);
@@ -447,9 +499,8 @@ next_chunk(GpuHashJoinState *s)
 			s->probe_row[s->nprobe] = s->nouter;
 			s->nprobe++;
 		}
-		old = MemoryContextSwitchTo(s->chunk_cxt);
-		s->outer_rows[s->nouter++] = ExecCopySlotMinimalTuple(slot);
-		MemoryContextSwitchTo(old);
+		gpuhash_rowstore_add(&s->outer_rows, slot);
+		s->nouter++;
 	}
 	if (s->nouter == 0)
 		return false;
@@ -537,9 +588,7 @@ next_pair_row(GpuHashJoinState *s)
 			continue;
 
 		ResetExprContext(econtext);
-		ExecStoreMinimalTuple(s->outer_rows[orow], s->outer_slot, false);
-		ExecStoreMinimalTuple(s->inner_rows[p->inner], s->inner_slot, false);
-		fill_scan_slot(s, s->outer_slot, s->inner_slot);
+		fill_joined(s, orow, (int64) p->inner);
 		econtext->ecxt_scantuple = s->css.ss.ss_ScanTupleSlot;
 		if (s->recheck && !ExecQual(s->recheck, econtext))
 			continue;
@@ -577,8 +626,7 @@ next_outer_rest(GpuHashJoinState *s)
 		if (s->outer_matched[r] != want_matched)
 			continue;
 		ResetExprContext(econtext);
-		ExecStoreMinimalTuple(s->outer_rows[r], s->outer_slot, false);
-		fill_scan_slot(s, s->outer_slot, NULL);
+		fill_joined(s, r, -1);
 		out = emit(s);
 		if (out)
 			return out;
@@ -601,8 +649,7 @@ next_inner_rest(GpuHashJoinState *s)
 		if (s->inner_matched[r])
 			continue;
 		ResetExprContext(econtext);
-		ExecStoreMinimalTuple(s->inner_rows[r], s->inner_slot, false);
-		fill_scan_slot(s, NULL, s->inner_slot);
+		fill_joined(s, -1, r);
 		out = emit(s);
 		if (out)
 			return out;
@@ -679,6 +726,7 @@ ReScanGpuHashJoin(CustomScanState *node)
 	}
 	release_join(s);
 	MemoryContextReset(s->chunk_cxt);
+	gpuhash_rowstore_clear(&s->outer_rows);
 	s->outer_done = false;
 	s->nouter = 0;
 	s->npairs = s->pair_pos = 0;
