@@ -1,16 +1,35 @@
 /*-------------------------------------------------------------------------
  *
  * cpu_backend.c
- *	  The CPU backend: its operations table, hash aggregation and
- *	  benchmarks.  Plain C, single-threaded, deterministic: the reference
- *	  the CUDA backend is checked against, and what runs without a GPU.
+ *	  The CPU backend: its operations table (gh_cpu_ops), memory estimates
+ *	  and benchmarks.
  *
- * Aggregation assigns each row a group through an open-addressing table
- * keyed by gh_hash64(key, GH_SEED_AGG) (the table holds group numbers; the
- * keys live in the result), then accumulates every column per group: the
- * non-NULL count, an exact 128-bit integer sum (int64 columns) or a float8
- * sum, and min/max.  Simulated devices are labels only: engine.c splits the
- * work, each piece runs here.
+ * Plain C, single-threaded and deterministic: the same algorithms as the
+ * CUDA backend (cpu_hashgraph.c, cpu_bcht.c, cpu_aggregate.c), the
+ * reference that backend is checked against, and what runs where there is
+ * no GPU.  The backend keeps no state of its own: the devices of
+ * opt.ndevices are simulated, engine.c splits the work among them and each
+ * piece runs here in turn, so a device index is only a label.  "Device
+ * memory" is host memory, accounted through gh_account like the GPU's.
+ *
+ * BENCHMARKS
+ *
+ * The same data as the CUDA backend's (cuda_bench.c): build keys are
+ * gh_hash64(i, BENCH_SEED) for i < n, distinct because gh_hash64 is a
+ * bijection, with rows 0..n-1; present probe keys are build keys at
+ * uniformly random positions; absent ones are gh_hash64(i, BENCH_SEED) for i
+ * in [n, 2n); aggregation groups n keys with n/16 distinct values and one
+ * int64 column (count and sum).  Generation is not timed.  One warm-up run,
+ * then the median of reps runs timed with CLOCK_MONOTONIC.
+ *
+ * bytes_moved counts the least memory traffic the operation needs, each
+ * input read once and each output written once, as the CUDA backend does:
+ *	build		16n (keys, rows) + the table: HashGraph 16n + 8(nbuckets+1),
+ *				BCHT 8n rows + 16 bytes per slot
+ *	join		8n probe keys + 24 per pair (the row read, the pair written)
+ *	probe/find	8n probe keys + 4n counts (each key's match count)
+ *	aggregate	16n (keys, values) + 40 per group (key, count, non-null
+ *				count, 128-bit sum)
  *
  *-------------------------------------------------------------------------
  */
@@ -19,6 +38,10 @@
 #include <time.h>
 
 #include "cpu_internal.h"
+
+#define BENCH_SEED		UINT64_C(0x5851f42d4c957f2d)
+#define BENCH_POS_SEED	UINT64_C(0x14057b7ef767814f)
+#define BENCH_VAL_SEED	UINT64_C(0x2545f4914f6cdd1d)
 
 static gh_status
 cpu_open(gh_engine *e)
@@ -33,112 +56,24 @@ cpu_close(gh_engine *e)
 	(void) e;
 }
 
-size_t
-gh_cpu_build_bytes_per_row(gh_kind kind)
+/*
+ * Memory per build row, at most.  HashGraph: offsets, keys and rows (24),
+ * scratch for sorting a bucket of duplicates out of row order (16), and
+ * the offsets of a list-intersection probe HashGraph, which has the
+ * table's bucket count (8).  BCHT: while grouping, the same HashGraph and
+ * scratch (40); then rows, distinct keys and row ranges (24) and slots of
+ * 16 bytes each, 40 per key at load factors down to 0.4.
+ */
+static size_t
+cpu_build_bytes_per_row(gh_kind kind)
 {
-	/* HashGraph: CSR keys, rows, offsets, probe offsets and permutation;
-	 * BCHT: sorted pairs, rows, distinct keys and ranges, slots at 0.9 */
-	return kind == GH_KIND_BCHT ? 80 : 48;
+	return kind == GH_KIND_BCHT ? 64 : 48;
 }
 
 static size_t
 cpu_agg_bytes_per_row(int ncols)
 {
-	/* table slots (2 per row), group of row, result arrays per group */
-	return 16 + 8 + 16 + (size_t) ncols * 64;
-}
-
-/* ---- aggregation ---- */
-
-static gh_status
-cpu_aggregate(gh_engine *e, int dev, const uint64_t *keys, size_t n,
-			  const gh_aggcol *cols, int ncols, gh_groups **out)
-{
-	size_t		cap = 16;
-	uint64_t   *slot_group;		/* group number + 1; 0 = empty */
-	uint64_t   *group_of;
-	uint64_t   *gkeys;
-	size_t		ngroups = 0;
-	gh_groups  *g;
-
-	(void) dev;
-	while (cap < 2 * n)
-		cap <<= 1;
-	slot_group = calloc(cap, sizeof(uint64_t));
-	group_of = malloc((n ? n : 1) * sizeof(uint64_t));
-	gkeys = malloc((n ? n : 1) * sizeof(uint64_t));
-	if (!slot_group || !group_of || !gkeys)
-	{
-		free(slot_group);
-		free(group_of);
-		free(gkeys);
-		return gh_fail(e, GH_ERR_HOST_NOMEM, "out of host memory aggregating %zu rows", n);
-	}
-	for (size_t i = 0; i < n; i++)
-	{
-		size_t		s = gh_hash64(keys[i], GH_SEED_AGG) & (cap - 1);
-
-		while (slot_group[s] != 0 && gkeys[slot_group[s] - 1] != keys[i])
-			s = (s + 1) & (cap - 1);
-		if (slot_group[s] == 0)
-		{
-			gkeys[ngroups] = keys[i];
-			slot_group[s] = ++ngroups;
-		}
-		group_of[i] = slot_group[s] - 1;
-	}
-	free(slot_group);
-
-	g = gh_groups_alloc(ngroups, cols, ncols);
-	if (g == NULL)
-	{
-		free(group_of);
-		free(gkeys);
-		return gh_fail(e, GH_ERR_HOST_NOMEM, "out of host memory for %zu groups", ngroups);
-	}
-	memcpy(g->keys, gkeys, ngroups * sizeof(uint64_t));
-	free(gkeys);
-	for (size_t i = 0; i < n; i++)
-		g->rows[group_of[i]]++;
-	for (int c = 0; c < ncols; c++)
-	{
-		gh_aggresult *r = &g->cols[c];
-
-		for (size_t i = 0; i < n; i++)
-		{
-			size_t		k = group_of[i];
-			bool		first;
-
-			if (cols[c].nulls && cols[c].nulls[i])
-				continue;
-			first = r->nonnull[k]++ == 0;
-			if (cols[c].type == GH_INT64)
-			{
-				int64_t		v = ((const int64_t *) cols[c].values)[i];
-				uint64_t	lo = r->sum_lo[k] + (uint64_t) v;
-
-				r->sum_hi[k] += (v < 0 ? -1 : 0) + (lo < r->sum_lo[k]);
-				r->sum_lo[k] = lo;
-				if (first || v < r->imin[k])
-					r->imin[k] = v;
-				if (first || v > r->imax[k])
-					r->imax[k] = v;
-			}
-			else
-			{
-				double		v = ((const double *) cols[c].values)[i];
-
-				r->fsum[k] += v;
-				if (first || v < r->fmin[k])
-					r->fmin[k] = v;
-				if (first || v > r->fmax[k])
-					r->fmax[k] = v;
-			}
-		}
-	}
-	free(group_of);
-	*out = g;
-	return GH_OK;
+	return gh_cpu_agg_bytes_per_row(ncols);
 }
 
 /* ---- benchmarks ---- */
@@ -149,7 +84,7 @@ now_ms(void)
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+	return (double) ts.tv_sec * 1e3 + (double) ts.tv_nsec / 1e6;
 }
 
 static int
@@ -161,114 +96,197 @@ cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* One run of op; *check receives a result count. */
-static gh_status
-bench_once(gh_engine *e, gh_bench_op op, gh_kind kind, const uint64_t *build,
-		   const uint64_t *probe, const uint64_t *rows, size_t n, double load,
-		   gh_pair *pairs, double *ms, uint64_t *check)
+/* Inputs and scratch of one benchmark. */
+typedef struct bench_data
 {
-	void	   *part = NULL;
-	void	   *pr = NULL;
-	uint64_t	total = 0;
-	gh_status	st;
-	double		t0,
-				t1;
+	size_t		n;
+	uint64_t   *keys;			/* build keys, or the keys to group */
+	uint64_t   *rows;			/* rows, or the int64 values to sum */
+	uint64_t   *probe;
+	uint32_t   *counts;
+	gh_pair    *pairs;
+	void	   *part;			/* the table probes run against */
+} bench_data;
 
+static gh_status
+bench_prepare(gh_engine *e, gh_bench_op op, gh_kind kind, double load,
+			  bench_data *d)
+{
+	size_t		n = d->n;
+	size_t		ndistinct = n / 16 > 0 ? n / 16 : 1;
+
+	d->keys = malloc(n * sizeof(uint64_t));
+	d->rows = malloc(n * sizeof(uint64_t));
+	if (op != GH_BENCH_BUILD && op != GH_BENCH_AGGREGATE)
+		d->probe = malloc(n * sizeof(uint64_t));
+	if (op == GH_BENCH_PROBE || op == GH_BENCH_FIND_HIT || op == GH_BENCH_FIND_MISS)
+		d->counts = malloc(n * sizeof(uint32_t));
+	if (op == GH_BENCH_JOIN)
+		d->pairs = malloc(n * sizeof(gh_pair));
+	if (d->keys == NULL || d->rows == NULL ||
+		(op != GH_BENCH_BUILD && op != GH_BENCH_AGGREGATE && d->probe == NULL) ||
+		(op == GH_BENCH_JOIN && d->pairs == NULL) ||
+		(op != GH_BENCH_BUILD && op != GH_BENCH_AGGREGATE && op != GH_BENCH_JOIN &&
+		 d->counts == NULL))
+		return gh_fail(e, GH_ERR_HOST_NOMEM,
+					   "out of host memory for a benchmark of %zu keys", n);
+
+	for (size_t i = 0; i < n; i++)
+	{
+		if (op == GH_BENCH_AGGREGATE)
+		{
+			d->keys[i] = gh_hash64(i % ndistinct, BENCH_SEED);
+			d->rows[i] = gh_hash64(i, BENCH_VAL_SEED);
+		}
+		else
+		{
+			d->keys[i] = gh_hash64(i, BENCH_SEED);
+			d->rows[i] = i;
+		}
+		if (op == GH_BENCH_FIND_MISS)
+			d->probe[i] = gh_hash64(n + i, BENCH_SEED);
+		else if (d->probe)
+			d->probe[i] = gh_hash64(gh_range(gh_hash64(i, BENCH_POS_SEED), n), BENCH_SEED);
+	}
+	if (op == GH_BENCH_BUILD || op == GH_BENCH_AGGREGATE)
+		return GH_OK;
+	return gh_cpu_build(e, 0, kind, d->keys, d->rows, n, load, &d->part);
+}
+
+static void
+bench_release(gh_engine *e, bench_data *d)
+{
+	gh_cpu_part_free(e, d->part);
+	free(d->keys);
+	free(d->rows);
+	free(d->probe);
+	free(d->counts);
+	free(d->pairs);
+}
+
+/* One timed run of op: *ms its time, out's check and bytes_moved filled. */
+static gh_status
+bench_run(gh_engine *e, gh_bench_op op, gh_kind kind, double load,
+		  bench_data *d, double *ms, gh_bench_result *out)
+{
+	size_t		n = d->n;
+	gh_status	st;
+	double		t0 = now_ms();
+
+	if (op == GH_BENCH_BUILD)
+	{
+		gh_cpu_part *t = NULL;
+		void	   *part = NULL;
+
+		st = gh_cpu_build(e, 0, kind, d->keys, d->rows, n, load, &part);
+		*ms = now_ms() - t0;
+		if (st != GH_OK)
+			return st;
+		t = part;
+		if (t->kind == GH_KIND_BCHT)
+		{
+			out->check = t->bc.ndistinct;
+			out->bytes_moved = 16 * (uint64_t) n + 8 * (uint64_t) n +
+				16 * (uint64_t) t->bc.nbuckets * GH_BCHT_BUCKET_SLOTS;
+		}
+		else
+		{
+			out->check = n;
+			out->bytes_moved = 16 * (uint64_t) n + 16 * (uint64_t) n +
+				8 * (t->hg.nbuckets + 1);
+		}
+		gh_cpu_part_free(e, part);
+		return GH_OK;
+	}
 	if (op == GH_BENCH_AGGREGATE)
 	{
-		gh_aggcol	col = {GH_INT64, GH_AGG_SUM, rows, NULL};
+		gh_aggcol	col = {GH_INT64, GH_AGG_SUM, d->rows, NULL};
 		gh_groups  *g = NULL;
 
-		t0 = now_ms();
-		st = cpu_aggregate(e, 0, probe, n, &col, 1, &g);
+		st = gh_cpu_aggregate(e, 0, d->keys, n, &col, 1, &g);
 		*ms = now_ms() - t0;
-		if (st == GH_OK)
-			*check = g->ngroups;
+		if (st != GH_OK)
+			return st;
+		out->check = g->ngroups;
+		out->bytes_moved = 16 * (uint64_t) n + 40 * (uint64_t) g->ngroups;
 		gh_groups_free(g);
-		return st;
+		return GH_OK;
 	}
-	t0 = now_ms();
-	st = gh_cpu_build(e, 0, kind, build, rows, n, load, &part);
-	t1 = now_ms();
-	if (st != GH_OK)
-		return st;
-	*ms = t1 - t0;
-	*check = n;
-	if (op != GH_BENCH_BUILD)
 	{
-		t0 = now_ms();
-		st = gh_cpu_probe_begin(e, part, probe, n,
+		void	   *pr = NULL;
+		uint64_t	total = 0;
+
+		st = gh_cpu_probe_begin(e, d->part, d->probe, n,
 								op == GH_BENCH_JOIN ? GH_JOIN_INTERSECT : GH_JOIN_PROBE,
 								&pr, &total);
 		if (st == GH_OK && op == GH_BENCH_JOIN)
-			st = gh_cpu_probe_write(e, pr, 0, (size_t) total, pairs);
+		{
+			if (total > n)
+				st = gh_fail(e, GH_ERR_INTERNAL, "benchmark join found %llu pairs for %zu keys",
+							 (unsigned long long) total, n);
+			else
+				st = gh_cpu_probe_write(e, pr, 0, (size_t) total, d->pairs);
+		}
+		else if (st == GH_OK)
+			st = gh_cpu_probe_counts(e, pr, d->counts);
 		*ms = now_ms() - t0;
-		*check = total;
 		gh_cpu_probe_free(e, pr);
+		if (st != GH_OK)
+			return st;
+		if (op == GH_BENCH_JOIN)
+		{
+			out->check = total;
+			out->bytes_moved = 8 * (uint64_t) n + 24 * total;
+		}
+		else
+		{
+			uint64_t	hits = 0;
+
+			for (size_t i = 0; i < n; i++)
+				hits += d->counts[i] != 0;
+			out->check = hits;
+			out->bytes_moved = 12 * (uint64_t) n;
+		}
+		return GH_OK;
 	}
-	gh_cpu_part_free(e, part);
-	return st;
 }
 
 static gh_status
 cpu_bench(gh_engine *e, gh_bench_op op, gh_kind kind, size_t n, int reps,
 		  double load, gh_bench_result *out)
 {
-	uint64_t   *build = malloc(n * sizeof(uint64_t));
-	uint64_t   *probe = malloc(n * sizeof(uint64_t));
-	uint64_t   *rows = malloc(n * sizeof(uint64_t));
-	gh_pair    *pairs = op == GH_BENCH_JOIN ? malloc(n * sizeof(gh_pair)) : NULL;
-	double	   *ms = malloc((reps + 1) * sizeof(double));
-	gh_status	st = GH_OK;
-	uint64_t	groups = n / 16 ? n / 16 : 1;
+	bench_data	d;
+	double	   *ms;
+	gh_status	st;
 
-	if (!build || !probe || !rows || !ms || (op == GH_BENCH_JOIN && !pairs))
+	if (kind != GH_KIND_BCHT)
+		kind = GH_KIND_HASHGRAPH;
+	if (!(load > 0.0))
+		load = e->opt.bcht_load_factor > 0 ? e->opt.bcht_load_factor : GH_BCHT_DEFAULT_LOAD;
+	memset(&d, 0, sizeof(d));
+	d.n = n;
+	ms = malloc((size_t) reps * sizeof(double));
+	st = ms ? bench_prepare(e, op, kind, load, &d)
+		: gh_fail(e, GH_ERR_HOST_NOMEM, "out of host memory for benchmark times");
+	/* run -1 is the warm-up */
+	for (int run = -1; st == GH_OK && run < reps; run++)
 	{
-		st = gh_fail(e, GH_ERR_HOST_NOMEM, "out of host memory for a benchmark of %zu keys", n);
-		goto done;
-	}
-	for (size_t i = 0; i < n; i++)
-	{
-		build[i] = gh_hash64(i, GH_SEED_PARTITION);
-		rows[i] = i;
-		switch (op)
-		{
-			case GH_BENCH_FIND_MISS:
-				probe[i] = gh_hash64(n + i, GH_SEED_PARTITION);
-				break;
-			case GH_BENCH_AGGREGATE:
-				probe[i] = gh_hash64(i % groups, GH_SEED_PARTITION);
-				break;
-			default:
-				probe[i] = gh_hash64(gh_range(gh_hash64(i, GH_SEED_AGG), n), GH_SEED_PARTITION);
-		}
-	}
-	if (op == GH_BENCH_JOIN)
-		memcpy(probe, build, n * sizeof(uint64_t));
-	/* one warm-up run, then reps timed runs */
-	for (int r = 0; r <= reps && st == GH_OK; r++)
-	{
+		double		t;
+
 		if (gh_interrupted(e))
 			st = GH_ERR_CANCELLED;
 		else
-			st = bench_once(e, op, kind, build, probe, rows, n, load, pairs, &ms[r], &out->check);
+			st = bench_run(e, op, kind, load, &d, &t, out);
+		if (st == GH_OK && run >= 0)
+			ms[run] = t;
 	}
 	if (st == GH_OK)
 	{
-		qsort(ms + 1, reps, sizeof(double), cmp_double);
-		out->ms = ms[1 + reps / 2];
-		out->mkeys_per_s = out->ms > 0 ? n / out->ms / 1e3 : 0;
-		/* build: read keys+rows, write CSR keys+rows; probe: read key, read match;
-		 * join: as probe plus write the pairs; aggregate: read key+value */
-		out->bytes_moved = (uint64_t) n * (op == GH_BENCH_BUILD ? 32 :
-										   op == GH_BENCH_JOIN ? 40 :
-										   op == GH_BENCH_AGGREGATE ? 16 : 24);
+		qsort(ms, (size_t) reps, sizeof(double), cmp_double);
+		out->ms = ms[reps / 2];
+		out->mkeys_per_s = out->ms > 0 ? (double) n / out->ms / 1000.0 : 0;
 	}
-done:
-	free(build);
-	free(probe);
-	free(rows);
-	free(pairs);
+	bench_release(e, &d);
 	free(ms);
 	return st;
 }
@@ -284,8 +302,8 @@ const gh_backend_ops gh_cpu_ops = {
 	.probe_write = gh_cpu_probe_write,
 	.probe_counts = gh_cpu_probe_counts,
 	.probe_free = gh_cpu_probe_free,
-	.aggregate = cpu_aggregate,
+	.aggregate = gh_cpu_aggregate,
 	.bench = cpu_bench,
-	.build_bytes_per_row = gh_cpu_build_bytes_per_row,
+	.build_bytes_per_row = cpu_build_bytes_per_row,
 	.agg_bytes_per_row = cpu_agg_bytes_per_row,
 };

@@ -3,6 +3,12 @@
  * cpu_internal.h
  *	  Declarations shared by the CPU backend's files.
  *
+ * Both table kinds answer a lookup with one contiguous range of a rows
+ * array: a HashGraph keeps each bucket sorted by key, so the entries of one
+ * key are adjacent; a BCHT stores each distinct key once with the range of
+ * its rows.  A probe therefore records, per probe element, where its matches
+ * start and how many there are, and writing any range of pairs is a copy.
+ *
  *-------------------------------------------------------------------------
  */
 #ifndef GPUHASH_CPU_INTERNAL_H
@@ -11,49 +17,104 @@
 #include "backend.h"
 #include "hash.h"
 
-/* One partition's table. */
+/*
+ * A HashGraph: CSR arrays by bucket.  Entries of bucket b are
+ * [offsets[b], offsets[b + 1]), sorted by (key, row) within the bucket.
+ */
+typedef struct gh_cpu_hashgraph
+{
+	uint64_t	nbuckets;
+	size_t		n;
+	size_t	   *offsets;		/* nbuckets + 1 */
+	uint64_t   *keys;			/* n */
+	uint64_t   *rows;			/* n */
+} gh_cpu_hashgraph;
+
+/*
+ * A BCHT of distinct keys.  Slot s of bucket b is slot_keys[b * 16 + s];
+ * slots of a bucket fill in order, GH_EMPTY_KEY marks the free ones.  The
+ * rows of the key in a slot are rows[starts[d], starts[d + 1]) for
+ * d = slot_vals[...].  The key GH_EMPTY_KEY itself is kept aside.
+ */
+typedef struct gh_cpu_bcht
+{
+	uint64_t	nbuckets;
+	uint32_t	rebuild;		/* seeds the table was built with */
+	uint64_t   *slot_keys;
+	uint64_t   *slot_vals;		/* distinct-key index */
+	size_t		ndistinct;		/* including GH_EMPTY_KEY if present */
+	size_t	   *starts;			/* ndistinct + 1 */
+	uint64_t   *rows;			/* n, grouped by distinct key */
+	bool		has_empty_key;
+	size_t		empty_key_at;	/* distinct index of GH_EMPTY_KEY */
+} gh_cpu_bcht;
+
+/* One partition's table on one simulated device. */
 typedef struct gh_cpu_part
 {
 	gh_kind		kind;
 	size_t		n;
-	size_t		bytes;			/* accounted */
-	uint64_t	nbuckets;
-	/* HashGraph: CSR arrays */
-	size_t	   *offsets;
-	uint64_t   *keys;
-	uint64_t   *rows;			/* also BCHT: rows grouped by distinct key */
-	/* BCHT */
-	uint64_t   *distinct;
-	size_t	   *dstart;			/* rows of distinct key d: [dstart[d], dstart[d+1]) */
-	size_t		ndistinct;
-	long		max_key_at;		/* distinct index of key 2^64-1, or -1 */
-	uint32_t	rebuild;
-	uint64_t   *slot_key;
-	uint32_t   *slot_val;
+	size_t		bytes;			/* accounted through gh_account */
+	gh_cpu_hashgraph hg;
+	gh_cpu_bcht bc;
 } gh_cpu_part;
 
-/* One probe of a part. */
+/* One open probe of a part (see cpu_probe.c). */
 typedef struct gh_cpu_probe
 {
 	const gh_cpu_part *t;
-	const uint64_t *keys;
 	size_t		n;
-	uint64_t   *perm;			/* probe order (list intersection), or NULL */
-	uint64_t   *offsets;		/* n + 1 exclusive prefix sum of matches */
+	size_t		bytes;			/* accounted */
+	uint64_t   *outer;			/* element -> probe key index; NULL: identity */
+	uint64_t   *first;			/* element -> position of its first match */
+	uint64_t   *offsets;		/* n + 1: exclusive prefix sum of matches */
 } gh_cpu_probe;
 
+/* Probes of at least this many keys use list intersection under GH_JOIN_AUTO. */
+#define GH_CPU_INTERSECT_MIN ((size_t) 1 << 20)
+
+/* cpu_hashgraph.c */
+extern uint64_t gh_cpu_hg_nbuckets(size_t n);
+extern gh_status gh_cpu_hg_build(gh_engine *e, const uint64_t *keys,
+								 const uint64_t *rows, size_t n,
+								 uint64_t nbuckets, gh_cpu_hashgraph *hg);
+extern void gh_cpu_hg_free(gh_cpu_hashgraph *hg);
+extern size_t gh_cpu_hg_bytes(const gh_cpu_hashgraph *hg);
+extern size_t gh_cpu_hg_lookup(const gh_cpu_hashgraph *hg, uint64_t key,
+							   size_t *first);
+extern gh_status gh_cpu_hg_intersect(gh_engine *e, const gh_cpu_hashgraph *hg,
+									 const uint64_t *keys, size_t n,
+									 gh_cpu_probe *p);
+
+/* cpu_bcht.c */
+extern gh_status gh_cpu_bcht_build(gh_engine *e, const uint64_t *keys,
+								   const uint64_t *rows, size_t n,
+								   double load_factor, gh_cpu_bcht *bc);
+extern void gh_cpu_bcht_free(gh_cpu_bcht *bc);
+extern size_t gh_cpu_bcht_bytes(const gh_cpu_bcht *bc, size_t n);
+extern size_t gh_cpu_bcht_lookup(const gh_cpu_bcht *bc, uint64_t key,
+								 size_t *first);
+
+/* cpu_probe.c: the backend callbacks for tables and probes */
 extern gh_status gh_cpu_build(gh_engine *e, int dev, gh_kind kind,
 							  const uint64_t *keys, const uint64_t *rows,
 							  size_t n, double load_factor, void **part);
 extern void gh_cpu_part_free(gh_engine *e, void *part);
 extern size_t gh_cpu_part_distinct(const void *part);
-extern gh_status gh_cpu_probe_begin(gh_engine *e, void *part, const uint64_t *keys,
-									size_t n, gh_join_method method,
-									void **probe, uint64_t *total);
+extern gh_status gh_cpu_probe_begin(gh_engine *e, void *part,
+									const uint64_t *keys, size_t n,
+									gh_join_method method, void **probe,
+									uint64_t *total);
 extern gh_status gh_cpu_probe_write(gh_engine *e, void *probe, uint64_t first,
 									size_t count, gh_pair *out);
-extern gh_status gh_cpu_probe_counts(gh_engine *e, void *probe, uint32_t *counts);
+extern gh_status gh_cpu_probe_counts(gh_engine *e, void *probe,
+									 uint32_t *counts);
 extern void gh_cpu_probe_free(gh_engine *e, void *probe);
-extern size_t gh_cpu_build_bytes_per_row(gh_kind kind);
+
+/* cpu_aggregate.c */
+extern gh_status gh_cpu_aggregate(gh_engine *e, int dev, const uint64_t *keys,
+								  size_t n, const gh_aggcol *cols, int ncols,
+								  gh_groups **out);
+extern size_t gh_cpu_agg_bytes_per_row(int ncols);
 
 #endif							/* GPUHASH_CPU_INTERNAL_H */

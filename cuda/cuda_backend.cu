@@ -472,16 +472,18 @@ cuda_probe_free(gh_engine *e, void *probe)
 /* ---- planning ---- */
 
 /*
- * Device bytes per build row at the peak of a build.  HashGraph: keys and
- * rows with the radix sort's alternate buffers (32), offsets (at most
- * 8 / GH_HG_KEYS_PER_BUCKET), heavy-bucket lists and sort storage (~2).
- * BCHT: the same sort (32) and later rows, hashes, run heads and a table of
- * 16 bytes per slot at the default load factor (~38), plus sort storage.
+ * Device bytes per build row at the peak of a build (probes are not
+ * counted: each probe key needs another 24 bytes, 40 for an intersection).
+ * HashGraph: keys and rows with the radix sort's alternate buffers (32),
+ * offsets (at most 8 / GH_HG_KEYS_PER_BUCKET), heavy-bucket lists and sort
+ * storage (~2).  BCHT: the same sort (32); then rows, hashes, run heads and
+ * the overflow list (24) with a table of 16 bytes per slot, 16 / load
+ * factor per distinct key: 56 covers load factors down to 0.5.
  */
 static size_t
 cuda_build_bytes_per_row(gh_kind kind)
 {
-	return kind == GH_KIND_BCHT ? 48 : 40;
+	return kind == GH_KIND_BCHT ? 56 : 40;
 }
 
 static gh_status

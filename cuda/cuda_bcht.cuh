@@ -1,9 +1,9 @@
 /*-------------------------------------------------------------------------
  *
  * cuda_bcht.cuh
- *	  What the BCHT's build (cuda_bcht.cu) and lookups (cuda_bcht_find.cu)
- *	  share: the 16-thread tile that reads one bucket, and grid-stride
- *	  helpers over tiles.
+ *	  What the BCHT's build (cuda_bcht.cu, cuda_bcht_fill.cu) and lookups
+ *	  (cuda_bcht_find.cu) share: the 16-thread tile that reads one bucket,
+ *	  grid-stride helpers over tiles, and the build's internal step.
  *
  * A bucket of GH_BCHT_BUCKET_SLOTS 64-bit keys is 128 bytes: a tile of as
  * many threads reads it with one coalesced load, each lane one slot, and a
@@ -40,5 +40,14 @@ this_tile(void)
 {
 	return cooperative_groups::tiled_partition<BCHT_TILE>(cooperative_groups::this_thread_block());
 }
+
+/*
+ * Fill t (t->n, t->ndistinct set) with the distinct keys, given as their
+ * h0 hashes dh[0..ndistinct) sorted ascending, whose rows start at heads[]
+ * in t->rows.
+ */
+gh_status	gh_bcht_fill(const gh_cuda_ctx *ctx, gh_bcht_table *t,
+						 const uint64_t *dh, const uint32_t *heads,
+						 double load_factor);
 
 #endif							/* GPUHASH_CUDA_BCHT_CUH */

@@ -16,6 +16,13 @@
  * gh_hash64(i, BENCH_SEED) for i in [n, 2n).  Aggregation groups n keys with
  * n/16 distinct values, one int64 column (count and sum).
  *
+ * What is timed: build, the table from device keys and rows (with the
+ * read-backs of sizes a build needs); probe, find_hit and find_miss, each
+ * probe key's match count (HashGraph and BCHT alike); join, counting and
+ * writing all pairs to a device buffer (HashGraph by list intersection,
+ * its probe-side sort included; BCHT by lookups); aggregate, the table of
+ * groups and their compaction into device arrays.
+ *
  * BYTES MOVED
  *
  * The least device-memory traffic the operation needs, each input read once
@@ -163,7 +170,7 @@ static size_t
 table_bytes(const gh_cuda_part *p)
 {
 	if (p->kind == GH_KIND_BCHT)
-		return 16 * p->bc.n - 8 * p->bc.n + p->bc.slot_keys.bytes() + p->bc.slot_vals.bytes();
+		return 8 * p->bc.n + p->bc.slot_keys.bytes() + p->bc.slot_vals.bytes();
 	return 16 * p->hg.n + p->hg.offsets.bytes();
 }
 

@@ -210,26 +210,42 @@ gh_cuda_wide_grid(const gh_cuda_ctx *ctx, size_t n, unsigned block,
 
 /*
  * Append to a device list whose length is *counter: returns the index for
- * this thread's item when want is true.  The lanes of a warp that call it
- * together make one atomicAdd (many threads appending to one counter would
- * otherwise serialise on it).
+ * this thread's item when want is true.  The threads of a block make one
+ * atomicAdd together: threads all over the GPU appending to one counter
+ * would otherwise serialise on it (a few million appends cost milliseconds).
+ * Every thread of the block must call it, with blockDim.x a multiple of 32
+ * and at most 1024.
  */
 __device__ __forceinline__ unsigned long long
-gh_warp_append(unsigned long long *counter, bool want)
+gh_block_append(unsigned long long *counter, bool want)
 {
-	unsigned	active = __activemask();
-	unsigned	mask = __ballot_sync(active, want);
-	unsigned	lane = threadIdx.x & 31;
-	unsigned long long base = 0;
-	int			leader;
+	__shared__ unsigned long long block_base;
+	__shared__ unsigned warp_base[32];
+	const unsigned lane = threadIdx.x & 31;
+	const unsigned warp = threadIdx.x / 32;
+	unsigned	mask = __ballot_sync(0xffffffffu, want);
+	unsigned long long mine;
 
-	if (mask == 0)
-		return 0;
-	leader = __ffs(mask) - 1;
-	if (lane == (unsigned) leader)
-		base = atomicAdd(counter, (unsigned long long) __popc(mask));
-	base = __shfl_sync(active, base, leader);
-	return base + __popc(mask & ((1u << lane) - 1));
+	if (lane == 0)
+		warp_base[warp] = __popc(mask);
+	__syncthreads();
+	if (threadIdx.x == 0)
+	{
+		unsigned	sum = 0;
+
+		for (unsigned w = 0; w < blockDim.x / 32; w++)
+		{
+			unsigned	c = warp_base[w];
+
+			warp_base[w] = sum;
+			sum += c;
+		}
+		block_base = sum > 0 ? atomicAdd(counter, (unsigned long long) sum) : 0;
+	}
+	__syncthreads();
+	mine = block_base + warp_base[warp] + __popc(mask & ((1u << lane) - 1));
+	__syncthreads();			/* the shared words are reused by the next call */
+	return mine;
 }
 
 /*

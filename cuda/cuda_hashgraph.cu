@@ -20,7 +20,7 @@
  * on bits [64 - bits, 64) does the same counting and scattering, but in a
  * few passes of coalesced reads and writes (CUB's onesweep: three or four
  * passes for 2^27 keys).  The sort is stable, so within a bucket keys keep
- * their input order, as the CPU backend's scatter does.  The offsets are
+ * their input order and the layout is deterministic.  The offsets are
  * then read off the sorted hashes: each bucket's last entry records its end,
  * and an exclusive max-scan turns the ends into offsets (an empty bucket
  * starts where the previous non-empty one ended).
@@ -85,27 +85,30 @@ hash_keys_in_place(uint64_t *keys, size_t n)
 
 /*
  * On bucket-sorted hashes: ends[b] = one past the last entry of bucket b
- * (left 0 for empty buckets), and every heavy bucket listed once.
+ * (left 0 for empty buckets), and every heavy bucket listed once.  One
+ * entry per thread, every thread of the grid reaching gh_block_append.
  */
 __global__ void
 mark_bucket_ends(const uint64_t *__restrict__ h, size_t n, uint64_t nbuckets,
 				 uint32_t *__restrict__ ends, uint32_t *__restrict__ heavy,
 				 unsigned long long *nheavy, size_t heavy_cap)
 {
-	GH_GRID_STRIDE(i, n)
-	{
-		uint64_t	b = gh_range(h[i], nbuckets);
-		bool		starts_heavy;
-		unsigned long long k;
+	size_t		i = blockIdx.x * (size_t) blockDim.x + threadIdx.x;
+	bool		starts_heavy = false;
+	uint64_t	b = 0;
+	unsigned long long k;
 
+	if (i < n)
+	{
+		b = gh_range(h[i], nbuckets);
 		if (i + 1 == n || gh_range(h[i + 1], nbuckets) != b)
 			ends[b] = (uint32_t) (i + 1);
 		starts_heavy = (i == 0 || gh_range(h[i - 1], nbuckets) != b) &&
 			i + GH_HG_LIGHT < n && gh_range(h[i + GH_HG_LIGHT], nbuckets) == b;
-		k = gh_warp_append(nheavy, starts_heavy);
-		if (starts_heavy && k < heavy_cap)
-			heavy[k] = (uint32_t) b;
 	}
+	k = gh_block_append(nheavy, starts_heavy);
+	if (starts_heavy && k < heavy_cap)
+		heavy[k] = (uint32_t) b;
 }
 
 /* The CSR range of each listed heavy bucket. */

@@ -24,24 +24,25 @@ BEGIN
   EXECUTE format('ALTER DATABASE %I SET session_preload_libraries = %L', current_database(), cur);
 END $$;
 
-CREATE FUNCTION gpuhash_devices(
-    OUT id int,
-    OUT name text,
-    OUT compute_capability text,
-    OUT sm_count int,
-    OUT memory_total_mb bigint,
-    OUT memory_free_mb bigint,
-    OUT driver_version text,
-    OUT runtime_version text)
-RETURNS SETOF record
+CREATE FUNCTION gpuhash_devices()
+RETURNS TABLE (
+    id int,
+    name text,
+    compute_capability text,
+    sm_count int,
+    memory_total_mb bigint,
+    memory_free_mb bigint,
+    driver_version text,
+    runtime_version text)
 AS 'MODULE_PATHNAME', 'gpuhash_devices'
 LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
 
 COMMENT ON FUNCTION gpuhash_devices() IS
 'the GPUs gpuhash can use (no rows where there is none)';
 
--- one measurement of gpuhash_bench (a type, so its column names may match
--- the function's argument names)
+-- One measurement of gpuhash_bench.  A named type rather than RETURNS TABLE:
+-- its columns share names with the function's arguments, which RETURNS TABLE
+-- does not allow.
 CREATE TYPE gpuhash_bench_result AS (
     structure text,
     operation text,

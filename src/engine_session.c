@@ -2,12 +2,23 @@
  *
  * engine_session.c
  *	  The backend's engine: opened on first use, kept for the backend's life,
- *	  reopened when the settings that shape it change; and the mapping of
+ *	  replaced when the settings that shape it change; and the mapping of
  *	  engine failures to PostgreSQL errors.
  *
  * A CUDA context belongs to one process, so each backend (and parallel
  * worker) opens its own on first use: never in _PG_init, which may run in
  * the postmaster.  Whether a GPU is present is asked once per backend.
+ *
+ * Replacing the engine is the delicate part.  Plan nodes keep a pointer to
+ * the engine they started with, and their tables are freed by memory-context
+ * callbacks, possibly long after a setting changed: a cursor still open, a
+ * query running below a function that ran SET, an outer query whose
+ * subtransaction failed.  So a replaced engine is not closed at once but
+ * retired, and closed only when a later transaction asks for the engine; by
+ * then every plan of the transaction that retired it has been torn down
+ * (holdable cursors are materialised at commit).  At backend exit the
+ * engines are closed in an on_proc_exit callback, which runs after the
+ * transaction has been aborted and its plans' memory released.
  *
  * The engine polls an interrupt callback between chunks and partitions; it
  * reports a pending cancel or termination as GH_ERR_CANCELLED, and the caller
@@ -24,13 +35,36 @@
 #include "miscadmin.h"
 #include "storage/ipc.h"
 #include "storage/proc.h"
+#include "utils/memutils.h"
 
 #include "gpuhash.h"
 
+/* What an engine was opened with; a change of any of it needs a new one. */
+typedef struct EngineShape
+{
+	gh_backend	backend;
+	int			memory_limit_mb;
+	char		devices[256];
+} EngineShape;
+
+/* A replaced engine and the transaction that replaced it. */
+typedef struct RetiredEngine
+{
+	gh_engine  *engine;
+	LocalTransactionId retired_in;
+} RetiredEngine;
+
 static gh_engine *session_engine = NULL;
-static bool engine_stale = false;
+static EngineShape session_shape;
+static bool settings_changed = false;	/* a shaping setting was assigned */
+static bool engine_failed = false;	/* the device failed: start afresh */
+static RetiredEngine *retired = NULL;	/* in TopMemoryContext */
+static int	nretired = 0;
+static int	maxretired = 0;
 static int	gpu_present = -1;	/* unknown until first asked */
 static bool exit_callback_registered = false;
+
+static void report_status(gh_status st, const char *msg, const char *doing) pg_attribute_noreturn();
 
 bool
 gpuhash_gpu_present(void)
@@ -102,18 +136,32 @@ gpuhash_device_label(void)
 }
 
 /*
- * Parse gpuhash.devices: "all" (n = 0) or a comma-separated list of GPU
- * numbers.  False on bad syntax.
+ * Parse gpuhash.devices: "all" (n = 0) or a comma-separated list of distinct
+ * GPU numbers, spaces allowed around them.  On bad syntax returns false and,
+ * if problem is given, points it at a sentence saying what is wrong.
  */
 bool
-gpuhash_parse_devices(const char *value, int *ids, int *n)
+gpuhash_parse_devices(const char *value, int *ids, int *n, const char **problem)
 {
 	const char *p = value;
+	const char *dummy;
 
+	if (problem == NULL)
+		problem = &dummy;
 	*n = 0;
-	if (value == NULL || pg_strcasecmp(value, "all") == 0)
+	if (value == NULL)
 		return true;
-	while (*p)
+	while (isspace((unsigned char) *p))
+		p++;
+	if (pg_strncasecmp(p, "all", 3) == 0)
+	{
+		p += 3;
+		while (isspace((unsigned char) *p))
+			p++;
+		if (*p == '\0')
+			return true;
+	}
+	for (;;)
 	{
 		long		id;
 		char	   *end;
@@ -121,48 +169,128 @@ gpuhash_parse_devices(const char *value, int *ids, int *n)
 		while (isspace((unsigned char) *p))
 			p++;
 		if (!isdigit((unsigned char) *p))
+		{
+			*problem = "Each entry must be a GPU number (0, 1, ...).";
 			return false;
+		}
+		errno = 0;
 		id = strtol(p, &end, 10);
-		if (id < 0 || id > 1023 || *n >= GH_MAX_DEVICES)
+		if (errno != 0 || id > 1023)
+		{
+			*problem = "GPU numbers must be between 0 and 1023.";
 			return false;
+		}
 		for (int i = 0; i < *n; i++)
 			if (ids[i] == id)
+			{
+				*problem = "A GPU may be listed only once.";
 				return false;
+			}
+		if (*n >= GH_MAX_DEVICES)
+		{
+			static char too_many[64];
+
+			snprintf(too_many, sizeof(too_many), "At most %d GPUs may be listed.", GH_MAX_DEVICES);
+			*problem = too_many;
+			return false;
+		}
 		ids[(*n)++] = (int) id;
 		p = end;
 		while (isspace((unsigned char) *p))
 			p++;
-		if (*p == ',')
-			p++;
-		else if (*p != '\0')
+		if (*p == '\0')
+			return true;
+		if (*p != ',')
+		{
+			*problem = "GPU numbers must be separated by commas.";
 			return false;
-		else
-			break;
+		}
+		p++;
 	}
-	return *n > 0;
 }
 
 void
 gpuhash_settings_changed(void)
 {
-	engine_stale = true;
+	settings_changed = true;
 }
 
+/*
+ * The engine's interrupt callback.  Only a cancel (including statement and
+ * lock timeouts) or a termination stops the engine: other interrupts, such
+ * as a barrier or a memory-context dump request, would be served by
+ * CHECK_FOR_INTERRUPTS without an error, and stopping for them would fail
+ * the query for nothing.  Interrupts that are held off cannot be served, so
+ * they do not stop it either.
+ */
 static bool
 interrupt_pending(void *arg)
 {
-	return InterruptPending;
+	if (!InterruptPending || InterruptHoldoffCount != 0 || CritSectionCount != 0)
+		return false;
+	return ProcDiePending || (QueryCancelPending && QueryCancelHoldoffCount == 0);
 }
 
 static void
-close_session_engine(int code, Datum arg)
+close_engines_at_exit(int code, Datum arg)
 {
+	for (int i = 0; i < nretired; i++)
+		gh_close(retired[i].engine);
+	nretired = 0;
 	if (session_engine)
 		gh_close(session_engine);
 	session_engine = NULL;
 }
 
-/* Open an engine of the given backend from the settings; errors are ERRORs. */
+/* Close the engines retired by earlier transactions. */
+static void
+close_retired_engines(void)
+{
+	int			kept = 0;
+
+	for (int i = 0; i < nretired; i++)
+	{
+		if (retired[i].retired_in == MyProc->lxid)
+			retired[kept++] = retired[i];
+		else
+			gh_close(retired[i].engine);
+	}
+	nretired = kept;
+}
+
+static void
+retire_session_engine(void)
+{
+	if (nretired == maxretired)
+	{
+		int			newmax = maxretired ? maxretired * 2 : 4;
+
+		if (retired == NULL)
+			retired = MemoryContextAlloc(TopMemoryContext, newmax * sizeof(RetiredEngine));
+		else
+			retired = repalloc(retired, newmax * sizeof(RetiredEngine));
+		maxretired = newmax;
+	}
+	retired[nretired].engine = session_engine;
+	retired[nretired].retired_in = MyProc->lxid;
+	nretired++;
+	session_engine = NULL;
+}
+
+static void
+current_shape(EngineShape *shape)
+{
+	memset(shape, 0, sizeof(*shape));
+	shape->backend = resolved_backend();
+	shape->memory_limit_mb = gpuhash_memory_limit_mb;
+	strlcpy(shape->devices, gpuhash_devices_setting ? gpuhash_devices_setting : "all",
+			sizeof(shape->devices));
+}
+
+/*
+ * Open an engine of the given backend from the settings (gpuhash.devices,
+ * gpuhash.memory_limit); failures are ERRORs.
+ */
 gh_engine *
 gpuhash_open_engine(gh_backend backend)
 {
@@ -177,64 +305,73 @@ gpuhash_open_engine(gh_backend backend)
 	opt.interrupt = interrupt_pending;
 	if (backend == GH_BACKEND_CUDA)
 	{
-		if (!gpuhash_parse_devices(gpuhash_devices_setting, opt.devices, &opt.ndevices))
+		/* the check hook has accepted the setting */
+		if (!gpuhash_parse_devices(gpuhash_devices_setting, opt.devices, &opt.ndevices, NULL))
 			opt.ndevices = 0;
 		if (opt.ndevices == 0)
 		{
 			gh_device_info info[GH_MAX_DEVICES];
 			int			nd = gh_list_devices(info, GH_MAX_DEVICES);
 
+			if (nd == 0)
+				report_status(GH_ERR_NODEVICE, "no CUDA device is available",
+							  "could not start the gpuhash engine");
 			for (int i = 0; i < nd; i++)
 				opt.devices[i] = info[i].id;
 			opt.ndevices = nd;
-			if (nd == 0)
-				ereport(ERROR,
-						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-						 errmsg("gpuhash found no usable GPU"),
-						 errhint("Set gpuhash.device = cpu to run gpuhash's CPU backend, or gpuhash.enabled = off.")));
 		}
 	}
+	err[0] = '\0';
 	st = gh_open(&opt, &e, err, sizeof(err));
 	if (st != GH_OK)
-		ereport(ERROR,
-				(errcode(st == GH_ERR_NODEVICE ? ERRCODE_FEATURE_NOT_SUPPORTED :
-						 st == GH_ERR_INVALID ? ERRCODE_INVALID_PARAMETER_VALUE :
-						 st == GH_ERR_HOST_NOMEM || st == GH_ERR_DEVICE_NOMEM ?
-						 ERRCODE_OUT_OF_MEMORY : ERRCODE_EXTERNAL_ROUTINE_EXCEPTION),
-				 errmsg("could not start the gpuhash engine: %s", err),
-				 errhint("Check gpuhash.devices, or set gpuhash.device = cpu.")));
+		report_status(st, err[0] ? err : gh_status_name(st),
+					  "could not start the gpuhash engine");
 	return e;
 }
 
+/*
+ * The backend's engine, opened (or replaced) as the settings now say.  The
+ * pointer stays valid at least until the end of the current transaction.
+ */
 gh_engine *
 gpuhash_get_engine(void)
 {
-	if (session_engine && engine_stale)
+	EngineShape shape;
+
+	if (nretired > 0)
+		close_retired_engines();
+	if (session_engine && (settings_changed || engine_failed))
 	{
-		gh_close(session_engine);
-		session_engine = NULL;
+		current_shape(&shape);
+		if (engine_failed || memcmp(&shape, &session_shape, sizeof(shape)) != 0)
+			retire_session_engine();
 	}
-	engine_stale = false;
+	settings_changed = false;
+	engine_failed = false;
 	if (session_engine == NULL)
 	{
 		if (!exit_callback_registered)
 		{
-			before_shmem_exit(close_session_engine, (Datum) 0);
+			on_proc_exit(close_engines_at_exit, (Datum) 0);
 			exit_callback_registered = true;
 		}
-		session_engine = gpuhash_open_engine(resolved_backend());
+		current_shape(&session_shape);
+		session_engine = gpuhash_open_engine(session_shape.backend);
 	}
 	return session_engine;
 }
 
-void
-gpuhash_engine_error(gh_engine *e, gh_status st)
+/*
+ * Raise the PostgreSQL error for an engine failure: st and its message, and
+ * what was being done (for the message's start).
+ */
+static void
+report_status(gh_status st, const char *msg, const char *doing)
 {
-	const char *msg = gh_last_error(e);
-
 	switch (st)
 	{
 		case GH_ERR_CANCELLED:
+			/* the interrupt callback saw a cancel or termination: raise it */
 			CHECK_FOR_INTERRUPTS();
 			ereport(ERROR,
 					(errcode(ERRCODE_QUERY_CANCELED),
@@ -243,30 +380,43 @@ gpuhash_engine_error(gh_engine *e, gh_status st)
 		case GH_ERR_INVALID:
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("gpuhash: %s", msg)));
+					 errmsg("%s: %s", doing, msg)));
 			break;
 		case GH_ERR_HOST_NOMEM:
 		case GH_ERR_DEVICE_NOMEM:
 			ereport(ERROR,
 					(errcode(ERRCODE_OUT_OF_MEMORY),
-					 errmsg("gpuhash ran out of %s memory", st == GH_ERR_HOST_NOMEM ? "host" : "device"),
-					 errdetail("%s", msg),
-					 errhint("Lower gpuhash.memory_limit so inputs are processed in smaller partitions, or set gpuhash.enabled = off.")));
+					 errmsg("gpuhash ran out of %s memory",
+							st == GH_ERR_HOST_NOMEM ? "host" : "device"),
+					 errdetail("%s: %s", doing, msg),
+					 errhint("Lower gpuhash.memory_limit so that inputs are processed in smaller partitions, or set gpuhash.enabled = off.")));
 			break;
 		case GH_ERR_NODEVICE:
 			ereport(ERROR,
 					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 					 errmsg("gpuhash found no usable GPU"),
-					 errdetail("%s", msg),
+					 errdetail("%s: %s", doing, msg),
 					 errhint("Set gpuhash.device = cpu to run gpuhash's CPU backend, or gpuhash.enabled = off.")));
 			break;
-		default:
-			/* the device may be in a bad state: start afresh next time */
-			engine_stale = true;
+		case GH_ERR_DEVICE:
 			ereport(ERROR,
 					(errcode(ERRCODE_EXTERNAL_ROUTINE_EXCEPTION),
-					 errmsg("gpuhash engine failed: %s", msg),
-					 errhint("Set gpuhash.enabled = off to run the query without gpuhash.")));
+					 errmsg("%s: GPU error: %s", doing, msg),
+					 errhint("Check gpuhash.devices, or set gpuhash.enabled = off to run the query without gpuhash.")));
+			break;
+		default:
+			ereport(ERROR,
+					(errcode(ERRCODE_INTERNAL_ERROR),
+					 errmsg("%s: internal error: %s", doing, msg)));
 	}
 	pg_unreachable();
+}
+
+void
+gpuhash_engine_error(gh_engine *e, gh_status st)
+{
+	/* after a device fault the session engine may be unusable: replace it */
+	if (e == session_engine && (st == GH_ERR_DEVICE || st == GH_ERR_INTERNAL))
+		engine_failed = true;
+	report_status(st, gh_last_error(e), "gpuhash engine failed");
 }

@@ -52,11 +52,12 @@ check_devices(char **newval, void **extra, GucSource source)
 {
 	int			ids[GH_MAX_DEVICES];
 	int			n;
+	const char *problem;
 
-	if (!gpuhash_parse_devices(*newval, ids, &n))
+	if (!gpuhash_parse_devices(*newval, ids, &n, &problem))
 	{
-		GUC_check_errdetail("gpuhash.devices must be \"all\" or a comma-separated list of at most %d GPU numbers.",
-							GH_MAX_DEVICES);
+		GUC_check_errdetail("%s", problem);
+		GUC_check_errhint("Use \"all\" or a comma-separated list of GPU numbers, such as \"0,1\".");
 		return false;
 	}
 	return true;

@@ -38,11 +38,14 @@ extern bool gpuhash_gpu_present(void);
 extern bool gpuhash_planning_allowed(void);
 extern int	gpuhash_resolved_table_kind(void);
 extern const char *gpuhash_device_label(void);
+/* the backend's engine, valid at least until the end of the transaction */
 extern gh_engine *gpuhash_get_engine(void);
+/* a new engine, the caller's to gh_close */
 extern gh_engine *gpuhash_open_engine(gh_backend backend);
 extern void gpuhash_engine_error(gh_engine *e, gh_status st) pg_attribute_noreturn();
 extern void gpuhash_settings_changed(void);
-extern bool gpuhash_parse_devices(const char *value, int *ids, int *n);
+extern bool gpuhash_parse_devices(const char *value, int *ids, int *n,
+								  const char **problem);
 
 /* join_path.c, agg_path.c */
 extern void gpuhash_join_init(void);

@@ -1,0 +1,202 @@
+/*-------------------------------------------------------------------------
+ *
+ * cpu_aggregate.c
+ *	  Hash aggregation of one partition on the CPU.
+ *
+ * INTERFACE ROUTINES
+ *		gh_cpu_aggregate		keys + value columns -> gh_groups
+ *		gh_cpu_agg_bytes_per_row	planning estimate
+ *
+ * Two passes.  The first gives every row its group number through an
+ * open-addressing table (linear probing from gh_hash64(key, GH_SEED_AGG),
+ * at most half full); a slot holds a group number + 1, so 0 marks a free
+ * slot and every key, GH_EMPTY_KEY included, can be a group.  Once the
+ * number of groups is known the result is allocated (gh_groups_alloc), and
+ * the second pass accumulates each column, one column at a time so that a
+ * column's values are read in order: the non-NULL count, an exact 128-bit
+ * sum of int64 values (the low word's carry and the value's sign go into
+ * the high word), the double sum, and min/max.
+ *
+ * Double min/max follow the total order of the CUDA backend: values compare
+ * as order-preserving integer images in which every NaN is one positive NaN
+ * above +Infinity (PostgreSQL's order, NaN largest) and -0 is below +0, and
+ * a NaN result is that one NaN.  Both backends then give identical
+ * results, whatever order the rows arrive in.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpu_internal.h"
+
+#define AGG_MIN_SLOTS 16
+
+/* An integer image of a double with the same order; all NaNs one, largest. */
+static inline int64_t
+f64_order(double d)
+{
+	int64_t		b;
+
+	if (d != d)
+		b = INT64_C(0x7ff8000000000000);
+	else
+		memcpy(&b, &d, sizeof(b));
+	return b >= 0 ? b : b ^ INT64_MAX;
+}
+
+static inline double
+f64_unorder(int64_t o)
+{
+	int64_t		b = o >= 0 ? o : o ^ INT64_MAX;
+	double		d;
+
+	memcpy(&d, &b, sizeof(d));
+	return d;
+}
+
+size_t
+gh_cpu_agg_bytes_per_row(int ncols)
+{
+	/*
+	 * Slots (fewer than 4 per row, 8 bytes each), the row's group number,
+	 * the group keys while grouping, and a result group per row at worst:
+	 * key, count and eight 8-byte arrays per column.
+	 */
+	return 4 * 8 + 8 + 8 + 16 + 64 * (size_t) (ncols > 0 ? ncols : 0);
+}
+
+/* Assign every row a group; gkeys receives the group keys in first-seen order. */
+static gh_status
+assign_groups(gh_engine *e, const uint64_t *keys, size_t n, size_t *group_of,
+			  uint64_t *gkeys, size_t *ngroups)
+{
+	size_t		cap = AGG_MIN_SLOTS;
+	size_t	   *slots;
+	size_t		ng = 0;
+
+	while (cap < 2 * n)
+		cap <<= 1;
+	slots = calloc(cap, sizeof(size_t));
+	if (slots == NULL)
+		return gh_fail(e, GH_ERR_HOST_NOMEM,
+					   "out of host memory for a group table of %zu slots", cap);
+	gh_account(e, (long long) (cap * sizeof(size_t)));
+	for (size_t i = 0; i < n; i++)
+	{
+		uint64_t	key = keys[i];
+		size_t		s = gh_hash64(key, GH_SEED_AGG) & (cap - 1);
+
+		while (slots[s] != 0 && gkeys[slots[s] - 1] != key)
+			s = (s + 1) & (cap - 1);
+		if (slots[s] == 0)
+		{
+			gkeys[ng] = key;
+			slots[s] = ++ng;
+		}
+		group_of[i] = slots[s] - 1;
+	}
+	gh_account(e, -(long long) (cap * sizeof(size_t)));
+	free(slots);
+	*ngroups = ng;
+	return GH_OK;
+}
+
+static void
+accumulate_int64(gh_aggresult *r, const gh_aggcol *col, const size_t *group_of,
+				 size_t n)
+{
+	const int64_t *v = col->values;
+
+	for (size_t i = 0; i < n; i++)
+	{
+		size_t		g = group_of[i];
+		bool		first;
+
+		if (col->nulls && col->nulls[i])
+			continue;
+		first = r->nonnull[g]++ == 0;
+		if (col->ops & GH_AGG_SUM)
+		{
+			uint64_t	lo = r->sum_lo[g] + (uint64_t) v[i];
+
+			r->sum_hi[g] += (v[i] < 0 ? -1 : 0) + (lo < r->sum_lo[g] ? 1 : 0);
+			r->sum_lo[g] = lo;
+		}
+		if ((col->ops & GH_AGG_MIN) && (first || v[i] < r->imin[g]))
+			r->imin[g] = v[i];
+		if ((col->ops & GH_AGG_MAX) && (first || v[i] > r->imax[g]))
+			r->imax[g] = v[i];
+	}
+}
+
+static void
+accumulate_float64(gh_aggresult *r, const gh_aggcol *col,
+				   const size_t *group_of, size_t n)
+{
+	const double *v = col->values;
+
+	for (size_t i = 0; i < n; i++)
+	{
+		size_t		g = group_of[i];
+		bool		first;
+		int64_t		o;
+
+		if (col->nulls && col->nulls[i])
+			continue;
+		first = r->nonnull[g]++ == 0;
+		if (col->ops & GH_AGG_SUM)
+			r->fsum[g] += v[i];
+		o = f64_order(v[i]);
+		if ((col->ops & GH_AGG_MIN) && (first || o < f64_order(r->fmin[g])))
+			r->fmin[g] = f64_unorder(o);
+		if ((col->ops & GH_AGG_MAX) && (first || o > f64_order(r->fmax[g])))
+			r->fmax[g] = f64_unorder(o);
+	}
+}
+
+gh_status
+gh_cpu_aggregate(gh_engine *e, int dev, const uint64_t *keys, size_t n,
+				 const gh_aggcol *cols, int ncols, gh_groups **out)
+{
+	size_t	   *group_of;
+	uint64_t   *gkeys;
+	size_t		ngroups = 0;
+	size_t		tmp_bytes = 2 * n * sizeof(uint64_t);
+	gh_groups  *g;
+	gh_status	st;
+
+	(void) dev;
+	*out = NULL;
+	group_of = malloc((n > 0 ? n : 1) * sizeof(size_t));
+	gkeys = malloc((n > 0 ? n : 1) * sizeof(uint64_t));
+	if (group_of == NULL || gkeys == NULL)
+	{
+		free(group_of);
+		free(gkeys);
+		return gh_fail(e, GH_ERR_HOST_NOMEM, "out of host memory aggregating %zu rows", n);
+	}
+	gh_account(e, (long long) tmp_bytes);
+	st = assign_groups(e, keys, n, group_of, gkeys, &ngroups);
+	g = st == GH_OK ? gh_groups_alloc(ngroups, cols, ncols) : NULL;
+	if (st == GH_OK && g == NULL)
+		st = gh_fail(e, GH_ERR_HOST_NOMEM, "out of host memory for %zu groups", ngroups);
+	if (st == GH_OK)
+	{
+		memcpy(g->keys, gkeys, ngroups * sizeof(uint64_t));
+		for (size_t i = 0; i < n; i++)
+			g->rows[group_of[i]]++;
+		for (int c = 0; c < ncols; c++)
+		{
+			if (cols[c].type == GH_INT64)
+				accumulate_int64(&g->cols[c], &cols[c], group_of, n);
+			else
+				accumulate_float64(&g->cols[c], &cols[c], group_of, n);
+		}
+		*out = g;
+	}
+	gh_account(e, -(long long) tmp_bytes);
+	free(group_of);
+	free(gkeys);
+	return st;
+}

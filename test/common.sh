@@ -1,0 +1,48 @@
+# common.sh: shell functions shared by run-tests.sh, demo.sh and bench.sh
+# (sourced, from the project's root).
+#
+#   gh_install              make install; explains and fails where that needs root
+#   gh_server_up WORKDIR    use the server PGHOST/PGPORT point at, or start a
+#                           throwaway one in WORKDIR/pg; exports PGHOST, PGPORT, PGUSER
+#   gh_server_down          stop the throwaway server, if one was started
+#
+# A running server is used when GH_USE_RUNNING_SERVER=1, or when PGHOST and
+# PGPORT are both set and a server answers there.
+
+GH_PG_CONFIG=${PG_CONFIG:-pg_config}
+GH_CLUSTER=""
+
+gh_install() {
+	local pkglibdir sharedir
+	pkglibdir=$("$GH_PG_CONFIG" --pkglibdir)
+	sharedir=$("$GH_PG_CONFIG" --sharedir)
+	if [ "$(id -u)" != 0 ] && ! { [ -w "$pkglibdir" ] && [ -w "$sharedir/extension" ]; }; then
+		echo "make install needs root (or write access to $pkglibdir and $sharedir/extension)" >&2
+		return 1
+	fi
+	make -s install >/dev/null
+}
+
+gh_server_up() {
+	local workdir=$1
+	if [ "${GH_USE_RUNNING_SERVER:-0}" != 1 ] && [ -n "${PGHOST:-}" ] && [ -n "${PGPORT:-}" ] &&
+		"$("$GH_PG_CONFIG" --bindir)/pg_isready" -q 2>/dev/null; then
+		GH_USE_RUNNING_SERVER=1
+	fi
+	if [ "${GH_USE_RUNNING_SERVER:-0}" = 1 ]; then
+		echo "using the server at ${PGHOST:-(default)}, port ${PGPORT:-(default)}"
+		return 0
+	fi
+	chmod 755 "$workdir"	# the server's owner must reach it
+	bash test/pgcluster.sh start "$workdir/pg" >"$workdir/pg.env" || return 1
+	GH_CLUSTER=$workdir/pg
+	. "$workdir/pg.env"
+	export PGHOST PGPORT PGUSER
+}
+
+gh_server_down() {
+	if [ -n "$GH_CLUSTER" ]; then
+		bash test/pgcluster.sh stop "$GH_CLUSTER" || true
+		GH_CLUSTER=""
+	fi
+}

@@ -1,0 +1,308 @@
+/*-------------------------------------------------------------------------
+ *
+ * cases_agg.c
+ *	  Engine unit tests of gh_aggregate against the sort-based oracle.
+ *
+ * Every key distribution and size of the matrix runs under every
+ * configuration of test_configs(), with five value columns that between
+ * them reach every result field:
+ *
+ *	c0	int64 sum/min/max, small values, random NULLs and whole groups NULL
+ *	c1	float8 sum/min/max, random NULLs, all-NULL groups, -0 and +0
+ *	c2	int64 sum/min/max near +-2^63: group sums overflow int64 (exact
+ *		128-bit sums required), no NULL array
+ *	c3	int64 with no operation: the non-NULL count only
+ *	c4	float8 min/max (no sum) with NaN, infinities, -0 and +0
+ *
+ * plus a case with no value column at all (count(*) only).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine_test.h"
+
+#define NCOLS 5
+
+typedef struct agg_dataset
+{
+	dist_kind	kind;
+	size_t		n;
+	bool		all_configs;
+} agg_dataset;
+
+static const agg_dataset cpu_agg_datasets[] = {
+	{DIST_UNIQUE, 0, true},
+	{DIST_UNIQUE, 1, true},
+	{DIST_UNIQUE, 17, true},
+	{DIST_UNIQUE, 1000, true},
+	{DIST_UNIQUE, 65537, true},
+	{DIST_UNIQUE, ((size_t) 1 << 20) + 3, false},
+	{DIST_DUPS, 1000, true},
+	{DIST_DUPS, 65537, true},
+	{DIST_DUPS, ((size_t) 1 << 18) + 3, false},
+	{DIST_ZIPF, 65537, true},
+	{DIST_ZIPF, ((size_t) 1 << 20) + 3, false},
+	{DIST_EQUAL, 1, true},
+	{DIST_EQUAL, 1000, true},
+	{DIST_EQUAL, 1000000, false},
+	{DIST_EQUAL_MAX, 17, true},
+};
+
+static const agg_dataset cuda_agg_datasets[] = {
+	{DIST_UNIQUE, 0, true},
+	{DIST_UNIQUE, 1, true},
+	{DIST_UNIQUE, 17, true},
+	{DIST_UNIQUE, 65537, true},
+	{DIST_UNIQUE, ((size_t) 1 << 22) + 3, true},
+	{DIST_UNIQUE, (size_t) 1 << 24, false},
+	{DIST_DUPS, 65537, true},
+	{DIST_DUPS, ((size_t) 1 << 22) + 3, false},
+	{DIST_ZIPF, ((size_t) 1 << 22) + 3, false},
+	{DIST_EQUAL, 1000, true},
+	{DIST_EQUAL, 1000000, false},
+	{DIST_EQUAL_MAX, 17, true},
+};
+
+static const agg_dataset quick_agg_datasets[] = {
+	{DIST_UNIQUE, 0, true},
+	{DIST_UNIQUE, 1, true},
+	{DIST_UNIQUE, 17, true},
+	{DIST_UNIQUE, 1000, true},
+	{DIST_DUPS, 1000, true},
+	{DIST_ZIPF, 1000, true},
+	{DIST_EQUAL, 1000, true},
+	{DIST_EQUAL_MAX, 17, true},
+};
+
+/* A property of a key shared by all rows of its group (not the engine's hash). */
+static uint64_t
+group_bits(uint64_t key)
+{
+	key ^= key >> 29;
+	key *= UINT64_C(0xbf58476d1ce4e5b9);
+	key ^= key >> 32;
+	return key;
+}
+
+/* Value columns for keys; arrays stay owned by the caller (free_columns). */
+static void
+make_columns(const uint64_t *keys, size_t n, rng *r, gh_aggcol *cols)
+{
+	int64_t    *v0 = xmalloc((n + 1) * sizeof(int64_t));
+	double	   *v1 = xmalloc((n + 1) * sizeof(double));
+	int64_t    *v2 = xmalloc((n + 1) * sizeof(int64_t));
+	int64_t    *v3 = xmalloc((n + 1) * sizeof(int64_t));
+	double	   *v4 = xmalloc((n + 1) * sizeof(double));
+	uint8_t    *n0 = xmalloc(n + 1);
+	uint8_t    *n1 = xmalloc(n + 1);
+	uint8_t    *n3 = xmalloc(n + 1);
+	uint8_t    *n4 = xmalloc(n + 1);
+
+	for (size_t i = 0; i < n; i++)
+	{
+		uint64_t	gb = group_bits(keys[i]);
+		uint64_t	x = rng_next(r);
+
+		v0[i] = (int64_t) rng_below(r, 2000001) - 1000000;
+		n0[i] = gb % 7 == 0 || x % 10 == 0;
+
+		switch (x % 16)
+		{
+			case 0:
+				v1[i] = -0.0;
+				break;
+			case 1:
+				v1[i] = 0.0;
+				break;
+			default:
+				v1[i] = (rng_unit(r) - 0.5) * 2000.0;
+				break;
+		}
+		n1[i] = gb % 11 == 1 || (x >> 8) % 5 == 0;
+
+		/* most of a group's values share a sign, so the sums overflow */
+		if ((x >> 16) % 8 == 0)
+			v2[i] = (int64_t) rng_below(r, 2001) - 1000;
+		else if ((gb >> 8) & 1)
+			v2[i] = INT64_MAX - (int64_t) rng_below(r, 1000);
+		else
+			v2[i] = INT64_MIN + (int64_t) rng_below(r, 1000);
+
+		v3[i] = (int64_t) rng_next(r);
+		n3[i] = (x >> 24) % 2;
+
+		switch ((x >> 32) % 32)
+		{
+			case 0:
+				v4[i] = NAN;
+				break;
+			case 1:
+				v4[i] = -0.0;
+				break;
+			case 2:
+				v4[i] = 0.0;
+				break;
+			case 3:
+				v4[i] = INFINITY;
+				break;
+			case 4:
+				v4[i] = -INFINITY;
+				break;
+			default:
+				v4[i] = (rng_unit(r) - 0.5) * 1e6;
+				break;
+		}
+		n4[i] = gb % 13 == 2 || (x >> 40) % 6 == 0;
+	}
+	cols[0] = (gh_aggcol) {GH_INT64, GH_AGG_SUM | GH_AGG_MIN | GH_AGG_MAX, v0, n0};
+	cols[1] = (gh_aggcol) {GH_FLOAT64, GH_AGG_SUM | GH_AGG_MIN | GH_AGG_MAX, v1, n1};
+	cols[2] = (gh_aggcol) {GH_INT64, GH_AGG_SUM | GH_AGG_MIN | GH_AGG_MAX, v2, NULL};
+	cols[3] = (gh_aggcol) {GH_INT64, 0, v3, n3};
+	cols[4] = (gh_aggcol) {GH_FLOAT64, GH_AGG_MIN | GH_AGG_MAX, v4, n4};
+}
+
+static void
+free_columns(gh_aggcol *cols)
+{
+	for (int c = 0; c < NCOLS; c++)
+	{
+		free((void *) cols[c].values);
+		free((void *) cols[c].nulls);
+	}
+}
+
+/* Does some int64 group sum of column c fall outside int64?  (to name the case) */
+static bool
+sums_overflow(const agg_oracle *a, int c)
+{
+	for (size_t g = 0; g < a->ngroups; g++)
+	{
+		__int128	s = a->cols[g * a->ncols + c].isum;
+
+		if (s > INT64_MAX || s < INT64_MIN)
+			return true;
+	}
+	return false;
+}
+
+static void
+check_aggregate(gh_engine *e, const test_config *cfg, const char *label,
+				const uint64_t *keys, size_t n, const gh_aggcol *cols, int ncols,
+				const agg_oracle *want)
+{
+	char		cname[128];
+	gh_groups  *g = NULL;
+
+	config_name(cfg, cname, sizeof(cname));
+	case_begin("aggregate %d column%s, %s, %s", ncols, ncols == 1 ? "" : "s", label, cname);
+	if (check_ok(gh_aggregate(e, keys, n, cols, ncols, &g), e, "gh_aggregate"))
+	{
+		if (g == NULL)
+			case_fail("gh_aggregate returned GH_OK and no groups");
+		else
+		{
+			compare_groups(g, want, cols, ncols);
+			if (g->partitions < 1)
+				case_fail("%d partitions reported", g->partitions);
+		}
+	}
+	case_end();
+	gh_groups_free(g);
+}
+
+static void
+run_agg_dataset(const agg_dataset *ds, const test_config *cfgs, int ncfg,
+				gh_engine **engines, rng *r)
+{
+	dist		d;
+	uint64_t   *keys;
+	gh_aggcol	cols[NCOLS];
+	agg_oracle	want,
+				want0;
+	char		label[160];
+	bool		split_done = false;
+
+	dist_init(&d, ds->kind, ds->n, r);
+	keys = gen_build_keys(&d, ds->n, r);
+	make_columns(keys, ds->n, r, cols);
+	oracle_aggregate(&want, keys, ds->n, cols, NCOLS);
+	oracle_aggregate(&want0, keys, ds->n, NULL, 0);
+	snprintf(label, sizeof(label), "%s, n=%zu, %zu groups, NULLs and all-NULL groups%s",
+			 dist_name(ds->kind), ds->n, want.ngroups,
+			 sums_overflow(&want, 2) ? ", int64 sums overflowing" : "");
+	for (int c = 0; c < ncfg; c++)
+	{
+		bool		split = cfgs[c].memory_limit != 0 && cfgs[c].memory_limit < ((size_t) 1 << 20);
+
+		if (engines[c] == NULL)
+			continue;
+		if (!ds->all_configs && c != 0 && (!split || split_done))
+			continue;
+		if (split)
+			split_done = true;
+		check_aggregate(engines[c], &cfgs[c], label, keys, ds->n, cols, NCOLS, &want);
+		check_aggregate(engines[c], &cfgs[c], label, keys, ds->n, NULL, 0, &want0);
+	}
+	agg_oracle_free(&want);
+	agg_oracle_free(&want0);
+	free_columns(cols);
+	dist_free(&d);
+	free(keys);
+}
+
+void
+run_agg_cases(void)
+{
+	test_config cfgs[8];
+	gh_engine  *engines[8];
+	size_t		fresh_bytes[8];
+	int			ncfg = test_configs(cfgs, 8);
+	rng			r = {run.seed ^ UINT64_C(0x616767)};
+	const agg_dataset *ds;
+	size_t		nds;
+
+	if (run.quick)
+	{
+		ds = quick_agg_datasets;
+		nds = sizeof(quick_agg_datasets) / sizeof(quick_agg_datasets[0]);
+	}
+	else if (run.backend == GH_BACKEND_CUDA)
+	{
+		ds = cuda_agg_datasets;
+		nds = sizeof(cuda_agg_datasets) / sizeof(cuda_agg_datasets[0]);
+	}
+	else
+	{
+		ds = cpu_agg_datasets;
+		nds = sizeof(cpu_agg_datasets) / sizeof(cpu_agg_datasets[0]);
+	}
+	for (int c = 0; c < ncfg; c++)
+	{
+		char		cname[128];
+
+		case_begin("open an engine with %s", config_name(&cfgs[c], cname, sizeof(cname)));
+		engines[c] = open_engine(&cfgs[c]);
+		fresh_bytes[c] = engines[c] ? gh_engine_device_bytes(engines[c]) : 0;
+		case_end();
+	}
+	for (size_t i = 0; i < nds; i++)
+		run_agg_dataset(&ds[i], cfgs, ncfg, engines, &r);
+	for (int c = 0; c < ncfg; c++)
+	{
+		char		cname[128];
+
+		if (engines[c] == NULL)
+			continue;
+		case_begin("device memory is back to a fresh engine's after aggregating, %s",
+				   config_name(&cfgs[c], cname, sizeof(cname)));
+		if (gh_engine_device_bytes(engines[c]) != fresh_bytes[c])
+			case_fail("%zu bytes accounted, %zu when opened",
+					  gh_engine_device_bytes(engines[c]), fresh_bytes[c]);
+		case_end();
+		gh_close(engines[c]);
+	}
+}

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# install-deps.sh: install what building and testing gpuhash needs on Debian 12
+# (run as root): a C toolchain, PostgreSQL 15 with its server headers, pgTAP
+# and pg_prove.  The CUDA compiler (nvcc 13, with CUB) is not a Debian
+# package: it must already be in ${CUDA_HOME:-/usr/local/cuda}.
+set -euo pipefail
+export DEBIAN_FRONTEND=noninteractive
+pkgs="build-essential make perl postgresql-15 postgresql-server-dev-15 postgresql-15-pgtap
+      libtap-parser-sourcehandler-pgtap-perl"
+missing=$(for p in $pkgs; do dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || echo "$p"; done)
+if [ -n "$missing" ]; then
+	if [ "$(id -u)" != 0 ]; then
+		echo "install-deps: run as root to install: $missing" >&2
+		exit 1
+	fi
+	apt-get update -qq
+	apt-get install -y -qq $missing >/dev/null
+fi
+nvcc=${CUDA_HOME:-/usr/local/cuda}/bin/nvcc
+if [ ! -x "$nvcc" ]; then
+	echo "install-deps: no CUDA compiler at $nvcc (install the CUDA toolkit 13, or set CUDA_HOME)" >&2
+	exit 1
+fi
+echo "install-deps: PostgreSQL 15, pgTAP, pg_prove and $("$nvcc" --version | tail -1) are ready"
