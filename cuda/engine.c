@@ -36,6 +36,7 @@
  *
  *-------------------------------------------------------------------------
  */
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1016,6 +1017,22 @@ group_copy(gh_groups *dst, size_t to, const gh_groups *src, size_t from)
 	}
 }
 
+/*
+ * The backends' total order of doubles (PostgreSQL's, NaN largest, with -0
+ * below +0 so that results do not depend on row order).
+ */
+static int
+float_order_cmp(double a, double b)
+{
+	if (isnan(a))
+		return isnan(b) ? 0 : 1;
+	if (isnan(b))
+		return -1;
+	if (a == b && signbit(a) != signbit(b))
+		return signbit(a) ? -1 : 1;
+	return a < b ? -1 : a > b;
+}
+
 /* Fold group `from` of src into group `to` of dst (same key). */
 static void
 group_combine(gh_groups *dst, size_t to, const gh_groups *src, size_t from,
@@ -1045,9 +1062,9 @@ group_combine(gh_groups *dst, size_t to, const gh_groups *src, size_t from,
 		else
 		{
 			d->fsum[to] += s->fsum[from];
-			if (!had || s->fmin[from] < d->fmin[to])
+			if (!had || float_order_cmp(s->fmin[from], d->fmin[to]) < 0)
 				d->fmin[to] = s->fmin[from];
-			if (!had || s->fmax[from] > d->fmax[to])
+			if (!had || float_order_cmp(s->fmax[from], d->fmax[to]) > 0)
 				d->fmax[to] = s->fmax[from];
 		}
 	}

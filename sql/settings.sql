@@ -6,7 +6,7 @@
 SELECT name, vartype, unit, boot_val, min_val, max_val, enumvals, context
 FROM pg_settings
 WHERE name LIKE 'gpuhash.%'
-ORDER BY name;
+ORDER BY name COLLATE "C";
 
 -- every setting has a description
 SELECT count(*) FILTER (WHERE short_desc IS NULL OR short_desc = '') AS undescribed

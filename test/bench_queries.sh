@@ -9,7 +9,8 @@
 # (client round trip included; the result is one row or is discarded).
 #
 # Modes: "pg N"   gpuhash.enabled = off, max_parallel_workers_per_gather = N
-#        "gpuhash N" gpuhash.enabled = on (planner's choice, device as set),
+#        "gpuhash N" gpuhash.enabled = on and gpuhash.force = on (the GPU path
+#                 wherever it applies, whatever the cost model says), device as set,
 #                 max_parallel_workers_per_gather = N
 #
 # Environment: FACT_ROWS (100000000), REPS (3), WORKERS ("2 8"),
@@ -80,7 +81,7 @@ for n in $names; do
 	for w in $WORKERS; do
 		base="SET max_parallel_workers_per_gather = $w; SET gpuhash.device = '$DEVICE';"
 		pg=$(time_query "$base SET gpuhash.enabled = off;" "${Q[$n]}")
-		gh=$(time_query "$base SET gpuhash.enabled = on;" "${Q[$n]}")
+		gh=$(time_query "$base SET gpuhash.enabled = on; SET gpuhash.force = on;" "${Q[$n]}")
 		line+=" $(awk -v a="$pg" 'BEGIN{printf "%.2f", a/1000}') | $(awk -v a="$gh" 'BEGIN{printf "%.2f", a/1000}') | $(awk -v a="$pg" -v b="$gh" 'BEGIN{printf "%.2fx", a/b}') |"
 	done
 	echo "$line"
@@ -88,6 +89,6 @@ done
 echo
 echo "plans with gpuhash on (${WORKERS%% *} workers):"
 for n in $names; do
-	$PSQL -c "SET max_parallel_workers_per_gather = ${WORKERS%% *}; SET gpuhash.device = '$DEVICE'" \
+	$PSQL -c "SET max_parallel_workers_per_gather = ${WORKERS%% *}; SET gpuhash.device = '$DEVICE'; SET gpuhash.force = on" \
 	      -c "EXPLAIN (ANALYZE) ${Q[$n]}"
 done
