@@ -515,8 +515,14 @@ next_chunk(GpuHashJoinState *s)
 	if (s->table != NULL && s->nprobe > 0)
 	{
 		INSTR_TIME_SET_CURRENT(start);
+		/*
+		 * Lookup order, not list intersection: pairs then come in outer row
+		 * order, so forming joined rows reads the chunk sequentially (the
+		 * intersection's bucket order made those reads random, and the CPU,
+		 * not the device, is what bounds this loop).
+		 */
 		check_engine(s, gh_join_begin(s->table, s->probe_keys, (size_t) s->nprobe,
-									  GH_JOIN_AUTO, &s->join));
+									  GH_JOIN_PROBE, &s->join));
 		if (s->flags_only)
 		{
 			uint8	   *flags = MemoryContextAlloc(s->chunk_cxt, s->nprobe);
