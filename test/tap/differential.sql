@@ -107,11 +107,11 @@ SELECT * FROM pg_temp.same_rows('partitions text', 'SELECT f.id, d.id FROM fact 
 SELECT * FROM pg_temp.same_rows('partitions anti', 'SELECT s.id FROM skew s WHERE NOT EXISTS (SELECT 1 FROM fact f WHERE f.k = s.k)');
 
 -- both table kinds
-SELECT set_config('gpuhash.table', 'bcht', true);
+SET LOCAL gpuhash."table" = 'bcht';
 SELECT * FROM pg_temp.same_rows('bcht inner', 'SELECT f.id, d.id FROM fact f JOIN dim d ON f.k = d.k');
 SELECT * FROM pg_temp.same_rows('bcht skew', 'SELECT s.id, s2.id FROM skew s JOIN skew s2 ON s.k = s2.k WHERE s.w = 5');
 SELECT * FROM pg_temp.same_rows('bcht full', 'SELECT f.id, d.id FROM fact f FULL JOIN dim d ON f.k = d.k');
-SELECT set_config('gpuhash.table', 'hashgraph', true);
+SET LOCAL gpuhash."table" = 'hashgraph';
 SELECT * FROM pg_temp.same_rows('hashgraph semi', 'SELECT f.id FROM fact f WHERE f.k IN (SELECT k FROM skew)');
 SELECT * FROM pg_temp.same_rows('hashgraph left', 'SELECT s.id, d.id FROM skew s LEFT JOIN dim d ON s.k = d.k');
 
