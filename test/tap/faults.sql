@@ -1,0 +1,65 @@
+-- Faults in the middle of GPU plans: statement_timeout stops a long
+-- GpuHashJoin and a long GpuHashAgg, an error raised while joined rows are
+-- formed aborts the query, and after each the backend plans and runs the same
+-- nodes again with the right answers (the engine's tables and results are
+-- released with the aborted query's memory).
+BEGIN;
+SELECT plan(8);
+
+SET LOCAL gpuhash.force = on;
+SET LOCAL max_parallel_workers_per_gather = 0;
+
+-- 20000 rows with one key: joined with itself, 400 million pairs
+CREATE TEMP TABLE hot AS SELECT g AS id, 1 AS k FROM generate_series(1, 20000) g;
+ANALYZE hot;
+
+-- Runs q and says how it ended: 'finished', 'cancelled' or the SQLSTATE.
+CREATE FUNCTION pg_temp.outcome(q text) RETURNS text
+LANGUAGE plpgsql AS $$
+BEGIN
+  EXECUTE q;
+  RETURN 'finished';
+EXCEPTION
+  WHEN query_canceled THEN
+    RETURN 'cancelled';
+  WHEN OTHERS THEN
+    RETURN SQLSTATE;
+END $$;
+
+CREATE FUNCTION pg_temp.plan_of(q text) RETURNS text
+LANGUAGE plpgsql AS $$
+DECLARE
+  p text := '';
+  line text;
+BEGIN
+  FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
+    p := p || line || E'\n';
+  END LOOP;
+  RETURN p;
+END $$;
+
+-- the plans under test really are gpuhash's
+SELECT matches(pg_temp.plan_of('SELECT count(*) FROM hot a JOIN hot b ON a.k = b.k'),
+               'GpuHashJoin', 'the join under test is a GpuHashJoin');
+SELECT matches(pg_temp.plan_of('SELECT g % 7, count(*) FROM generate_series(1, 200000000) g GROUP BY 1'),
+               'GpuHashAgg', 'the grouping under test is a GpuHashAgg');
+
+SET LOCAL statement_timeout = '1s';
+SELECT is(pg_temp.outcome('SELECT count(*) FROM hot a JOIN hot b ON a.k = b.k'),
+          'cancelled', 'statement_timeout stops a GpuHashJoin producing 400 million rows');
+SELECT is(pg_temp.outcome('SELECT count(*) FROM hot a WHERE NOT EXISTS (SELECT 1 FROM hot b WHERE b.k = a.k AND b.id < a.id - 1000000)'),
+          'cancelled', 'statement_timeout stops an anti GpuHashJoin that never emits a row');
+SELECT is(pg_temp.outcome('SELECT g % 7, count(*) FROM generate_series(1, 200000000) g GROUP BY 1'),
+          'cancelled', 'statement_timeout stops a GpuHashAgg while it reads its input');
+SET LOCAL statement_timeout = 0;
+
+SELECT is(pg_temp.outcome('SELECT a.id / (a.id - 7) FROM hot a JOIN hot b ON a.k = b.k AND a.id = b.id'),
+          '22012', 'an error while joined rows are formed aborts the query');
+
+SELECT is((SELECT count(*) FROM hot a JOIN hot b ON a.k = b.k AND a.id = b.id),
+          20000::bigint, 'after the faults, a GpuHashJoin gives the right answer');
+SELECT is((SELECT sum(c) FROM (SELECT id % 10, count(*) c FROM hot GROUP BY 1) x),
+          20000::numeric, 'after the faults, a GpuHashAgg gives the right answer');
+
+SELECT * FROM finish();
+ROLLBACK;
