@@ -280,29 +280,8 @@ run_agg_cases(void)
 		ds = cpu_agg_datasets;
 		nds = sizeof(cpu_agg_datasets) / sizeof(cpu_agg_datasets[0]);
 	}
-	for (int c = 0; c < ncfg; c++)
-	{
-		char		cname[128];
-
-		case_begin("open an engine with %s", config_name(&cfgs[c], cname, sizeof(cname)));
-		engines[c] = open_engine(&cfgs[c]);
-		fresh_bytes[c] = engines[c] ? gh_engine_device_bytes(engines[c]) : 0;
-		case_end();
-	}
+	open_engines(cfgs, ncfg, engines, fresh_bytes);
 	for (size_t i = 0; i < nds; i++)
 		run_agg_dataset(&ds[i], cfgs, ncfg, engines, &r);
-	for (int c = 0; c < ncfg; c++)
-	{
-		char		cname[128];
-
-		if (engines[c] == NULL)
-			continue;
-		case_begin("device memory is back to a fresh engine's after aggregating, %s",
-				   config_name(&cfgs[c], cname, sizeof(cname)));
-		if (gh_engine_device_bytes(engines[c]) != fresh_bytes[c])
-			case_fail("%zu bytes accounted, %zu when opened",
-					  gh_engine_device_bytes(engines[c]), fresh_bytes[c]);
-		case_end();
-		gh_close(engines[c]);
-	}
+	close_engines(cfgs, ncfg, engines, fresh_bytes, "after aggregating", false);
 }

@@ -533,15 +533,7 @@ run_join_cases(void)
 		nds = sizeof(cpu_datasets) / sizeof(cpu_datasets[0]);
 	}
 
-	for (int c = 0; c < ncfg; c++)
-	{
-		char		cname[128];
-
-		case_begin("open an engine with %s", config_name(&cfgs[c], cname, sizeof(cname)));
-		engines[c] = open_engine(&cfgs[c]);
-		fresh_bytes[c] = engines[c] ? gh_engine_device_bytes(engines[c]) : 0;
-		case_end();
-	}
+	open_engines(cfgs, ncfg, engines, fresh_bytes);
 	for (size_t i = 0; i < nds; i++)
 		run_dataset(&ds[i], cfgs, ncfg, engines, &r, i % 2 == 1);
 
@@ -560,21 +552,6 @@ run_join_cases(void)
 	}
 
 	/* every table freed: the engines hold no memory */
-	for (int c = 0; c < ncfg; c++)
-	{
-		char		cname[128];
-
-		if (engines[c] == NULL)
-			continue;
-		case_begin("device memory is back to a fresh engine's once every table is freed, %s",
-				   config_name(&cfgs[c], cname, sizeof(cname)));
-		if (gh_engine_device_bytes(engines[c]) != fresh_bytes[c])
-			case_fail("%zu bytes accounted, %zu when opened",
-					  gh_engine_device_bytes(engines[c]), fresh_bytes[c]);
-		if (gh_engine_peak_device_bytes(engines[c]) == 0)
-			case_fail("the peak is 0 after building tables");
-		case_end();
-		gh_close(engines[c]);
-	}
+	close_engines(cfgs, ncfg, engines, fresh_bytes, "once every table is freed", true);
 	run_full_bcht(&r);
 }

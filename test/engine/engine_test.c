@@ -218,6 +218,42 @@ open_engine(const test_config *cfg)
 	return e;
 }
 
+void
+open_engines(const test_config *cfgs, int n, gh_engine **engines, size_t *fresh)
+{
+	for (int c = 0; c < n; c++)
+	{
+		char		cname[128];
+
+		case_begin("open an engine with %s", config_name(&cfgs[c], cname, sizeof(cname)));
+		engines[c] = open_engine(&cfgs[c]);
+		fresh[c] = engines[c] ? gh_engine_device_bytes(engines[c]) : 0;
+		case_end();
+	}
+}
+
+void
+close_engines(const test_config *cfgs, int n, gh_engine **engines,
+			  const size_t *fresh, const char *after, bool want_peak)
+{
+	for (int c = 0; c < n; c++)
+	{
+		char		cname[128];
+
+		if (engines[c] == NULL)
+			continue;
+		case_begin("device memory is back to a fresh engine's %s, %s", after,
+				   config_name(&cfgs[c], cname, sizeof(cname)));
+		if (gh_engine_device_bytes(engines[c]) != fresh[c])
+			case_fail("%zu bytes accounted, %zu when opened",
+					  gh_engine_device_bytes(engines[c]), fresh[c]);
+		if (want_peak && gh_engine_peak_device_bytes(engines[c]) == 0)
+			case_fail("the peak is 0 after building tables");
+		case_end();
+		gh_close(engines[c]);
+	}
+}
+
 static double
 seconds(void)
 {

@@ -56,6 +56,13 @@ typedef struct test_config
 
 /* Open an engine for the run's backend and config; NULL (case failed) on error. */
 extern gh_engine *open_engine(const test_config *cfg);
+/* Open one engine per configuration (a case each); fresh[c]: its bytes then. */
+extern void open_engines(const test_config *cfgs, int n, gh_engine **engines,
+						 size_t *fresh);
+/* Check each engine holds fresh[c] bytes again ("... back to a fresh
+ * engine's <after>"), that it peaked above 0 if asked, and close it. */
+extern void close_engines(const test_config *cfgs, int n, gh_engine **engines,
+						  const size_t *fresh, const char *after, bool want_peak);
 /* "3 devices, 64 KiB limit" */
 extern const char *config_name(const test_config *cfg, char *buf, size_t len);
 /*
