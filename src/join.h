@@ -39,7 +39,6 @@
 #define GHJ_PRIV_OUTER_HASH	7	/* OidList: per key, outer extended hash fn */
 #define GHJ_PRIV_INNER_HASH	8	/* OidList: per key, inner extended hash fn */
 #define GHJ_PRIV_COLLATIONS	9	/* OidList: per key, collation */
-#define GHJ_PRIV_NFIELDS	10
 
 #define GHJ_EXPR_OUTER_KEYS	0
 #define GHJ_EXPR_INNER_KEYS	1

@@ -380,16 +380,6 @@ elapsed_ms(instr_time start)
 	return INSTR_TIME_GET_MILLISEC(now);
 }
 
-/* Grow a palloc'd array of elements of size sz to hold at least need. */
-static void *
-grow_array(void *arr, int64 *cap, int64 need, Size sz)
-{
-	if (need <= *cap)
-		return arr;
-	*cap = Max(need, *cap * 2);
-	return repalloc_huge(arr, (Size) *cap * sz);
-}
-
 /* ---- phases ---- */
 
 static void
@@ -425,25 +415,24 @@ build_inner(GpuHashJoinState *s)
 		valid = compute_key(s, &s->ikeys, &key);
 
 		gpuhash_rowstore_add(&s->inner_rows, slot);
-		old = MemoryContextSwitchTo(s->inner_cxt);
 		if (valid)
 		{
-			int64		kc = kcap;
-
-			keys = grow_array(keys, &kcap, nkeys + 1, sizeof(uint64));
-			rows = grow_array(rows, &kc, nkeys + 1, sizeof(uint64));
+			if (nkeys == kcap)
+			{
+				kcap *= 2;
+				keys = repalloc_huge(keys, sizeof(uint64) * kcap);
+				rows = repalloc_huge(rows, sizeof(uint64) * kcap);
+			}
 			keys[nkeys] = key;
-			rows[nkeys] = (uint64) s->ninner;
+			rows[nkeys] = (uint64) s->ninner;	/* NULL keys leave gaps */
 			nkeys++;
 		}
-		MemoryContextSwitchTo(old);
 		s->ninner++;
 	}
 
 	if (s->jointype == JOIN_RIGHT || s->jointype == JOIN_FULL)
-		s->inner_matched = MemoryContextAllocHuge(s->inner_cxt, Max(s->ninner, 1));
-	if (s->inner_matched)
-		memset(s->inner_matched, 0, Max(s->ninner, 1));
+		s->inner_matched = MemoryContextAllocExtended(s->inner_cxt, Max(s->ninner, 1),
+													  MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
 
 	release_table(s);
 	if (nkeys > 0)
