@@ -4,7 +4,7 @@
 -- nodes again with the right answers (the engine's tables and results are
 -- released with the aborted query's memory).
 BEGIN;
-SELECT plan(8);
+SELECT plan(10);
 
 SET LOCAL gpuhash.force = on;
 SET LOCAL max_parallel_workers_per_gather = 0;
@@ -44,6 +44,12 @@ SELECT matches(pg_temp.plan_of('SELECT count(*) FROM hot a JOIN hot b ON a.k = b
 SELECT matches(pg_temp.plan_of('SELECT g % 7, count(*) FROM generate_series(1, 200000000) g GROUP BY 1'),
                'GpuHashAgg', 'the grouping under test is a GpuHashAgg');
 
+-- device memory in use once the engine has run a query: the faults below must
+-- give all of it back (checked on the GPU backend; skipped on the CPU)
+CREATE TEMP TABLE warm AS SELECT count(*) FROM hot a JOIN hot b ON a.k = b.k AND a.id = b.id;
+CREATE TEMP TABLE mem_before AS
+  SELECT coalesce(sum(memory_free_mb), 0) AS free_mb FROM gpuhash_devices();
+
 SET LOCAL statement_timeout = '1s';
 SELECT is(pg_temp.outcome('SELECT count(*) FROM hot a JOIN hot b ON a.k = b.k'),
           'cancelled', 'statement_timeout stops a GpuHashJoin producing 400 million rows');
@@ -60,6 +66,15 @@ SELECT is((SELECT count(*) FROM hot a JOIN hot b ON a.k = b.k AND a.id = b.id),
           20000::bigint, 'after the faults, a GpuHashJoin gives the right answer');
 SELECT is((SELECT sum(c) FROM (SELECT id % 10, count(*) c FROM hot GROUP BY 1) x),
           20000::numeric, 'after the faults, a GpuHashAgg gives the right answer');
+
+SELECT CASE WHEN current_setting('gpuhash.device') = 'gpu'
+  THEN ok((SELECT count(*) FROM gpuhash_devices()) > 0, 'gpuhash.device = gpu sees a GPU')
+  ELSE skip('the CPU backend has no device memory', 1) END;
+SELECT CASE WHEN current_setting('gpuhash.device') = 'gpu'
+  THEN cmp_ok((SELECT coalesce(sum(memory_free_mb), 0) FROM gpuhash_devices()),
+              '>=', (SELECT free_mb - 64 FROM mem_before),
+              'device memory is given back after cancelled and failed queries')
+  ELSE skip('the CPU backend has no device memory', 1) END;
 
 SELECT * FROM finish();
 ROLLBACK;
