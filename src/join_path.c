@@ -133,6 +133,77 @@ contains_placeholders(Node *node)
 	return false;
 }
 
+/*
+ * A GpuHashJoin path over these inputs.  share is the fraction of the join's
+ * rows this path produces: 1 for the whole join, less for a partial path
+ * whose outer input is a parallel worker's share of the outer relation.
+ */
+static Path *
+make_join_path(RelOptInfo *joinrel, Path *outer_path, Path *inner_path,
+			   int nkeys, bool exact, List *custom_private, double share,
+			   bool forced)
+{
+	CustomPath *cpath = makeNode(CustomPath);
+	double		rows = clamp_row_est(joinrel->rows * share);
+	double		key_cost = cpu_operator_cost * nkeys;
+	Cost		startup,
+				run;
+
+	startup = inner_path->total_cost +
+		inner_path->rows * (cpu_tuple_cost + key_cost) +
+		GHJ_DEVICE_STARTUP_COST * cpu_operator_cost +
+		inner_path->rows * GHJ_DEVICE_ROW_FACTOR * cpu_operator_cost;
+	run = outer_path->total_cost +
+		outer_path->rows * (cpu_tuple_cost + key_cost +
+							GHJ_DEVICE_ROW_FACTOR * cpu_operator_cost) +
+		rows * cpu_tuple_cost;
+	if (!exact)
+		run += rows * key_cost;	/* recheck */
+
+	cpath->path.pathtype = T_CustomScan;
+	cpath->path.parent = joinrel;
+	cpath->path.pathtarget = joinrel->reltarget;
+	cpath->path.param_info = NULL;
+	cpath->path.parallel_aware = false;
+	cpath->path.parallel_safe = joinrel->consider_parallel &&
+		outer_path->parallel_safe && inner_path->parallel_safe;
+	cpath->path.parallel_workers = outer_path->parallel_workers;
+	cpath->path.rows = rows;
+	cpath->path.startup_cost = forced ? 0 : startup;
+	cpath->path.total_cost = forced ? 0 : startup + run;
+	cpath->path.pathkeys = NIL;
+	cpath->flags = CUSTOMPATH_SUPPORT_PROJECTION;
+	cpath->custom_paths = list_make2(outer_path, inner_path);
+	cpath->custom_private = custom_private;
+	cpath->methods = &gpuhash_join_path_methods;
+	return &cpath->path;
+}
+
+/*
+ * Could some orientation of this join get a partial GpuHashJoin path?  Only
+ * joins whose probe side has partial paths, never FULL joins.
+ */
+static bool
+may_run_partial(RelOptInfo *joinrel, RelOptInfo *outerrel, RelOptInfo *innerrel,
+				JoinType jointype)
+{
+	if (!joinrel->consider_parallel)
+		return false;
+	switch (jointype)
+	{
+		case JOIN_INNER:
+			return outerrel->partial_pathlist != NIL || innerrel->partial_pathlist != NIL;
+		case JOIN_LEFT:
+		case JOIN_SEMI:
+		case JOIN_ANTI:
+			return outerrel->partial_pathlist != NIL;
+		case JOIN_RIGHT:
+			return innerrel->partial_pathlist != NIL;	/* as a LEFT join */
+		default:
+			return false;
+	}
+}
+
 static void
 gpuhash_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel,
 					  RelOptInfo *outerrel, RelOptInfo *innerrel,
@@ -145,12 +216,9 @@ gpuhash_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel,
 	bool		exact = true;
 	bool		isouter = IS_OUTER_JOIN(jointype);
 	ListCell   *lc;
-	CustomPath *cpath;
-	double		outer_rows,
-				inner_rows,
-				key_cost;
-	Cost		startup,
-				run;
+	List	   *custom_private;
+	Path	   *partial_outer = NULL,
+			   *safe_inner = NULL;
 
 	if (prev_join_pathlist_hook)
 		prev_join_pathlist_hook(root, joinrel, outerrel, innerrel, jointype, extra);
@@ -214,44 +282,44 @@ gpuhash_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel,
 		contains_placeholders((Node *) extract_actual_clauses(extra->restrictlist, false)))
 		return;
 
-	outer_rows = outer_path->rows;
-	inner_rows = inner_path->rows;
-	if (!gpuhash_force && outer_rows + inner_rows < (double) gpuhash_min_rows)
+	if (!gpuhash_force &&
+		outer_path->rows + inner_path->rows < (double) gpuhash_min_rows)
 		return;
 
-	key_cost = cpu_operator_cost * list_length(keys);
-	startup = inner_path->total_cost +
-		inner_rows * (cpu_tuple_cost + key_cost) +
-		GHJ_DEVICE_STARTUP_COST * cpu_operator_cost +
-		inner_rows * GHJ_DEVICE_ROW_FACTOR * cpu_operator_cost;
-	run = outer_path->total_cost +
-		outer_rows * (cpu_tuple_cost + key_cost +
-					  GHJ_DEVICE_ROW_FACTOR * cpu_operator_cost) +
-		joinrel->rows * cpu_tuple_cost;
-	if (!exact)
-		run += joinrel->rows * cpu_operator_cost * list_length(keys);	/* recheck */
+	custom_private = list_make4(makeInteger(jointype), makeInteger(exact ? 1 : 0),
+								 hashclauses, extra->restrictlist);
 
-	cpath = makeNode(CustomPath);
-	cpath->path.pathtype = T_CustomScan;
-	cpath->path.parent = joinrel;
-	cpath->path.pathtarget = joinrel->reltarget;
-	cpath->path.param_info = NULL;
-	cpath->path.parallel_aware = false;
-	cpath->path.parallel_safe = joinrel->consider_parallel &&
-		outer_path->parallel_safe && inner_path->parallel_safe;
-	cpath->path.parallel_workers = 0;
-	cpath->path.rows = joinrel->rows;
-	cpath->path.startup_cost = gpuhash_force ? 0 : startup;
-	cpath->path.total_cost = gpuhash_force ? 0 : startup + run;
-	cpath->path.pathkeys = NIL;
-	cpath->flags = CUSTOMPATH_SUPPORT_PROJECTION;
-	cpath->custom_paths = list_make2(outer_path, inner_path);
-	cpath->custom_private = list_make4(makeInteger(jointype),
-									   makeInteger(exact ? 1 : 0),
-									   hashclauses,
-									   extra->restrictlist);
-	cpath->methods = &gpuhash_join_path_methods;
-	add_path(joinrel, &cpath->path);
+	/*
+	 * Under Gather: each process builds the whole inner side into its own
+	 * table and probes its share of a partial outer path, as PostgreSQL's
+	 * hash join does without a shared table.  Not for RIGHT and FULL joins,
+	 * whose unmatched inner rows depend on every process's outer rows.
+	 */
+	if (joinrel->consider_parallel && outerrel->partial_pathlist != NIL &&
+		jointype != JOIN_RIGHT && jointype != JOIN_FULL && outerrel->rows > 0 &&
+		((Path *) linitial(outerrel->partial_pathlist))->param_info == NULL)
+	{
+		safe_inner = get_cheapest_parallel_safe_total_inner(innerrel->pathlist);
+		if (safe_inner != NULL)
+			partial_outer = linitial(outerrel->partial_pathlist);
+	}
+
+	/*
+	 * gpuhash.force makes our paths cost nothing.  Where this join can also
+	 * run in parallel (a partial path here or in the swapped orientation),
+	 * the whole-join paths keep their cost, so that forced plans gather the
+	 * free partial path where PostgreSQL would run in parallel.
+	 */
+	add_path(joinrel, make_join_path(joinrel, outer_path, inner_path,
+									 list_length(keys), exact, custom_private, 1.0,
+									 gpuhash_force &&
+									 !may_run_partial(joinrel, outerrel, innerrel, jointype)));
+	if (partial_outer != NULL)
+		add_partial_path(joinrel,
+						 make_join_path(joinrel, partial_outer, safe_inner,
+										list_length(keys), exact, custom_private,
+										Min(1.0, partial_outer->rows / outerrel->rows),
+										gpuhash_force));
 }
 
 static Plan *

@@ -6,7 +6,7 @@
 -- Random tables: uniform, skewed, duplicated, NULL-heavy; sizes that cross
 -- the chunk size and, with a small memory limit, the engine's partitions.
 BEGIN;
-SELECT plan(92);
+SELECT plan(118);
 
 SET LOCAL max_parallel_workers_per_gather = 0;
 SELECT setseed(0.4242);
@@ -133,6 +133,48 @@ SET LOCAL gpuhash.memory_limit = '1MB';
 SELECT * FROM pg_temp.same_rows('agg partitions', 'SELECT k, count(*), sum(v), min(id), max(id) FROM fact GROUP BY k', 'GpuHashAgg');
 SELECT * FROM pg_temp.same_rows('agg partitions distinct', 'SELECT id, sum(v) FROM fact GROUP BY id', 'GpuHashAgg');
 SELECT * FROM pg_temp.same_rows('agg partitions skew', 'SELECT k, count(*), sum(w) FROM skew GROUP BY k', 'GpuHashAgg');
+
+-- Under Gather: every process builds the inner side and probes its share of
+-- a parallel outer scan.  Parallel workers cannot read temporary tables, so
+-- these are ordinary tables (gone with the ROLLBACK).
+SET LOCAL gpuhash.memory_limit = 0;
+SET LOCAL gpuhash.chunk_rows = 1000;
+CREATE TABLE gh_pfact AS SELECT * FROM fact;
+CREATE TABLE gh_pdim AS SELECT * FROM dim;
+CREATE TABLE gh_pskew AS SELECT * FROM skew;
+ANALYZE gh_pfact, gh_pdim, gh_pskew;
+SET LOCAL max_parallel_workers_per_gather = 2;
+SET LOCAL parallel_setup_cost = 0;
+SET LOCAL parallel_tuple_cost = 0;
+SET LOCAL min_parallel_table_scan_size = 0;
+SET LOCAL parallel_leader_participation = off;
+
+-- the forced plan of the named query runs a GpuHashJoin inside a Gather
+CREATE FUNCTION pg_temp.under_gather(name text) RETURNS text
+LANGUAGE sql AS $$
+  SELECT ok(plan ~ 'Gather(.|\n)*GpuHashJoin', name || ': GpuHashJoin runs in parallel workers')
+  FROM digests d WHERE d.name = under_gather.name AND mode = 'on'
+$$;
+
+SELECT * FROM pg_temp.same_rows('parallel inner', 'SELECT f.id, d.id FROM gh_pfact f JOIN gh_pdim d ON f.k = d.k');
+SELECT pg_temp.under_gather('parallel inner');
+SELECT * FROM pg_temp.same_rows('parallel left', 'SELECT f.id, d.w FROM gh_pfact f LEFT JOIN gh_pdim d ON f.k = d.k AND d.w > 20');
+SELECT pg_temp.under_gather('parallel left');
+SELECT * FROM pg_temp.same_rows('parallel semi', 'SELECT f.id FROM gh_pfact f WHERE EXISTS (SELECT 1 FROM gh_pdim d WHERE d.k = f.k)');
+SELECT pg_temp.under_gather('parallel semi');
+SELECT * FROM pg_temp.same_rows('parallel anti', 'SELECT f.id FROM gh_pfact f WHERE NOT EXISTS (SELECT 1 FROM gh_pdim d WHERE d.k = f.k)');
+SELECT pg_temp.under_gather('parallel anti');
+SELECT * FROM pg_temp.same_rows('parallel text', 'SELECT f.id, d.id FROM gh_pfact f JOIN gh_pdim d ON f.t = d.t');
+SELECT pg_temp.under_gather('parallel text');
+SELECT * FROM pg_temp.same_rows('parallel three-way', 'SELECT f.id, d.id, s.id FROM gh_pfact f JOIN gh_pdim d ON f.k = d.k JOIN gh_pskew s ON s.k = d.w');
+SELECT pg_temp.under_gather('parallel three-way');
+SELECT * FROM pg_temp.same_rows('parallel aggregate', 'SELECT count(*), sum(d.w), min(f.v) FROM gh_pfact f JOIN gh_pdim d ON f.k = d.k');
+SELECT pg_temp.under_gather('parallel aggregate');
+-- RIGHT and FULL joins need every outer row in one process: not partial
+SELECT * FROM pg_temp.same_rows('parallel right', 'SELECT f.id, d.id FROM gh_pfact f RIGHT JOIN gh_pdim d ON f.k = d.k');
+SELECT * FROM pg_temp.same_rows('parallel full', 'SELECT f.id, d.id FROM gh_pfact f FULL JOIN gh_pdim d ON f.k = d.k');
+SELECT ok(plan !~ 'Gather(.|\n)*GpuHashJoin', 'parallel full: the FULL GpuHashJoin is not split among workers')
+  FROM digests WHERE name = 'parallel full' AND mode = 'on';
 
 SELECT * FROM finish();
 ROLLBACK;
