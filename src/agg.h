@@ -22,6 +22,7 @@
 #define GPUHASH_AGG_H
 
 #include "postgres.h"
+#include "nodes/execnodes.h"
 #include "nodes/extensible.h"
 
 #define GPUHASH_AGG_NAME "GpuHashAgg"
@@ -34,8 +35,13 @@ typedef enum GhaOp
 	GHA_SUM,
 	GHA_AVG,
 	GHA_MIN,
-	GHA_MAX
+	GHA_MAX,
+	GHA_CPU						/* min/max computed on the CPU (agg_dict.c) */
 } GhaOp;
+
+/* How a grouping column reaches the engine's 64-bit key. */
+#define GHA_KEY_PACKED		0	/* its exact encoding, packed (keys.c) */
+#define GHA_KEY_DICT		1	/* an id from the dictionary (agg_dict.c) */
 
 /* custom_private positions */
 #define GHA_PRIV_OPS		0	/* IntList: GhaOp per aggregate */
@@ -44,6 +50,11 @@ typedef enum GhaOp
 #define GHA_PRIV_SIDES		3	/* IntList: scan tuple map (scantuple.h) */
 #define GHA_PRIV_ATTNOS		4	/* IntList */
 #define GHA_PRIV_KEYPOS		5	/* IntList: scan tuple column of each grouping column */
+#define GHA_PRIV_KEYMODES	6	/* IntList: GHA_KEY_* per grouping column */
+#define GHA_PRIV_EQOPS		7	/* OidList: grouping equality per grouping column */
+#define GHA_PRIV_KEYCOLLS	8	/* OidList: collation per grouping column */
+#define GHA_PRIV_TRANSFNS	9	/* OidList: GHA_CPU transition function per aggregate */
+#define GHA_PRIV_AGGCOLLS	10	/* OidList: input collation per aggregate */
 
 #define GHA_EXPR_GROUP		0
 #define GHA_EXPR_ARGS		1
@@ -51,10 +62,72 @@ typedef enum GhaOp
 
 extern CustomScanMethods gpuhash_agg_scan_methods;
 
+/* agg_dict.c: grouping values and aggregates the CPU handles */
+typedef struct GhaDict
+{
+	int			ncols;
+	TupleDesc	desc;
+	TupleTableSlot *slot;		/* lookups */
+	TupleTableSlot *out_slot;	/* reading an id's values back */
+	uint32		out_id;
+	Oid		   *eqfuncs;
+	FmgrInfo   *hashfns;
+	TupleHashTable table;
+	MemoryContext cxt;
+	MemoryContext tablecxt;
+	MemoryContext tempcxt;
+	uint32		nentries;
+	size_t		entries_cap;
+	void	  **entries;		/* by id: the group's state (agg_dict.c) */
+	int			ncpu;			/* CPU aggregates */
+	Size		state_size;
+	FmgrInfo   *transfns;
+	Oid		   *cpu_collations;
+	int16	   *cpu_typlen;
+	bool	   *cpu_typbyval;
+} GhaDict;
+
+extern GhaDict *gha_dict_create(PlanState *parent, List *types, List *eqops,
+								List *collations, int ncpu, const Oid *cpu_transfns,
+								const Oid *cpu_types, const Oid *cpu_collations,
+								MemoryContext cxt);
+extern uint32 gha_dict_lookup(GhaDict *d, const Datum *values, const bool *isnull);
+extern void gha_dict_advance(GhaDict *d, uint32 id, int a, Datum value, bool isnull);
+extern Datum gha_dict_key(GhaDict *d, uint32 id, int col, bool *isnull);
+extern Datum gha_dict_agg(GhaDict *d, uint32 id, int a, bool *isnull);
+extern void gha_dict_reset(GhaDict *d);
+
+/* agg_numeric.c: exact numeric sums */
+typedef enum GhaNumClass
+{
+	GHA_NUM_FINITE = 0,
+	GHA_NUM_NAN = 1,
+	GHA_NUM_PINF = 2,
+	GHA_NUM_NINF = 3
+} GhaNumClass;
+
+#define GHA_NUM_MAX_LIMBS 64	/* 1024 decimal digits between the extremes */
+
+/* the engine columns of one numeric sum/avg */
+typedef struct GhaNumCols
+{
+	int			dscale_col;		/* max display scale; its count is the count */
+	int			special_col[3];	/* NaN, +Inf, -Inf counts; -1 until seen */
+	int			nlimbs;
+	int			limb_j[GHA_NUM_MAX_LIMBS];
+	int			limb_col[GHA_NUM_MAX_LIMBS];
+} GhaNumCols;
+
+extern GhaNumClass gha_numeric_split(Datum value, int *dscale, int *first_limb,
+									 int *nlimbs, int64 *limbs, int max_limbs);
+struct gh_groups;
+extern Datum gha_numeric_final(bool avg, const struct gh_groups *g, const GhaNumCols *nc,
+							   size_t group, bool *isnull);
+extern Datum gha_numeric_from_int128(uint64 lo, int64 hi, int exp10);
+
 extern void gpuhash_agg_init(void);
 extern Node *gpuhash_agg_create_state(CustomScan *cscan);
 /* the result of one aggregate for one group (agg_final.c) */
-struct gh_groups;
 extern Datum gpuhash_agg_final(GhaOp op, Oid argtype, const struct gh_groups *g,
 							   int col, size_t group, bool *isnull);
 

@@ -17,6 +17,13 @@
  * NULL flag, where a FILTER that is not true also counts as NULL.  count(*)
  * without FILTER needs no column: the engine counts the group's rows.
  *
+ * Grouping columns without a packed encoding go through the dictionary
+ * (agg_dict.c), whose 32-bit id is packed above the others; aggregates the
+ * engine cannot compute (GHA_CPU) are advanced there too, per id.  A numeric
+ * sum or avg becomes several engine columns (agg_numeric.c): the maximum
+ * display scale, created at start, and limb and NaN/Infinity columns,
+ * created as the input shows they are needed.
+ *
  * Rows with different NULL patterns belong to different groups whatever
  * their packed keys say, so each pattern present is aggregated by its own
  * engine call (almost always there is just pattern 0).
@@ -39,6 +46,7 @@
 #include "miscadmin.h"
 #include "nodes/extensible.h"
 #include "nodes/nodeFuncs.h"
+#include "optimizer/clauses.h"
 #include "portability/instr_time.h"
 #include "utils/memutils.h"
 #include "utils/ruleutils.h"
@@ -61,9 +69,16 @@ typedef struct GpuHashAggState
 	int			nkeys;
 	List	   *key_states;
 	Oid		   *keytypes;
+	int		   *key_mode;		/* GHA_KEY_* */
+	int		   *key_dictcol;	/* GHA_KEY_DICT: column in the dictionary */
 	int		   *key_attno;		/* scan tuple column of each grouping column */
 	int		   *key_shift;
 	uint64	   *key_mask;
+	GhaDict    *dict;			/* NULL when every column is packed */
+	int			dict_shift;		/* where the dictionary id sits in the key */
+	Datum	   *dict_values;	/* one row's dictionary columns */
+	bool	   *dict_isnull;
+	Bitmapset  *expr_params;	/* PARAM_EXEC ids our own expressions read */
 
 	/* aggregates */
 	int			naggs;
@@ -71,10 +86,15 @@ typedef struct GpuHashAggState
 	Oid		   *argtypes;
 	int		   *agg_attno;		/* scan tuple column of each Aggref */
 	int		   *agg_col;		/* engine column, -1: none (plain count(*)) */
+	int		   *agg_cpu;		/* GHA_CPU: its number in the dictionary */
+	GhaNumCols **numcols;		/* numeric sum/avg: its engine columns */
 	ExprState **args;
 	ExprState **filters;
 	int			ncols;
+	int			nstatic_cols;	/* columns made at start; the rest are lazy */
+	int			cols_cap;
 	gh_aggcol  *cols;			/* engine column descriptions */
+	bool	   *col_nulls;		/* does the column have NULL flags? */
 
 	MemoryContext node_cxt;
 	MemoryContext data_cxt;
@@ -103,6 +123,7 @@ typedef struct GpuHashAggState
 	size_t		stat_peak_device;
 } GpuHashAggState;
 
+static int	add_column(GpuHashAggState *s, gh_valtype type, int ops, bool with_nulls);
 static void BeginGpuHashAgg(CustomScanState *node, EState *estate, int eflags);
 static TupleTableSlot *ExecGpuHashAgg(CustomScanState *node);
 static void EndGpuHashAgg(CustomScanState *node);
@@ -153,7 +174,14 @@ BeginGpuHashAgg(CustomScanState *node, EState *estate, int eflags)
 	ListCell   *lc;
 	int			i,
 				shift = 0,
-				a;
+				a,
+				ncpu = 0;
+	List	   *dict_types = NIL,
+			   *dict_eqops = NIL,
+			   *dict_colls = NIL;
+	Oid		   *cpu_transfns,
+			   *cpu_types,
+			   *cpu_colls;
 
 	s->input_ps = ExecInitNode(linitial(cscan->custom_plans), estate, eflags);
 	node->custom_ps = list_make1(s->input_ps);
@@ -163,6 +191,8 @@ BeginGpuHashAgg(CustomScanState *node, EState *estate, int eflags)
 	s->nkeys = list_length(group_exprs);
 	s->key_states = ExecInitExprList(group_exprs, &node->ss.ps);
 	s->keytypes = palloc(sizeof(Oid) * s->nkeys);
+	s->key_mode = palloc(sizeof(int) * s->nkeys);
+	s->key_dictcol = palloc(sizeof(int) * s->nkeys);
 	s->key_attno = palloc(sizeof(int) * s->nkeys);
 	s->key_shift = palloc(sizeof(int) * s->nkeys);
 	s->key_mask = palloc(sizeof(uint64) * s->nkeys);
@@ -173,21 +203,44 @@ BeginGpuHashAgg(CustomScanState *node, EState *estate, int eflags)
 
 		s->keytypes[i] = list_nth_oid(list_nth(priv, GHA_PRIV_KEYTYPES), i);
 		s->key_attno[i] = list_nth_int(list_nth(priv, GHA_PRIV_KEYPOS), i);
+		s->key_mode[i] = list_nth_int(list_nth(priv, GHA_PRIV_KEYMODES), i);
+		s->key_dictcol[i] = -1;
+		if (s->key_mode[i] == GHA_KEY_DICT)
+		{
+			s->key_dictcol[i] = list_length(dict_types);
+			dict_types = lappend_oid(dict_types, s->keytypes[i]);
+			dict_eqops = lappend_oid(dict_eqops,
+									 list_nth_oid(list_nth(priv, GHA_PRIV_EQOPS), i));
+			dict_colls = lappend_oid(dict_colls,
+									 list_nth_oid(list_nth(priv, GHA_PRIV_KEYCOLLS), i));
+			i++;
+			continue;
+		}
 		bits = gpuhash_key_bits(s->keytypes[i]);
 		s->key_shift[i] = shift;
 		s->key_mask[i] = bits >= 64 ? ~UINT64CONST(0) : (UINT64CONST(1) << bits) - 1;
 		shift += bits;
 		i++;
 	}
+	s->dict_shift = shift;
+	s->expr_params = pull_paramids((Expr *) cscan->custom_exprs);
 
+	s->node_cxt = AllocSetContextCreate(estate->es_query_cxt, "GpuHashAgg",
+										ALLOCSET_DEFAULT_SIZES);
+	s->data_cxt = AllocSetContextCreate(s->node_cxt, "GpuHashAgg input",
+										ALLOCSET_DEFAULT_SIZES);
 	s->naggs = list_length(args);
 	s->ops = palloc(sizeof(GhaOp) * Max(s->naggs, 1));
 	s->argtypes = palloc(sizeof(Oid) * Max(s->naggs, 1));
 	s->agg_attno = palloc(sizeof(int) * Max(s->naggs, 1));
 	s->agg_col = palloc(sizeof(int) * Max(s->naggs, 1));
+	s->agg_cpu = palloc(sizeof(int) * Max(s->naggs, 1));
+	s->numcols = palloc0(sizeof(GhaNumCols *) * Max(s->naggs, 1));
 	s->args = palloc(sizeof(ExprState *) * Max(s->naggs, 1));
 	s->filters = palloc(sizeof(ExprState *) * Max(s->naggs, 1));
-	s->cols = palloc0(sizeof(gh_aggcol) * Max(s->naggs, 1));
+	cpu_transfns = palloc(sizeof(Oid) * Max(s->naggs, 1));
+	cpu_types = palloc(sizeof(Oid) * Max(s->naggs, 1));
+	cpu_colls = palloc(sizeof(Oid) * Max(s->naggs, 1));
 	a = 0;
 	i = 0;
 	foreach(lc, cscan->custom_scan_tlist)
@@ -203,35 +256,101 @@ BeginGpuHashAgg(CustomScanState *node, EState *estate, int eflags)
 		Expr	   *filter = list_nth(filters, a);
 		bool		no_filter = IsA(filter, Const) && !((Const *) filter)->constisnull &&
 			DatumGetBool(((Const *) filter)->constvalue);
+		GhaOp		op = (GhaOp) list_nth_int(list_nth(priv, GHA_PRIV_OPS), a);
+		Oid			t = list_nth_oid(list_nth(priv, GHA_PRIV_ARGTYPES), a);
 
-		s->ops[a] = (GhaOp) list_nth_int(list_nth(priv, GHA_PRIV_OPS), a);
-		s->argtypes[a] = list_nth_oid(list_nth(priv, GHA_PRIV_ARGTYPES), a);
+		s->ops[a] = op;
+		s->argtypes[a] = t;
 		s->args[a] = ExecInitExpr(list_nth(args, a), &node->ss.ps);
 		s->filters[a] = no_filter ? NULL : ExecInitExpr(filter, &node->ss.ps);
-		if (s->ops[a] == GHA_COUNT_STAR && no_filter)
+		s->agg_col[a] = -1;
+		s->agg_cpu[a] = -1;
+		if (op == GHA_COUNT_STAR && no_filter)
+			continue;
+		if (op == GHA_CPU)
 		{
-			s->agg_col[a] = -1;
+			s->agg_cpu[a] = ncpu;
+			cpu_transfns[ncpu] = list_nth_oid(list_nth(priv, GHA_PRIV_TRANSFNS), a);
+			cpu_types[ncpu] = t;
+			cpu_colls[ncpu] = list_nth_oid(list_nth(priv, GHA_PRIV_AGGCOLLS), a);
+			ncpu++;
 			continue;
 		}
-		s->agg_col[a] = s->ncols;
-		s->cols[s->ncols].type = ((s->ops[a] == GHA_SUM || s->ops[a] == GHA_AVG) &&
-								  (s->argtypes[a] == FLOAT4OID || s->argtypes[a] == FLOAT8OID))
-			? GH_FLOAT64 : GH_INT64;
-		s->cols[s->ncols].ops = s->ops[a] == GHA_SUM || s->ops[a] == GHA_AVG ? GH_AGG_SUM :
-			s->ops[a] == GHA_MIN ? GH_AGG_MIN : s->ops[a] == GHA_MAX ? GH_AGG_MAX : 0;
-		s->ncols++;
-	}
+		if ((op == GHA_SUM || op == GHA_AVG) && t == NUMERICOID)
+		{
+			GhaNumCols *nc = palloc0(sizeof(GhaNumCols));
 
-	s->node_cxt = AllocSetContextCreate(estate->es_query_cxt, "GpuHashAgg",
-										ALLOCSET_DEFAULT_SIZES);
-	s->data_cxt = AllocSetContextCreate(s->node_cxt, "GpuHashAgg input",
-										ALLOCSET_DEFAULT_SIZES);
+			nc->dscale_col = s->agg_col[a] = add_column(s, GH_INT64, GH_AGG_MAX, true);
+			for (int k = 0; k < 3; k++)
+				nc->special_col[k] = -1;
+			s->numcols[a] = nc;
+			continue;
+		}
+		s->agg_col[a] = add_column(s,
+								   ((op == GHA_SUM || op == GHA_AVG) &&
+									(t == FLOAT4OID || t == FLOAT8OID)) ? GH_FLOAT64 : GH_INT64,
+								   op == GHA_SUM || op == GHA_AVG ? GH_AGG_SUM :
+								   op == GHA_MIN ? GH_AGG_MIN : op == GHA_MAX ? GH_AGG_MAX : 0,
+								   true);
+	}
+	s->nstatic_cols = s->ncols;
+
 	cb = MemoryContextAlloc(s->node_cxt, sizeof(MemoryContextCallback));
 	cb->func = release_results;
 	cb->arg = s;
 	MemoryContextRegisterResetCallback(s->node_cxt, cb);
+	if (dict_types != NIL)
+	{
+		s->dict = gha_dict_create(&node->ss.ps, dict_types, dict_eqops, dict_colls,
+								  ncpu, cpu_transfns, cpu_types, cpu_colls, s->node_cxt);
+		s->dict_values = palloc(sizeof(Datum) * list_length(dict_types));
+		s->dict_isnull = palloc(sizeof(bool) * list_length(dict_types));
+	}
+	else if (ncpu > 0)
+		elog(ERROR, "gpuhash: CPU aggregates without a dictionary");
 	if (!(eflags & EXEC_FLAG_EXPLAIN_ONLY))
 		s->engine = gpuhash_get_engine();
+}
+
+/*
+ * A new engine column.  Columns made after rows were collected (a numeric
+ * sum's limbs and special values) read 0 in those rows and have no NULL
+ * flags: their aggregate's first column holds the NULLs.
+ */
+static int
+add_column(GpuHashAggState *s, gh_valtype type, int ops, bool with_nulls)
+{
+	int			c = s->ncols;
+
+	if (c == s->cols_cap)
+	{
+		int			cap = Max(8, s->cols_cap * 2);
+
+		s->cols = s->cols ? repalloc(s->cols, sizeof(gh_aggcol) * cap)
+			: MemoryContextAlloc(s->node_cxt, sizeof(gh_aggcol) * cap);
+		s->values = s->values ? repalloc(s->values, sizeof(void *) * cap)
+			: MemoryContextAlloc(s->node_cxt, sizeof(void *) * cap);
+		s->nulls = s->nulls ? repalloc(s->nulls, sizeof(uint8 *) * cap)
+			: MemoryContextAlloc(s->node_cxt, sizeof(uint8 *) * cap);
+		s->col_nulls = s->col_nulls ? repalloc(s->col_nulls, sizeof(bool) * cap)
+			: MemoryContextAlloc(s->node_cxt, sizeof(bool) * cap);
+		s->cols_cap = cap;
+	}
+	memset(&s->cols[c], 0, sizeof(gh_aggcol));
+	s->cols[c].type = type;
+	s->cols[c].ops = ops;
+	s->col_nulls[c] = with_nulls;
+	s->values[c] = NULL;
+	s->nulls[c] = NULL;
+	s->ncols++;
+	if (s->cap > 0)
+	{
+		s->values[c] = MemoryContextAllocHuge(s->data_cxt, 8 * s->cap);
+		memset(s->values[c], 0, 8 * s->nrows);
+		if (with_nulls)
+			s->nulls[c] = MemoryContextAllocHuge(s->data_cxt, s->cap);
+	}
+	return c;
 }
 
 /* Grow the input arrays to hold one more row. */
@@ -248,12 +367,10 @@ reserve_row(GpuHashAggState *s)
 		s->cap = 4096;
 		s->keys = palloc(sizeof(uint64) * s->cap);
 		s->patterns = palloc(s->cap);
-		s->values = palloc0(sizeof(void *) * Max(s->ncols, 1));
-		s->nulls = palloc0(sizeof(uint8 *) * Max(s->ncols, 1));
 		for (int c = 0; c < s->ncols; c++)
 		{
 			s->values[c] = palloc(8 * s->cap);
-			s->nulls[c] = palloc(s->cap);
+			s->nulls[c] = s->col_nulls[c] ? palloc(s->cap) : NULL;
 		}
 	}
 	else
@@ -264,10 +381,67 @@ reserve_row(GpuHashAggState *s)
 		for (int c = 0; c < s->ncols; c++)
 		{
 			s->values[c] = repalloc_huge(s->values[c], 8 * s->cap);
-			s->nulls[c] = repalloc_huge(s->nulls[c], s->cap);
+			if (s->nulls[c])
+				s->nulls[c] = repalloc_huge(s->nulls[c], s->cap);
 		}
 	}
 	MemoryContextSwitchTo(old);
+}
+
+/* One numeric sum/avg input into its columns (agg_numeric.c). */
+static void
+collect_numeric(GpuHashAggState *s, GhaNumCols *nc, int64 r, Datum d, bool isnull)
+{
+	int64		limbs[GHA_NUM_MAX_LIMBS];
+	int			dscale,
+				first,
+				nlimbs;
+	GhaNumClass cls;
+
+	for (int l = 0; l < nc->nlimbs; l++)
+		((int64 *) s->values[nc->limb_col[l]])[r] = 0;
+	for (int k = 0; k < 3; k++)
+		if (nc->special_col[k] >= 0)
+			((int64 *) s->values[nc->special_col[k]])[r] = 0;
+	((int64 *) s->values[nc->dscale_col])[r] = 0;
+	s->nulls[nc->dscale_col][r] = isnull;
+	if (isnull)
+		return;
+
+	cls = gha_numeric_split(d, &dscale, &first, &nlimbs, limbs, GHA_NUM_MAX_LIMBS);
+	if (cls != GHA_NUM_FINITE)
+	{
+		int			k = (int) cls - 1;
+
+		if (nc->special_col[k] < 0)
+			nc->special_col[k] = add_column(s, GH_INT64, GH_AGG_SUM, false);
+		((int64 *) s->values[nc->special_col[k]])[r] = 1;
+		return;
+	}
+	((int64 *) s->values[nc->dscale_col])[r] = dscale;
+	for (int j = 0; j < nlimbs; j++)
+	{
+		int			l;
+
+		if (limbs[j] == 0)
+			continue;
+		for (l = 0; l < nc->nlimbs; l++)
+			if (nc->limb_j[l] == first + j)
+				break;
+		if (l == nc->nlimbs)
+		{
+			if (nc->nlimbs == GHA_NUM_MAX_LIMBS)
+				ereport(ERROR,
+						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+						 errmsg("GpuHashAgg cannot sum numeric values spanning more than %d digits",
+								GHA_NUM_MAX_LIMBS * 16),
+						 errhint("Set gpuhash.enable_groupby to off for this query.")));
+			nc->limb_j[l] = first + j;
+			nc->limb_col[l] = add_column(s, GH_INT64, GH_AGG_SUM, false);
+			nc->nlimbs++;
+		}
+		((int64 *) s->values[nc->limb_col[l]])[r] = limbs[j];
+	}
 }
 
 /* Evaluate one input row (in the scan tuple) into the arrays. */
@@ -279,6 +453,7 @@ collect_row(GpuHashAggState *s, ExprContext *econtext)
 	ListCell   *lc;
 	int			i = 0;
 	int64		r;
+	uint32		id = 0;
 
 	reserve_row(s);
 	r = s->nrows;
@@ -287,11 +462,21 @@ collect_row(GpuHashAggState *s, ExprContext *econtext)
 		bool		isnull;
 		Datum		d = ExecEvalExpr((ExprState *) lfirst(lc), econtext, &isnull);
 
-		if (isnull)
+		if (s->key_mode[i] == GHA_KEY_DICT)
+		{
+			s->dict_values[s->key_dictcol[i]] = d;
+			s->dict_isnull[s->key_dictcol[i]] = isnull;
+		}
+		else if (isnull)
 			pattern |= (uint8) (1 << i);
 		else
 			key |= (gpuhash_pack_key(s->keytypes[i], d) & s->key_mask[i]) << s->key_shift[i];
 		i++;
+	}
+	if (s->dict)
+	{
+		id = gha_dict_lookup(s->dict, s->dict_values, s->dict_isnull);
+		key |= (uint64) id << s->dict_shift;
 	}
 	s->keys[r] = key;
 	s->patterns[r] = pattern;
@@ -304,9 +489,8 @@ collect_row(GpuHashAggState *s, ExprContext *econtext)
 		Oid			t = s->argtypes[a];
 		int64	   *iv;
 
-		if (c < 0)
+		if (c < 0 && s->agg_cpu[a] < 0)
 			continue;
-		iv = (int64 *) s->values[c] + r;
 		if (s->filters[a])
 		{
 			bool		fnull;
@@ -316,6 +500,17 @@ collect_row(GpuHashAggState *s, ExprContext *econtext)
 		}
 		if (!isnull && s->ops[a] != GHA_COUNT_STAR)
 			d = ExecEvalExpr(s->args[a], econtext, &isnull);
+		if (s->agg_cpu[a] >= 0)
+		{
+			gha_dict_advance(s->dict, id, s->agg_cpu[a], d, isnull);
+			continue;
+		}
+		if (s->numcols[a])
+		{
+			collect_numeric(s, s->numcols[a], r, d, isnull);
+			continue;
+		}
+		iv = (int64 *) s->values[c] + r;
 		s->nulls[c][r] = isnull;
 		*iv = 0;
 		if (isnull || s->ops[a] == GHA_COUNT_STAR || s->ops[a] == GHA_COUNT)
@@ -348,7 +543,8 @@ aggregate_pattern(GpuHashAggState *s, uint8 pattern, int64 count)
 	instr_time	start,
 				now;
 
-	memcpy(cols, s->cols, sizeof(gh_aggcol) * Max(s->ncols, 1));
+	for (int c = 0; c < s->ncols; c++)
+		cols[c] = s->cols[c];
 	for (int c = 0; c < s->ncols; c++)
 	{
 		cols[c].values = s->values[c];
@@ -362,7 +558,7 @@ aggregate_pattern(GpuHashAggState *s, uint8 pattern, int64 count)
 		for (int c = 0; c < s->ncols; c++)
 		{
 			cols[c].values = MemoryContextAllocHuge(s->data_cxt, 8 * Max(count, 1));
-			cols[c].nulls = MemoryContextAllocHuge(s->data_cxt, Max(count, 1));
+			cols[c].nulls = s->nulls[c] ? MemoryContextAllocHuge(s->data_cxt, Max(count, 1)) : NULL;
 		}
 		for (int64 r = 0; r < s->nrows; r++)
 		{
@@ -372,7 +568,8 @@ aggregate_pattern(GpuHashAggState *s, uint8 pattern, int64 count)
 			for (int c = 0; c < s->ncols; c++)
 			{
 				((int64 *) cols[c].values)[n] = ((int64 *) s->values[c])[r];
-				((uint8 *) cols[c].nulls)[n] = s->nulls[c][r];
+				if (s->nulls[c])
+					((uint8 *) cols[c].nulls)[n] = s->nulls[c][r];
 			}
 			n++;
 		}
@@ -437,6 +634,7 @@ ExecGpuHashAgg(CustomScanState *node)
 		gh_groups  *g = s->results[s->cur];
 		uint8		pattern = s->result_pattern[s->cur];
 		size_t		gi;
+		uint32		id;
 
 		if (s->cur_group >= g->ngroups)
 		{
@@ -450,10 +648,17 @@ ExecGpuHashAgg(CustomScanState *node)
 		ExecClearTuple(scan);
 		for (int i = 0; i < scan->tts_tupleDescriptor->natts; i++)
 			scan->tts_isnull[i] = true;
+		id = s->dict ? (uint32) (g->keys[gi] >> s->dict_shift) : 0;
 		for (int i = 0; i < s->nkeys; i++)
 		{
 			int			at = s->key_attno[i] - 1;
 
+			if (s->key_mode[i] == GHA_KEY_DICT)
+			{
+				scan->tts_values[at] = gha_dict_key(s->dict, id, s->key_dictcol[i],
+													&scan->tts_isnull[at]);
+				continue;
+			}
 			if (pattern & (1 << i))
 				continue;
 			scan->tts_values[at] =
@@ -464,10 +669,16 @@ ExecGpuHashAgg(CustomScanState *node)
 		for (int a = 0; a < s->naggs; a++)
 		{
 			int			at = s->agg_attno[a] - 1;
+			bool	   *isnull = &scan->tts_isnull[at];
 
-			scan->tts_values[at] = gpuhash_agg_final(s->ops[a], s->argtypes[a], g,
-													 s->agg_col[a], gi,
-													 &scan->tts_isnull[at]);
+			if (s->agg_cpu[a] >= 0)
+				scan->tts_values[at] = gha_dict_agg(s->dict, id, s->agg_cpu[a], isnull);
+			else if (s->numcols[a])
+				scan->tts_values[at] = gha_numeric_final(s->ops[a] == GHA_AVG, g,
+														 s->numcols[a], gi, isnull);
+			else
+				scan->tts_values[at] = gpuhash_agg_final(s->ops[a], s->argtypes[a], g,
+														 s->agg_col[a], gi, isnull);
 		}
 		ExecStoreVirtualTuple(scan);
 		econtext->ecxt_scantuple = scan;
@@ -501,8 +712,9 @@ ReScanGpuHashAgg(CustomScanState *node)
 	s->cur_group = 0;
 	if (node->ss.ps.chgParam != NULL)
 		UpdateChangedParamSet(s->input_ps, node->ss.ps.chgParam);
-	/* unchanged input: the groups already computed stand */
-	if (s->aggregated && s->input_ps->chgParam == NULL)
+	/* unchanged input and expressions: the groups already computed stand */
+	if (s->aggregated && s->input_ps->chgParam == NULL &&
+		!bms_overlap(node->ss.ps.chgParam, s->expr_params))
 		return;
 	release_results(s);
 	MemoryContextReset(s->data_cxt);
@@ -510,6 +722,17 @@ ReScanGpuHashAgg(CustomScanState *node)
 	s->cap = s->nrows = 0;
 	s->aggregated = false;
 	s->stat_groups = 0;
+	/* the lazily made columns start again */
+	s->ncols = s->nstatic_cols;
+	for (int a = 0; a < s->naggs; a++)
+		if (s->numcols[a])
+		{
+			s->numcols[a]->nlimbs = 0;
+			for (int k = 0; k < 3; k++)
+				s->numcols[a]->special_col[k] = -1;
+		}
+	if (s->dict)
+		gha_dict_reset(s->dict);
 	if (s->input_ps->chgParam == NULL)
 		ExecReScan(s->input_ps);
 }
@@ -532,6 +755,16 @@ ExplainGpuHashAgg(CustomScanState *node, List *ancestors, ExplainState *es)
 	ExplainPropertyList("Group Key", keys, es);
 	ExplainPropertyInteger("Aggregates", NULL,
 						   list_length(list_nth(cscan->custom_exprs, GHA_EXPR_ARGS)), es);
+	if (s->dict)
+	{
+		int			ncpu = 0;
+
+		ExplainPropertyInteger("Dictionary Keys", NULL, s->dict->ncols, es);
+		for (int a = 0; a < s->naggs; a++)
+			ncpu += s->agg_cpu[a] >= 0;
+		if (ncpu > 0)
+			ExplainPropertyInteger("CPU Aggregates", NULL, ncpu, es);
+	}
 	if (es->costs)
 		ExplainPropertyText("Device", gpuhash_device_label(), es);
 	if (es->analyze && s->aggregated)

@@ -32,14 +32,14 @@
 #include "engine.h"
 #include "keys.h"
 
-/* numeric from a two's complement 128-bit integer hi:lo */
-static Datum
-numeric_from_int128(uint64 lo, int64 hi)
+/* numeric of a two's complement 128-bit integer hi:lo times 10^exp10 */
+Datum
+gha_numeric_from_int128(uint64 lo, int64 hi, int exp10)
 {
 	__int128	v = (__int128) (((unsigned __int128) (uint64) hi << 64) | lo);
 	unsigned __int128 mag = v < 0 ? -(unsigned __int128) v : (unsigned __int128) v;
-	char		buf[48];
-	char	   *p = buf + sizeof(buf) - 1;
+	char		buf[64];
+	char	   *p = buf + 48;
 
 	*p = '\0';
 	do
@@ -49,6 +49,8 @@ numeric_from_int128(uint64 lo, int64 hi)
 	} while (mag != 0);
 	if (v < 0)
 		*--p = '-';
+	if (exp10 != 0)
+		snprintf(buf + 48, sizeof(buf) - 48, "e%d", exp10);
 	return DirectFunctionCall3(numeric_in, CStringGetDatum(p),
 							   ObjectIdGetDatum(InvalidOid), Int32GetDatum(-1));
 }
@@ -100,7 +102,7 @@ gpuhash_agg_final(GhaOp op, Oid argtype, const gh_groups *g, int col,
 				return argtype == FLOAT4OID ? Float4GetDatum((float4) r->fsum[group])
 					: Float8GetDatum(r->fsum[group]);
 			if (argtype == INT8OID)
-				return numeric_from_int128(r->sum_lo[group], r->sum_hi[group]);
+				return gha_numeric_from_int128(r->sum_lo[group], r->sum_hi[group], 0);
 			if (!gh_sum_fits_int64(r->sum_lo[group], r->sum_hi[group]))
 				ereport(ERROR,
 						(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
@@ -110,7 +112,7 @@ gpuhash_agg_final(GhaOp op, Oid argtype, const gh_groups *g, int col,
 			if (is_float)
 				return Float8GetDatum(r->fsum[group] / (double) r->nonnull[group]);
 			return DirectFunctionCall2(numeric_div,
-									   numeric_from_int128(r->sum_lo[group], r->sum_hi[group]),
+									   gha_numeric_from_int128(r->sum_lo[group], r->sum_hi[group], 0),
 									   NumericGetDatum(int64_to_numeric(r->nonnull[group])));
 		case GHA_MIN:
 			return ordered_to_datum(argtype, r->imin[group]);

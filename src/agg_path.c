@@ -53,6 +53,7 @@
 #include "optimizer/tlist.h"
 #include "parser/parse_clause.h"
 #include "utils/lsyscache.h"
+#include "utils/syscache.h"
 #include "utils/selfuncs.h"
 
 #include "agg.h"
@@ -78,24 +79,49 @@ CustomScanMethods gpuhash_agg_scan_methods = {
 	.CreateCustomScanState = gpuhash_agg_create_state,
 };
 
-/* Is the type a valid sum/avg argument, a min/max argument? */
+/* Is the type a valid sum/avg argument, a device min/max argument? */
 static bool
 numeric_arg(Oid type)
 {
 	return type == INT2OID || type == INT4OID || type == INT8OID ||
-		type == FLOAT4OID || type == FLOAT8OID;
+		type == FLOAT4OID || type == FLOAT8OID || type == NUMERICOID;
 }
 
 static bool
 ordered_arg(Oid type)
 {
-	return numeric_arg(type) || type == DATEOID || type == TIMEOID ||
-		type == TIMESTAMPOID || type == TIMESTAMPTZOID || type == OIDOID;
+	return (numeric_arg(type) && type != NUMERICOID) || type == DATEOID ||
+		type == TIMEOID || type == TIMESTAMPOID || type == TIMESTAMPTZOID ||
+		type == OIDOID;
+}
+
+/*
+ * The transition function of an aggregate the CPU can run per group as
+ * agg_dict.c does: strict, its state the argument's type, no initial value,
+ * no final, combine-free semantics (min and max of any type).
+ */
+static Oid
+cpu_transfn(Oid aggfnoid, Oid argtype)
+{
+	HeapTuple	tup = SearchSysCache1(AGGFNOID, ObjectIdGetDatum(aggfnoid));
+	Form_pg_aggregate agg;
+	Oid			result = InvalidOid;
+	bool		initnull;
+
+	if (!HeapTupleIsValid(tup))
+		return InvalidOid;
+	agg = (Form_pg_aggregate) GETSTRUCT(tup);
+	(void) SysCacheGetAttr(AGGFNOID, tup, Anum_pg_aggregate_agginitval, &initnull);
+	if (agg->aggtranstype == argtype && !OidIsValid(agg->aggfinalfn) && initnull &&
+		func_strict(agg->aggtransfn) && argtype != INTERNALOID)
+		result = agg->aggtransfn;
+	ReleaseSysCache(tup);
+	return result;
 }
 
 /* Classify a supported aggregate; false when the engine cannot compute it. */
 static bool
-classify_aggref(Aggref *agg, GhaOp *op, Oid *argtype)
+classify_aggref(Aggref *agg, GhaOp *op, Oid *argtype, Oid *transfn)
 {
 	char	   *name;
 
@@ -107,6 +133,7 @@ classify_aggref(Aggref *agg, GhaOp *op, Oid *argtype)
 	name = get_func_name(agg->aggfnoid);
 	if (name == NULL)
 		return false;
+	*transfn = InvalidOid;
 	if (agg->aggstar)
 	{
 		*op = GHA_COUNT_STAR;
@@ -126,6 +153,9 @@ classify_aggref(Aggref *agg, GhaOp *op, Oid *argtype)
 		*op = GHA_MIN;
 	else if (strcmp(name, "max") == 0 && ordered_arg(*argtype))
 		*op = GHA_MAX;
+	else if ((strcmp(name, "min") == 0 || strcmp(name, "max") == 0) &&
+			 OidIsValid(*transfn = cpu_transfn(agg->aggfnoid, *argtype)))
+		*op = GHA_CPU;
 	else
 		return false;
 	return true;
@@ -140,13 +170,15 @@ typedef struct OutputCheck
 	List	   *group_exprs;
 	List	   *aggrefs;
 	bool		ok;
+	bool		cpu_aggs;		/* some aggregate runs on the CPU */
 } OutputCheck;
 
 static bool
 check_output_walker(Node *node, OutputCheck *ctx)
 {
 	GhaOp		op;
-	Oid			argtype;
+	Oid			argtype,
+				transfn;
 
 	if (node == NULL || !ctx->ok)
 		return false;
@@ -154,10 +186,13 @@ check_output_walker(Node *node, OutputCheck *ctx)
 		return false;
 	if (IsA(node, Aggref))
 	{
-		if (!classify_aggref((Aggref *) node, &op, &argtype))
+		if (!classify_aggref((Aggref *) node, &op, &argtype, &transfn))
 			ctx->ok = false;
 		else if (!list_member(ctx->aggrefs, node))
+		{
 			ctx->aggrefs = lappend(ctx->aggrefs, node);
+			ctx->cpu_aggs |= (op == GHA_CPU);
+		}
 		return false;
 	}
 	if (IsA(node, Var) || IsA(node, PlaceHolderVar) || IsA(node, GroupingFunc) ||
@@ -167,6 +202,54 @@ check_output_walker(Node *node, OutputCheck *ctx)
 		return false;
 	}
 	return expression_tree_walker(node, check_output_walker, ctx);
+}
+
+/*
+ * How each grouping column reaches the device's 64-bit key.  Exact columns
+ * are packed when all of them fit in 64 bits; otherwise those that fit in
+ * 32 are packed and the rest go through the dictionary, whose 32-bit id
+ * takes the upper half.  With CPU aggregates every column goes through the
+ * dictionary (its id is then the group).  Dictionary columns need the GROUP
+ * BY clause's hash support.  False when some column cannot be grouped.
+ */
+static bool
+choose_key_modes(Query *parse, bool cpu_aggs, List **keymodes, List **eqops,
+				 List **keycolls)
+{
+	ListCell   *lc;
+	int			total = 0,
+				packed = 0;
+	bool		all_exact = true;
+
+	*keymodes = *eqops = *keycolls = NIL;
+	foreach(lc, parse->groupClause)
+	{
+		SortGroupClause *sgc = lfirst_node(SortGroupClause, lc);
+		Node	   *expr = get_sortgroupclause_expr(sgc, parse->targetList);
+		int			b = exprCollation(expr) == InvalidOid ? gpuhash_key_bits(exprType(expr)) : 0;
+
+		all_exact &= (b > 0);
+		total += b;
+	}
+	foreach(lc, parse->groupClause)
+	{
+		SortGroupClause *sgc = lfirst_node(SortGroupClause, lc);
+		Node	   *expr = get_sortgroupclause_expr(sgc, parse->targetList);
+		int			b = exprCollation(expr) == InvalidOid ? gpuhash_key_bits(exprType(expr)) : 0;
+		int			mode = GHA_KEY_DICT;
+
+		if (!cpu_aggs && b > 0 && ((all_exact && total <= 64) || packed + b <= 32))
+		{
+			mode = GHA_KEY_PACKED;
+			packed += b;
+		}
+		else if (!sgc->hashable || !OidIsValid(sgc->eqop))
+			return false;
+		*keymodes = lappend_int(*keymodes, mode);
+		*eqops = lappend_oid(*eqops, sgc->eqop);
+		*keycolls = lappend_oid(*keycolls, exprCollation(expr));
+	}
+	return true;
 }
 
 static void
@@ -179,7 +262,10 @@ gpuhash_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 	List	   *group_exprs;
 	OutputCheck ctx;
 	ListCell   *lc;
-	int			bits = 0;
+	List	   *keymodes,
+			   *eqops,
+			   *keycolls;
+	int			ndict = 0;
 	CustomPath *cpath;
 	double		groups,
 				rows;
@@ -203,25 +289,19 @@ gpuhash_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 	group_exprs = get_sortgrouplist_exprs(parse->groupClause, parse->targetList);
 	if (list_length(group_exprs) > 8)
 		return;
-	foreach(lc, group_exprs)
-	{
-		Oid			type = exprType(lfirst(lc));
-		int			b = gpuhash_key_bits(type);
-
-		if (b == 0 || exprCollation(lfirst(lc)) != InvalidOid)
-			return;
-		bits += b;
-	}
-	if (bits > 64)
-		return;
 
 	ctx.group_exprs = group_exprs;
 	ctx.aggrefs = NIL;
 	ctx.ok = true;
+	ctx.cpu_aggs = false;
 	check_output_walker((Node *) output_rel->reltarget->exprs, &ctx);
 	check_output_walker(gextra->havingQual, &ctx);
 	if (!ctx.ok)
 		return;
+	if (!choose_key_modes(parse, ctx.cpu_aggs, &keymodes, &eqops, &keycolls))
+		return;
+	foreach(lc, keymodes)
+		ndict += lfirst_int(lc) == GHA_KEY_DICT;
 
 	rows = input->rows;
 	if (!gpuhash_force && rows < (double) gpuhash_min_rows)
@@ -232,6 +312,9 @@ gpuhash_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 		rows * 0.5 * cpu_operator_cost *
 		(list_length(group_exprs) + list_length(ctx.aggrefs)) +
 		GHA_DEVICE_STARTUP_COST * cpu_operator_cost;
+	/* dictionary columns are hashed and compared on the CPU, as HashAgg does */
+	if (ndict > 0)
+		startup += rows * cpu_operator_cost * (ndict + (ctx.cpu_aggs ? 1 : 0));
 
 	cpath = makeNode(CustomPath);
 	cpath->path.pathtype = T_CustomScan;
@@ -249,8 +332,9 @@ gpuhash_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 	cpath->flags = CUSTOMPATH_SUPPORT_PROJECTION;
 	cpath->custom_paths = list_make1(input);
 	/* havingQual is already an implicit-AND list here */
-	cpath->custom_private = list_make3(group_exprs, ctx.aggrefs,
-									   (List *) gextra->havingQual);
+	cpath->custom_private = list_make5(group_exprs, ctx.aggrefs,
+									   (List *) gextra->havingQual, keymodes,
+									   list_make2(eqops, keycolls));
 	cpath->methods = &gpuhash_agg_path_methods;
 	add_path(output_rel, &cpath->path);
 }
@@ -264,6 +348,11 @@ plan_gpuhash_agg(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	List	   *group_exprs = linitial(best_path->custom_private);
 	List	   *aggrefs = lsecond(best_path->custom_private);
 	List	   *having = lthird(best_path->custom_private);
+	List	   *keymodes = lfourth(best_path->custom_private);
+	List	   *eqops = linitial(list_nth(best_path->custom_private, 4));
+	List	   *keycolls = lsecond(list_nth(best_path->custom_private, 4));
+	List	   *transfns = NIL,
+			   *aggcolls = NIL;
 	List	   *scan_tlist = NIL;
 	List	   *ops = NIL,
 			   *argtypes = NIL,
@@ -287,10 +376,13 @@ plan_gpuhash_agg(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	{
 		Aggref	   *agg = lfirst_node(Aggref, lc);
 		GhaOp		op;
-		Oid			argtype;
+		Oid			argtype,
+					transfn;
 
-		if (!classify_aggref(agg, &op, &argtype))
+		if (!classify_aggref(agg, &op, &argtype, &transfn))
 			elog(ERROR, "gpuhash: unsupported aggregate in a GpuHashAgg plan");
+		transfns = lappend_oid(transfns, transfn);
+		aggcolls = lappend_oid(aggcolls, agg->inputcollid);
 		scan_tlist = gpuhash_scan_tlist_add_expr(scan_tlist, (Expr *) agg);
 		ops = lappend_int(ops, op);
 		argtypes = lappend_oid(argtypes, argtype);
@@ -325,6 +417,11 @@ plan_gpuhash_agg(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	cscan->custom_exprs = list_make3(group_exprs, args, filters);
 	cscan->custom_private = list_make5(ops, argtypes, keytypes, sides, attnos);
 	cscan->custom_private = lappend(cscan->custom_private, keypos);
+	cscan->custom_private = lappend(cscan->custom_private, keymodes);
+	cscan->custom_private = lappend(cscan->custom_private, eqops);
+	cscan->custom_private = lappend(cscan->custom_private, keycolls);
+	cscan->custom_private = lappend(cscan->custom_private, transfns);
+	cscan->custom_private = lappend(cscan->custom_private, aggcolls);
 	cscan->custom_scan_tlist = scan_tlist;
 	cscan->custom_relids = NULL;
 	cscan->methods = &gpuhash_agg_scan_methods;

@@ -45,6 +45,7 @@
 #include "nodes/makefuncs.h"
 #include "miscadmin.h"
 #include "nodes/extensible.h"
+#include "optimizer/clauses.h"
 #include "portability/instr_time.h"
 #include "utils/builtins.h"
 #include "utils/memutils.h"
@@ -132,6 +133,7 @@ typedef struct GpuHashJoinState
 	double		stat_probe_ms;
 	size_t		stat_peak_device;
 	int			stat_partitions;
+	Bitmapset  *inner_key_params;	/* PARAM_EXEC ids the inner keys read */
 } GpuHashJoinState;
 
 static void BeginGpuHashJoin(CustomScanState *node, EState *estate, int eflags);
@@ -268,6 +270,8 @@ BeginGpuHashJoin(CustomScanState *node, EState *estate, int eflags)
 	init_key_side(&s->okeys, list_nth(cscan->custom_exprs, GHJ_EXPR_OUTER_KEYS),
 				  list_nth(priv, GHJ_PRIV_OUTER_TYPES), list_nth(priv, GHJ_PRIV_OUTER_HASH),
 				  s->nkeys, &node->ss.ps);
+	s->inner_key_params = pull_paramids((Expr *) list_nth(cscan->custom_exprs,
+														  GHJ_EXPR_INNER_KEYS));
 	init_key_side(&s->ikeys, list_nth(cscan->custom_exprs, GHJ_EXPR_INNER_KEYS),
 				  list_nth(priv, GHJ_PRIV_INNER_TYPES), list_nth(priv, GHJ_PRIV_INNER_HASH),
 				  s->nkeys, &node->ss.ps);
@@ -728,9 +732,10 @@ ReScanGpuHashJoin(CustomScanState *node)
 	if (s->outer_ps->chgParam == NULL)
 		ExecReScan(s->outer_ps);
 
-	if (s->built && s->inner_ps->chgParam == NULL)
+	if (s->built && s->inner_ps->chgParam == NULL &&
+		!bms_overlap(chg, s->inner_key_params))
 	{
-		/* the inner side is unchanged: keep the table */
+		/* the inner side and its keys are unchanged: keep the table */
 		if (s->inner_matched)
 			memset(s->inner_matched, 0, Max(s->ninner, 1));
 		s->phase = GHJ_CHUNK;

@@ -28,8 +28,12 @@ gpuhash_scan_tlist_add_expr(List *scan_tlist, Expr *expr)
 List *
 gpuhash_scan_tlist_add_vars(List *scan_tlist, Node *node)
 {
+	/*
+	 * PlaceHolderVars stay whole: below an outer join they are the input's
+	 * outputs (NULL where the join null-extends), not their contents.
+	 */
 	List	   *vars = pull_var_clause(node, PVC_RECURSE_AGGREGATES |
-									   PVC_RECURSE_PLACEHOLDERS);
+									   PVC_INCLUDE_PLACEHOLDERS);
 	ListCell   *lc;
 
 	foreach(lc, vars)

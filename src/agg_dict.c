@@ -1,0 +1,217 @@
+/*-------------------------------------------------------------------------
+ *
+ * agg_dict.c
+ *	  GpuHashAgg's dictionary: grouping columns the device cannot group
+ *	  exactly, and aggregates it cannot compute, handled on the CPU.
+ *
+ * INTERFACE ROUTINES
+ *		gha_dict_create		set up the dictionary for some grouping columns
+ *		gha_dict_lookup		the dense id of one row's values of those columns
+ *		gha_dict_advance	feed one value to a CPU aggregate of an id's group
+ *		gha_dict_key		a grouping column's value of an id
+ *		gha_dict_agg		a CPU aggregate's value of an id
+ *
+ * WHY
+ *
+ * The device groups 64-bit words.  Columns with an exact encoding that fits
+ * (keys.c) are packed into the word directly.  Every other grouping column
+ * (text, numeric, uuid, ... or exact columns that do not fit) is mapped
+ * here to a dense 32-bit id through PostgreSQL's own grouping hash table
+ * (TupleHashTable, with the GROUP BY clause's equality and hash functions
+ * and collations), and the id is packed into the word instead.  Equal ids
+ * mean equal values by the grouping equality, so a device group is still
+ * exactly a SQL group, and the table's first tuple of each id is the value
+ * the group shows, as in PostgreSQL's HashAggregate.
+ *
+ * When a query has aggregates the device cannot compute (min/max of text,
+ * numeric, ...), all grouping columns go through the dictionary, whose id
+ * then is the whole group, and those aggregates run here per id with their
+ * own transition functions (strict, transition type = argument type, no
+ * final function: min and max).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/tupdesc.h"
+#include "executor/executor.h"
+#include "executor/tuptable.h"
+#include "utils/datum.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+
+#include "agg.h"
+
+/* per id: the group's CPU aggregate states (Datum, then isnull) */
+typedef struct DictEntryState
+{
+	uint32		id;
+	MinimalTuple tuple;			/* the group's values (the table's first tuple) */
+	/* Datum values[ncpu]; bool isnull[ncpu]; follow */
+} DictEntryState;
+
+#define STATE_VALUES(st) ((Datum *) ((char *) (st) + MAXALIGN(sizeof(DictEntryState))))
+#define STATE_NULLS(st, n) ((bool *) (STATE_VALUES(st) + (n)))
+
+GhaDict *
+gha_dict_create(PlanState *parent, List *types, List *eqops, List *collations,
+				int ncpu, const Oid *cpu_transfns, const Oid *cpu_types,
+				const Oid *cpu_collations, MemoryContext cxt)
+{
+	GhaDict    *d;
+	MemoryContext old = MemoryContextSwitchTo(cxt);
+	Oid		   *eqoparr;
+	Oid		   *colls;
+	AttrNumber *colidx;
+	ListCell   *lc;
+	int			i;
+
+	d = palloc0(sizeof(GhaDict));
+	d->ncols = list_length(types);
+	d->cxt = cxt;
+	d->desc = CreateTemplateTupleDesc(d->ncols);
+	eqoparr = palloc(sizeof(Oid) * d->ncols);
+	colls = palloc(sizeof(Oid) * d->ncols);
+	colidx = palloc(sizeof(AttrNumber) * d->ncols);
+	i = 0;
+	foreach(lc, types)
+	{
+		TupleDescInitEntry(d->desc, (AttrNumber) (i + 1), NULL, lfirst_oid(lc), -1, 0);
+		eqoparr[i] = list_nth_oid(eqops, i);
+		colls[i] = list_nth_oid(collations, i);
+		colidx[i] = (AttrNumber) (i + 1);
+		i++;
+	}
+	d->slot = MakeSingleTupleTableSlot(d->desc, &TTSOpsVirtual);
+	d->out_slot = MakeSingleTupleTableSlot(d->desc, &TTSOpsMinimalTuple);
+	execTuplesHashPrepare(d->ncols, eqoparr, &d->eqfuncs, &d->hashfns);
+	d->tablecxt = AllocSetContextCreate(cxt, "GpuHashAgg dictionary",
+										ALLOCSET_DEFAULT_SIZES);
+	d->tempcxt = AllocSetContextCreate(cxt, "GpuHashAgg dictionary lookups",
+									   ALLOCSET_SMALL_SIZES);
+	d->ncpu = ncpu;
+	d->state_size = MAXALIGN(sizeof(DictEntryState)) +
+		ncpu * (sizeof(Datum) + sizeof(bool));
+	d->table = BuildTupleHashTableExt(parent, d->desc, d->ncols, colidx,
+									  d->eqfuncs, d->hashfns, colls,
+									  1024, d->state_size, cxt, d->tablecxt,
+									  d->tempcxt, false);
+	if (ncpu > 0)
+	{
+		d->transfns = palloc(sizeof(FmgrInfo) * ncpu);
+		d->cpu_collations = palloc(sizeof(Oid) * ncpu);
+		d->cpu_typlen = palloc(sizeof(int16) * ncpu);
+		d->cpu_typbyval = palloc(sizeof(bool) * ncpu);
+		for (i = 0; i < ncpu; i++)
+		{
+			fmgr_info_cxt(cpu_transfns[i], &d->transfns[i], cxt);
+			d->cpu_collations[i] = cpu_collations[i];
+			get_typlenbyval(cpu_types[i], &d->cpu_typlen[i], &d->cpu_typbyval[i]);
+		}
+	}
+	d->entries_cap = 1024;
+	d->entries = palloc(sizeof(void *) * d->entries_cap);
+	MemoryContextSwitchTo(old);
+	return d;
+}
+
+uint32
+gha_dict_lookup(GhaDict *d, const Datum *values, const bool *isnull)
+{
+	TupleHashEntry entry;
+	bool		isnew;
+	DictEntryState *st;
+
+	ExecClearTuple(d->slot);
+	memcpy(d->slot->tts_values, values, sizeof(Datum) * d->ncols);
+	memcpy(d->slot->tts_isnull, isnull, sizeof(bool) * d->ncols);
+	ExecStoreVirtualTuple(d->slot);
+	entry = LookupTupleHashEntry(d->table, d->slot, &isnew, NULL);
+	MemoryContextReset(d->tempcxt);
+	if (!isnew)
+		return ((DictEntryState *) entry->additional)->id;
+
+	if (d->nentries == PG_UINT32_MAX)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("GpuHashAgg cannot form more than %u groups", PG_UINT32_MAX)));
+	st = MemoryContextAllocZero(d->tablecxt, d->state_size);
+	st->id = d->nentries;
+	st->tuple = entry->firstTuple;
+	for (int a = 0; a < d->ncpu; a++)
+		STATE_NULLS(st, d->ncpu)[a] = true;
+	entry->additional = st;
+	if (d->nentries == d->entries_cap)
+	{
+		d->entries_cap *= 2;
+		d->entries = repalloc_huge(d->entries, sizeof(void *) * d->entries_cap);
+	}
+	/* not the entry: the hash table moves its entries as it grows */
+	d->entries[d->nentries] = st;
+	return d->nentries++;
+}
+
+void
+gha_dict_advance(GhaDict *d, uint32 id, int a, Datum value, bool isnull)
+{
+	DictEntryState *st = d->entries[id];
+	Datum	   *state = &STATE_VALUES(st)[a];
+	bool	   *statenull = &STATE_NULLS(st, d->ncpu)[a];
+	Datum		result;
+	MemoryContext old;
+
+	if (isnull)
+		return;					/* strict transition: NULL inputs are skipped */
+	if (*statenull)
+	{
+		old = MemoryContextSwitchTo(d->tablecxt);
+		*state = datumCopy(value, d->cpu_typbyval[a], d->cpu_typlen[a]);
+		MemoryContextSwitchTo(old);
+		*statenull = false;
+		return;
+	}
+	result = FunctionCall2Coll(&d->transfns[a], d->cpu_collations[a], *state, value);
+	if (d->cpu_typbyval[a])
+	{
+		*state = result;
+		return;
+	}
+	if (DatumGetPointer(result) != DatumGetPointer(*state))
+	{
+		/* min/max return one of their inputs: keep a copy of the new one */
+		old = MemoryContextSwitchTo(d->tablecxt);
+		result = datumCopy(result, false, d->cpu_typlen[a]);
+		MemoryContextSwitchTo(old);
+		pfree(DatumGetPointer(*state));
+		*state = result;
+	}
+}
+
+Datum
+gha_dict_key(GhaDict *d, uint32 id, int col, bool *isnull)
+{
+	if (d->out_id != id || TTS_EMPTY(d->out_slot))
+	{
+		ExecStoreMinimalTuple(((DictEntryState *) d->entries[id])->tuple, d->out_slot, false);
+		d->out_id = id;
+	}
+	return slot_getattr(d->out_slot, col + 1, isnull);
+}
+
+Datum
+gha_dict_agg(GhaDict *d, uint32 id, int a, bool *isnull)
+{
+	DictEntryState *st = d->entries[id];
+
+	*isnull = STATE_NULLS(st, d->ncpu)[a];
+	return STATE_VALUES(st)[a];
+}
+
+void
+gha_dict_reset(GhaDict *d)
+{
+	ResetTupleHashTable(d->table);
+	ExecClearTuple(d->out_slot);
+	MemoryContextReset(d->tablecxt);
+	d->nentries = 0;
+}

@@ -1,0 +1,189 @@
+/*-------------------------------------------------------------------------
+ *
+ * agg_numeric.c
+ *	  Exact sum and avg of numeric on the device, as 128-bit integer sums of
+ *	  fixed-position limbs.
+ *
+ * INTERFACE ROUTINES
+ *		gha_numeric_split	one numeric value as limbs, display scale, class
+ *		gha_numeric_final	sum or avg of one group from the engine's sums
+ *
+ * THE ENCODING
+ *
+ * A finite numeric is sign x sum of base-10000 digits d_i x 10000^w_i.
+ * Grouping the digit positions by four gives limbs: limb j holds the digits
+ * of weights 4j .. 4j+3, so that
+ *
+ *		value = sum over j of limb_j x 10^(16 j),	|limb_j| < 10^16
+ *
+ * Each limb position present in the input is one int64 engine column whose
+ * per-group sums are exact 128-bit integers (no overflow below 2^64 rows),
+ * so every group's sum is exact whatever the values' scales; the final sum
+ * is rebuilt with numeric arithmetic.  PostgreSQL's sum(numeric) shows the
+ * largest display scale of its inputs, so that is kept per group (a max
+ * column), and NaN, +Infinity and -Infinity are counted in columns of their
+ * own, giving PostgreSQL's results for them (NaN wins; +Inf and -Inf
+ * together give NaN).  avg is the sum divided by the count with
+ * numeric_div, as numeric_avg does.
+ *
+ * PostgreSQL offers no function for a numeric's digits, so the value is
+ * read from its stored form (the short and long headers of numeric.c, which
+ * the on-disk format fixes).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "fmgr.h"
+#include "utils/builtins.h"
+#include "utils/fmgrprotos.h"
+#include "utils/numeric.h"
+
+#include "agg.h"
+#include "engine.h"
+
+/* the stored numeric's header (numeric.c) */
+#define NUMERIC_SIGN_MASK		0xC000
+#define NUMERIC_NEG				0x4000
+#define NUMERIC_SHORT			0x8000
+#define NUMERIC_SPECIAL			0xC000
+#define NUMERIC_EXT_SIGN_MASK	0xF000
+#define NUMERIC_NAN				0xC000
+#define NUMERIC_PINF			0xD000
+#define NUMERIC_SHORT_SIGN_MASK			0x2000
+#define NUMERIC_SHORT_DSCALE_MASK		0x1F80
+#define NUMERIC_SHORT_DSCALE_SHIFT		7
+#define NUMERIC_SHORT_WEIGHT_SIGN_MASK	0x0040
+#define NUMERIC_SHORT_WEIGHT_MASK		0x003F
+#define NUMERIC_DSCALE_MASK		0x3FFF
+
+static const int64 pow10000[4] = {1, 10000, 100000000, 1000000000000};
+
+/* floor(w / 4) for any sign of w */
+static inline int
+limb_of(int w)
+{
+	return w >= 0 ? w / 4 : -((-w + 3) / 4);
+}
+
+GhaNumClass
+gha_numeric_split(Datum value, int *dscale, int *first_limb, int *nlimbs,
+				  int64 *limbs, int max_limbs)
+{
+	struct varlena *v = PG_DETOAST_DATUM_PACKED(value);
+	const char *data = VARDATA_ANY(v);
+	int			size = VARSIZE_ANY_EXHDR(v);
+	uint16		header;
+	int			weight;
+	bool		negative;
+	const char *digits;
+	int			ndigits;
+
+	memcpy(&header, data, sizeof(uint16));
+	*nlimbs = 0;
+	*dscale = 0;
+	if ((header & NUMERIC_SIGN_MASK) == NUMERIC_SPECIAL)
+	{
+		if ((header & NUMERIC_EXT_SIGN_MASK) == NUMERIC_NAN)
+			return GHA_NUM_NAN;
+		return (header & NUMERIC_EXT_SIGN_MASK) == NUMERIC_PINF ? GHA_NUM_PINF : GHA_NUM_NINF;
+	}
+	if (header & NUMERIC_SHORT)
+	{
+		negative = (header & NUMERIC_SHORT_SIGN_MASK) != 0;
+		*dscale = (header & NUMERIC_SHORT_DSCALE_MASK) >> NUMERIC_SHORT_DSCALE_SHIFT;
+		weight = (header & NUMERIC_SHORT_WEIGHT_SIGN_MASK)
+			? (int) (~NUMERIC_SHORT_WEIGHT_MASK | (header & NUMERIC_SHORT_WEIGHT_MASK))
+			: (int) (header & NUMERIC_SHORT_WEIGHT_MASK);
+		digits = data + sizeof(uint16);
+		ndigits = (size - (int) sizeof(uint16)) / (int) sizeof(int16);
+	}
+	else
+	{
+		int16		w;
+
+		negative = (header & NUMERIC_SIGN_MASK) == NUMERIC_NEG;
+		*dscale = header & NUMERIC_DSCALE_MASK;
+		memcpy(&w, data + sizeof(uint16), sizeof(int16));
+		weight = w;
+		digits = data + sizeof(uint16) + sizeof(int16);
+		ndigits = (size - (int) (sizeof(uint16) + sizeof(int16))) / (int) sizeof(int16);
+	}
+	if (ndigits == 0)
+		return GHA_NUM_FINITE;	/* zero */
+
+	*first_limb = limb_of(weight - (ndigits - 1));
+	*nlimbs = limb_of(weight) - *first_limb + 1;
+	if (*nlimbs > max_limbs)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("GpuHashAgg cannot sum numeric values spanning more than %d digits",
+						max_limbs * 16),
+				 errhint("Set gpuhash.enable_groupby to off for this query.")));
+	memset(limbs, 0, sizeof(int64) * *nlimbs);
+	for (int i = 0; i < ndigits; i++)
+	{
+		int16		d;
+		int			w = weight - i;
+		int			j = limb_of(w);
+
+		memcpy(&d, digits + i * sizeof(int16), sizeof(int16));
+		limbs[j - *first_limb] += (int64) d * pow10000[w - 4 * j];
+	}
+	if (negative)
+		for (int j = 0; j < *nlimbs; j++)
+			limbs[j] = -limbs[j];
+	return GHA_NUM_FINITE;
+}
+
+static Datum
+special_numeric(const char *what)
+{
+	return DirectFunctionCall3(numeric_in, CStringGetDatum(what),
+							   ObjectIdGetDatum(InvalidOid), Int32GetDatum(-1));
+}
+
+Datum
+gha_numeric_final(bool avg, const gh_groups *g, const GhaNumCols *nc, size_t group,
+				  bool *isnull)
+{
+	const gh_aggresult *ds = &g->cols[nc->dscale_col];
+	int64		counts[3] = {0, 0, 0};
+	int64		finite;
+	Datum		sum;
+
+	*isnull = false;
+	if (ds->nonnull[group] == 0)
+	{
+		*isnull = true;
+		return (Datum) 0;
+	}
+	for (int k = 0; k < 3; k++)
+		if (nc->special_col[k] >= 0)
+			counts[k] = (int64) g->cols[nc->special_col[k]].sum_lo[group];
+	if (counts[GHA_NUM_NAN - 1] > 0 ||
+		(counts[GHA_NUM_PINF - 1] > 0 && counts[GHA_NUM_NINF - 1] > 0))
+		return special_numeric("NaN");
+	if (counts[GHA_NUM_PINF - 1] > 0)
+		return special_numeric("Infinity");
+	if (counts[GHA_NUM_NINF - 1] > 0)
+		return special_numeric("-Infinity");
+
+	sum = NumericGetDatum(int64_to_numeric(0));
+	for (int l = 0; l < nc->nlimbs; l++)
+	{
+		const gh_aggresult *r = &g->cols[nc->limb_col[l]];
+
+		if (r->sum_lo[group] == 0 && r->sum_hi[group] == 0)
+			continue;
+		sum = DirectFunctionCall2(numeric_add, sum,
+								  gha_numeric_from_int128(r->sum_lo[group], r->sum_hi[group],
+														  16 * nc->limb_j[l]));
+	}
+	/* the exact sum has at most the inputs' largest scale: rounding only sets it */
+	sum = DirectFunctionCall2(numeric_round, sum, Int32GetDatum((int32) ds->imax[group]));
+	if (!avg)
+		return sum;
+	finite = ds->nonnull[group];
+	return DirectFunctionCall2(numeric_div, sum, NumericGetDatum(int64_to_numeric(finite)));
+}
