@@ -69,7 +69,10 @@ mkdir -p "$tmp/lists/partial" "$tmp/archives/partial" "$tmp/dl"
 # The same mirrors as the system's binary packages, as deb-src lines.
 uris=$(grep -hsE '^(URIs:|deb )' /etc/apt/sources.list.d/debian.sources /etc/apt/sources.list |
 	grep -oE 'https?://[^ ]+' | sort -u || true)
-[ -n "$uris" ] || uris="http://deb.debian.org/debian"
+if [ -z "$uris" ]; then
+	echo "get-regress: found no Debian mirror in apt's sources (or set PG_SRC)" >&2
+	exit 1
+fi
 codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-bookworm}")
 for u in $uris; do
 	case $u in
