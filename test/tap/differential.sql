@@ -6,7 +6,7 @@
 -- Random tables: uniform, skewed, duplicated, NULL-heavy; sizes that cross
 -- the chunk size and, with a small memory limit, the engine's partitions.
 BEGIN;
-SELECT plan(118);
+SELECT plan(146);
 
 SET LOCAL max_parallel_workers_per_gather = 0;
 SELECT setseed(0.4242);
@@ -133,6 +133,41 @@ SET LOCAL gpuhash.memory_limit = '1MB';
 SELECT * FROM pg_temp.same_rows('agg partitions', 'SELECT k, count(*), sum(v), min(id), max(id) FROM fact GROUP BY k', 'GpuHashAgg');
 SELECT * FROM pg_temp.same_rows('agg partitions distinct', 'SELECT id, sum(v) FROM fact GROUP BY id', 'GpuHashAgg');
 SELECT * FROM pg_temp.same_rows('agg partitions skew', 'SELECT k, count(*), sum(w) FROM skew GROUP BY k', 'GpuHashAgg');
+
+-- grouping columns through the dictionary, numeric sums, CPU min/max
+SET LOCAL gpuhash.memory_limit = 0;
+CREATE TEMP TABLE nums AS
+  SELECT g AS id, g % 37 AS k,
+         CASE WHEN g % 13 = 0 THEN NULL
+              WHEN g % 501 = 0 THEN 'NaN'::numeric
+              WHEN g % 703 = 0 THEN 'Infinity'::numeric
+              WHEN g % 907 = 0 THEN '-Infinity'::numeric
+              ELSE round((random() - 0.5)::numeric * 10::numeric ^ (g % 9), g % 6) END AS n,
+         CASE WHEN g % 17 = 0 THEN NULL ELSE md5((g % 400)::text) END AS t
+  FROM generate_series(1, 6000) g;
+ANALYZE nums;
+SELECT * FROM pg_temp.same_rows('agg text key', 'SELECT t, count(*), sum(v), max(id) FROM fact GROUP BY t', 'GpuHashAgg');
+SELECT * FROM pg_temp.same_rows('agg text and int keys', 'SELECT k % 10, t, count(*), sum(id) FROM fact GROUP BY 1, 2', 'GpuHashAgg');
+SELECT * FROM pg_temp.same_rows('agg two int8 keys', 'SELECT v, id::int8, count(*) FROM fact GROUP BY 1, 2', 'GpuHashAgg');
+SELECT * FROM pg_temp.same_rows('agg null text keys', 'SELECT t, k % 3, count(*), sum(n) FROM nums GROUP BY 1, 2', 'GpuHashAgg');
+SELECT * FROM pg_temp.same_rows('agg numeric sum avg', 'SELECT k, sum(n), avg(n), count(n) FROM nums GROUP BY k', 'GpuHashAgg');
+SELECT * FROM pg_temp.same_rows('agg numeric one group', 'SELECT k % 1, sum(n), avg(n) FROM nums WHERE n IS NULL OR n < ''Infinity'' GROUP BY 1', 'GpuHashAgg');
+SELECT * FROM pg_temp.same_rows('agg numeric wide', 'SELECT id % 5, sum(n * 10::numeric ^ 40 + round(n / 10::numeric ^ 30, 40)), avg(v::numeric) FROM nums JOIN fact USING (id) GROUP BY 1', 'GpuHashAgg');
+SELECT * FROM pg_temp.same_rows('agg numeric filter', 'SELECT k % 4, sum(n) FILTER (WHERE id % 2 = 0), avg(n) FILTER (WHERE n > 0) FROM nums GROUP BY 1', 'GpuHashAgg');
+SELECT * FROM pg_temp.same_rows('agg text min max', 'SELECT k % 20, min(t), max(t), min(t COLLATE "C"), count(*) FROM fact GROUP BY 1', 'GpuHashAgg');
+SELECT * FROM pg_temp.same_rows('agg numeric min max', 'SELECT k, min(n), max(n), sum(n) FROM nums GROUP BY k', 'GpuHashAgg');
+SET LOCAL gpuhash.memory_limit = '1MB';
+SELECT * FROM pg_temp.same_rows('agg partitions text', 'SELECT t, count(*), sum(n), min(t) FROM nums GROUP BY t', 'GpuHashAgg');
+SET LOCAL gpuhash.memory_limit = 0;
+
+-- rescans: the node's own expressions read an outer value
+SELECT * FROM pg_temp.same_rows('agg correlated',
+  'SELECT x, (SELECT array_agg(s ORDER BY s) FROM (SELECT sum(x + k) s FROM skew WHERE k < 5 GROUP BY k) q) FROM generate_series(1, 4) x', 'GpuHashAgg');
+SELECT * FROM pg_temp.same_rows('join correlated inner key',
+  'SELECT x, (SELECT count(*) FROM dim a JOIN skew b ON a.k = b.k + x) FROM generate_series(1, 4) x');
+-- an outer join's null-extended subquery column under an aggregate
+SELECT * FROM pg_temp.same_rows('agg placeholder',
+  'SELECT d.w, sum(s.one), count(s.one) FROM dim d LEFT JOIN (SELECT k, 1 AS one FROM skew) s ON d.k = s.k GROUP BY d.w', 'GpuHashAgg');
 
 -- Under Gather: every process builds the inner side and probes its share of
 -- a parallel outer scan.  Parallel workers cannot read temporary tables, so
