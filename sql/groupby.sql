@@ -82,11 +82,27 @@ SELECT count(*) FROM (SELECT id, count(*) FROM big_g GROUP BY id) x;
 -- sum of int4 beyond bigint is reported as PostgreSQL reports it
 -- (not reachable with real tables; int8 sums become numeric instead)
 
--- what is not offered: text keys, DISTINCT aggregates, numeric sums,
--- grouping sets, functionally dependent columns
+-- grouping columns without a packed encoding go through the dictionary:
+-- text, and int8 columns that do not fit 64 bits together
 EXPLAIN (COSTS OFF) SELECT t, count(*) FROM g GROUP BY t;
+SELECT t, count(*), sum(i4) FROM g GROUP BY t ORDER BY t;
+EXPLAIN (COSTS OFF) SELECT kb, i8, count(*) FROM g GROUP BY kb, i8;
+SELECT kb, i8, count(*) FROM g GROUP BY kb, i8 ORDER BY 1, 2;
+SELECT k, t, count(*) FROM g GROUP BY k, t ORDER BY 1, 2;
+
+-- exact numeric sums and averages, with the inputs' display scale
+SELECT k, sum(i4::numeric / 8), avg(f8::numeric), sum(i8::numeric * 1000000) FROM g GROUP BY k ORDER BY k;
+SELECT k2, sum(x), avg(x) FROM (VALUES (1::smallint, 1.5::numeric), (1, 'NaN'), (2, 'Infinity'),
+  (2, 2.25), (3, 'Infinity'), (3, '-Infinity'), (4, NULL), (5, 0.000)) v(k2, x)
+  GROUP BY k2 ORDER BY k2;
+
+-- min and max of other types run on the CPU, per dictionary group
+EXPLAIN (COSTS OFF) SELECT k, min(t), max(t) FROM g GROUP BY k;
+SELECT k, min(t), max(t), count(*) FROM g GROUP BY k ORDER BY k;
+
+-- what is not offered: DISTINCT aggregates, grouping sets, functionally
+-- dependent columns
 EXPLAIN (COSTS OFF) SELECT k, count(DISTINCT i4) FROM g GROUP BY k;
-EXPLAIN (COSTS OFF) SELECT k, sum(i4::numeric) FROM g GROUP BY k;
 EXPLAIN (COSTS OFF) SELECT k, k2, count(*) FROM g GROUP BY GROUPING SETS ((k), (k2));
 CREATE TABLE pk (id int PRIMARY KEY, name text);
 EXPLAIN (COSTS OFF) SELECT id, name, count(*) FROM pk GROUP BY id;
