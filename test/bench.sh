@@ -9,6 +9,10 @@
 # 2. Queries (GH_BENCH_QUERIES=1): test/bench_queries.sh, a join and GROUP BY
 #    on generated tables, gpuhash against PostgreSQL's own plans (its own
 #    environment: FACT_ROWS, REPS, WORKERS, ...).
+# 3. Star Schema Benchmark (GH_BENCH_SSB=1): test/bench_ssb.sh, its 13
+#    queries on generated data, gpuhash against PostgreSQL's own plans (its
+#    own environment: SF, REPS, WORKERS, BREAKDOWN, ...; on the CPU backend
+#    where there is no GPU).
 #
 # Environment: REPS (5), GPU_SIZES ("1048576 16777216 134217728"),
 # CPU_SIZES ("1048576"), and as for run-tests.sh: GH_USE_RUNNING_SERVER=1 uses
@@ -69,4 +73,11 @@ if [ "${GH_BENCH_QUERIES:-0}" = 1 ]; then
 	echo "### Queries (test/bench_queries.sh)"
 	echo
 	bash test/bench_queries.sh
+fi
+
+if [ "${GH_BENCH_SSB:-0}" = 1 ]; then
+	echo
+	echo "### Star Schema Benchmark (test/bench_ssb.sh)"
+	echo
+	GPUHASH_DEVICE=${GPUHASH_DEVICE:-$([ -n "$gpu" ] && echo gpu || echo cpu)} bash test/bench_ssb.sh
 fi

@@ -1,0 +1,10 @@
+-- SSB Q2.2: revenue by year and brand, brands MFGR#2221 to MFGR#2228, suppliers in ASIA
+SELECT sum(lo_revenue), d_year, p_brand1
+FROM lineorder, ssb_date, part, supplier
+WHERE lo_orderdate = d_datekey
+  AND lo_partkey = p_partkey
+  AND lo_suppkey = s_suppkey
+  AND p_brand1 BETWEEN 'MFGR#2221' AND 'MFGR#2228'
+  AND s_region = 'ASIA'
+GROUP BY d_year, p_brand1
+ORDER BY d_year, p_brand1;
