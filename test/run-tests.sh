@@ -3,6 +3,9 @@
 #   1. engine unit tests against a brute-force oracle (test/engine, no PostgreSQL)
 #   2. pg_regress: sql/*.sql against expected/*.out (make installcheck)
 #   3. pgTAP suites test/tap/*.sql, through pg_prove
+#   4. PostgreSQL's own join and aggregate regression scripts, gpuhash off vs
+#      forced on, same rows (test/pg-compat.sh; skipped, and said so, when the
+#      scripts cannot be fetched)
 # Builds, installs (root, or a writable PostgreSQL installation), starts a
 # throwaway cluster, runs the layers, stops the cluster, and ends with the
 # line "N passed, N failed" (engine checks + regression tests + pgTAP tests).
@@ -122,4 +125,23 @@ if psql -X -q -v ON_ERROR_STOP=1 -d postgres \
 else
 	cat "$work/tapdb.log"
 	record "pgTAP" 0 1
+fi
+
+# ---- 4. PostgreSQL's regression scripts ----
+echo "== PostgreSQL join and aggregate scripts, gpuhash off vs forced on (gpuhash.device = $device)"
+if bash test/pgsql/get-regress.sh >"$work/compat-get.log" 2>&1; then
+	GH_USE_RUNNING_SERVER=1 GH_COMPAT_NO_BUILD=1 GH_COMPAT_OUT="$work/compat" \
+		bash test/pg-compat.sh >"$work/compat.log" 2>&1
+	compat_rc=$?
+	grep -E '^(==|  statements)' "$work/compat.log"
+	if [ "$compat_rc" = 0 ]; then
+		record "pg-compat" 2 0
+	else
+		tail -60 "$work/compat.log"
+		record "pg-compat" 0 1
+	fi
+else
+	tail -5 "$work/compat-get.log"
+	echo "run-tests: PostgreSQL's regression scripts are not available here: pg-compat skipped"
+	summary+=("pg-compat: skipped (no PostgreSQL regression scripts)")
 fi
