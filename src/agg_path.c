@@ -33,8 +33,8 @@
  * 1.7 s against 4.1 to 4.5 s for PostgreSQL's plan with 8 workers, and the
  * earlier charge of cpu_tuple_cost per row more made the planner choose
  * PostgreSQL's serial HashAggregate over it.  Inputs smaller than
- * gpuhash.min_rows are not offered; gpuhash.force makes every applicable
- * GROUP BY cost nothing.
+ * gpuhash.min_rows are not offered; gpuhash.force scales every applicable
+ * GROUP BY's cost down to almost nothing.
  *
  *-------------------------------------------------------------------------
  */
@@ -326,8 +326,13 @@ gpuhash_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 		gextra->target_parallel_safe;
 	cpath->path.parallel_workers = 0;
 	cpath->path.rows = groups;
-	cpath->path.startup_cost = gpuhash_force ? 0 : startup;
-	cpath->path.total_cost = gpuhash_force ? 0 : startup + groups * cpu_tuple_cost;
+	cpath->path.startup_cost = startup;
+	cpath->path.total_cost = startup + groups * cpu_tuple_cost;
+	if (gpuhash_force)
+	{
+		cpath->path.startup_cost *= GPUHASH_FORCED_COST_SCALE;
+		cpath->path.total_cost *= GPUHASH_FORCED_COST_SCALE;
+	}
 	cpath->path.pathkeys = NIL;
 	cpath->flags = CUSTOMPATH_SUPPORT_PROJECTION;
 	cpath->custom_paths = list_make1(input);

@@ -33,6 +33,13 @@ extern int	gpuhash_memory_limit_mb;
 extern int	gpuhash_chunk_rows;
 extern bool gpuhash_force;
 
+/*
+ * gpuhash.force scales our paths' costs by this: far below any plan without
+ * gpuhash, so the planner takes our nodes wherever they apply, while our own
+ * alternatives (join orders, inner sides) keep their relative costs.
+ */
+#define GPUHASH_FORCED_COST_SCALE 1e-6
+
 /* engine_session.c */
 extern bool gpuhash_gpu_present(void);
 extern bool gpuhash_planning_allowed(void);

@@ -23,16 +23,18 @@
  * reading both inputs (their paths' costs), copying rows aside and
  * extracting keys, and forming joined rows.  So a GpuHashJoin costs
  *
- *	startup = inner total + inner rows x (cpu_tuple_cost + key cost)
+ *	startup = inner total + inner rows x (cpu_tuple_cost + key cost + copy)
  *			  + device start + inner rows x device build cost
  *	total	= startup + outer total + outer rows x (cpu_tuple_cost + key cost
  *			  + device probe cost) + output rows x cpu_tuple_cost
  *
- * where a key costs cpu_operator_cost per column, and the device terms come
+ * where a key costs cpu_operator_cost per column, keeping an inner row aside
+ * one more (so the smaller side is built, as PostgreSQL does), and the device terms come
  * from gpuhash_bench measurements (see README "Cost model").  Joins whose
  * inputs are smaller than gpuhash.min_rows are not offered at all: the
- * device start-up and transfers cannot pay off there.  gpuhash.force makes
- * every applicable join cost nothing, so tests can pin the plan.
+ * device start-up and transfers cannot pay off there.  gpuhash.force scales
+ * every applicable join's cost down to almost nothing, so tests can pin the
+ * plan while join orders are still chosen by cost.
  *
  *-------------------------------------------------------------------------
  */
@@ -58,6 +60,8 @@
 /* Device-side costs per row, in units of cpu_operator_cost (README). */
 #define GHJ_DEVICE_STARTUP_COST		100.0
 #define GHJ_DEVICE_ROW_FACTOR		0.05
+/* keeping an inner row aside for the whole join (rowstore.c) */
+#define GHJ_INNER_COPY_COST			cpu_operator_cost
 
 static set_join_pathlist_hook_type prev_join_pathlist_hook = NULL;
 
@@ -150,7 +154,7 @@ make_join_path(RelOptInfo *joinrel, Path *outer_path, Path *inner_path,
 				run;
 
 	startup = inner_path->total_cost +
-		inner_path->rows * (cpu_tuple_cost + key_cost) +
+		inner_path->rows * (cpu_tuple_cost + key_cost + GHJ_INNER_COPY_COST) +
 		GHJ_DEVICE_STARTUP_COST * cpu_operator_cost +
 		inner_path->rows * GHJ_DEVICE_ROW_FACTOR * cpu_operator_cost;
 	run = outer_path->total_cost +
@@ -169,8 +173,13 @@ make_join_path(RelOptInfo *joinrel, Path *outer_path, Path *inner_path,
 		outer_path->parallel_safe && inner_path->parallel_safe;
 	cpath->path.parallel_workers = outer_path->parallel_workers;
 	cpath->path.rows = rows;
-	cpath->path.startup_cost = forced ? 0 : startup;
-	cpath->path.total_cost = forced ? 0 : startup + run;
+	cpath->path.startup_cost = startup;
+	cpath->path.total_cost = startup + run;
+	if (forced)
+	{
+		cpath->path.startup_cost *= GPUHASH_FORCED_COST_SCALE;
+		cpath->path.total_cost *= GPUHASH_FORCED_COST_SCALE;
+	}
 	cpath->path.pathkeys = NIL;
 	cpath->flags = CUSTOMPATH_SUPPORT_PROJECTION;
 	cpath->custom_paths = list_make2(outer_path, inner_path);
@@ -305,7 +314,7 @@ gpuhash_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel,
 	}
 
 	/*
-	 * gpuhash.force makes our paths cost nothing.  Where this join can also
+	 * gpuhash.force makes our paths cost almost nothing.  Where this join can also
 	 * run in parallel (a partial path here or in the swapped orientation),
 	 * the whole-join paths keep their cost, so that forced plans gather the
 	 * free partial path where PostgreSQL would run in parallel.
