@@ -27,7 +27,7 @@ CUDA_LIBS = -L$(CUDA_HOME)/lib64 -lcudart_static -lrt -ldl -lpthread -lstdc++
 PG_CPPFLAGS = -Icuda
 PG_CFLAGS = -std=gnu11
 SHLIB_LINK = $(CUDA_LIBS)
-EXTRA_CLEAN = test/engine/engine_test results regression.diffs regression.out
+EXTRA_CLEAN = test/engine/engine_test test/bench_devices results regression.diffs regression.out
 
 # The CUDA objects have no LLVM bitcode; JIT inlining of the C parts is not
 # worth a second toolchain.  (override: Makefile.global would set it.)
@@ -48,7 +48,13 @@ ENGINE_TEST_SRCS = $(sort $(wildcard test/engine/*.c))
 test/engine/engine_test: $(ENGINE_TEST_SRCS) $(ENGINE_OBJS) $(wildcard test/engine/*.h)
 	$(CC) -std=gnu11 -O2 -g -Wall -Icuda -o $@ $(ENGINE_TEST_SRCS) $(ENGINE_OBJS) $(CUDA_LIBS) -lm
 
-.PHONY: engine-test test demo bench
+# ---- multi-GPU scaling of the engine (no PostgreSQL; needs GPUs) ----
+test/bench_devices: test/bench_devices.c $(ENGINE_OBJS) cuda/engine.h
+	$(CC) -std=gnu11 -O2 -g -Wall -Icuda -I$(CUDA_HOME)/include -o $@ $< $(ENGINE_OBJS) $(CUDA_LIBS) -lm
+
+.PHONY: engine-test test demo bench bench-devices
+bench-devices: test/bench_devices
+	test/bench_devices
 # GH_TEST_BACKENDS: cpu, cuda or "cpu cuda" (default: cpu, plus cuda where a GPU is present)
 engine-test: test/engine/engine_test
 	test/engine/engine_test $(GH_TEST_BACKENDS)

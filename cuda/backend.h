@@ -21,10 +21,25 @@
  * Backends report errors through gh_fail() and account device memory
  * through gh_account(), both defined in engine.c.
  *
+ * DEVICE THREADS
+ *
+ * With several devices, engine.c runs each device's share of an operation
+ * on a host thread of its own (gh_for_devices, engine_devices.c), so the
+ * devices work at the same time.  A backend callback for device dev is then
+ * called on that device's thread, never on two threads for one device at
+ * once; callbacks for different devices run concurrently.  gh_fail and
+ * gh_account are safe from any thread; the first failure of a parallel
+ * section is the one reported and makes the other devices stop at their
+ * next gh_interrupted(), which on a device thread reports that failure (or
+ * the caller's cancel) instead of calling the interrupt callback: only the
+ * calling thread ever calls it.
+ *
  *-------------------------------------------------------------------------
  */
 #ifndef GPUHASH_BACKEND_H
 #define GPUHASH_BACKEND_H
+
+#include <pthread.h>
 
 #include "engine.h"
 
@@ -91,6 +106,19 @@ struct gh_engine
 	size_t		peak_device_bytes;
 	gh_status	status;
 	char		errmsg[512];
+
+	/* device threads (engine_devices.c); lock guards the fields above */
+	pthread_mutex_t lock;
+	pthread_cond_t done;		/* a device thread finished */
+	bool		in_section;		/* device threads are running */
+	bool		section_failed; /* ... and one has failed: keep its error */
+	int			stop;			/* atomic: device threads should stop */
+	int			running;		/* device threads not yet finished */
+
+	/* gh_debug_inject_failure */
+	int			inject_dev;		/* -1: none */
+	long		inject_after;	/* atomic countdown */
+	gh_status	inject_status;
 };
 
 extern const gh_backend_ops gh_cpu_ops;
@@ -107,8 +135,35 @@ extern gh_status gh_fail(gh_engine *e, gh_status status, const char *fmt,...)
 /* Device memory accounting: delta may be negative. */
 extern void gh_account(gh_engine *e, long long delta);
 
-/* True (and an error recorded) when the caller's interrupt callback fires. */
+/*
+ * True (and an error recorded) when the caller's interrupt callback fires,
+ * or, on a device thread, when the section must stop.
+ */
 extern bool gh_interrupted(gh_engine *e);
+
+/*
+ * Run fn(e, dev, arg) for every device index dev whose bit is set in
+ * devmask, each on a thread of its own, and wait for all of them, polling
+ * the interrupt callback meanwhile.  Returns GH_OK or the first failure
+ * (every thread has finished either way).  One device, and work of fewer
+ * than GH_THREAD_MIN_ROWS rows (rows: the operation's input or output rows,
+ * whichever is larger), run on the calling thread, device after device:
+ * starting threads would cost more than it saves.
+ */
+#define GH_THREAD_MIN_ROWS ((size_t) 1 << 15)
+typedef gh_status (*gh_device_fn) (gh_engine *e, int dev, void *arg);
+extern gh_status gh_for_devices(gh_engine *e, uint32_t devmask, size_t rows,
+								gh_device_fn fn, void *arg);
+
+/* True on a thread started by gh_for_devices. */
+extern bool gh_on_device_thread(void);
+
+/*
+ * Backends call this before each device allocation or operation on device
+ * index dev: true (and the injected error recorded) when a failure injected
+ * by gh_debug_inject_failure fires there.
+ */
+extern bool gh_injected_failure(gh_engine *e, int dev);
 
 /* A zeroed gh_groups with arrays for ngroups groups and ncols columns. */
 extern gh_groups *gh_groups_alloc(size_t ngroups, const gh_aggcol *cols,

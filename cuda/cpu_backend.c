@@ -110,7 +110,7 @@ typedef struct bench_data
 
 static gh_status
 bench_prepare(gh_engine *e, gh_bench_op op, gh_kind kind, double load,
-			  bench_data *d)
+			  bool build_table, bench_data *d)
 {
 	size_t		n = d->n;
 	size_t		ndistinct = n / 16 > 0 ? n / 16 : 1;
@@ -148,7 +148,7 @@ bench_prepare(gh_engine *e, gh_bench_op op, gh_kind kind, double load,
 		else if (d->probe)
 			d->probe[i] = gh_hash64(gh_range(gh_hash64(i, BENCH_POS_SEED), n), BENCH_SEED);
 	}
-	if (op == GH_BENCH_BUILD || op == GH_BENCH_AGGREGATE)
+	if (op == GH_BENCH_BUILD || op == GH_BENCH_AGGREGATE || !build_table)
 		return GH_OK;
 	return gh_cpu_build(e, 0, kind, d->keys, d->rows, n, load, &d->part);
 }
@@ -251,6 +251,183 @@ bench_run(gh_engine *e, gh_bench_op op, gh_kind kind, double load,
 	}
 }
 
+/* ---- benchmarks on several simulated devices ---- */
+
+/* One multi-device run: each device's data, result and time. */
+typedef struct multi_bench
+{
+	gh_bench_op op;
+	gh_kind		kind;
+	double		load;
+	bench_data	d[GH_MAX_DEVICES];
+	gh_bench_result res[GH_MAX_DEVICES];
+	double		ms[GH_MAX_DEVICES];
+	gh_cpu_range table[GH_MAX_DEVICES];	/* probe ops: each range's build input */
+} multi_bench;
+
+/* Device thread: the timed operation on device dev's range. */
+static gh_status
+bench_range(gh_engine *e, int dev, void *arg)
+{
+	multi_bench *m = arg;
+
+	return bench_run(e, m->op, m->kind, m->load, &m->d[dev], &m->ms[dev], &m->res[dev]);
+}
+
+/* Device thread: build the table of device dev's range (untimed). */
+static gh_status
+build_range(gh_engine *e, int dev, void *arg)
+{
+	multi_bench *m = arg;
+
+	return gh_cpu_build(e, dev, m->kind, m->table[dev].col[0], m->table[dev].col[1],
+						m->table[dev].n, m->load, &m->d[dev].part);
+}
+
+/*
+ * gh_bench on several simulated devices, as the CUDA backend runs it on
+ * GPUs (cuda_bench_multi.cu): the input in slices, the exchange, then every
+ * device's operation on its range on a thread of its own.
+ */
+static gh_status
+cpu_bench_multi(gh_engine *e, gh_bench_op op, gh_kind kind, size_t n, int reps,
+				double load, gh_bench_result *out)
+{
+	int			ndev = e->opt.ndevices;
+	uint32_t	all = (1u << ndev) - 1;
+	bench_data	src;
+	multi_bench *m = calloc(1, sizeof(multi_bench));
+	uint64_t   *idx = NULL;
+	double	   *total = malloc((size_t) reps * sizeof(double));
+	double	   *xchg = malloc((size_t) reps * sizeof(double));
+	double	   *dev_ms = malloc((size_t) reps * GH_MAX_DEVICES * sizeof(double));
+	bool		probes = op != GH_BENCH_BUILD && op != GH_BENCH_AGGREGATE;
+	gh_status	st = GH_OK;
+
+	memset(&src, 0, sizeof(src));
+	src.n = n;
+	if (m == NULL || total == NULL || xchg == NULL || dev_ms == NULL ||
+		(probes && (idx = malloc(n * sizeof(uint64_t))) == NULL))
+		st = gh_fail(e, GH_ERR_HOST_NOMEM, "out of host memory for a benchmark");
+	if (st == GH_OK)
+	{
+		m->op = op;
+		m->kind = kind;
+		m->load = load;
+		st = bench_prepare(e, op, kind, load, false, &src);
+	}
+	if (st == GH_OK && probes)
+	{
+		const uint64_t *cols[2] = {src.keys, src.rows};
+
+		for (size_t i = 0; i < n; i++)
+			idx[i] = i;
+		st = gh_cpu_exchange(e, ndev, cols, 2, n, m->table);
+		if (st == GH_OK)
+			st = gh_for_devices(e, all, n, build_range, m);
+		gh_cpu_exchange_free(m->table, ndev);
+	}
+	for (int run = -1; st == GH_OK && run < reps; run++)
+	{
+		gh_cpu_range r[GH_MAX_DEVICES];
+		const uint64_t *cols[2];
+		double		t0,
+					t1,
+					t2;
+
+		memset(r, 0, sizeof(r));
+		cols[0] = probes ? src.probe : src.keys;
+		cols[1] = probes ? idx : src.rows;
+		if (gh_interrupted(e))
+		{
+			st = GH_ERR_CANCELLED;
+			break;
+		}
+		t0 = now_ms();
+		st = gh_cpu_exchange(e, ndev, cols, 2, n, r);
+		t1 = now_ms();
+		for (int d = 0; st == GH_OK && d < ndev; d++)
+		{
+			bench_data *dd = &m->d[d];
+
+			dd->n = r[d].n;
+			if (probes)
+				dd->probe = r[d].col[0];
+			else
+			{
+				dd->keys = r[d].col[0];
+				dd->rows = r[d].col[1];
+			}
+			if (op == GH_BENCH_JOIN)
+				dd->pairs = malloc((dd->n > 0 ? dd->n : 1) * sizeof(gh_pair));
+			else if (probes)
+				dd->counts = malloc((dd->n > 0 ? dd->n : 1) * sizeof(uint32_t));
+			if ((op == GH_BENCH_JOIN && dd->pairs == NULL) ||
+				(probes && op != GH_BENCH_JOIN && dd->counts == NULL))
+				st = gh_fail(e, GH_ERR_HOST_NOMEM, "out of host memory for a benchmark");
+		}
+		if (st == GH_OK)
+			st = gh_for_devices(e, all, n, bench_range, m);
+		t2 = now_ms();
+		out->check = 0;
+		out->bytes_moved = 0;
+		for (int d = 0; d < ndev; d++)
+		{
+			bench_data *dd = &m->d[d];
+
+			if (st == GH_OK)
+			{
+				out->check += m->res[d].check;
+				out->bytes_moved += m->res[d].bytes_moved;
+				out->dev[d].id = d;
+				out->dev[d].keys = dd->n;
+				if (run >= 0)
+					dev_ms[d * reps + run] = m->ms[d];
+			}
+			free(dd->pairs);
+			free(dd->counts);
+			dd->pairs = NULL;
+			dd->counts = NULL;
+			dd->keys = dd->rows = dd->probe = NULL;
+		}
+		gh_cpu_exchange_free(r, ndev);
+		if (st == GH_OK && run >= 0)
+		{
+			total[run] = t2 - t0;
+			xchg[run] = t1 - t0;
+		}
+	}
+	if (st == GH_OK)
+	{
+		qsort(total, (size_t) reps, sizeof(double), cmp_double);
+		qsort(xchg, (size_t) reps, sizeof(double), cmp_double);
+		out->ms = total[reps / 2];
+		out->mkeys_per_s = out->ms > 0 ? (double) n / out->ms / 1000.0 : 0;
+		out->exchange_ms = xchg[reps / 2];
+		/* simulated devices share memory: report the rate of the copies */
+		out->exchange_gb_per_s = out->exchange_ms > 0 ?
+			16.0 * (double) n * (ndev - 1) / ndev / (out->exchange_ms * 1e6) : 0;
+		out->ndevices = ndev;
+		for (int d = 0; d < ndev; d++)
+		{
+			qsort(dev_ms + d * reps, (size_t) reps, sizeof(double), cmp_double);
+			out->dev[d].ms = dev_ms[d * reps + reps / 2];
+			out->dev[d].mkeys_per_s = out->dev[d].ms > 0 ?
+				(double) out->dev[d].keys / out->dev[d].ms / 1000.0 : 0;
+		}
+	}
+	if (m != NULL)
+		for (int d = 0; d < ndev; d++)
+			gh_cpu_part_free(e, m->d[d].part);
+	bench_release(e, &src);
+	free(m);
+	free(idx);
+	free(total);
+	free(xchg);
+	free(dev_ms);
+	return st;
+}
+
 static gh_status
 cpu_bench(gh_engine *e, gh_bench_op op, gh_kind kind, size_t n, int reps,
 		  double load, gh_bench_result *out)
@@ -263,10 +440,12 @@ cpu_bench(gh_engine *e, gh_bench_op op, gh_kind kind, size_t n, int reps,
 		kind = GH_KIND_HASHGRAPH;
 	if (!(load > 0.0))
 		load = e->opt.bcht_load_factor > 0 ? e->opt.bcht_load_factor : GH_BCHT_DEFAULT_LOAD;
+	if (e->opt.ndevices > 1)
+		return cpu_bench_multi(e, op, kind, n, reps, load, out);
 	memset(&d, 0, sizeof(d));
 	d.n = n;
 	ms = malloc((size_t) reps * sizeof(double));
-	st = ms ? bench_prepare(e, op, kind, load, &d)
+	st = ms ? bench_prepare(e, op, kind, load, true, &d)
 		: gh_fail(e, GH_ERR_HOST_NOMEM, "out of host memory for benchmark times");
 	/* run -1 is the warm-up */
 	for (int run = -1; st == GH_OK && run < reps; run++)
@@ -285,6 +464,11 @@ cpu_bench(gh_engine *e, gh_bench_op op, gh_kind kind, size_t n, int reps,
 		qsort(ms, (size_t) reps, sizeof(double), cmp_double);
 		out->ms = ms[reps / 2];
 		out->mkeys_per_s = out->ms > 0 ? (double) n / out->ms / 1000.0 : 0;
+		out->ndevices = 1;
+		out->dev[0].id = 0;
+		out->dev[0].keys = n;
+		out->dev[0].ms = out->ms;
+		out->dev[0].mkeys_per_s = out->mkeys_per_s;
 	}
 	bench_release(e, &d);
 	free(ms);

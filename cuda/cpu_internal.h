@@ -111,6 +111,21 @@ extern gh_status gh_cpu_probe_counts(gh_engine *e, void *probe,
 									 uint32_t *counts);
 extern void gh_cpu_probe_free(gh_engine *e, void *probe);
 
+/* cpu_exchange.c: the all-to-all exchange between simulated devices */
+#define GH_CPU_XCHG_MAX_COLS 4
+
+/* One device's hash range after an exchange: ncols columns of n words. */
+typedef struct gh_cpu_range
+{
+	size_t		n;
+	uint64_t   *col[GH_CPU_XCHG_MAX_COLS];
+} gh_cpu_range;
+
+extern gh_status gh_cpu_exchange(gh_engine *e, int ndev,
+								 const uint64_t *const *cols, int ncols,
+								 size_t n, gh_cpu_range *ranges);
+extern void gh_cpu_exchange_free(gh_cpu_range *ranges, int ndev);
+
 /* cpu_aggregate.c */
 extern gh_status gh_cpu_aggregate(gh_engine *e, int dev, const uint64_t *keys,
 								  size_t n, const gh_aggcol *cols, int ncols,

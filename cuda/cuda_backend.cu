@@ -61,6 +61,8 @@ gh_cuda_alloc(const gh_cuda_ctx *ctx, void **p, size_t bytes, const char *what)
 	*p = nullptr;
 	if (bytes == 0)
 		return GH_OK;
+	if (gh_injected_failure(ctx->e, ctx->dev))
+		return ctx->e->inject_status;
 	if (ctx->d->async_alloc)
 		err = cudaMallocAsync(p, bytes, ctx->d->stream);
 	else
@@ -260,6 +262,43 @@ open_device(gh_engine *e, gh_cuda_state *state, int d, int count)
 	return GH_OK;
 }
 
+/*
+ * Let every pair of the engine's devices that can read each other's memory
+ * do so (NVLink or PCIe peer-to-peer); the exchange copies directly between
+ * them.  Peer access belongs to the process's contexts and outlives the
+ * engine (another engine may use it), so it is never disabled.  A pair that
+ * cannot, or whose enabling fails, exchanges through pinned host memory:
+ * slower, never wrong, so a failure here is not an error.
+ */
+static void
+enable_peers(gh_engine *e, gh_cuda_state *state)
+{
+	for (int d = 0; d < state->ndev; d++)
+		for (int s = 0; s < state->ndev; s++)
+		{
+			int			can = 0;
+			cudaError_t err;
+
+			state->peer[d][s] = false;
+			if (s == d || state->dev[d].id == state->dev[s].id)
+			{
+				state->peer[d][s] = true;	/* the same GPU */
+				continue;
+			}
+			if (cudaDeviceCanAccessPeer(&can, state->dev[d].id, state->dev[s].id) != cudaSuccess ||
+				!can || cudaSetDevice(state->dev[d].id) != cudaSuccess)
+			{
+				(void) cudaGetLastError();
+				continue;
+			}
+			err = cudaDeviceEnablePeerAccess(state->dev[s].id, 0);
+			if (err == cudaSuccess || err == cudaErrorPeerAccessAlreadyEnabled)
+				state->peer[d][s] = true;
+			(void) cudaGetLastError();
+		}
+	(void) e;
+}
+
 static gh_status
 cuda_open(gh_engine *e)
 {
@@ -289,6 +328,7 @@ cuda_open(gh_engine *e)
 			return st;
 		}
 	}
+	enable_peers(e, state);
 	return GH_OK;
 }
 

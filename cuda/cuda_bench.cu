@@ -1,7 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * cuda_bench.cu
- *	  Kernel-level benchmarks of the CUDA backend (gh_bench).
+ *	  Kernel-level benchmarks of the CUDA backend (gh_bench) on one GPU;
+ *	  on several GPUs see cuda_bench_multi.cu.
  *
  * Keys are made on the device and the operations run on device arrays
  * through the same device-level functions as the engine's callbacks (the
@@ -40,13 +41,9 @@
 #include <memory>
 #include <vector>
 
-#include "cuda_tables.cuh"
+#include "cuda_bench.cuh"
 
-#define BENCH_SEED		UINT64_C(0x5851f42d4c957f2d)
-#define BENCH_POS_SEED	UINT64_C(0x14057b7ef767814f)
-#define BENCH_VAL_SEED	UINT64_C(0x2545f4914f6cdd1d)
-
-/* keys[i] = gh_hash64(first + i, BENCH_SEED); rows[i] = i (if rows) */
+/* keys[i] = gh_hash64(first + i, BENCH_SEED); rows[i] = first + i (if rows) */
 __global__ void
 make_distinct_keys(uint64_t *__restrict__ keys, uint64_t *__restrict__ rows,
 				   size_t n, uint64_t first)
@@ -55,32 +52,31 @@ make_distinct_keys(uint64_t *__restrict__ keys, uint64_t *__restrict__ rows,
 	{
 		keys[i] = gh_hash64(first + i, BENCH_SEED);
 		if (rows != nullptr)
-			rows[i] = i;
+			rows[i] = first + i;
 	}
 }
 
-/* keys[i] = the build key at a random position in [0, nbuild) */
+/* keys[i] = the build key at a random position in [0, nbuild), for probe
+ * key number first + i */
 __global__ void
-make_present_keys(uint64_t *__restrict__ keys, size_t n, size_t nbuild)
+make_present_keys(uint64_t *__restrict__ keys, size_t n, size_t nbuild,
+				  uint64_t first)
 {
 	GH_GRID_STRIDE(i, n)
-		keys[i] = gh_hash64(gh_range(gh_hash64(i, BENCH_POS_SEED), nbuild), BENCH_SEED);
+		keys[i] = gh_hash64(gh_range(gh_hash64(first + i, BENCH_POS_SEED), nbuild), BENCH_SEED);
 }
 
-/* n keys with ndistinct values, and random int64 values */
+/* rows first + i, ndistinct key values, random int64 values */
 __global__ void
 make_group_keys(uint64_t *__restrict__ keys, int64_t *__restrict__ values,
-				size_t n, size_t ndistinct)
+				size_t n, size_t ndistinct, uint64_t first)
 {
 	GH_GRID_STRIDE(i, n)
 	{
-		keys[i] = gh_hash64(i % ndistinct, BENCH_SEED);
-		values[i] = (int64_t) gh_hash64(i, BENCH_VAL_SEED);
+		keys[i] = gh_hash64((first + i) % ndistinct, BENCH_SEED);
+		values[i] = (int64_t) gh_hash64(first + i, BENCH_VAL_SEED);
 	}
 }
-
-/* scratch words used here */
-#define SCRATCH_HITS 16
 
 __global__ void
 count_nonzero(const uint32_t *__restrict__ counts, size_t n, unsigned long long *hits)
@@ -166,8 +162,8 @@ bench_table(const gh_cuda_ctx *ctx, gh_kind kind, size_t n, double load_factor,
 	return gh_cuda_part_build(ctx, kind, keys, rows, n, load_factor, part);
 }
 
-static size_t
-table_bytes(const gh_cuda_part *p)
+size_t
+gh_cuda_bench_table_bytes(const gh_cuda_part *p)
 {
 	if (p->kind == GH_KIND_BCHT)
 		return 8 * p->bc.n + p->bc.slot_keys.bytes() + p->bc.slot_vals.bytes();
@@ -194,7 +190,7 @@ bench_build(const gh_cuda_ctx *ctx, gh_kind kind, size_t n, int reps,
 		if (st == GH_OK)
 		{
 			out->check = part->kind == GH_KIND_BCHT ? part->bc.ndistinct : part->hg.n;
-			out->bytes_moved = 16 * (uint64_t) n + table_bytes(part);
+			out->bytes_moved = 16 * (uint64_t) n + gh_cuda_bench_table_bytes(part);
 		}
 		delete part;
 		GH_TRY(st);
@@ -220,7 +216,7 @@ bench_join(const gh_cuda_ctx *ctx, gh_kind kind, size_t n, int reps,
 	part.reset(raw);
 	GH_TRY(probe_keys.alloc(ctx, n, "benchmark probe keys"));
 	make_present_keys<<<gh_cuda_grid(n, GH_CUDA_BLOCK), GH_CUDA_BLOCK, 0, ctx->d->stream>>>(
-		probe_keys.p, n, n);
+		probe_keys.p, n, n, 0);
 	GH_CUDA_LAUNCHED(ctx->e, "make_present_keys");
 	/* every probe key matches exactly one distinct build key */
 	GH_TRY(pairs.alloc(ctx, n, "benchmark pairs"));
@@ -265,7 +261,7 @@ bench_find(const gh_cuda_ctx *ctx, gh_bench_op op, gh_kind kind, size_t n,
 			probe_keys.p, nullptr, n, n);
 	else
 		make_present_keys<<<gh_cuda_grid(n, GH_CUDA_BLOCK), GH_CUDA_BLOCK, 0, ctx->d->stream>>>(
-			probe_keys.p, n, n);
+			probe_keys.p, n, n, 0);
 	GH_CUDA_LAUNCHED(ctx->e, "make benchmark probe keys");
 	for (int run = -1; run < reps; run++)
 	{
@@ -300,7 +296,7 @@ bench_aggregate(const gh_cuda_ctx *ctx, size_t n, int reps, bench_timer *timer,
 	GH_TRY(keys.alloc(ctx, n, "benchmark keys"));
 	GH_TRY(values.alloc(ctx, n, "benchmark values"));
 	make_group_keys<<<gh_cuda_grid(n, GH_CUDA_BLOCK), GH_CUDA_BLOCK, 0, ctx->d->stream>>>(
-		keys.p, values.p, n, ndistinct);
+		keys.p, values.p, n, ndistinct, 0);
 	GH_CUDA_LAUNCHED(ctx->e, "make_group_keys");
 	for (int run = -1; run < reps; run++)
 	{
@@ -325,11 +321,13 @@ gh_cuda_bench(gh_engine *e, gh_bench_op op, gh_kind kind, size_t n, int reps,
 	bench_timer timer;
 	gh_status	st;
 
-	GH_TRY(gh_cuda_enter(e, 0, &ctx));
 	if (kind != GH_KIND_BCHT)
 		kind = GH_KIND_HASHGRAPH;
 	if (!(load_factor > 0.0))
 		load_factor = e->opt.bcht_load_factor > 0 ? e->opt.bcht_load_factor : GH_BCHT_DEFAULT_LOAD;
+	if (e->opt.ndevices > 1)
+		return gh_cuda_bench_multi(e, op, kind, n, reps, load_factor, out);
+	GH_TRY(gh_cuda_enter(e, 0, &ctx));
 	GH_CUDA_TRY(e, cudaEventCreate(&timer.start));
 	GH_CUDA_TRY(e, cudaEventCreate(&timer.stop));
 	try
@@ -372,5 +370,10 @@ gh_cuda_bench(gh_engine *e, gh_bench_op op, gh_kind kind, size_t n, int reps,
 	std::sort(timer.ms.begin(), timer.ms.end());
 	out->ms = timer.ms[timer.ms.size() / 2];
 	out->mkeys_per_s = out->ms > 0 ? (double) n / out->ms / 1000.0 : 0;
+	out->ndevices = 1;
+	out->dev[0].id = ctx.d->id;
+	out->dev[0].keys = n;
+	out->dev[0].ms = out->ms;
+	out->dev[0].mkeys_per_s = out->mkeys_per_s;
 	return GH_OK;
 }

@@ -56,7 +56,16 @@ typedef struct gh_cuda_state
 {
 	int			ndev;
 	gh_cuda_dev dev[GH_MAX_DEVICES];
+	/* peer[d][s]: device index d can read device index s's memory directly
+	 * (peer access enabled); otherwise copies between them go through
+	 * pinned host memory */
+	bool		peer[GH_MAX_DEVICES][GH_MAX_DEVICES];
 } gh_cuda_state;
+
+/* Pinned host words [GH_CUDA_PINNED_XCHG, +GH_MAX_DEVICES) of each device
+ * are the exchange's (cuda_exchange.cu); gh_cuda_read_scratch uses the
+ * words below. */
+#define GH_CUDA_PINNED_XCHG (GH_CUDA_SCRATCH_WORDS - GH_MAX_DEVICES)
 
 /* Where a call runs: the engine and one of its devices (made current). */
 typedef struct gh_cuda_ctx

@@ -21,7 +21,16 @@
  * partitions processed in turn, so any input that fits in host memory
  * completes.
  *
- * The engine is not thread-safe: one engine handle serves one thread.
+ * With several devices (gh_options.devices), every operation is split by
+ * hash range across all of them: each device builds, probes or aggregates
+ * its own ranges, all devices at the same time (one host thread each), and
+ * the results are gathered.  One device is the case of a single range.  A
+ * failure on any device fails the operation and frees what every device
+ * held for it.
+ *
+ * The engine is not thread-safe: one engine handle serves one thread (the
+ * engine's own device threads never call back into the caller: the
+ * interrupt callback is only ever called on the calling thread).
  *
  *-------------------------------------------------------------------------
  */
@@ -139,6 +148,13 @@ extern gh_kind gh_table_kind(const gh_table *t);
 extern size_t gh_table_rows(const gh_table *t);
 extern size_t gh_table_distinct_keys(const gh_table *t);	/* BCHT only; else 0 */
 extern int	gh_table_partitions(const gh_table *t);
+/*
+ * The devices a table's partitions were placed on: writes up to max device
+ * ids (CUDA numbers; for the CPU backend the simulated indices 0..n-1) in
+ * ascending order and returns how many there are.  A join uses the devices
+ * of its table.
+ */
+extern int	gh_table_devices(const gh_table *t, int *ids, int max);
 /* The kind AUTO resolves to for a build of n keys on this engine. */
 extern gh_kind gh_choose_kind(const gh_engine *e, size_t n);
 
@@ -228,6 +244,8 @@ typedef struct gh_groups
 	int			ncols;
 	gh_aggresult *cols;
 	int			partitions;		/* hash-range passes it took */
+	int			ndevices;		/* devices that aggregated a partition */
+	int			devices[GH_MAX_DEVICES];	/* their ids, as gh_table_devices */
 } gh_groups;
 
 /*
@@ -278,12 +296,31 @@ typedef enum gh_bench_op
 	GH_BENCH_AGGREGATE			/* group n keys (n/16 groups), count+sum */
 } gh_bench_op;
 
+/* One device's share of a benchmark run on several devices. */
+typedef struct gh_bench_device
+{
+	int			id;				/* as gh_table_devices reports it */
+	uint64_t	keys;			/* keys it held after the exchange */
+	double		ms;				/* its operation, after the exchange (median) */
+	double		mkeys_per_s;	/* keys / ms, in millions per second */
+} gh_bench_device;
+
 typedef struct gh_bench_result
 {
 	double		ms;				/* median of the timed runs */
 	double		mkeys_per_s;	/* n / ms, in millions per second */
 	uint64_t	bytes_moved;	/* least bytes the operation must move */
 	uint64_t	check;			/* a result count, to prove work was done */
+	/*
+	 * Several devices: ms is the whole operation (exchange included, from
+	 * the first device's start to the last one's end); exchange_ms the
+	 * all-to-all exchange of the timed input, median over runs; dev[] each
+	 * device's share.  One device: exchange_ms = 0, ndevices = 1.
+	 */
+	double		exchange_ms;
+	double		exchange_gb_per_s;	/* bytes crossing devices / exchange_ms */
+	int			ndevices;
+	gh_bench_device dev[GH_MAX_DEVICES];
 } gh_bench_result;
 
 /*
@@ -292,10 +329,30 @@ typedef struct gh_bench_result
  * reps runs (device events on CUDA).  Only the operation is timed, not the
  * data generation or host transfers.  load_factor applies to BCHT
  * (0 = the engine's default).
+ *
+ * On an engine of several devices the keys are generated in equal slices,
+ * one per device, and a timed run is the multi-device operation: the timed
+ * input is exchanged all-to-all by hash range (peer-to-peer copies where
+ * the devices can reach each other, through pinned host memory where not),
+ * then every device runs the operation on its range, all at once.  For
+ * probe, find and join the table is built (exchanged the same way) before
+ * the timed runs.
  */
 extern gh_status gh_bench(gh_engine *e, gh_bench_op op, gh_kind kind,
 						  size_t n, int reps, double load_factor,
 						  gh_bench_result *out);
+
+/* ---- testing ---- */
+
+/*
+ * Make the engine fail, once, the after-th (0: the next) device operation or
+ * device allocation on device index dev (0..ndevices-1) with status (a
+ * GH_ERR_DEVICE_NOMEM or GH_ERR_DEVICE), as a real device failure would;
+ * dev < 0 disarms.  For tests of the clean-up of failed multi-device
+ * operations.
+ */
+extern void gh_debug_inject_failure(gh_engine *e, int dev, long after,
+									gh_status status);
 
 #ifdef __cplusplus
 }

@@ -57,6 +57,19 @@ SELECT count(*) FROM gpuhash_bench('probe', 100, 'bcht', 'cpu', 1);
 SELECT structure, operation, keys
 FROM gpuhash_bench(keys => 1, device => 'cpu', repetitions => 1);
 
+-- several simulated devices: the whole operation (device_id NULL, with the
+-- exchange), then each device's share of the keys
+SELECT structure, operation, devices, device_id, keys > 0 AS has_keys,
+       milliseconds > 0 AS timed, exchange_ms >= 0 AS exchange_timed
+FROM gpuhash_bench('build', 30000, 'hashgraph', 'cpu', 1, devices => '0,1,2');
+SELECT operation, count(*) AS rows, sum(keys) FILTER (WHERE device_id IS NOT NULL) AS device_keys
+FROM gpuhash_bench('aggregate', 40000, 'all', 'cpu', 1, 0.9, '0,1')
+GROUP BY operation;
+
+-- bad device lists
+SELECT * FROM gpuhash_bench('build', 100, 'all', 'cpu', 1, devices => 'x');
+SELECT * FROM gpuhash_bench('build', 100, 'all', 'cpu', 1, devices => '1,1');
+
 -- unknown names
 SELECT * FROM gpuhash_bench(operation => 'insert', device => 'cpu');
 SELECT * FROM gpuhash_bench(structure => 'slabhash', device => 'cpu');

@@ -50,7 +50,10 @@ CREATE TYPE gpuhash_bench_result AS (
     device text,
     milliseconds float8,
     mkeys_per_s float8,
-    gb_per_s float8);
+    gb_per_s float8,
+    devices text,
+    device_id int,
+    exchange_ms float8);
 
 CREATE FUNCTION gpuhash_bench(
     operation text DEFAULT 'all',
@@ -58,10 +61,11 @@ CREATE FUNCTION gpuhash_bench(
     structure text DEFAULT 'all',
     device text DEFAULT 'all',
     repetitions int DEFAULT 5,
-    load_factor float8 DEFAULT 0.9)
+    load_factor float8 DEFAULT 0.9,
+    devices text DEFAULT NULL)
 RETURNS SETOF gpuhash_bench_result
 AS 'MODULE_PATHNAME', 'gpuhash_bench'
 LANGUAGE C VOLATILE PARALLEL RESTRICTED;
 
-COMMENT ON FUNCTION gpuhash_bench(text, bigint, text, text, int, float8) IS
+COMMENT ON FUNCTION gpuhash_bench(text, bigint, text, text, int, float8, text) IS
 'time the engine''s hash tables, join and aggregation on random keys';

@@ -5,9 +5,13 @@
  *
  * gpuhash_bench runs the engine's own benchmark (gh_bench: keys generated
  * on the device, only the operation timed, median of several runs after a
- * warm-up) for each requested structure, operation and device, and returns
- * one row per measurement.  Each device gets a fresh engine for the call,
- * closed again on error or cancel (PG_FINALLY), so nothing leaks.
+ * warm-up) for each requested structure, operation and backend, and returns
+ * one row per measurement.  Each backend gets a fresh engine for the call,
+ * on the GPUs of the devices argument (gpuhash.devices when it is NULL; for
+ * the CPU backend, that many simulated devices), closed again on error or
+ * cancel (PG_FINALLY), so nothing leaks.  On several devices a measurement
+ * is one row for the whole operation (device_id NULL, with the time of the
+ * all-to-all exchange) followed by one row per device.
  *
  *-------------------------------------------------------------------------
  */
@@ -17,6 +21,7 @@
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
+#include "utils/memutils.h"
 #include "utils/tuplestore.h"
 
 #include "gpuhash.h"
@@ -98,12 +103,112 @@ check_name(const char *what, const char *value, const char *const *valid)
 			 errhint("Valid values are: %s.", list.data)));
 }
 
+/*
+ * The benchmark's interrupt callback: a pending cancel or termination stops
+ * it (as the session engine's callback does), and CHECK_FOR_INTERRUPTS then
+ * raises the error.
+ */
+static bool
+bench_interrupt(void *arg)
+{
+	if (!InterruptPending || InterruptHoldoffCount != 0 || CritSectionCount != 0)
+		return false;
+	return ProcDiePending || (QueryCancelPending && QueryCancelHoldoffCount == 0);
+}
+
+/*
+ * An engine of the given backend on the devices named by devices ("all" or
+ * a list of GPU numbers; NULL: gpuhash.devices).  The CPU backend simulates
+ * as many devices as the list names (one for "all").
+ */
+static gh_engine *
+open_bench_engine(gh_backend backend, const char *devices)
+{
+	gh_options	opt;
+	gh_engine  *e = NULL;
+	gh_status	st;
+	char		err[512] = "";
+	const char *problem = NULL;
+
+	memset(&opt, 0, sizeof(opt));
+	opt.backend = backend;
+	opt.memory_limit = (size_t) gpuhash_memory_limit_mb * 1024 * 1024;
+	opt.interrupt = bench_interrupt;
+	if (devices == NULL)
+		devices = gpuhash_devices_setting ? gpuhash_devices_setting : "all";
+	if (!gpuhash_parse_devices(devices, opt.devices, &opt.ndevices, &problem))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("invalid devices \"%s\"", devices),
+				 errdetail("%s", problem),
+				 errhint("Use 'all' or a comma-separated list of GPU numbers such as '0,1'.")));
+	if (backend == GH_BACKEND_CUDA)
+	{
+		gh_device_info info[GH_MAX_DEVICES];
+		int			nd = gh_list_devices(info, GH_MAX_DEVICES);
+
+		for (int i = 0; i < opt.ndevices; i++)
+		{
+			bool		found = false;
+
+			for (int k = 0; k < nd; k++)
+				found |= info[k].id == opt.devices[i];
+			if (!found)
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("GPU %d does not exist", opt.devices[i]),
+						 errhint("gpuhash_devices() lists the GPUs.")));
+		}
+		if (opt.ndevices == 0)
+		{
+			for (int k = 0; k < nd; k++)
+				opt.devices[k] = info[k].id;
+			opt.ndevices = nd;
+		}
+	}
+	else
+	{
+		/* simulated devices are numbered 0..n-1 */
+		if (opt.ndevices == 0)
+			opt.ndevices = 1;
+		for (int i = 0; i < opt.ndevices; i++)
+			opt.devices[i] = i;
+	}
+	st = gh_open(&opt, &e, err, sizeof(err));
+	if (st == GH_ERR_NODEVICE)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("gpuhash found no usable GPU"),
+				 errdetail("could not start the gpuhash engine: %s", err)));
+	else if (st != GH_OK)
+		ereport(ERROR,
+				(errcode(st == GH_ERR_DEVICE_NOMEM || st == GH_ERR_HOST_NOMEM ?
+						 ERRCODE_OUT_OF_MEMORY : ERRCODE_EXTERNAL_ROUTINE_EXCEPTION),
+				 errmsg("could not start the gpuhash engine: %s", err)));
+	return e;
+}
+
+/* "0,1": the ids of the devices a measurement ran on. */
+static char *
+device_list(const gh_bench_result *r)
+{
+	StringInfoData s;
+
+	initStringInfo(&s);
+	for (int d = 0; d < r->ndevices; d++)
+		appendStringInfo(&s, "%s%d", d ? "," : "", r->dev[d].id);
+	return s.data;
+}
+
+#define BENCH_COLS 10
+
 /* Run the selected cases on one backend, appending rows. */
 static void
 bench_backend(ReturnSetInfo *rsinfo, gh_backend backend, const char *operation,
-			  const char *structure, int64 keys, int reps, double load)
+			  const char *structure, int64 keys, int reps, double load,
+			  const char *devices)
 {
-	gh_engine  *volatile e = gpuhash_open_engine(backend);
+	gh_engine  *volatile e = open_bench_engine(backend, devices);
 
 	PG_TRY();
 	{
@@ -112,8 +217,9 @@ bench_backend(ReturnSetInfo *rsinfo, gh_backend backend, const char *operation,
 			const BenchCase *c = &bench_cases[i];
 			gh_bench_result r;
 			gh_status	st;
-			Datum		values[7];
-			bool		nulls[7] = {0};
+			Datum		values[BENCH_COLS];
+			bool		nulls[BENCH_COLS] = {0};
+			char	   *list;
 
 			if (!name_matches(operation, c->operation) || !name_matches(structure, c->structure))
 				continue;
@@ -121,6 +227,7 @@ bench_backend(ReturnSetInfo *rsinfo, gh_backend backend, const char *operation,
 			st = gh_bench(e, c->op, c->kind, (size_t) keys, reps, load, &r);
 			if (st != GH_OK)
 				gpuhash_engine_error(e, st);
+			list = device_list(&r);
 			values[0] = CStringGetTextDatum(c->structure);
 			values[1] = CStringGetTextDatum(c->operation);
 			values[2] = Int64GetDatum(keys);
@@ -128,7 +235,25 @@ bench_backend(ReturnSetInfo *rsinfo, gh_backend backend, const char *operation,
 			values[4] = Float8GetDatum(r.ms);
 			values[5] = Float8GetDatum(r.mkeys_per_s);
 			values[6] = Float8GetDatum(r.ms > 0 ? (double) r.bytes_moved / (r.ms * 1e6) : 0);
+			values[7] = CStringGetTextDatum(list);
+			/* one device: its row is the measurement */
+			if (r.ndevices == 1)
+				values[8] = Int32GetDatum(r.dev[0].id);
+			else
+				nulls[8] = true;
+			values[9] = Float8GetDatum(r.exchange_ms);
 			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+			for (int d = 0; r.ndevices > 1 && d < r.ndevices; d++)
+			{
+				values[2] = Int64GetDatum((int64) r.dev[d].keys);
+				values[4] = Float8GetDatum(r.dev[d].ms);
+				values[5] = Float8GetDatum(r.dev[d].mkeys_per_s);
+				nulls[6] = true;
+				values[8] = Int32GetDatum(r.dev[d].id);
+				nulls[8] = false;
+				nulls[9] = true;
+				tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+			}
 		}
 	}
 	PG_FINALLY();
@@ -152,6 +277,7 @@ gpuhash_bench(PG_FUNCTION_ARGS)
 	int			reps;
 	double		load;
 	bool		gpu;
+	char	   *gpus = NULL;
 
 	for (int i = 0; i < 6; i++)
 		if (PG_ARGISNULL(i))
@@ -164,6 +290,8 @@ gpuhash_bench(PG_FUNCTION_ARGS)
 	device = text_to_cstring(PG_GETARG_TEXT_PP(3));
 	reps = PG_GETARG_INT32(4);
 	load = PG_GETARG_FLOAT8(5);
+	if (PG_NARGS() > 6 && !PG_ARGISNULL(6))
+		gpus = text_to_cstring(PG_GETARG_TEXT_PP(6));
 
 	check_name("operation", operation, operations);
 	check_name("structure", structure, structures);
@@ -195,8 +323,8 @@ gpuhash_bench(PG_FUNCTION_ARGS)
 
 	InitMaterializedSRF(fcinfo, 0);
 	if (gpu && strcmp(device, "cpu") != 0)
-		bench_backend(rsinfo, GH_BACKEND_CUDA, operation, structure, keys, reps, load);
+		bench_backend(rsinfo, GH_BACKEND_CUDA, operation, structure, keys, reps, load, gpus);
 	if (strcmp(device, "gpu") != 0 && keys <= BENCH_MAX_CPU_KEYS)
-		bench_backend(rsinfo, GH_BACKEND_CPU, operation, structure, keys, reps, load);
+		bench_backend(rsinfo, GH_BACKEND_CPU, operation, structure, keys, reps, load, gpus);
 	return (Datum) 0;
 }

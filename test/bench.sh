@@ -50,7 +50,8 @@ rows() {
 		              to_char(b.mkeys_per_s, 'FM999999990.0'),
 		              to_char(b.gb_per_s, 'FM999999990.00'))
 		FROM unnest(string_to_array('$sizes', ' ')::bigint[]) AS n(keys),
-		     gpuhash_bench(keys => n.keys, device => '$device', repetitions => $reps) AS b"
+		     gpuhash_bench(keys => n.keys, device => '$device', repetitions => $reps) AS b
+		WHERE b.device_id IS NULL OR b.devices = b.device_id::text"
 }
 
 gpu=$($psql -At -c "SELECT name FROM gpuhash_devices() ORDER BY id LIMIT 1")

@@ -41,7 +41,8 @@ if [ "$ngpu" != 0 ]; then
 	$psql -c "SELECT b.structure, b.operation, b.keys, round(b.milliseconds::numeric, 3) AS ms,
 	                 round(b.mkeys_per_s::numeric) AS mkeys_per_s, round(b.gb_per_s::numeric, 1) AS gb_per_s
 	          FROM unnest(ARRAY[1048576, 16777216, 67108864]) AS n(keys),
-	               gpuhash_bench(keys => n.keys, device => 'gpu', repetitions => 5) AS b"
+	               gpuhash_bench(keys => n.keys, device => 'gpu', repetitions => 5) AS b
+	          WHERE b.device_id IS NULL OR b.devices = b.device_id::text"
 	mode="SET gpuhash.device = gpu;"
 else
 	echo "==== kernel benchmark on the CPU backend: gpuhash_bench(keys => 2^18, device => 'cpu')"

@@ -19,6 +19,9 @@
  *					groups, 128-bit sums, NaN and -0 in min/max
  *	cases_api.c		invalid arguments, cancellation, benchmarks, memory
  *					accounting
+ *	cases_devices.c	several devices: the devices an operation used, a hot
+ *					key larger than a device's memory, a failure on one
+ *					device freeing every device's memory
  *
  * Prints one line per failing case and ends with "N passed, N failed";
  * the exit status is 1 if any case failed.
@@ -275,6 +278,7 @@ run_backend(gh_backend backend)
 	run_api_cases();
 	run_join_cases();
 	run_agg_cases();
+	run_device_cases();
 	printf("-- %s backend: %.1f s\n", run.backend_name, seconds() - t0);
 	fflush(stdout);
 }

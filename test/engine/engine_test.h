@@ -187,6 +187,7 @@ extern void compare_groups(const gh_groups *got, const agg_oracle *want,
 extern void run_join_cases(void);	/* cases_join.c */
 extern void run_agg_cases(void);	/* cases_agg.c */
 extern void run_api_cases(void);	/* cases_api.c */
+extern void run_device_cases(void);	/* cases_devices.c */
 
 /*
  * Build a table of kind on e and check it against the oracle: the build,

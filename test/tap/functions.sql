@@ -4,25 +4,25 @@
 -- ways, whichever this machine has), and that a long benchmark stops on
 -- cancel.
 BEGIN;
-SELECT plan(65);
+SELECT plan(68);
 
 -- ---- the extension's objects ----
 SELECT has_extension('gpuhash');
 SELECT has_function('gpuhash_devices', ARRAY[]::text[]);
 SELECT has_function('gpuhash_bench',
-                    ARRAY['text', 'bigint', 'text', 'text', 'integer', 'double precision']);
+                    ARRAY['text', 'bigint', 'text', 'text', 'integer', 'double precision', 'text']);
 SELECT function_returns('gpuhash_devices', ARRAY[]::text[], 'setof record');
 SELECT function_returns('gpuhash_bench',
-                        ARRAY['text', 'bigint', 'text', 'text', 'integer', 'double precision'],
+                        ARRAY['text', 'bigint', 'text', 'text', 'integer', 'double precision', 'text'],
                         'setof gpuhash_bench_result');
 SELECT function_lang_is('gpuhash_bench',
-                        ARRAY['text', 'bigint', 'text', 'text', 'integer', 'double precision'], 'c');
+                        ARRAY['text', 'bigint', 'text', 'text', 'integer', 'double precision', 'text'], 'c');
 SELECT volatility_is('gpuhash_bench',
-                     ARRAY['text', 'bigint', 'text', 'text', 'integer', 'double precision'], 'volatile');
+                     ARRAY['text', 'bigint', 'text', 'text', 'integer', 'double precision', 'text'], 'volatile');
 SELECT has_composite('gpuhash_bench_result');
 SELECT columns_are('gpuhash_bench_result',
                    ARRAY['structure', 'operation', 'keys', 'device', 'milliseconds',
-                         'mkeys_per_s', 'gb_per_s']);
+                         'mkeys_per_s', 'gb_per_s', 'devices', 'device_id', 'exchange_ms']);
 SELECT col_type_is('gpuhash_bench_result', 'keys', 'bigint');
 SELECT col_type_is('gpuhash_bench_result', 'milliseconds', 'double precision');
 
@@ -86,6 +86,19 @@ SELECT lives_ok($$SELECT * FROM gpuhash_bench('build', 3000, 'bcht', 'cpu', 1, 0
 SELECT lives_ok($$SELECT * FROM gpuhash_bench('join', 3000, 'all', 'cpu', 100)$$,
                 '100 repetitions are allowed');
 
+-- ---- several (simulated) devices ----
+CREATE TEMP TABLE multi_run AS
+  SELECT * FROM gpuhash_bench('join', 50000, 'hashgraph', 'cpu', 1, devices => '0,1,2');
+SELECT results_eq(
+  'SELECT device_id, devices, exchange_ms >= 0 FROM multi_run',
+  $$VALUES (NULL::int, '0,1,2', true), (0, '0,1,2', NULL), (1, '0,1,2', NULL), (2, '0,1,2', NULL)$$,
+  'devices => 0,1,2: a row for the whole join with its exchange time, then one per device');
+SELECT is((SELECT sum(keys) FROM multi_run WHERE device_id IS NOT NULL),
+          (SELECT keys FROM multi_run WHERE device_id IS NULL)::numeric,
+          'the devices'' keys add up to the keys of the whole join');
+SELECT throws_ok($$SELECT * FROM gpuhash_bench('build', 100, 'all', 'cpu', 1, devices => '0,0')$$,
+                 '22023', 'invalid devices "0,0"', 'a device listed twice is an error');
+
 -- ---- device selection: GPU present or not ----
 SELECT CASE WHEN (SELECT count(*) FROM gpuhash_devices()) = 0 THEN
   throws_ok($$SELECT * FROM gpuhash_bench(keys => 4096, device => 'gpu', repetitions => 1)$$,
@@ -93,7 +106,8 @@ SELECT CASE WHEN (SELECT count(*) FROM gpuhash_devices()) = 0 THEN
             'device => gpu without a GPU is a clear error')
 ELSE
   is((SELECT count(*) FROM gpuhash_bench(keys => 4096, device => 'gpu', repetitions => 1)
-      WHERE device = 'gpu' AND milliseconds > 0), 7::bigint,
+      WHERE device = 'gpu' AND milliseconds > 0
+        AND (device_id IS NULL OR devices = device_id::text)), 7::bigint,
      'device => gpu measures every operation on the GPU')
 END;
 SELECT is(

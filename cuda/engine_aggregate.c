@@ -1,0 +1,487 @@
+/*-------------------------------------------------------------------------
+ *
+ * engine_aggregate.c
+ *	  Aggregation in the common layer: gh_aggregate split into hash-range
+ *	  partitions across the devices, and the merge of the pieces.
+ *
+ * INTERFACE ROUTINES
+ *		gh_aggregate			grouping, split and merged across partitions
+ *		gh_groups_alloc, gh_groups_free	result arrays
+ *
+ * Inputs that fit one device's memory limit and an engine of one device go
+ * to the backend whole.  Otherwise keys and value columns are laid out
+ * partition by partition (nparts a multiple of the device count), partition
+ * p goes to device p mod ndevices, and every device aggregates its
+ * partitions in turn on a thread of its own (gh_for_devices), all devices at
+ * once.  Groups of different partitions are disjoint, so their results are
+ * concatenated in partition order (the result does not depend on which
+ * device finished first); a partition larger than the limit (one very
+ * frequent key) is aggregated in row-range passes whose pieces are merged
+ * group by group.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine_internal.h"
+#include "hash.h"
+
+gh_groups *
+gh_groups_alloc(size_t ngroups, const gh_aggcol *cols, int ncols)
+{
+	gh_groups  *g = calloc(1, sizeof(*g));
+	size_t		m = ngroups ? ngroups : 1;
+
+	if (g == NULL)
+		return NULL;
+	g->ngroups = ngroups;
+	g->ncols = ncols;
+	g->partitions = 1;
+	g->keys = calloc(m, sizeof(uint64_t));
+	g->rows = calloc(m, sizeof(int64_t));
+	g->cols = calloc(ncols > 0 ? ncols : 1, sizeof(gh_aggresult));
+	if (g->keys == NULL || g->rows == NULL || g->cols == NULL)
+	{
+		gh_groups_free(g);
+		return NULL;
+	}
+	for (int c = 0; c < ncols; c++)
+	{
+		gh_aggresult *r = &g->cols[c];
+
+		r->nonnull = calloc(m, sizeof(int64_t));
+		r->sum_lo = calloc(m, sizeof(uint64_t));
+		r->sum_hi = calloc(m, sizeof(int64_t));
+		r->fsum = calloc(m, sizeof(double));
+		r->imin = calloc(m, sizeof(int64_t));
+		r->imax = calloc(m, sizeof(int64_t));
+		r->fmin = calloc(m, sizeof(double));
+		r->fmax = calloc(m, sizeof(double));
+		if (!r->nonnull || !r->sum_lo || !r->sum_hi || !r->fsum ||
+			!r->imin || !r->imax || !r->fmin || !r->fmax)
+		{
+			gh_groups_free(g);
+			return NULL;
+		}
+	}
+	(void) cols;
+	return g;
+}
+
+void
+gh_groups_free(gh_groups *g)
+{
+	if (g == NULL)
+		return;
+	if (g->cols)
+		for (int c = 0; c < g->ncols; c++)
+		{
+			gh_aggresult *r = &g->cols[c];
+
+			free(r->nonnull);
+			free(r->sum_lo);
+			free(r->sum_hi);
+			free(r->fsum);
+			free(r->imin);
+			free(r->imax);
+			free(r->fmin);
+			free(r->fmax);
+		}
+	free(g->cols);
+	free(g->keys);
+	free(g->rows);
+	free(g);
+}
+
+/* Copy group `from` of src into slot `to` of dst (same columns). */
+static void
+group_copy(gh_groups *dst, size_t to, const gh_groups *src, size_t from)
+{
+	dst->keys[to] = src->keys[from];
+	dst->rows[to] = src->rows[from];
+	for (int c = 0; c < src->ncols; c++)
+	{
+		gh_aggresult *d = &dst->cols[c];
+		const gh_aggresult *s = &src->cols[c];
+
+		d->nonnull[to] = s->nonnull[from];
+		d->sum_lo[to] = s->sum_lo[from];
+		d->sum_hi[to] = s->sum_hi[from];
+		d->fsum[to] = s->fsum[from];
+		d->imin[to] = s->imin[from];
+		d->imax[to] = s->imax[from];
+		d->fmin[to] = s->fmin[from];
+		d->fmax[to] = s->fmax[from];
+	}
+}
+
+/*
+ * The backends' total order of doubles (PostgreSQL's, NaN largest, with -0
+ * below +0 so that results do not depend on row order).
+ */
+static int
+float_order_cmp(double a, double b)
+{
+	if (isnan(a))
+		return isnan(b) ? 0 : 1;
+	if (isnan(b))
+		return -1;
+	if (a == b && signbit(a) != signbit(b))
+		return signbit(a) ? -1 : 1;
+	return a < b ? -1 : a > b;
+}
+
+/* Fold group `from` of src into group `to` of dst (same key). */
+static void
+group_combine(gh_groups *dst, size_t to, const gh_groups *src, size_t from,
+			  const gh_aggcol *cols)
+{
+	dst->rows[to] += src->rows[from];
+	for (int c = 0; c < src->ncols; c++)
+	{
+		gh_aggresult *d = &dst->cols[c];
+		const gh_aggresult *s = &src->cols[c];
+		bool		had = d->nonnull[to] > 0;
+
+		if (s->nonnull[from] == 0)
+			continue;
+		d->nonnull[to] += s->nonnull[from];
+		if (cols[c].type == GH_INT64)
+		{
+			uint64_t	lo = d->sum_lo[to] + s->sum_lo[from];
+
+			d->sum_hi[to] += s->sum_hi[from] + (lo < d->sum_lo[to]);
+			d->sum_lo[to] = lo;
+			if (!had || s->imin[from] < d->imin[to])
+				d->imin[to] = s->imin[from];
+			if (!had || s->imax[from] > d->imax[to])
+				d->imax[to] = s->imax[from];
+		}
+		else
+		{
+			d->fsum[to] += s->fsum[from];
+			if (!had || float_order_cmp(s->fmin[from], d->fmin[to]) < 0)
+				d->fmin[to] = s->fmin[from];
+			if (!had || float_order_cmp(s->fmax[from], d->fmax[to]) > 0)
+				d->fmax[to] = s->fmax[from];
+		}
+	}
+}
+
+/*
+ * Gather the groups of several pieces into one result.  disjoint: the pieces
+ * hold different keys (hash-range partitions), so concatenate; otherwise
+ * combine equal keys (row-range pieces of one partition).
+ */
+static gh_groups *
+gh_groups_merge(gh_engine *e, gh_groups **pieces, int npieces,
+				const gh_aggcol *cols, int ncols, bool disjoint)
+{
+	size_t		total = 0,
+				ng = 0,
+				cap;
+	gh_groups  *g;
+	uint64_t   *slot_key = NULL;
+	size_t	   *slot_at = NULL;
+	bool	   *slot_used = NULL;
+
+	for (int p = 0; p < npieces; p++)
+		total += pieces[p]->ngroups;
+	g = gh_groups_alloc(total, cols, ncols);
+	if (g == NULL)
+	{
+		gh_fail(e, GH_ERR_HOST_NOMEM, "out of host memory merging groups");
+		return NULL;
+	}
+	cap = 16;
+	while (cap < 2 * total)
+		cap <<= 1;
+	if (!disjoint)
+	{
+		slot_key = malloc(cap * sizeof(uint64_t));
+		slot_at = malloc(cap * sizeof(size_t));
+		slot_used = calloc(cap, sizeof(bool));
+		if (!slot_key || !slot_at || !slot_used)
+		{
+			free(slot_key);
+			free(slot_at);
+			free(slot_used);
+			gh_groups_free(g);
+			gh_fail(e, GH_ERR_HOST_NOMEM, "out of host memory merging groups");
+			return NULL;
+		}
+	}
+	for (int p = 0; p < npieces; p++)
+		for (size_t i = 0; i < pieces[p]->ngroups; i++)
+		{
+			uint64_t	k = pieces[p]->keys[i];
+
+			if (!disjoint)
+			{
+				size_t		s = gh_hash64(k, GH_SEED_AGG) & (cap - 1);
+
+				while (slot_used[s] && slot_key[s] != k)
+					s = (s + 1) & (cap - 1);
+				if (slot_used[s])
+				{
+					group_combine(g, slot_at[s], pieces[p], i, cols);
+					continue;
+				}
+				slot_used[s] = true;
+				slot_key[s] = k;
+				slot_at[s] = ng;
+			}
+			group_copy(g, ng++, pieces[p], i);
+		}
+	g->ngroups = ng;
+	free(slot_key);
+	free(slot_at);
+	free(slot_used);
+	return g;
+}
+
+/* Aggregate rows [start, start+m) of a partition-ordered layout, in pieces. */
+static gh_status
+aggregate_partition(gh_engine *e, int dev, const uint64_t *keys, size_t m,
+					const gh_aggcol *cols, int ncols, size_t max_rows,
+					gh_groups **out)
+{
+	int			npieces = m == 0 ? 1 : (int) ((m + max_rows - 1) / max_rows);
+	gh_groups **pieces;
+	gh_status	st = GH_OK;
+	gh_aggcol  *pc = NULL;
+
+	if (npieces == 1)
+	{
+		CHECK_INTERRUPT(e);
+		if (gh_injected_failure(e, dev))
+			return e->inject_status;
+		return e->ops->aggregate(e, dev, keys, m, cols, ncols, out);
+	}
+	pieces = gh_calloc(e, npieces, sizeof(gh_groups *));
+	pc = gh_calloc(e, ncols > 0 ? ncols : 1, sizeof(gh_aggcol));
+	if (pieces == NULL || pc == NULL)
+	{
+		free(pieces);
+		free(pc);
+		return e->status;
+	}
+	for (int i = 0; st == GH_OK && i < npieces; i++)
+	{
+		size_t		start = (size_t) i * max_rows;
+		size_t		len = m - start < max_rows ? m - start : max_rows;
+
+		for (int c = 0; c < ncols; c++)
+		{
+			pc[c] = cols[c];
+			pc[c].values = (const char *) cols[c].values + start * 8;
+			pc[c].nulls = cols[c].nulls ? cols[c].nulls + start : NULL;
+		}
+		if (gh_interrupted(e))
+			st = GH_ERR_CANCELLED;
+		else if (gh_injected_failure(e, dev))
+			st = e->inject_status;
+		else
+			st = e->ops->aggregate(e, dev, keys + start, len, pc, ncols, &pieces[i]);
+	}
+	if (st == GH_OK)
+	{
+		*out = gh_groups_merge(e, pieces, npieces, cols, ncols, false);
+		if (*out == NULL)
+			st = e->status;
+	}
+	for (int i = 0; i < npieces; i++)
+		gh_groups_free(pieces[i]);
+	free(pieces);
+	free(pc);
+	return st;
+}
+
+/* The partitioned layout of one gh_aggregate and its pieces. */
+typedef struct agg_split
+{
+	uint32_t	nparts;
+	size_t	   *off;			/* nparts + 1 partition offsets */
+	const uint64_t *keys;		/* partition-ordered */
+	const gh_aggcol *cols;		/* partition-ordered columns */
+	int			ncols;
+	size_t		max_rows;
+	gh_groups **pieces;			/* per partition */
+} agg_split;
+
+/* Device thread: aggregate partitions dev, dev + ndevices, ... */
+static gh_status
+aggregate_device_partitions(gh_engine *e, int dev, void *arg)
+{
+	agg_split  *s = arg;
+	gh_aggcol  *pc = gh_calloc(e, s->ncols > 0 ? s->ncols : 1, sizeof(gh_aggcol));
+	gh_status	st = GH_OK;
+
+	if (pc == NULL)
+		return e->status;
+	for (uint32_t p = (uint32_t) dev; st == GH_OK && p < s->nparts; p += e->opt.ndevices)
+	{
+		size_t		start = s->off[p];
+
+		for (int c = 0; c < s->ncols; c++)
+		{
+			pc[c] = s->cols[c];
+			pc[c].values = (const char *) s->cols[c].values + start * 8;
+			pc[c].nulls = s->cols[c].nulls ? s->cols[c].nulls + start : NULL;
+		}
+		st = aggregate_partition(e, dev, s->keys + start, s->off[p + 1] - start, pc,
+								 s->ncols, s->max_rows, &s->pieces[p]);
+	}
+	free(pc);
+	return st;
+}
+
+/* Record the devices that aggregated partitions (all of nparts' devices). */
+static void
+set_devices(gh_engine *e, gh_groups *g, uint32_t nparts)
+{
+	uint32_t	mask = 0;
+
+	for (uint32_t p = 0; p < nparts && p < (uint32_t) e->opt.ndevices; p++)
+		mask |= 1u << p;
+	g->ndevices = gh_device_ids(e, mask, g->devices, GH_MAX_DEVICES);
+}
+
+gh_status
+gh_aggregate(gh_engine *e, const uint64_t *keys, size_t n,
+			 const gh_aggcol *cols, int ncols, gh_groups **out)
+{
+	size_t		bpr,
+				max_rows;
+	uint32_t	nparts;
+	uint32_t   *pof = NULL;
+	size_t	   *off = NULL;
+	uint64_t   *pk = NULL;
+	gh_aggcol  *pc = NULL;
+	void	  **pv = NULL;
+	uint8_t   **pn = NULL;
+	gh_groups **pieces = NULL;
+	gh_status	st = GH_OK;
+
+	if (e == NULL)
+		return GH_ERR_INVALID;
+	if (out == NULL || (keys == NULL && n > 0) || ncols < 0 || (ncols > 0 && cols == NULL))
+		return gh_fail(e, GH_ERR_INVALID, "invalid arguments to gh_aggregate");
+	for (int c = 0; c < ncols; c++)
+		if ((cols[c].type != GH_INT64 && cols[c].type != GH_FLOAT64) ||
+			(cols[c].values == NULL && n > 0))
+			return gh_fail(e, GH_ERR_INVALID, "invalid aggregate column %d", c);
+	*out = NULL;
+
+	bpr = e->ops->agg_bytes_per_row(ncols);
+	nparts = gh_partitions_for(e, n, bpr);
+	max_rows = e->opt.memory_limit / (bpr ? bpr : 1);
+	if (max_rows < 1)
+		max_rows = 1;
+
+	if (nparts == 1)
+	{
+		st = aggregate_partition(e, 0, keys, n, cols, ncols, max_rows, out);
+		if (st == GH_OK)
+		{
+			(*out)->partitions = 1;
+			set_devices(e, *out, 1);
+		}
+		return st;
+	}
+
+	/* lay keys and columns out partition by partition */
+	off = gh_split_offsets(e, keys, n, nparts, &pof);
+	pk = off ? gh_malloc(e, n * sizeof(uint64_t)) : NULL;
+	pc = gh_calloc(e, ncols > 0 ? ncols : 1, sizeof(gh_aggcol));
+	pv = gh_calloc(e, ncols > 0 ? ncols : 1, sizeof(void *));
+	pn = gh_calloc(e, ncols > 0 ? ncols : 1, sizeof(uint8_t *));
+	pieces = gh_calloc(e, nparts, sizeof(gh_groups *));
+	if (off == NULL || pk == NULL || pc == NULL || pv == NULL || pn == NULL || pieces == NULL)
+	{
+		st = e->status;
+		goto done;
+	}
+	for (int c = 0; c < ncols; c++)
+	{
+		pv[c] = gh_malloc(e, n * 8);
+		pn[c] = cols[c].nulls ? gh_malloc(e, n) : NULL;
+		if (pv[c] == NULL || (cols[c].nulls && pn[c] == NULL))
+		{
+			st = e->status;
+			goto done;
+		}
+	}
+	{
+		size_t	   *cursor = gh_malloc(e, nparts * sizeof(size_t));
+
+		if (cursor == NULL)
+		{
+			st = e->status;
+			goto done;
+		}
+		memcpy(cursor, off, nparts * sizeof(size_t));
+		for (size_t i = 0; i < n; i++)
+		{
+			size_t		at = cursor[pof[i]]++;
+
+			pk[at] = keys[i];
+			for (int c = 0; c < ncols; c++)
+			{
+				memcpy((char *) pv[c] + at * 8, (const char *) cols[c].values + i * 8, 8);
+				if (pn[c])
+					pn[c][at] = cols[c].nulls[i];
+			}
+		}
+		free(cursor);
+	}
+	for (int c = 0; c < ncols; c++)
+	{
+		pc[c] = cols[c];
+		pc[c].values = pv[c];
+		pc[c].nulls = pn[c];
+	}
+	if (gh_interrupted(e))
+		st = GH_ERR_CANCELLED;
+	else
+	{
+		agg_split	split = {nparts, off, pk, pc, ncols, max_rows, pieces};
+		uint32_t	busy = 0;
+
+		for (uint32_t p = 0; p < nparts && p < (uint32_t) e->opt.ndevices; p++)
+			busy |= 1u << p;
+		st = gh_for_devices(e, busy, n, aggregate_device_partitions, &split);
+	}
+	if (st == GH_OK)
+	{
+		*out = gh_groups_merge(e, pieces, (int) nparts, cols, ncols, true);
+		if (*out == NULL)
+			st = e->status;
+		else
+		{
+			(*out)->partitions = (int) nparts;
+			set_devices(e, *out, nparts);
+		}
+	}
+
+done:
+	if (pieces)
+		for (uint32_t p = 0; p < nparts; p++)
+			gh_groups_free(pieces[p]);
+	if (pv)
+		for (int c = 0; c < ncols; c++)
+			free(pv[c]);
+	if (pn)
+		for (int c = 0; c < ncols; c++)
+			free(pn[c]);
+	free(pieces);
+	free(pv);
+	free(pn);
+	free(pc);
+	free(pk);
+	free(off);
+	free(pof);
+	return st;
+}

@@ -1,0 +1,293 @@
+/*-------------------------------------------------------------------------
+ *
+ * engine_devices.c
+ *	  Running one operation on all of an engine's devices at once: a host
+ *	  thread per device, errors and cancellation shared between them.
+ *
+ * INTERFACE ROUTINES
+ *		gh_for_devices			run a function for each device, concurrently
+ *		gh_on_device_thread		is this one of those threads
+ *		gh_fail, gh_account		errors and memory accounting, thread-safe
+ *		gh_interrupted			the caller's interrupt, or a stop request
+ *		gh_debug_inject_failure	make a device fail (tests)
+ *
+ * WHY THREADS
+ *
+ * A backend's operations on one device are sequences of kernels and copies
+ * with a few host synchronisations in between (a build reads back the sizes
+ * it must allocate, a probe its total).  Issued from one host thread, device
+ * after device, each synchronisation would idle every other device.  With a
+ * thread per device each device's sequence runs at its own pace: transfers
+ * and kernels of different devices overlap, and no device waits on another
+ * device's host work.  The CPU backend's simulated devices run the same way,
+ * so the concurrency of the common layer is tested where there is no GPU.
+ *
+ * ERRORS AND CANCELLATION
+ *
+ * While a section runs, the first gh_fail() wins: it records its status and
+ * message and sets `stop`; later failures (typically other devices stopping
+ * because of it) keep the first message.  A device thread's gh_interrupted()
+ * only reads `stop`.  The calling thread waits on a condition variable with
+ * a short timeout and polls the interrupt callback in between, so a cancel
+ * stops every device at its next check; the callback (which may read
+ * process state that is not thread-safe, such as PostgreSQL's interrupt
+ * flags) is never called on a device thread.  Every thread has finished
+ * before gh_for_devices returns, so the caller frees whatever any device
+ * still holds on the calling thread.
+ *
+ * Device threads block all signals: the host process (a PostgreSQL backend)
+ * handles its signals on its own thread.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "backend.h"
+
+/* How often the calling thread polls the interrupt callback while it waits. */
+#define POLL_NS (2 * 1000 * 1000)
+
+static __thread bool on_device_thread = false;
+
+bool
+gh_on_device_thread(void)
+{
+	return on_device_thread;
+}
+
+gh_status
+gh_fail(gh_engine *e, gh_status status, const char *fmt,...)
+{
+	va_list		ap;
+
+	if (e == NULL)
+		return status;
+	pthread_mutex_lock(&e->lock);
+	if (!(e->in_section && e->section_failed))
+	{
+		e->status = status;
+		va_start(ap, fmt);
+		vsnprintf(e->errmsg, sizeof(e->errmsg), fmt, ap);
+		va_end(ap);
+		if (e->in_section)
+		{
+			e->section_failed = true;
+			__atomic_store_n(&e->stop, 1, __ATOMIC_RELEASE);
+		}
+	}
+	pthread_mutex_unlock(&e->lock);
+	return status;
+}
+
+void
+gh_account(gh_engine *e, long long delta)
+{
+	pthread_mutex_lock(&e->lock);
+	if (delta < 0 && (size_t) (-delta) > e->device_bytes)
+		e->device_bytes = 0;
+	else
+		e->device_bytes += delta;
+	if (e->device_bytes > e->peak_device_bytes)
+		e->peak_device_bytes = e->device_bytes;
+	pthread_mutex_unlock(&e->lock);
+}
+
+bool
+gh_interrupted(gh_engine *e)
+{
+	if (on_device_thread)
+	{
+		if (!__atomic_load_n(&e->stop, __ATOMIC_ACQUIRE))
+			return false;
+		/* keeps the first failure's message: it is the section's */
+		gh_fail(e, GH_ERR_CANCELLED, "stopped because another device failed");
+		return true;
+	}
+	if (e->opt.interrupt && e->opt.interrupt(e->opt.interrupt_arg))
+	{
+		gh_fail(e, GH_ERR_CANCELLED, "cancelled by request");
+		return true;
+	}
+	return false;
+}
+
+/* ---- failure injection ---- */
+
+void
+gh_debug_inject_failure(gh_engine *e, int dev, long after, gh_status status)
+{
+	if (e == NULL)
+		return;
+	e->inject_dev = (dev >= 0 && dev < e->opt.ndevices) ? dev : -1;
+	e->inject_status = status;
+	__atomic_store_n(&e->inject_after, after < 0 ? 0 : after, __ATOMIC_RELEASE);
+}
+
+bool
+gh_injected_failure(gh_engine *e, int dev)
+{
+	if (e->inject_dev < 0 || e->inject_dev != dev)
+		return false;
+	/* fires on the transition from 0 to -1, so exactly once */
+	if (__atomic_sub_fetch(&e->inject_after, 1, __ATOMIC_ACQ_REL) != -1)
+		return false;
+	gh_fail(e, e->inject_status, "injected failure on device %d", e->opt.devices[dev]);
+	return true;
+}
+
+/* ---- sections ---- */
+
+typedef struct device_task
+{
+	gh_engine  *e;
+	int			dev;
+	gh_device_fn fn;
+	void	   *arg;
+	gh_status	st;
+	pthread_t	thread;
+	bool		started;
+} device_task;
+
+static void *
+device_thread_main(void *p)
+{
+	device_task *t = p;
+	gh_engine  *e = t->e;
+	gh_status	st;
+
+	on_device_thread = true;
+	st = t->fn(e, t->dev, t->arg);
+	pthread_mutex_lock(&e->lock);
+	t->st = st;
+	if (st != GH_OK && !e->section_failed)
+	{
+		/* a failure that did not go through gh_fail */
+		e->status = st;
+		snprintf(e->errmsg, sizeof(e->errmsg), "%s on device %d", gh_status_name(st),
+				 e->opt.devices[t->dev]);
+		e->section_failed = true;
+	}
+	if (st != GH_OK)
+		__atomic_store_n(&e->stop, 1, __ATOMIC_RELEASE);
+	e->running--;
+	pthread_cond_signal(&e->done);
+	pthread_mutex_unlock(&e->lock);
+	return NULL;
+}
+
+/* Wait for the running threads, polling the interrupt callback meanwhile. */
+static void
+wait_for_devices(gh_engine *e)
+{
+	bool		cancelled = false;
+
+	pthread_mutex_lock(&e->lock);
+	while (e->running > 0)
+	{
+		struct timespec until;
+
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_nsec += POLL_NS;
+		if (until.tv_nsec >= 1000000000L)
+		{
+			until.tv_sec++;
+			until.tv_nsec -= 1000000000L;
+		}
+		(void) pthread_cond_timedwait(&e->done, &e->lock, &until);
+		if (e->running > 0 && !cancelled && e->opt.interrupt)
+		{
+			bool		fire;
+
+			pthread_mutex_unlock(&e->lock);
+			fire = e->opt.interrupt(e->opt.interrupt_arg);
+			if (fire)
+			{
+				cancelled = true;
+				gh_fail(e, GH_ERR_CANCELLED, "cancelled by request");
+			}
+			pthread_mutex_lock(&e->lock);
+		}
+	}
+	pthread_mutex_unlock(&e->lock);
+}
+
+gh_status
+gh_for_devices(gh_engine *e, uint32_t devmask, size_t rows, gh_device_fn fn,
+			   void *arg)
+{
+	device_task tasks[GH_MAX_DEVICES];
+	int			ntasks = 0;
+	sigset_t	all,
+				saved;
+	gh_status	st = GH_OK;
+
+	devmask &= (e->opt.ndevices >= 32) ? UINT32_MAX : ((1u << e->opt.ndevices) - 1);
+	for (int d = 0; d < e->opt.ndevices; d++)
+		if (devmask & (1u << d))
+		{
+			memset(&tasks[ntasks], 0, sizeof(tasks[ntasks]));
+			tasks[ntasks].e = e;
+			tasks[ntasks].dev = d;
+			tasks[ntasks].fn = fn;
+			tasks[ntasks].arg = arg;
+			ntasks++;
+		}
+	if (ntasks == 0)
+		return GH_OK;
+	/* one device, little work, or already on a device thread: no threads */
+	if (ntasks == 1 || rows < GH_THREAD_MIN_ROWS || on_device_thread)
+	{
+		for (int i = 0; i < ntasks && st == GH_OK; i++)
+			st = fn(e, tasks[i].dev, arg);
+		return st;
+	}
+
+	pthread_mutex_lock(&e->lock);
+	e->in_section = true;
+	e->section_failed = false;
+	__atomic_store_n(&e->stop, 0, __ATOMIC_RELEASE);
+	e->running = 0;
+	pthread_mutex_unlock(&e->lock);
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &saved);
+	for (int i = 0; i < ntasks; i++)
+	{
+		int			err;
+
+		pthread_mutex_lock(&e->lock);
+		e->running++;
+		pthread_mutex_unlock(&e->lock);
+		err = pthread_create(&tasks[i].thread, NULL, device_thread_main, &tasks[i]);
+		if (err != 0)
+		{
+			pthread_mutex_lock(&e->lock);
+			e->running--;
+			pthread_mutex_unlock(&e->lock);
+			gh_fail(e, GH_ERR_HOST_NOMEM, "could not start a thread for device %d: %s",
+					e->opt.devices[tasks[i].dev], strerror(err));
+			break;
+		}
+		tasks[i].started = true;
+	}
+	pthread_sigmask(SIG_SETMASK, &saved, NULL);
+
+	wait_for_devices(e);
+	for (int i = 0; i < ntasks; i++)
+		if (tasks[i].started)
+			pthread_join(tasks[i].thread, NULL);
+
+	pthread_mutex_lock(&e->lock);
+	if (e->section_failed)
+		st = e->status != GH_OK ? e->status : GH_ERR_INTERNAL;
+	e->in_section = false;
+	e->section_failed = false;
+	__atomic_store_n(&e->stop, 0, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&e->lock);
+	return st;
+}

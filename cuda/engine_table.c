@@ -1,0 +1,848 @@
+/*-------------------------------------------------------------------------
+ *
+ * engine_table.c
+ *	  Tables and joins of the common layer: inputs split into hash-range
+ *	  partitions and units, placed on the devices, worked on by all devices
+ *	  at once.
+ *
+ * INTERFACE ROUTINES
+ *		gh_build, gh_table_*	tables
+ *		gh_find					per-key match counts
+ *		gh_join_*				chunked join output across units and devices
+ *
+ * PARTITIONS AND UNITS
+ *
+ * A backend only ever sees one "unit": a piece of input small enough for the
+ * memory limit of one device.  gh_build splits the build input by hash range
+ * (gh_partition_of) into nparts partitions, nparts being a multiple of the
+ * number of devices large enough that an average partition fits the limit.
+ * A partition that is still too large (a hot key puts all its rows in one
+ * partition, whatever the hash) is cut further into row ranges; every unit of
+ * a partition must then be probed with all the probe keys of that partition,
+ * and the matches of its units together are the partition's matches.  Units
+ * are dealt to the devices in turn, so the row ranges of a hot partition are
+ * spread over the devices too.
+ *
+ * When there are no more units than devices, every unit stays built on its
+ * own device for the table's life ("resident") and probes are kept open
+ * between counting and writing.  Otherwise the table keeps each unit's keys
+ * and rows in host memory and each device builds its units one at a time,
+ * on demand (passes): a join then counts every unit in gh_join_begin and
+ * rebuilds them in turn while writing pairs.  That repeats builds, but only
+ * for inputs that do not fit the devices at all.
+ *
+ * DEVICES AT ONCE
+ *
+ * Every step that touches units -- building resident units, counting a
+ * join, writing pairs, per-key counts -- runs as a gh_for_devices section:
+ * each device works through its own units on its own thread.  A device's
+ * units and open probes are touched only by its thread; what the threads
+ * share is written with atomics (inner-row match bits, per-key counts of a
+ * partition cut into row ranges, whose units sit on different devices) or
+ * into disjoint ranges (each device's share of a chunk of pairs).  Each
+ * gh_join_next call gives every device with pairs left an equal share of
+ * the chunk, so that all devices copy pairs out together; the pairs of one
+ * device come in its units' order.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine_internal.h"
+#include "hash.h"
+
+/* One unit: a piece of one partition, built on one device. */
+typedef struct gh_unit
+{
+	uint32_t	partition;
+	int			dev;
+	uint64_t   *keys;			/* host copy while not resident; else NULL */
+	uint64_t   *rows;
+	size_t		n;
+	void	   *part;			/* the backend's table, when built */
+} gh_unit;
+
+struct gh_table
+{
+	gh_engine  *e;
+	gh_kind		kind;
+	double		load_factor;
+	size_t		n;
+	uint32_t	nparts;
+	int			nunits;
+	gh_unit    *units;
+	bool		resident;		/* all units stay built */
+	uint32_t	devmask;		/* devices holding units */
+	/* which rows have been emitted by gh_join_next: a bitmap by row number */
+	uint8_t    *inner_bits;
+	uint64_t	inner_bits_rows;	/* row numbers it covers (0: none) */
+};
+
+struct gh_join
+{
+	gh_table   *t;
+	const uint64_t *keys;
+	size_t		n;
+	gh_join_method method;
+	/* per partition, the probe keys' original indices (NULL: identity) */
+	uint64_t  **part_idx;
+	uint64_t  **part_keys;
+	size_t	   *part_n;
+	/* per unit: open probe (resident tables keep them) and its total */
+	void	  **probes;
+	uint64_t   *unit_total;
+	uint64_t	total;
+	/* writing position per device: its current unit, the pairs written of
+	 * it, and the device's pairs not yet written */
+	int			cur[GH_MAX_DEVICES];
+	uint64_t	pos[GH_MAX_DEVICES];
+	uint64_t	left[GH_MAX_DEVICES];
+	/* the current gh_join_next call: each device's share and where it goes */
+	uint64_t	quota[GH_MAX_DEVICES];
+	gh_pair    *dest[GH_MAX_DEVICES];
+	uint32_t   *counts;			/* probe_all_counts: the caller's array */
+};
+
+/* The next unit of device dev after unit index `after` (nunits: none). */
+static int
+next_unit_of(const gh_table *t, int dev, int after)
+{
+	for (int u = after + 1; u < t->nunits; u++)
+		if (t->units[u].dev == dev)
+			return u;
+	return t->nunits;
+}
+
+/* ---- backend calls, with the failure injection point ---- */
+
+static gh_status
+unit_release(gh_table *t, gh_unit *u)
+{
+	if (u->part)
+		t->e->ops->part_free(t->e, u->part);
+	u->part = NULL;
+	return GH_OK;
+}
+
+static gh_status
+unit_ensure(gh_table *t, gh_unit *u)
+{
+	gh_engine  *e = t->e;
+
+	if (u->part)
+		return GH_OK;
+	CHECK_INTERRUPT(e);
+	if (gh_injected_failure(e, u->dev))
+		return e->inject_status;
+	return e->ops->build(e, u->dev, t->kind, u->keys, u->rows, u->n,
+						 t->load_factor, &u->part);
+}
+
+/* ---- tables ---- */
+
+void
+gh_table_free(gh_table *t)
+{
+	if (t == NULL)
+		return;
+	for (int u = 0; u < t->nunits; u++)
+	{
+		unit_release(t, &t->units[u]);
+		free(t->units[u].keys);
+		free(t->units[u].rows);
+	}
+	free(t->units);
+	free(t->inner_bits);
+	free(t);
+}
+
+/*
+ * Lay the build input out as units: split by partition, then cut any
+ * partition above max_rows into row ranges.  Units keep host copies (they
+ * are freed again for resident tables once built).
+ */
+static gh_status
+make_units(gh_table *t, const uint64_t *keys, const uint64_t *rows, size_t n,
+		   size_t max_rows)
+{
+	gh_engine  *e = t->e;
+	uint32_t   *pof = NULL;
+	size_t	   *off;
+	uint64_t   *pk,
+			   *pr;
+	size_t	   *cursor;
+	int			nunits = 0;
+
+	off = gh_split_offsets(e, keys, n, t->nparts, &pof);
+	if (off == NULL)
+		return e->status;
+	pk = gh_malloc(e, n * sizeof(uint64_t));
+	pr = gh_malloc(e, n * sizeof(uint64_t));
+	cursor = gh_malloc(e, t->nparts * sizeof(size_t));
+	if (pk == NULL || pr == NULL || cursor == NULL)
+		goto fail;
+	memcpy(cursor, off, t->nparts * sizeof(size_t));
+	for (size_t i = 0; i < n; i++)
+	{
+		size_t		at = cursor[pof[i]]++;
+
+		pk[at] = keys[i];
+		pr[at] = rows ? rows[i] : i;
+	}
+	for (uint32_t p = 0; p < t->nparts; p++)
+	{
+		size_t		np = off[p + 1] - off[p];
+
+		nunits += np == 0 ? 1 : (int) ((np + max_rows - 1) / max_rows);
+	}
+	t->units = gh_calloc(e, nunits, sizeof(gh_unit));
+	if (t->units == NULL)
+		goto fail;
+	t->nunits = nunits;
+	nunits = 0;
+	for (uint32_t p = 0; p < t->nparts; p++)
+	{
+		size_t		start = off[p],
+					end = off[p + 1];
+
+		do
+		{
+			gh_unit    *u = &t->units[nunits];
+			size_t		m = end - start < max_rows ? end - start : max_rows;
+
+			u->partition = p;
+			u->dev = nunits % e->opt.ndevices;
+			t->devmask |= 1u << u->dev;
+			u->n = m;
+			u->keys = gh_malloc(e, m * sizeof(uint64_t));
+			u->rows = gh_malloc(e, m * sizeof(uint64_t));
+			if (u->keys == NULL || u->rows == NULL)
+				goto fail;
+			memcpy(u->keys, pk + start, m * sizeof(uint64_t));
+			memcpy(u->rows, pr + start, m * sizeof(uint64_t));
+			start += m;
+			nunits++;
+		} while (start < end);
+	}
+	free(pof);
+	free(off);
+	free(pk);
+	free(pr);
+	free(cursor);
+	return GH_OK;
+
+fail:
+	free(pof);
+	free(off);
+	free(pk);
+	free(pr);
+	free(cursor);
+	return e->status;
+}
+
+/* Device thread: build the device's units (resident tables). */
+static gh_status
+build_device_units(gh_engine *e, int dev, void *arg)
+{
+	gh_table   *t = arg;
+
+	(void) e;
+	for (int u = next_unit_of(t, dev, -1); u < t->nunits; u = next_unit_of(t, dev, u))
+		GH_TRY_STATUS(unit_ensure(t, &t->units[u]));
+	return GH_OK;
+}
+
+gh_status
+gh_build(gh_engine *e, gh_kind kind, const uint64_t *keys,
+		 const uint64_t *rows, size_t n, gh_table **out)
+{
+	gh_table   *t;
+	gh_status	st;
+	size_t		bpr,
+				max_rows;
+	uint64_t	maxrow;
+
+	if (e == NULL)
+		return GH_ERR_INVALID;
+	if (out == NULL || (keys == NULL && n > 0) ||
+		(kind != GH_KIND_AUTO && kind != GH_KIND_HASHGRAPH && kind != GH_KIND_BCHT))
+		return gh_fail(e, GH_ERR_INVALID, "invalid arguments to gh_build");
+	*out = NULL;
+	if (kind == GH_KIND_AUTO)
+		kind = gh_choose_kind(e, n);
+
+	t = gh_calloc(e, 1, sizeof(*t));
+	if (t == NULL)
+		return e->status;
+	t->e = e;
+	t->kind = kind;
+	t->n = n;
+	t->load_factor = e->opt.bcht_load_factor > 0 ? e->opt.bcht_load_factor : GH_BCHT_DEFAULT_LOAD;
+	bpr = e->ops->build_bytes_per_row(kind);
+	t->nparts = gh_partitions_for(e, n, bpr);
+	max_rows = e->opt.memory_limit / (bpr ? bpr : 1);
+	if (max_rows < 1)
+		max_rows = 1;
+
+	/* the inner-row bitmap covers dense row numbers */
+	maxrow = n ? n - 1 : 0;
+	if (rows)
+		for (size_t i = 0; i < n; i++)
+			if (rows[i] > maxrow)
+				maxrow = rows[i];
+	if (n > 0 && maxrow / 4 <= n)
+	{
+		t->inner_bits_rows = maxrow + 1;
+		t->inner_bits = gh_calloc(e, (maxrow + 8) / 8, 1);
+		if (t->inner_bits == NULL)
+		{
+			gh_table_free(t);
+			return e->status;
+		}
+	}
+
+	st = make_units(t, keys, rows, n, max_rows);
+	if (st != GH_OK)
+	{
+		gh_table_free(t);
+		return st;
+	}
+
+	t->resident = (t->nunits <= e->opt.ndevices);
+	if (t->resident)
+	{
+		CHECK_INTERRUPT_FREE(e, gh_table_free(t));
+		st = gh_for_devices(e, t->devmask, n, build_device_units, t);
+		if (st != GH_OK)
+		{
+			/* every device's units, built or not */
+			gh_table_free(t);
+			return st;
+		}
+		for (int u = 0; u < t->nunits; u++)
+		{
+			free(t->units[u].keys);
+			free(t->units[u].rows);
+			t->units[u].keys = t->units[u].rows = NULL;
+		}
+	}
+	*out = t;
+	return GH_OK;
+}
+
+gh_kind
+gh_table_kind(const gh_table *t)
+{
+	return t ? t->kind : GH_KIND_AUTO;
+}
+
+size_t
+gh_table_rows(const gh_table *t)
+{
+	return t ? t->n : 0;
+}
+
+int
+gh_table_partitions(const gh_table *t)
+{
+	return t ? (int) t->nparts : 0;
+}
+
+int
+gh_table_devices(const gh_table *t, int *ids, int max)
+{
+	if (t == NULL)
+		return 0;
+	return gh_device_ids(t->e, t->devmask, ids, max);
+}
+
+size_t
+gh_table_distinct_keys(const gh_table *t)
+{
+	size_t		sum = 0;
+
+	if (t == NULL || t->kind != GH_KIND_BCHT)
+		return 0;
+	/* Only resident units can say; distinct keys of a partition are in one
+	 * unit unless a partition was cut into row ranges. */
+	for (int u = 0; u < t->nunits; u++)
+		if (t->units[u].part)
+			sum += t->e->ops->part_distinct(t->units[u].part);
+	return sum;
+}
+
+/* ---- probing ---- */
+
+static void
+join_free_parts(gh_join *j)
+{
+	if (j->part_idx)
+		for (uint32_t p = 0; p < j->t->nparts; p++)
+		{
+			free(j->part_idx[p]);
+			free(j->part_keys[p]);
+		}
+	free(j->part_idx);
+	free(j->part_keys);
+	free(j->part_n);
+}
+
+void
+gh_join_free(gh_join *j)
+{
+	if (j == NULL)
+		return;
+	if (j->probes)
+		for (int u = 0; u < j->t->nunits; u++)
+			if (j->probes[u])
+				j->t->e->ops->probe_free(j->t->e, j->probes[u]);
+	if (!j->t->resident)
+		for (int u = 0; u < j->t->nunits; u++)
+			unit_release(j->t, &j->t->units[u]);
+	join_free_parts(j);
+	free(j->probes);
+	free(j->unit_total);
+	free(j);
+}
+
+/* Split probe keys by partition (only when the table has several). */
+static gh_status
+join_split(gh_join *j)
+{
+	gh_engine  *e = j->t->e;
+	uint32_t	np = j->t->nparts;
+	uint32_t   *pof = NULL;
+	size_t	   *off;
+
+	j->part_n = gh_calloc(e, np, sizeof(size_t));
+	if (j->part_n == NULL)
+		return e->status;
+	if (np == 1)
+	{
+		j->part_n[0] = j->n;
+		return GH_OK;
+	}
+	j->part_idx = gh_calloc(e, np, sizeof(uint64_t *));
+	j->part_keys = gh_calloc(e, np, sizeof(uint64_t *));
+	if (j->part_idx == NULL || j->part_keys == NULL)
+		return e->status;
+	off = gh_split_offsets(e, j->keys, j->n, np, &pof);
+	if (off == NULL)
+		return e->status;
+	for (uint32_t p = 0; p < np; p++)
+	{
+		size_t		m = off[p + 1] - off[p];
+
+		j->part_n[p] = 0;
+		j->part_idx[p] = gh_malloc(e, m * sizeof(uint64_t));
+		j->part_keys[p] = gh_malloc(e, m * sizeof(uint64_t));
+		if (j->part_idx[p] == NULL || j->part_keys[p] == NULL)
+		{
+			free(off);
+			free(pof);
+			return e->status;
+		}
+	}
+	for (size_t i = 0; i < j->n; i++)
+	{
+		uint32_t	p = pof[i];
+		size_t		at = j->part_n[p]++;
+
+		j->part_idx[p][at] = i;
+		j->part_keys[p][at] = j->keys[i];
+	}
+	free(off);
+	free(pof);
+	return GH_OK;
+}
+
+static const uint64_t *
+unit_probe_keys(gh_join *j, const gh_unit *u)
+{
+	return j->part_keys ? j->part_keys[u->partition] : j->keys;
+}
+
+/* Open the probe of unit u (building the unit if needed). */
+static gh_status
+probe_open(gh_join *j, int u, uint64_t *total)
+{
+	gh_table   *t = j->t;
+	gh_engine  *e = t->e;
+	gh_unit    *unit = &t->units[u];
+	gh_status	st;
+	uint64_t	count;
+
+	if (j->probes[u])
+	{
+		if (total)
+			*total = j->unit_total[u];
+		return GH_OK;
+	}
+	st = unit_ensure(t, unit);
+	if (st != GH_OK)
+		return st;
+	CHECK_INTERRUPT(e);
+	if (gh_injected_failure(e, unit->dev))
+		return e->inject_status;
+	st = e->ops->probe_begin(e, unit->part, unit_probe_keys(j, unit),
+							 j->part_n[unit->partition], j->method,
+							 &j->probes[u], &count);
+	if (total)
+		*total = count;
+	return st;
+}
+
+/* Done with unit u's probe: non-resident tables drop it and the unit. */
+static void
+probe_close(gh_join *j, int u)
+{
+	if (j->t->resident)
+		return;
+	if (j->probes[u])
+		j->t->e->ops->probe_free(j->t->e, j->probes[u]);
+	j->probes[u] = NULL;
+	unit_release(j->t, &j->t->units[u]);
+}
+
+/* Is unit u the one device dev's writer has started and not finished? */
+static bool
+writer_is_on(const gh_join *j, int u)
+{
+	int			dev = j->t->units[u].dev;
+
+	return j->cur[dev] == u && j->pos[dev] > 0;
+}
+
+/* Device thread: count the matches of each of the device's units. */
+static gh_status
+count_device_units(gh_engine *e, int dev, void *arg)
+{
+	gh_join    *j = arg;
+	gh_table   *t = j->t;
+
+	(void) e;
+	for (int u = next_unit_of(t, dev, -1); u < t->nunits; u = next_unit_of(t, dev, u))
+	{
+		GH_TRY_STATUS(probe_open(j, u, &j->unit_total[u]));
+		probe_close(j, u);
+	}
+	return GH_OK;
+}
+
+gh_status
+gh_join_begin(gh_table *t, const uint64_t *keys, size_t n,
+			  gh_join_method method, gh_join **out)
+{
+	gh_engine  *e;
+	gh_join    *j;
+	gh_status	st;
+
+	if (t == NULL)
+		return GH_ERR_INVALID;
+	e = t->e;
+	if (out == NULL || (keys == NULL && n > 0) ||
+		(method != GH_JOIN_AUTO && method != GH_JOIN_PROBE && method != GH_JOIN_INTERSECT))
+		return gh_fail(e, GH_ERR_INVALID, "invalid arguments to gh_join_begin");
+	*out = NULL;
+	j = gh_calloc(e, 1, sizeof(*j));
+	if (j == NULL)
+		return e->status;
+	j->t = t;
+	j->keys = keys;
+	j->n = n;
+	j->method = method;
+	j->probes = gh_calloc(e, t->nunits, sizeof(void *));
+	j->unit_total = gh_calloc(e, t->nunits, sizeof(uint64_t));
+	if (j->probes == NULL || j->unit_total == NULL)
+	{
+		gh_join_free(j);
+		return e->status;
+	}
+	st = join_split(j);
+	if (st == GH_OK && gh_interrupted(e))
+		st = GH_ERR_CANCELLED;
+	if (st == GH_OK)
+		st = gh_for_devices(e, t->devmask, n > t->n ? n : t->n, count_device_units, j);
+	if (st != GH_OK)
+	{
+		gh_join_free(j);
+		return st;
+	}
+	for (int d = 0; d < e->opt.ndevices; d++)
+	{
+		j->cur[d] = next_unit_of(t, d, -1);
+		j->pos[d] = 0;
+		j->left[d] = 0;
+	}
+	for (int u = 0; u < t->nunits; u++)
+	{
+		j->total += j->unit_total[u];
+		j->left[t->units[u].dev] += j->unit_total[u];
+	}
+	*out = j;
+	return GH_OK;
+}
+
+uint64_t
+gh_join_total(const gh_join *j)
+{
+	return j ? j->total : 0;
+}
+
+/*
+ * Device thread: write the device's share of this call's pairs, from its
+ * current unit on, mapping probe indices back to the caller's and marking
+ * matched inner rows.
+ */
+static gh_status
+write_device_pairs(gh_engine *e, int dev, void *arg)
+{
+	gh_join    *j = arg;
+	gh_table   *t = j->t;
+	gh_pair    *out = j->dest[dev];
+	uint64_t	want = j->quota[dev];
+
+	while (want > 0 && j->cur[dev] < t->nunits)
+	{
+		int			u = j->cur[dev];
+		uint64_t	left = j->unit_total[u] - j->pos[dev];
+		size_t		m = left < want ? (size_t) left : (size_t) want;
+
+		if (m > 0)
+		{
+			gh_unit    *unit = &t->units[u];
+			const uint64_t *idx = j->part_idx ? j->part_idx[unit->partition] : NULL;
+
+			GH_TRY_STATUS(probe_open(j, u, NULL));
+			if (gh_injected_failure(e, dev))
+				return e->inject_status;
+			GH_TRY_STATUS(e->ops->probe_write(e, j->probes[u], j->pos[dev], m, out));
+			for (size_t i = 0; i < m; i++)
+			{
+				uint64_t	r = out[i].inner;
+
+				if (idx)
+					out[i].outer = idx[out[i].outer];
+				if (r < t->inner_bits_rows)
+					__atomic_fetch_or(&t->inner_bits[r >> 3], (uint8_t) (1u << (r & 7)),
+									  __ATOMIC_RELAXED);
+			}
+			out += m;
+			want -= m;
+			j->pos[dev] += m;
+		}
+		if (j->pos[dev] == j->unit_total[u])
+		{
+			probe_close(j, u);
+			j->cur[dev] = next_unit_of(t, dev, u);
+			j->pos[dev] = 0;
+		}
+	}
+	return GH_OK;
+}
+
+gh_status
+gh_join_next(gh_join *j, gh_pair *out, size_t cap, size_t *nout)
+{
+	gh_table   *t;
+	gh_engine  *e;
+	uint32_t	busy = 0;
+	size_t		remaining;
+	int			nact = 0;
+	gh_status	st;
+
+	if (j == NULL)
+		return GH_ERR_INVALID;
+	t = j->t;
+	e = t->e;
+	if (nout == NULL || (out == NULL && cap > 0))
+		return gh_fail(e, GH_ERR_INVALID, "invalid arguments to gh_join_next");
+	*nout = 0;
+	CHECK_INTERRUPT(e);
+
+	/* equal shares of cap for the devices with pairs left */
+	remaining = cap;
+	for (int d = 0; d < e->opt.ndevices; d++)
+	{
+		j->quota[d] = 0;
+		if (j->left[d] > 0)
+			nact++;
+	}
+	while (remaining > 0 && nact > 0)
+	{
+		size_t		fair = remaining / (size_t) nact;
+		int			still = 0;
+
+		if (fair == 0)
+			fair = 1;
+		for (int d = 0; d < e->opt.ndevices && remaining > 0; d++)
+		{
+			uint64_t	room = j->left[d] - j->quota[d];
+			uint64_t	give = room < fair ? room : fair;
+
+			if (room == 0)
+				continue;
+			j->quota[d] += give;
+			remaining -= give;
+			if (room > give)
+				still++;
+		}
+		nact = still;
+	}
+	{
+		gh_pair    *at = out;
+
+		for (int d = 0; d < e->opt.ndevices; d++)
+		{
+			j->dest[d] = at;
+			at += j->quota[d];
+			if (j->quota[d] > 0)
+				busy |= 1u << d;
+		}
+	}
+	st = gh_for_devices(e, busy, cap - remaining, write_device_pairs, j);
+	if (st != GH_OK)
+		return st;
+	for (int d = 0; d < e->opt.ndevices; d++)
+		j->left[d] -= j->quota[d];
+	*nout = cap - remaining;
+	return GH_OK;
+}
+
+/* counts[at] += v, saturating, safe against other device threads */
+static void
+add_count(uint32_t *at, uint32_t v)
+{
+	uint32_t	old = __atomic_load_n(at, __ATOMIC_RELAXED);
+
+	for (;;)
+	{
+		uint64_t	s = (uint64_t) old + v;
+		uint32_t	want = s > UINT32_MAX ? UINT32_MAX : (uint32_t) s;
+
+		if (__atomic_compare_exchange_n(at, &old, want, true, __ATOMIC_RELAXED,
+										__ATOMIC_RELAXED))
+			return;
+	}
+}
+
+/* Device thread: per-key counts of the device's units, added to j->counts. */
+static gh_status
+count_device_keys(gh_engine *e, int dev, void *arg)
+{
+	gh_join    *j = arg;
+	gh_table   *t = j->t;
+	size_t		most = 0;
+	uint32_t   *tmp;
+	gh_status	st = GH_OK;
+
+	for (int u = next_unit_of(t, dev, -1); u < t->nunits; u = next_unit_of(t, dev, u))
+		if (j->part_n[t->units[u].partition] > most)
+			most = j->part_n[t->units[u].partition];
+	tmp = gh_malloc(e, most * sizeof(uint32_t));
+	if (tmp == NULL)
+		return e->status;
+	for (int u = next_unit_of(t, dev, -1); st == GH_OK && u < t->nunits;
+		 u = next_unit_of(t, dev, u))
+	{
+		gh_unit    *unit = &t->units[u];
+		size_t		m = j->part_n[unit->partition];
+		const uint64_t *idx = j->part_idx ? j->part_idx[unit->partition] : NULL;
+
+		st = probe_open(j, u, NULL);
+		if (st == GH_OK && gh_injected_failure(e, dev))
+			st = e->inject_status;
+		if (st == GH_OK)
+			st = e->ops->probe_counts(e, j->probes[u], tmp);
+		for (size_t i = 0; st == GH_OK && i < m; i++)
+			if (tmp[i] != 0)
+				add_count(&j->counts[idx ? idx[i] : i], tmp[i]);
+		/* keep the unit the writer is on */
+		if (!writer_is_on(j, u))
+			probe_close(j, u);
+	}
+	free(tmp);
+	return st;
+}
+
+/* Per-key counts over all units, summed with saturation. */
+static gh_status
+probe_all_counts(gh_join *j, uint32_t *counts)
+{
+	gh_table   *t = j->t;
+	gh_engine  *e = t->e;
+
+	memset(counts, 0, j->n * sizeof(uint32_t));
+	if (t->nunits == 1 && j->part_idx == NULL)
+	{
+		/* one unit: its counts are the answer, no copy */
+		gh_status	st = probe_open(j, 0, NULL);
+
+		if (st == GH_OK && gh_injected_failure(e, t->units[0].dev))
+			st = e->inject_status;
+		if (st == GH_OK)
+			st = e->ops->probe_counts(e, j->probes[0], counts);
+		if (!writer_is_on(j, 0))
+			probe_close(j, 0);
+		return st;
+	}
+	CHECK_INTERRUPT(e);
+	j->counts = counts;
+	return gh_for_devices(e, t->devmask, j->n > t->n ? j->n : t->n, count_device_keys, j);
+}
+
+gh_status
+gh_join_outer_matched(gh_join *j, uint8_t *flags)
+{
+	uint32_t   *counts;
+	gh_status	st;
+
+	if (j == NULL)
+		return GH_ERR_INVALID;
+	if (flags == NULL && j->n > 0)
+		return gh_fail(j->t->e, GH_ERR_INVALID, "invalid arguments to gh_join_outer_matched");
+	counts = gh_malloc(j->t->e, j->n * sizeof(uint32_t));
+	if (counts == NULL)
+		return j->t->e->status;
+	st = probe_all_counts(j, counts);
+	if (st == GH_OK)
+		for (size_t i = 0; i < j->n; i++)
+			flags[i] = counts[i] > 0;
+	free(counts);
+	return st;
+}
+
+gh_status
+gh_find(gh_table *t, const uint64_t *keys, size_t n, uint32_t *counts)
+{
+	gh_join    *j;
+	gh_status	st;
+
+	if (t == NULL)
+		return GH_ERR_INVALID;
+	if ((keys == NULL || counts == NULL) && n > 0)
+		return gh_fail(t->e, GH_ERR_INVALID, "invalid arguments to gh_find");
+	st = gh_join_begin(t, keys, n, GH_JOIN_PROBE, &j);
+	if (st != GH_OK)
+		return st;
+	st = probe_all_counts(j, counts);
+	gh_join_free(j);
+	return st;
+}
+
+gh_status
+gh_table_inner_matched(gh_table *t, uint8_t *flags, size_t nflags)
+{
+	if (t == NULL)
+		return GH_ERR_INVALID;
+	if (flags == NULL && nflags > 0)
+		return gh_fail(t->e, GH_ERR_INVALID, "invalid arguments to gh_table_inner_matched");
+	if (t->n > 0 && t->inner_bits == NULL)
+		return gh_fail(t->e, GH_ERR_INVALID,
+					   "row numbers are too sparse to track matched rows");
+	for (uint64_t r = 0; r < nflags && r < t->inner_bits_rows; r++)
+		if (t->inner_bits[r >> 3] & (1u << (r & 7)))
+			flags[r] = 1;
+	return GH_OK;
+}
