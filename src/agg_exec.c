@@ -121,6 +121,7 @@ typedef struct GpuHashAggState
 	int			stat_partitions;
 	double		stat_engine_ms;
 	size_t		stat_peak_device;
+	uint32		stat_devices;	/* devices that aggregated */
 } GpuHashAggState;
 
 static int	add_column(GpuHashAggState *s, gh_valtype type, int ops, bool with_nulls);
@@ -584,6 +585,8 @@ aggregate_pattern(GpuHashAggState *s, uint8 pattern, int64 count)
 	s->stat_engine_ms += INSTR_TIME_GET_MILLISEC(now);
 	s->result_pattern[s->nresults] = pattern;
 	s->stat_groups += s->results[s->nresults]->ngroups;
+	s->stat_devices |= gpuhash_device_mask(s->results[s->nresults]->devices,
+										   s->results[s->nresults]->ndevices);
 	s->stat_partitions = Max(s->stat_partitions, s->results[s->nresults]->partitions);
 	s->stat_peak_device = Max(s->stat_peak_device, gh_engine_peak_device_bytes(s->engine));
 	s->nresults++;
@@ -774,7 +777,11 @@ ExplainGpuHashAgg(CustomScanState *node, List *ancestors, ExplainState *es)
 		if (es->timing)
 			ExplainPropertyFloat("Aggregation Time", "ms", s->stat_engine_ms, 3, es);
 		if (es->costs)
+		{
 			ExplainPropertyInteger("Peak Device Memory", "kB",
 								   (int64) (s->stat_peak_device / 1024), es);
+			if (s->stat_devices)
+				ExplainPropertyText("Devices Used", gpuhash_devices_text(s->stat_devices), es);
+		}
 	}
 }

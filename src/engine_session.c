@@ -32,6 +32,7 @@
 
 #include "access/xact.h"
 #include "commands/extension.h"
+#include "lib/stringinfo.h"
 #include "miscadmin.h"
 #include "storage/ipc.h"
 #include "storage/proc.h"
@@ -133,6 +134,29 @@ const char *
 gpuhash_device_label(void)
 {
 	return resolved_backend() == GH_BACKEND_CUDA ? "gpu" : "cpu";
+}
+
+uint32
+gpuhash_device_mask(const int *ids, int n)
+{
+	uint32		mask = 0;
+
+	for (int i = 0; i < n; i++)
+		if (ids[i] >= 0 && ids[i] < 32)
+			mask |= UINT32_C(1) << ids[i];
+	return mask;
+}
+
+char *
+gpuhash_devices_text(uint32 mask)
+{
+	StringInfoData buf;
+
+	initStringInfo(&buf);
+	for (int id = 0; id < 32; id++)
+		if (mask & (UINT32_C(1) << id))
+			appendStringInfo(&buf, "%s%d", buf.len ? ", " : "", id);
+	return buf.data;
 }
 
 /*

@@ -45,6 +45,9 @@ extern bool gpuhash_gpu_present(void);
 extern bool gpuhash_planning_allowed(void);
 extern int	gpuhash_resolved_table_kind(void);
 extern const char *gpuhash_device_label(void);
+/* device ids as a bit set, and as EXPLAIN shows them ("0, 1") */
+extern uint32 gpuhash_device_mask(const int *ids, int n);
+extern char *gpuhash_devices_text(uint32 mask);
 /* the backend's engine, valid at least until the end of the transaction */
 extern gh_engine *gpuhash_get_engine(void);
 /* a new engine, the caller's to gh_close */

@@ -106,6 +106,7 @@ typedef struct GpuHashJoinState
 	int64		ninner;
 	bool	   *inner_matched;	/* RIGHT/FULL only */
 	gh_table   *table;
+	uint32		stat_devices;	/* devices the table was built on */
 	bool		built;
 
 	/* current outer chunk */
@@ -443,6 +444,12 @@ build_inner(GpuHashJoinState *s)
 	{
 		INSTR_TIME_SET_CURRENT(start);
 		check_engine(s, gh_build(s->engine, s->kind, keys, rows, (size_t) nkeys, &s->table));
+		{
+			int			ids[GH_MAX_DEVICES];
+			int			n = gh_table_devices(s->table, ids, GH_MAX_DEVICES);
+
+			s->stat_devices |= gpuhash_device_mask(ids, n);
+		}
 		s->stat_build_ms += elapsed_ms(start);
 		s->stat_partitions = gh_table_partitions(s->table);
 	}
@@ -820,7 +827,11 @@ ExplainGpuHashJoin(CustomScanState *node, List *ancestors, ExplainState *es)
 			ExplainPropertyFloat("Probe Time", "ms", s->stat_probe_ms, 3, es);
 		}
 		if (es->costs)
+		{
 			ExplainPropertyInteger("Peak Device Memory", "kB",
 								   (int64) (s->stat_peak_device / 1024), es);
+			if (s->stat_devices)
+				ExplainPropertyText("Devices Used", gpuhash_devices_text(s->stat_devices), es);
+		}
 	}
 }
