@@ -311,7 +311,8 @@ gpuhash_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 	startup = input->total_cost +
 		rows * 0.5 * cpu_operator_cost *
 		(list_length(group_exprs) + list_length(ctx.aggrefs)) +
-		GHA_DEVICE_STARTUP_COST * cpu_operator_cost;
+		GHA_DEVICE_STARTUP_COST * cpu_operator_cost +
+		gpuhash_engine_open_cost(false);
 	/* dictionary columns are hashed and compared on the CPU, as HashAgg does */
 	if (ndict > 0)
 		startup += rows * cpu_operator_cost * (ndict + (ctx.cpu_aggs ? 1 : 0));

@@ -354,6 +354,31 @@ gpuhash_open_engine(gh_backend backend)
 }
 
 /*
+ * What opening the engine costs a plan, in planner cost units.  Opening it on
+ * a GPU creates a CUDA context and sets up the device's memory pool and
+ * buffers: about half a second on an H100 (first gpuhash query of a session
+ * against the next ones), where PostgreSQL's cost unit is roughly 5
+ * microseconds of a sequential scan.  A backend whose engine is open and
+ * unchanged pays nothing more; a parallel worker is a new process and always
+ * opens its own.  The CPU backend opens in microseconds.
+ */
+double
+gpuhash_engine_open_cost(bool in_new_process)
+{
+	EngineShape shape;
+
+	if (resolved_backend() != GH_BACKEND_CUDA)
+		return 0.0;
+	if (!in_new_process && session_engine != NULL && !engine_failed)
+	{
+		current_shape(&shape);
+		if (memcmp(&shape, &session_shape, sizeof(shape)) == 0)
+			return 0.0;
+	}
+	return GPUHASH_ENGINE_OPEN_COST;
+}
+
+/*
  * The backend's engine, opened (or replaced) as the settings now say.  The
  * pointer stays valid at least until the end of the current transaction.
  */

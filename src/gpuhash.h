@@ -50,6 +50,9 @@ extern uint32 gpuhash_device_mask(const int *ids, int n);
 extern char *gpuhash_devices_text(uint32 mask);
 /* the backend's engine, valid at least until the end of the transaction */
 extern gh_engine *gpuhash_get_engine(void);
+/* planner cost of opening the engine (engine_session.c) */
+#define GPUHASH_ENGINE_OPEN_COST 100000.0
+extern double gpuhash_engine_open_cost(bool in_new_process);
 /* a new engine, the caller's to gh_close */
 extern gh_engine *gpuhash_open_engine(gh_backend backend);
 extern void gpuhash_engine_error(gh_engine *e, gh_status st) pg_attribute_noreturn();

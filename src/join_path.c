@@ -24,12 +24,14 @@
  * extracting keys, and forming joined rows.  So a GpuHashJoin costs
  *
  *	startup = inner total + inner rows x (cpu_tuple_cost + key cost + copy)
- *			  + device start + inner rows x device build cost
+ *			  + device start + engine open + inner rows x device build cost
  *	total	= startup + outer total + outer rows x (cpu_tuple_cost + key cost
  *			  + device probe cost) + output rows x cpu_tuple_cost
  *
  * where a key costs cpu_operator_cost per column, keeping an inner row aside
- * one more (so the smaller side is built, as PostgreSQL does), and the device terms come
+ * one more (so the smaller side is built, as PostgreSQL does), opening the
+ * engine what engine_session.c says (a parallel worker opens its own, so a
+ * partial path always pays it), and the device terms come
  * from gpuhash_bench measurements (see README "Cost model").  Joins whose
  * inputs are smaller than gpuhash.min_rows are not offered at all: the
  * device start-up and transfers cannot pay off there.  gpuhash.force scales
@@ -140,12 +142,13 @@ contains_placeholders(Node *node)
 /*
  * A GpuHashJoin path over these inputs.  share is the fraction of the join's
  * rows this path produces: 1 for the whole join, less for a partial path
- * whose outer input is a parallel worker's share of the outer relation.
+ * (partial: run in parallel workers) whose outer input is a worker's share
+ * of the outer relation.
  */
 static Path *
 make_join_path(RelOptInfo *joinrel, Path *outer_path, Path *inner_path,
 			   int nkeys, bool exact, List *custom_private, double share,
-			   bool forced)
+			   bool partial, bool forced)
 {
 	CustomPath *cpath = makeNode(CustomPath);
 	double		rows = clamp_row_est(joinrel->rows * share);
@@ -156,6 +159,7 @@ make_join_path(RelOptInfo *joinrel, Path *outer_path, Path *inner_path,
 	startup = inner_path->total_cost +
 		inner_path->rows * (cpu_tuple_cost + key_cost + GHJ_INNER_COPY_COST) +
 		GHJ_DEVICE_STARTUP_COST * cpu_operator_cost +
+		gpuhash_engine_open_cost(partial) +
 		inner_path->rows * GHJ_DEVICE_ROW_FACTOR * cpu_operator_cost;
 	run = outer_path->total_cost +
 		outer_path->rows * (cpu_tuple_cost + key_cost +
@@ -320,7 +324,7 @@ gpuhash_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel,
 	 * free partial path where PostgreSQL would run in parallel.
 	 */
 	add_path(joinrel, make_join_path(joinrel, outer_path, inner_path,
-									 list_length(keys), exact, custom_private, 1.0,
+									 list_length(keys), exact, custom_private, 1.0, false,
 									 gpuhash_force &&
 									 !may_run_partial(joinrel, outerrel, innerrel, jointype)));
 	if (partial_outer != NULL)
@@ -328,7 +332,7 @@ gpuhash_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel,
 						 make_join_path(joinrel, partial_outer, safe_inner,
 										list_length(keys), exact, custom_private,
 										Min(1.0, partial_outer->rows / outerrel->rows),
-										gpuhash_force));
+										true, gpuhash_force));
 }
 
 static Plan *
