@@ -435,27 +435,25 @@ cancel_cases(void)
 	free(pairs);
 }
 
+const bench_case bench_cases_all[] = {
+	{GH_BENCH_BUILD, GH_KIND_HASHGRAPH, "build"},
+	{GH_BENCH_BUILD, GH_KIND_BCHT, "build"},
+	{GH_BENCH_PROBE, GH_KIND_HASHGRAPH, "probe"},
+	{GH_BENCH_FIND_HIT, GH_KIND_BCHT, "find (hits)"},
+	{GH_BENCH_FIND_MISS, GH_KIND_BCHT, "find (misses)"},
+	{GH_BENCH_FIND_MISS, GH_KIND_HASHGRAPH, "find (misses)"},
+	{GH_BENCH_JOIN, GH_KIND_HASHGRAPH, "join"},
+	{GH_BENCH_JOIN, GH_KIND_BCHT, "join"},
+	{GH_BENCH_AGGREGATE, GH_KIND_AUTO, "aggregate"},
+};
+const size_t n_bench_cases_all = sizeof(bench_cases_all) / sizeof(bench_cases_all[0]);
+
 /* ---- benchmarks ---- */
 
 static void
 bench_cases(void)
 {
-	static const struct
-	{
-		gh_bench_op op;
-		gh_kind		kind;
-		const char *name;
-	}			benches[] = {
-		{GH_BENCH_BUILD, GH_KIND_HASHGRAPH, "build"},
-		{GH_BENCH_BUILD, GH_KIND_BCHT, "build"},
-		{GH_BENCH_PROBE, GH_KIND_HASHGRAPH, "probe"},
-		{GH_BENCH_FIND_HIT, GH_KIND_BCHT, "find (hits)"},
-		{GH_BENCH_FIND_MISS, GH_KIND_BCHT, "find (misses)"},
-		{GH_BENCH_FIND_MISS, GH_KIND_HASHGRAPH, "find (misses)"},
-		{GH_BENCH_JOIN, GH_KIND_HASHGRAPH, "join"},
-		{GH_BENCH_JOIN, GH_KIND_BCHT, "join"},
-		{GH_BENCH_AGGREGATE, GH_KIND_AUTO, "aggregate"},
-	};
+	const bench_case *benches = bench_cases_all;
 	test_config cfg = {1, 0, 0};
 	size_t		n = run.backend == GH_BACKEND_CUDA ? ((size_t) 1 << 20) + 7 :
 		run.quick ? 1003 : 20011;
@@ -468,7 +466,7 @@ bench_cases(void)
 	if (e == NULL)
 		return;
 	fresh_bytes = gh_engine_device_bytes(e);
-	for (size_t i = 0; i < sizeof(benches) / sizeof(benches[0]); i++)
+	for (size_t i = 0; i < n_bench_cases_all; i++)
 	{
 		gh_bench_result br;
 		uint64_t	want;

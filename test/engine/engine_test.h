@@ -197,4 +197,15 @@ extern void run_device_cases(void);	/* cases_devices.c */
 extern void check_table(gh_engine *e, const test_config *cfg, gh_kind kind,
 						const join_input *in, const size_t *caps, int ncaps);
 
+
+/* every operation gh_bench times, with a table kind (cases_api.c) */
+typedef struct bench_case
+{
+	gh_bench_op op;
+	gh_kind		kind;
+	const char *name;
+} bench_case;
+extern const bench_case bench_cases_all[];
+extern const size_t n_bench_cases_all;
+
 #endif							/* GPUHASH_ENGINE_TEST_H */
