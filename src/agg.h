@@ -39,6 +39,11 @@ typedef enum GhaOp
 	GHA_CPU						/* min/max computed on the CPU (agg_dict.c) */
 } GhaOp;
 
+/* What a GpuHashAgg node computes. */
+#define GHA_MODE_FULL		0	/* the aggregates, from the input rows */
+#define GHA_MODE_PARTIAL	1	/* in a parallel worker: per-group partial values */
+#define GHA_MODE_FINAL		2	/* above the Gather: the aggregates, from partials */
+
 /* How a grouping column reaches the engine's 64-bit key. */
 #define GHA_KEY_PACKED		0	/* its exact encoding, packed (keys.c) */
 #define GHA_KEY_DICT		1	/* an id from the dictionary (agg_dict.c) */
@@ -55,10 +60,15 @@ typedef enum GhaOp
 #define GHA_PRIV_KEYCOLLS	8	/* OidList: collation per grouping column */
 #define GHA_PRIV_TRANSFNS	9	/* OidList: GHA_CPU transition function per aggregate */
 #define GHA_PRIV_AGGCOLLS	10	/* OidList: input collation per aggregate */
+#define GHA_PRIV_MODE		11	/* Integer: GHA_MODE_* */
+#define GHA_PRIV_OUTAGG		12	/* IntList: per computed scan column, its aggregate */
+#define GHA_PRIV_OUTPART	13	/* IntList: and which partial value of it (0, 1) */
 
 #define GHA_EXPR_GROUP		0
 #define GHA_EXPR_ARGS		1
 #define GHA_EXPR_FILTER		2
+#define GHA_EXPR_ARGS2		3	/* GHA_MODE_FINAL: per aggregate, its second
+								 * partial value (avg's count), or NULL */
 
 extern CustomScanMethods gpuhash_agg_scan_methods;
 
@@ -127,8 +137,11 @@ extern Datum gha_numeric_from_int128(uint64 lo, int64 hi, int exp10);
 
 extern void gpuhash_agg_init(void);
 extern Node *gpuhash_agg_create_state(CustomScan *cscan);
+extern bool gpuhash_agg_computed(Expr *expr, int mode);
 /* the result of one aggregate for one group (agg_final.c) */
 extern Datum gpuhash_agg_final(GhaOp op, Oid argtype, const struct gh_groups *g,
 							   int col, size_t group, bool *isnull);
+/* the types of an aggregate's partial values (part 1: InvalidOid if none) */
+extern Oid	gpuhash_agg_partial_type(GhaOp op, Oid argtype, int part);
 
 #endif							/* GPUHASH_AGG_H */

@@ -48,7 +48,10 @@
 #include "nodes/nodeFuncs.h"
 #include "optimizer/clauses.h"
 #include "portability/instr_time.h"
+#include "utils/builtins.h"
+#include "utils/fmgrprotos.h"
 #include "utils/memutils.h"
+#include "utils/numeric.h"
 #include "utils/ruleutils.h"
 
 #include "agg.h"
@@ -84,7 +87,14 @@ typedef struct GpuHashAggState
 	int			naggs;
 	GhaOp	   *ops;
 	Oid		   *argtypes;
-	int		   *agg_attno;		/* scan tuple column of each Aggref */
+	int			mode;			/* GHA_MODE_* */
+	Oid		   *intypes;		/* the type of what each aggregate reads */
+	int			nout;			/* computed scan columns */
+	int		   *out_attno;		/* their scan tuple columns */
+	int		   *out_agg;		/* their aggregates */
+	int		   *out_part;		/* and which partial value (GHA_MODE_PARTIAL) */
+	int		   *agg_col2;		/* GHA_MODE_FINAL avg: the count column */
+	ExprState **args2;			/* GHA_MODE_FINAL: the second partial values */
 	int		   *agg_col;		/* engine column, -1: none (plain count(*)) */
 	int		   *agg_cpu;		/* GHA_CPU: its number in the dictionary */
 	GhaNumCols **numcols;		/* numeric sum/avg: its engine columns */
@@ -171,6 +181,7 @@ BeginGpuHashAgg(CustomScanState *node, EState *estate, int eflags)
 	List	   *group_exprs = list_nth(cscan->custom_exprs, GHA_EXPR_GROUP);
 	List	   *args = list_nth(cscan->custom_exprs, GHA_EXPR_ARGS);
 	List	   *filters = list_nth(cscan->custom_exprs, GHA_EXPR_FILTER);
+	List	   *args2 = list_nth(cscan->custom_exprs, GHA_EXPR_ARGS2);
 	MemoryContextCallback *cb;
 	ListCell   *lc;
 	int			i,
@@ -233,24 +244,37 @@ BeginGpuHashAgg(CustomScanState *node, EState *estate, int eflags)
 	s->naggs = list_length(args);
 	s->ops = palloc(sizeof(GhaOp) * Max(s->naggs, 1));
 	s->argtypes = palloc(sizeof(Oid) * Max(s->naggs, 1));
-	s->agg_attno = palloc(sizeof(int) * Max(s->naggs, 1));
+	s->mode = intVal(list_nth(priv, GHA_PRIV_MODE));
+	s->intypes = palloc(sizeof(Oid) * Max(s->naggs, 1));
 	s->agg_col = palloc(sizeof(int) * Max(s->naggs, 1));
+	s->agg_col2 = palloc(sizeof(int) * Max(s->naggs, 1));
 	s->agg_cpu = palloc(sizeof(int) * Max(s->naggs, 1));
 	s->numcols = palloc0(sizeof(GhaNumCols *) * Max(s->naggs, 1));
 	s->args = palloc(sizeof(ExprState *) * Max(s->naggs, 1));
+	s->args2 = palloc0(sizeof(ExprState *) * Max(s->naggs, 1));
 	s->filters = palloc(sizeof(ExprState *) * Max(s->naggs, 1));
 	cpu_transfns = palloc(sizeof(Oid) * Max(s->naggs, 1));
 	cpu_types = palloc(sizeof(Oid) * Max(s->naggs, 1));
 	cpu_colls = palloc(sizeof(Oid) * Max(s->naggs, 1));
+	s->nout = list_length(list_nth(priv, GHA_PRIV_OUTAGG));
+	s->out_attno = palloc(sizeof(int) * Max(s->nout, 1));
+	s->out_agg = palloc(sizeof(int) * Max(s->nout, 1));
+	s->out_part = palloc(sizeof(int) * Max(s->nout, 1));
 	a = 0;
 	i = 0;
 	foreach(lc, cscan->custom_scan_tlist)
 	{
-		if (IsA(lfirst_node(TargetEntry, lc)->expr, Aggref))
-			s->agg_attno[a++] = i + 1;
+		if (gpuhash_agg_computed(lfirst_node(TargetEntry, lc)->expr, s->mode))
+		{
+			s->out_attno[a] = i + 1;
+			s->out_agg[a] = list_nth_int(list_nth(priv, GHA_PRIV_OUTAGG), a);
+			s->out_part[a] = list_nth_int(list_nth(priv, GHA_PRIV_OUTPART), a);
+			a++;
+		}
 		i++;
 	}
-	Assert(a == s->naggs);
+	if (a != s->nout)
+		elog(ERROR, "gpuhash: GpuHashAgg computes %d columns, expected %d", a, s->nout);
 	s->ncols = 0;
 	for (a = 0; a < s->naggs; a++)
 	{
@@ -262,10 +286,24 @@ BeginGpuHashAgg(CustomScanState *node, EState *estate, int eflags)
 
 		s->ops[a] = op;
 		s->argtypes[a] = t;
+		s->intypes[a] = s->mode == GHA_MODE_FINAL ? gpuhash_agg_partial_type(op, t, 0) : t;
 		s->args[a] = ExecInitExpr(list_nth(args, a), &node->ss.ps);
 		s->filters[a] = no_filter ? NULL : ExecInitExpr(filter, &node->ss.ps);
 		s->agg_col[a] = -1;
+		s->agg_col2[a] = -1;
 		s->agg_cpu[a] = -1;
+		if (s->mode == GHA_MODE_FINAL && op == GHA_AVG)
+		{
+			/* the partial counts, summed */
+			s->args2[a] = ExecInitExpr(list_nth(args2, a), &node->ss.ps);
+			s->agg_col2[a] = add_column(s, GH_INT64, GH_AGG_SUM, true);
+		}
+		if (s->mode == GHA_MODE_FINAL && (op == GHA_COUNT_STAR || op == GHA_COUNT))
+		{
+			/* the partial counts, summed */
+			s->agg_col[a] = add_column(s, GH_INT64, GH_AGG_SUM, true);
+			continue;
+		}
 		if (op == GHA_COUNT_STAR && no_filter)
 			continue;
 		if (op == GHA_CPU)
@@ -277,7 +315,7 @@ BeginGpuHashAgg(CustomScanState *node, EState *estate, int eflags)
 			ncpu++;
 			continue;
 		}
-		if ((op == GHA_SUM || op == GHA_AVG) && t == NUMERICOID)
+		if ((op == GHA_SUM || op == GHA_AVG) && s->intypes[a] == NUMERICOID)
 		{
 			GhaNumCols *nc = palloc0(sizeof(GhaNumCols));
 
@@ -487,11 +525,21 @@ collect_row(GpuHashAggState *s, ExprContext *econtext)
 		int			c = s->agg_col[a];
 		bool		isnull = false;
 		Datum		d = (Datum) 0;
-		Oid			t = s->argtypes[a];
+		Oid			t = s->intypes[a];
+		bool		final = (s->mode == GHA_MODE_FINAL);
 		int64	   *iv;
 
 		if (c < 0 && s->agg_cpu[a] < 0)
 			continue;
+		if (s->agg_col2[a] >= 0)
+		{
+			/* a final avg's partial count */
+			bool		n2;
+			Datum		d2 = ExecEvalExpr(s->args2[a], econtext, &n2);
+
+			((int64 *) s->values[s->agg_col2[a]])[r] = n2 ? 0 : DatumGetInt64(d2);
+			s->nulls[s->agg_col2[a]][r] = n2;
+		}
 		if (s->filters[a])
 		{
 			bool		fnull;
@@ -499,7 +547,7 @@ collect_row(GpuHashAggState *s, ExprContext *econtext)
 
 			isnull = fnull || !DatumGetBool(f);
 		}
-		if (!isnull && s->ops[a] != GHA_COUNT_STAR)
+		if (!isnull && (s->ops[a] != GHA_COUNT_STAR || final))
 			d = ExecEvalExpr(s->args[a], econtext, &isnull);
 		if (s->agg_cpu[a] >= 0)
 		{
@@ -514,7 +562,7 @@ collect_row(GpuHashAggState *s, ExprContext *econtext)
 		iv = (int64 *) s->values[c] + r;
 		s->nulls[c][r] = isnull;
 		*iv = 0;
-		if (isnull || s->ops[a] == GHA_COUNT_STAR || s->ops[a] == GHA_COUNT)
+		if (isnull || (!final && (s->ops[a] == GHA_COUNT_STAR || s->ops[a] == GHA_COUNT)))
 			continue;
 		if (s->cols[c].type == GH_FLOAT64)
 			*(double *) iv = (t == FLOAT4OID) ? (double) DatumGetFloat4(d) : DatumGetFloat8(d);
@@ -622,6 +670,85 @@ aggregate_input(GpuHashAggState *s)
 	s->aggregated = true;
 }
 
+/* the engine's 128-bit sum of column c, group gi, as int64 (counts) */
+static int64
+count_sum(const gh_groups *g, int c, size_t gi)
+{
+	if (!gh_sum_fits_int64(g->cols[c].sum_lo[gi], g->cols[c].sum_hi[gi]))
+		ereport(ERROR,
+				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+				 errmsg("bigint out of range")));
+	return (int64) g->cols[c].sum_lo[gi];
+}
+
+/*
+ * What the node returns for aggregate a of a group: the aggregate itself,
+ * or (GHA_MODE_PARTIAL) its partial value part, as agg_final.c's
+ * gpuhash_agg_partial_type says; a final node combines partial values.
+ */
+static Datum
+agg_value(GpuHashAggState *s, const gh_groups *g, size_t gi, uint32 id, int a, int part,
+		  bool *isnull)
+{
+	GhaOp		op = s->ops[a];
+	Oid			t = s->argtypes[a];
+	int			c = s->agg_col[a];
+	bool		is_float = (t == FLOAT4OID || t == FLOAT8OID);
+
+	*isnull = false;
+	if (s->agg_cpu[a] >= 0)
+		return gha_dict_agg(s->dict, id, s->agg_cpu[a], isnull);
+
+	if (s->mode == GHA_MODE_PARTIAL)
+	{
+		if (part == 1)			/* avg's count */
+			return Int64GetDatum(g->cols[c].nonnull[gi]);
+		if ((op == GHA_SUM || op == GHA_AVG) && is_float)
+		{
+			*isnull = g->cols[c].nonnull[gi] == 0;
+			return Float8GetDatum(g->cols[c].fsum[gi]);
+		}
+		if (op == GHA_AVG && !s->numcols[a])
+		{
+			*isnull = g->cols[c].nonnull[gi] == 0;
+			return *isnull ? (Datum) 0 :
+				gha_numeric_from_int128(g->cols[c].sum_lo[gi], g->cols[c].sum_hi[gi], 0);
+		}
+		if (op == GHA_AVG)
+			return gha_numeric_final(false, g, s->numcols[a], gi, isnull);
+	}
+	else if (s->mode == GHA_MODE_FINAL)
+	{
+		int64		n;
+		Datum		sum;
+
+		if (op == GHA_COUNT_STAR || op == GHA_COUNT)
+			return Int64GetDatum(count_sum(g, c, gi));
+		if (op == GHA_SUM && !s->numcols[a] && !is_float)
+			return gpuhash_agg_final(GHA_SUM, INT4OID, g, c, gi, isnull);	/* int8 */
+		if (op == GHA_AVG)
+		{
+			n = count_sum(g, s->agg_col2[a], gi);
+			if (n == 0)
+			{
+				*isnull = true;
+				return (Datum) 0;
+			}
+			if (is_float)
+				return Float8GetDatum(g->cols[c].fsum[gi] / (double) n);
+			sum = gha_numeric_final(false, g, s->numcols[a], gi, isnull);
+			if (*isnull || numeric_is_nan(DatumGetNumeric(sum)) ||
+				numeric_is_inf(DatumGetNumeric(sum)))
+				return sum;
+			return DirectFunctionCall2(numeric_div, sum,
+									   NumericGetDatum(int64_to_numeric(n)));
+		}
+	}
+	if (s->numcols[a])
+		return gha_numeric_final(op == GHA_AVG, g, s->numcols[a], gi, isnull);
+	return gpuhash_agg_final(op, t, g, c, gi, isnull);
+}
+
 static TupleTableSlot *
 ExecGpuHashAgg(CustomScanState *node)
 {
@@ -669,19 +796,12 @@ ExecGpuHashAgg(CustomScanState *node)
 								   (g->keys[gi] >> s->key_shift[i]) & s->key_mask[i]);
 			scan->tts_isnull[at] = false;
 		}
-		for (int a = 0; a < s->naggs; a++)
+		for (int o = 0; o < s->nout; o++)
 		{
-			int			at = s->agg_attno[a] - 1;
-			bool	   *isnull = &scan->tts_isnull[at];
+			int			at = s->out_attno[o] - 1;
 
-			if (s->agg_cpu[a] >= 0)
-				scan->tts_values[at] = gha_dict_agg(s->dict, id, s->agg_cpu[a], isnull);
-			else if (s->numcols[a])
-				scan->tts_values[at] = gha_numeric_final(s->ops[a] == GHA_AVG, g,
-														 s->numcols[a], gi, isnull);
-			else
-				scan->tts_values[at] = gpuhash_agg_final(s->ops[a], s->argtypes[a], g,
-														 s->agg_col[a], gi, isnull);
+			scan->tts_values[at] = agg_value(s, g, gi, id, s->out_agg[o], s->out_part[o],
+											 &scan->tts_isnull[at]);
 		}
 		ExecStoreVirtualTuple(scan);
 		econtext->ecxt_scantuple = scan;
@@ -755,6 +875,8 @@ ExplainGpuHashAgg(CustomScanState *node, List *ancestors, ExplainState *es)
 		keys = lappend(keys, deparse_expression(lfirst(lc), context,
 												list_length(es->rtable) > 1 || es->verbose,
 												false));
+	if (s->mode != GHA_MODE_FULL)
+		ExplainPropertyText("Mode", s->mode == GHA_MODE_PARTIAL ? "partial" : "finalize", es);
 	ExplainPropertyList("Group Key", keys, es);
 	ExplainPropertyInteger("Aggregates", NULL,
 						   list_length(list_nth(cscan->custom_exprs, GHA_EXPR_ARGS)), es);

@@ -123,3 +123,31 @@ gpuhash_agg_final(GhaOp op, Oid argtype, const gh_groups *g, int col,
 	}
 	return (Datum) 0;			/* keep compiler quiet */
 }
+
+/*
+ * Partial values, as a parallel worker's GpuHashAgg passes them to the final
+ * one: exact where the final result is (sums of integers and numerics as
+ * numeric, counts as int8), float8 for float sums, the argument's own type
+ * for min and max; avg passes its sum and its count.
+ */
+Oid
+gpuhash_agg_partial_type(GhaOp op, Oid argtype, int part)
+{
+	if (part == 1)
+		return op == GHA_AVG ? INT8OID : InvalidOid;
+	switch (op)
+	{
+		case GHA_COUNT_STAR:
+		case GHA_COUNT:
+			return INT8OID;
+		case GHA_SUM:
+		case GHA_AVG:
+			if (argtype == FLOAT4OID || argtype == FLOAT8OID)
+				return FLOAT8OID;
+			if (op == GHA_SUM && (argtype == INT2OID || argtype == INT4OID))
+				return INT8OID;
+			return NUMERICOID;
+		default:
+			return argtype;
+	}
+}

@@ -252,6 +252,54 @@ choose_key_modes(Query *parse, bool cpu_aggs, List **keymodes, List **eqops,
 	return true;
 }
 
+/*
+ * A GpuHashAgg path in one of the modes over input, producing target.
+ * common holds what every mode shares (see gpuhash_upper_paths), parts the
+ * partial values of each aggregate for the parallel modes.
+ */
+static Path *
+make_agg_path(PlannerInfo *root, RelOptInfo *output_rel, Path *input, PathTarget *target,
+			  List *common, int mode, List *parts, double groups, int ndict,
+			  bool cpu_aggs, bool forced)
+{
+	CustomPath *cpath = makeNode(CustomPath);
+	double		rows = input->rows;
+	int			ncols = list_length(linitial(common)) + list_length(lsecond(common));
+	Cost		startup;
+
+	startup = input->total_cost +
+		rows * 0.5 * cpu_operator_cost * ncols +
+		GHA_DEVICE_STARTUP_COST * cpu_operator_cost +
+		gpuhash_engine_open_cost(mode == GHA_MODE_PARTIAL);
+	/* dictionary columns are hashed and compared on the CPU, as HashAgg does */
+	if (ndict > 0)
+		startup += rows * cpu_operator_cost * (ndict + (cpu_aggs ? 1 : 0));
+
+	cpath->path.pathtype = T_CustomScan;
+	cpath->path.parent = output_rel;
+	cpath->path.pathtarget = target;
+	cpath->path.param_info = NULL;
+	cpath->path.parallel_aware = false;
+	cpath->path.parallel_safe = mode == GHA_MODE_PARTIAL ||
+		(mode == GHA_MODE_FULL && output_rel->consider_parallel && input->parallel_safe);
+	cpath->path.parallel_workers = mode == GHA_MODE_PARTIAL ? input->parallel_workers : 0;
+	cpath->path.rows = groups;
+	cpath->path.startup_cost = startup;
+	cpath->path.total_cost = startup + groups * cpu_tuple_cost;
+	if (forced)
+	{
+		cpath->path.startup_cost *= GPUHASH_FORCED_COST_SCALE;
+		cpath->path.total_cost *= GPUHASH_FORCED_COST_SCALE;
+	}
+	cpath->path.pathkeys = NIL;
+	cpath->flags = mode == GHA_MODE_PARTIAL ? 0 : CUSTOMPATH_SUPPORT_PROJECTION;
+	cpath->custom_paths = list_make1(input);
+	cpath->custom_private = lappend(lappend(list_copy(common), makeInteger(mode)), parts);
+	cpath->methods = &gpuhash_agg_path_methods;
+	(void) root;
+	return &cpath->path;
+}
+
 static void
 gpuhash_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 					RelOptInfo *input_rel, RelOptInfo *output_rel, void *extra)
@@ -266,10 +314,9 @@ gpuhash_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 			   *eqops,
 			   *keycolls;
 	int			ndict = 0;
-	CustomPath *cpath;
-	double		groups,
-				rows;
-	Cost		startup;
+	double		groups;
+	List	   *common;
+	Path	   *partial_input;
 
 	if (prev_upper_paths_hook)
 		prev_upper_paths_hook(root, stage, input_rel, output_rel, extra);
@@ -303,46 +350,77 @@ gpuhash_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 	foreach(lc, keymodes)
 		ndict += lfirst_int(lc) == GHA_KEY_DICT;
 
-	rows = input->rows;
-	if (!gpuhash_force && rows < (double) gpuhash_min_rows)
+	if (!gpuhash_force && input->rows < (double) gpuhash_min_rows)
 		return;
-	groups = estimate_num_groups(root, group_exprs, rows, NULL, NULL);
+	groups = estimate_num_groups(root, group_exprs, input->rows, NULL, NULL);
+	common = list_make5(group_exprs, ctx.aggrefs, (List *) gextra->havingQual,
+						keymodes, list_make2(eqops, keycolls));
 
-	startup = input->total_cost +
-		rows * 0.5 * cpu_operator_cost *
-		(list_length(group_exprs) + list_length(ctx.aggrefs)) +
-		GHA_DEVICE_STARTUP_COST * cpu_operator_cost +
-		gpuhash_engine_open_cost(false);
-	/* dictionary columns are hashed and compared on the CPU, as HashAgg does */
-	if (ndict > 0)
-		startup += rows * cpu_operator_cost * (ndict + (ctx.cpu_aggs ? 1 : 0));
+	/*
+	 * In parallel: every worker aggregates its share of a partial input into
+	 * partial values per group, a Gather collects them, and a final
+	 * GpuHashAgg combines them (always possible for our aggregates).
+	 */
+	partial_input = NULL;
+	if (output_rel->consider_parallel && gextra->target_parallel_safe &&
+		input_rel->partial_pathlist != NIL &&
+		((Path *) linitial(input_rel->partial_pathlist))->param_info == NULL)
+		partial_input = linitial(input_rel->partial_pathlist);
 
-	cpath = makeNode(CustomPath);
-	cpath->path.pathtype = T_CustomScan;
-	cpath->path.parent = output_rel;
-	cpath->path.pathtarget = output_rel->reltarget;
-	cpath->path.param_info = NULL;
-	cpath->path.parallel_aware = false;
-	cpath->path.parallel_safe = output_rel->consider_parallel && input->parallel_safe &&
-		gextra->target_parallel_safe;
-	cpath->path.parallel_workers = 0;
-	cpath->path.rows = groups;
-	cpath->path.startup_cost = startup;
-	cpath->path.total_cost = startup + groups * cpu_tuple_cost;
-	if (gpuhash_force)
+	/* as for joins: forced, a parallel plan's alternative keeps its cost */
+	add_path(output_rel,
+			 make_agg_path(root, output_rel, input, output_rel->reltarget, common,
+						   GHA_MODE_FULL, NIL, groups, ndict, ctx.cpu_aggs,
+						   gpuhash_force && partial_input == NULL));
+	if (partial_input != NULL)
 	{
-		cpath->path.startup_cost *= GPUHASH_FORCED_COST_SCALE;
-		cpath->path.total_cost *= GPUHASH_FORCED_COST_SCALE;
+		List	   *parts = NIL;
+		PathTarget *ptarget = create_empty_pathtarget();
+		Path	   *partial,
+				   *gather;
+		double		pgroups;
+		int			id = 0;
+
+		foreach(lc, group_exprs)
+			add_column_to_pathtarget(ptarget, lfirst(lc), 0);
+		foreach(lc, ctx.aggrefs)
+		{
+			Aggref	   *agg = lfirst_node(Aggref, lc);
+			GhaOp		op;
+			Oid			argtype,
+						transfn;
+			List	   *mine = NIL;
+
+			(void) classify_aggref(agg, &op, &argtype, &transfn);
+			for (int part = 0; part < 2; part++)
+			{
+				Oid			t = gpuhash_agg_partial_type(op, argtype, part);
+				Aggref	   *pa;
+
+				if (!OidIsValid(t))
+					break;
+				pa = copyObject(agg);
+				pa->aggtype = t;
+				pa->aggsplit = AGGSPLIT_INITIAL_SERIAL;
+				pa->aggno = pa->aggtransno = id++;	/* each partial value distinct */
+				mine = lappend(mine, pa);
+				add_column_to_pathtarget(ptarget, (Expr *) pa, 0);
+			}
+			parts = lappend(parts, mine);
+		}
+		set_pathtarget_cost_width(root, ptarget);
+		pgroups = Min(groups, partial_input->rows);
+		partial = make_agg_path(root, output_rel, partial_input, ptarget, common,
+								GHA_MODE_PARTIAL, parts, pgroups, ndict, ctx.cpu_aggs,
+								gpuhash_force);
+		gather = (Path *) create_gather_path(root, output_rel, partial, ptarget, NULL,
+											 &pgroups);
+		gather->rows = pgroups * (partial_input->parallel_workers + 1);
+		add_path(output_rel,
+				 make_agg_path(root, output_rel, gather, output_rel->reltarget, common,
+							   GHA_MODE_FINAL, parts, groups, ndict, ctx.cpu_aggs,
+							   gpuhash_force));
 	}
-	cpath->path.pathkeys = NIL;
-	cpath->flags = CUSTOMPATH_SUPPORT_PROJECTION;
-	cpath->custom_paths = list_make1(input);
-	/* havingQual is already an implicit-AND list here */
-	cpath->custom_private = list_make5(group_exprs, ctx.aggrefs,
-									   (List *) gextra->havingQual, keymodes,
-									   list_make2(eqops, keycolls));
-	cpath->methods = &gpuhash_agg_path_methods;
-	add_path(output_rel, &cpath->path);
 }
 
 static Plan *
@@ -351,12 +429,15 @@ plan_gpuhash_agg(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 {
 	CustomScan *cscan = makeNode(CustomScan);
 	Plan	   *input = linitial(custom_plans);
-	List	   *group_exprs = linitial(best_path->custom_private);
-	List	   *aggrefs = lsecond(best_path->custom_private);
-	List	   *having = lthird(best_path->custom_private);
-	List	   *keymodes = lfourth(best_path->custom_private);
-	List	   *eqops = linitial(list_nth(best_path->custom_private, 4));
-	List	   *keycolls = lsecond(list_nth(best_path->custom_private, 4));
+	List	   *priv = best_path->custom_private;
+	List	   *group_exprs = linitial(priv);
+	List	   *aggrefs = lsecond(priv);
+	List	   *having = lthird(priv);
+	List	   *keymodes = lfourth(priv);
+	List	   *eqops = linitial(list_nth(priv, 4));
+	List	   *keycolls = lsecond(list_nth(priv, 4));
+	int			mode = intVal(list_nth(priv, 5));
+	List	   *parts = list_nth(priv, 6);
 	List	   *transfns = NIL,
 			   *aggcolls = NIL;
 	List	   *scan_tlist = NIL;
@@ -365,12 +446,16 @@ plan_gpuhash_agg(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 			   *keytypes = NIL,
 			   *keypos = NIL,
 			   *args = NIL,
+			   *args2 = NIL,
 			   *filters = NIL,
+			   *outagg = NIL,
+			   *outpart = NIL,
 			   *sides,
 			   *attnos;
 	ListCell   *lc,
 			   *lc2;
-	int			i;
+	int			i,
+				a;
 
 	foreach(lc, group_exprs)
 	{
@@ -378,9 +463,11 @@ plan_gpuhash_agg(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 		keytypes = lappend_oid(keytypes, exprType(lfirst(lc)));
 		keypos = lappend_int(keypos, tlist_member(lfirst(lc), scan_tlist)->resno);
 	}
+	a = 0;
 	foreach(lc, aggrefs)
 	{
 		Aggref	   *agg = lfirst_node(Aggref, lc);
+		List	   *mine = parts ? list_nth(parts, a) : NIL;
 		GhaOp		op;
 		Oid			argtype,
 					transfn;
@@ -389,26 +476,68 @@ plan_gpuhash_agg(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 			elog(ERROR, "gpuhash: unsupported aggregate in a GpuHashAgg plan");
 		transfns = lappend_oid(transfns, transfn);
 		aggcolls = lappend_oid(aggcolls, agg->inputcollid);
-		scan_tlist = gpuhash_scan_tlist_add_expr(scan_tlist, (Expr *) agg);
 		ops = lappend_int(ops, op);
 		argtypes = lappend_oid(argtypes, argtype);
-		args = lappend(args, agg->aggstar ? (Expr *) makeConst(INT8OID, -1, InvalidOid, 8,
-															  Int64GetDatum(0), false, true)
-					   : linitial_node(TargetEntry, agg->args)->expr);
-		filters = lappend(filters, agg->aggfilter ? agg->aggfilter
-						  : (Expr *) makeBoolConst(true, false));
+		if (mode == GHA_MODE_PARTIAL)
+		{
+			/* computed: the partial values */
+			for (int part = 0; part < list_length(mine); part++)
+			{
+				scan_tlist = gpuhash_scan_tlist_add_expr(scan_tlist, list_nth(mine, part));
+				outagg = lappend_int(outagg, a);
+				outpart = lappend_int(outpart, part);
+			}
+		}
+		else
+		{
+			/* computed: the aggregate */
+			scan_tlist = gpuhash_scan_tlist_add_expr(scan_tlist, (Expr *) agg);
+			outagg = lappend_int(outagg, a);
+			outpart = lappend_int(outpart, 0);
+		}
+		if (mode == GHA_MODE_FINAL)
+		{
+			/* read: the partial values the workers computed */
+			args = lappend(args, linitial(mine));
+			args2 = lappend(args2, list_length(mine) > 1 ? lsecond(mine)
+							: (Expr *) makeNullConst(INT8OID, -1, InvalidOid));
+			filters = lappend(filters, makeBoolConst(true, false));
+		}
+		else
+		{
+			args = lappend(args, agg->aggstar ? (Expr *) makeConst(INT8OID, -1, InvalidOid, 8,
+																  Int64GetDatum(0), false, true)
+						   : linitial_node(TargetEntry, agg->args)->expr);
+			args2 = lappend(args2, makeNullConst(INT8OID, -1, InvalidOid));
+			filters = lappend(filters, agg->aggfilter ? agg->aggfilter
+							  : (Expr *) makeBoolConst(true, false));
+		}
+		a++;
 	}
-	scan_tlist = gpuhash_scan_tlist_add_vars(scan_tlist, (Node *) args);
-	scan_tlist = gpuhash_scan_tlist_add_vars(scan_tlist, (Node *) filters);
+	if (mode == GHA_MODE_FINAL)
+	{
+		/* whole partial values, not the Vars inside them */
+		foreach(lc, args)
+			scan_tlist = gpuhash_scan_tlist_add_expr(scan_tlist, lfirst(lc));
+		foreach(lc, args2)
+			if (IsA(lfirst(lc), Aggref))
+				scan_tlist = gpuhash_scan_tlist_add_expr(scan_tlist, lfirst(lc));
+	}
+	else
+	{
+		scan_tlist = gpuhash_scan_tlist_add_vars(scan_tlist, (Node *) args);
+		scan_tlist = gpuhash_scan_tlist_add_vars(scan_tlist, (Node *) filters);
+	}
 	gpuhash_scan_tlist_map(scan_tlist, input, NULL, &sides, &attnos);
 
-	/* grouping columns and argument Vars come from the input; aggregates don't */
+	/*
+	 * Grouping columns and argument Vars (or partial values) come from the
+	 * input; the aggregates or partial values the node computes don't.
+	 */
 	i = 0;
 	forboth(lc, sides, lc2, scan_tlist)
 	{
-		bool		is_agg = IsA(lfirst_node(TargetEntry, lc2)->expr, Aggref);
-
-		if (is_agg)
+		if (gpuhash_agg_computed(lfirst_node(TargetEntry, lc2)->expr, mode))
 			lfirst_int(lc) = GH_SIDE_NONE;
 		else if (lfirst_int(lc) == GH_SIDE_NONE)
 			elog(ERROR, "gpuhash: grouping input column %d not produced by the input plan", i + 1);
@@ -416,11 +545,11 @@ plan_gpuhash_agg(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	}
 
 	cscan->scan.plan.targetlist = tlist;
-	cscan->scan.plan.qual = having;
+	cscan->scan.plan.qual = mode == GHA_MODE_PARTIAL ? NIL : having;
 	cscan->scan.scanrelid = 0;
 	cscan->flags = best_path->flags;
 	cscan->custom_plans = custom_plans;
-	cscan->custom_exprs = list_make3(group_exprs, args, filters);
+	cscan->custom_exprs = list_make4(group_exprs, args, filters, args2);
 	cscan->custom_private = list_make5(ops, argtypes, keytypes, sides, attnos);
 	cscan->custom_private = lappend(cscan->custom_private, keypos);
 	cscan->custom_private = lappend(cscan->custom_private, keymodes);
@@ -428,6 +557,9 @@ plan_gpuhash_agg(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	cscan->custom_private = lappend(cscan->custom_private, keycolls);
 	cscan->custom_private = lappend(cscan->custom_private, transfns);
 	cscan->custom_private = lappend(cscan->custom_private, aggcolls);
+	cscan->custom_private = lappend(cscan->custom_private, makeInteger(mode));
+	cscan->custom_private = lappend(cscan->custom_private, outagg);
+	cscan->custom_private = lappend(cscan->custom_private, outpart);
 	cscan->custom_scan_tlist = scan_tlist;
 	cscan->custom_relids = NULL;
 	cscan->methods = &gpuhash_agg_scan_methods;
@@ -435,6 +567,21 @@ plan_gpuhash_agg(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	(void) rel;
 	(void) clauses;
 	return &cscan->scan.plan;
+}
+
+/*
+ * Is this scan tuple entry one the node computes?  The aggregates, or in a
+ * partial node the partial values; in a final node the partial values are
+ * the input's.
+ */
+bool
+gpuhash_agg_computed(Expr *expr, int mode)
+{
+	if (!IsA(expr, Aggref))
+		return false;
+	if (mode == GHA_MODE_PARTIAL)
+		return ((Aggref *) expr)->aggsplit == AGGSPLIT_INITIAL_SERIAL;
+	return ((Aggref *) expr)->aggsplit == AGGSPLIT_SIMPLE;
 }
 
 void

@@ -6,7 +6,7 @@
 -- Random tables: uniform, skewed, duplicated, NULL-heavy; sizes that cross
 -- the chunk size and, with a small memory limit, the engine's partitions.
 BEGIN;
-SELECT plan(146);
+SELECT plan(168);
 
 SET LOCAL max_parallel_workers_per_gather = 0;
 SELECT setseed(0.4242);
@@ -210,6 +210,31 @@ SELECT * FROM pg_temp.same_rows('parallel right', 'SELECT f.id, d.id FROM gh_pfa
 SELECT * FROM pg_temp.same_rows('parallel full', 'SELECT f.id, d.id FROM gh_pfact f FULL JOIN gh_pdim d ON f.k = d.k');
 SELECT ok(plan !~ 'Gather(.|\n)*GpuHashJoin', 'parallel full: the FULL GpuHashJoin is not split among workers')
   FROM digests WHERE name = 'parallel full' AND mode = 'on';
+
+-- GROUP BY in parallel: partial GpuHashAggs in the workers, a final one above
+-- the Gather combining their partial values
+CREATE TABLE gh_pnums AS SELECT * FROM nums;
+ANALYZE gh_pnums;
+CREATE FUNCTION pg_temp.agg_in_workers(name text) RETURNS text
+LANGUAGE sql AS $$
+  SELECT ok(plan ~ 'GpuHashAgg(.|\n)*Mode: finalize(.|\n)*Gather(.|\n)*Mode: partial',
+            name || ': partial GpuHashAggs in the workers, a final one above')
+  FROM digests d WHERE d.name = agg_in_workers.name AND mode = 'on'
+$$;
+SELECT * FROM pg_temp.same_rows('parallel agg ints', 'SELECT k, count(*), count(v), sum(v), min(v), max(v), avg(v), sum(id::int2), avg(id::int4) FROM gh_pfact GROUP BY k', 'GpuHashAgg');
+SELECT pg_temp.agg_in_workers('parallel agg ints');
+SELECT * FROM pg_temp.same_rows('parallel agg floats', 'SELECT k % 10, sum(v::float8), avg(v::float4), min(v::float4), max(v::float8) FROM gh_pfact GROUP BY 1', 'GpuHashAgg');
+SELECT pg_temp.agg_in_workers('parallel agg floats');
+SELECT * FROM pg_temp.same_rows('parallel agg numeric', 'SELECT k, sum(n), avg(n), count(n), min(n), max(n) FROM gh_pnums GROUP BY k', 'GpuHashAgg');
+SELECT pg_temp.agg_in_workers('parallel agg numeric');
+SELECT * FROM pg_temp.same_rows('parallel agg text keys', 'SELECT t, k % 3, count(*), sum(n), min(t), max(t) FROM gh_pnums GROUP BY 1, 2', 'GpuHashAgg');
+SELECT pg_temp.agg_in_workers('parallel agg text keys');
+SELECT * FROM pg_temp.same_rows('parallel agg filter having', 'SELECT k % 100, count(*) FILTER (WHERE v > 500), sum(v) FILTER (WHERE k > 10), avg(v) FILTER (WHERE v < 100) FROM gh_pfact GROUP BY 1 HAVING count(*) > 3', 'GpuHashAgg');
+SELECT pg_temp.agg_in_workers('parallel agg filter having');
+SELECT * FROM pg_temp.same_rows('parallel agg empty', 'SELECT k, count(*), sum(v), avg(v) FROM gh_pfact WHERE v < 0 GROUP BY k', 'GpuHashAgg');
+SELECT * FROM pg_temp.same_rows('parallel agg nulls', 'SELECT k % 3, t IS NULL, count(n), sum(n), avg(n) FROM gh_pnums GROUP BY 1, 2', 'GpuHashAgg');
+SELECT * FROM pg_temp.same_rows('parallel agg over join', 'SELECT d.w, count(*), sum(f.v), avg(f.v) FROM gh_pfact f JOIN gh_pdim d ON f.k = d.k GROUP BY d.w', 'GpuHashAgg');
+SELECT pg_temp.agg_in_workers('parallel agg over join');
 
 SELECT * FROM finish();
 ROLLBACK;
