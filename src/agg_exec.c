@@ -24,6 +24,13 @@
  * display scale, created at start, and limb and NaN/Infinity columns,
  * created as the input shows they are needed.
  *
+ * In a parallel plan (GHA_MODE_PARTIAL and GHA_MODE_FINAL, agg.h) the same
+ * code runs in the workers, returning per-group partial values instead of
+ * aggregates (agg_value), and above the Gather, reading those partial
+ * values as its input and combining them: partial counts and sums are
+ * summed, minima and maxima taken again, avg divides the summed sums by the
+ * summed counts.
+ *
  * Rows with different NULL patterns belong to different groups whatever
  * their packed keys say, so each pattern present is aggregated by its own
  * engine call (almost always there is just pattern 0).

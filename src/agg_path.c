@@ -11,15 +11,26 @@
  *
  * create_upper_paths_hook at UPPERREL_GROUP_AGG, for a query with a GROUP BY
  * (no grouping sets), when:
- *	- every grouping expression has an exact encoding (keys.c) and together
- *	  they pack into 64 bits, so a group on the device is a group in SQL;
- *	- every aggregate is count(*), count(x), or sum/avg/min/max of int2,
- *	  int4, int8, float4 or float8 (min/max also of date, time, timestamp,
- *	  timestamptz and oid), with no DISTINCT or ORDER BY inside, FILTER
+ *	- every grouping expression either has an exact encoding (keys.c), packed
+ *	  into the device's 64-bit key, or hash support for the dictionary
+ *	  (agg_dict.c; choose_key_modes), so a group on the device is a group in
+ *	  SQL;
+ *	- every aggregate is count(*), count(x), sum/avg of int2, int4, int8,
+ *	  float4, float8 or numeric, or min/max of any type (on the device for
+ *	  integers, floats, dates, times, timestamps and oid; on the CPU through
+ *	  the dictionary otherwise), with no DISTINCT or ORDER BY inside, FILTER
  *	  allowed;
  *	- the output needs no column that is merely functionally dependent on
  *	  the grouping key (PostgreSQL passes those through; we would not).
  * Anything else is simply not offered, and PostgreSQL plans it as before.
+ *
+ * PARALLEL
+ *
+ * Where the input has a partial path, we also offer a final GpuHashAgg over
+ * a Gather of partial GpuHashAggs (GHA_MODE_*, agg.h): each worker computes
+ * per-group partial values, new Aggrefs marked AGGSPLIT_INITIAL_SERIAL of
+ * the types gpuhash_agg_partial_type gives, which the Gather passes up and
+ * the final node reads as its input columns.
  *
  * COST MODEL
  *
