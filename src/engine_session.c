@@ -407,6 +407,9 @@ gpuhash_get_engine(void)
 		current_shape(&session_shape);
 		session_engine = gpuhash_open_engine(session_shape.backend);
 	}
+	/* gpuhash.debug_fail_after: armed afresh for every node that asks */
+	gh_debug_inject_failure(session_engine, gpuhash_debug_fail_after >= 0 ? 0 : -1,
+							gpuhash_debug_fail_after, GH_ERR_DEVICE_NOMEM);
 	return session_engine;
 }
 

@@ -30,6 +30,7 @@ int			gpuhash_min_rows = 1000000;
 int			gpuhash_memory_limit_mb = 0;
 int			gpuhash_chunk_rows = 1048576;
 bool		gpuhash_force = false;
+int			gpuhash_debug_fail_after = -1;
 
 static const struct config_enum_entry device_options[] = {
 	{"auto", GPUHASH_DEVICE_AUTO, false},
@@ -118,9 +119,14 @@ _PG_init(void)
 							NULL, &gpuhash_chunk_rows, 1048576, 1, 1 << 27,
 							PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomBoolVariable("gpuhash.force",
-							 "Plans gpuhash wherever it applies, whatever the cost (for testing).",
+							 "Plans gpuhash wherever it applies, whatever PostgreSQL's plans cost (for testing).",
 							 NULL, &gpuhash_force, false,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("gpuhash.debug_fail_after",
+							"Developer option: fail the engine's N-th device operation of each node as if device memory ran out (-1: never).",
+							"For testing how queries clean up after device failures.",
+							&gpuhash_debug_fail_after, -1, -1, INT_MAX,
+							PGC_SUSET, GUC_NOT_IN_SAMPLE | GUC_NO_SHOW_ALL, NULL, NULL, NULL);
 	MarkGUCPrefixReserved("gpuhash");
 
 	gpuhash_join_init();

@@ -32,6 +32,7 @@ extern int	gpuhash_min_rows;
 extern int	gpuhash_memory_limit_mb;
 extern int	gpuhash_chunk_rows;
 extern bool gpuhash_force;
+extern int	gpuhash_debug_fail_after;
 
 /*
  * gpuhash.force scales our paths' costs by this: far below any plan without

@@ -1,10 +1,11 @@
 -- Faults in the middle of GPU plans: statement_timeout stops a long
 -- GpuHashJoin and a long GpuHashAgg, an error raised while joined rows are
--- formed aborts the query, and after each the backend plans and runs the same
+-- formed aborts the query, an injected device failure raises a clean ERROR,
+-- and after each the backend plans and runs the same
 -- nodes again with the right answers (the engine's tables and results are
 -- released with the aborted query's memory).
 BEGIN;
-SELECT plan(10);
+SELECT plan(13);
 
 SET LOCAL gpuhash.force = on;
 SET LOCAL max_parallel_workers_per_gather = 0;
@@ -61,6 +62,18 @@ SET LOCAL statement_timeout = 0;
 
 SELECT is(pg_temp.outcome('SELECT a.id / (a.id - 7) FROM hot a JOIN hot b ON a.k = b.k AND a.id = b.id'),
           '22012', 'an error while joined rows are formed aborts the query');
+
+-- the device failing mid-query (gpuhash.debug_fail_after injects it into the
+-- engine as running out of device memory would): a clean ERROR with SQLSTATE
+SET LOCAL gpuhash.debug_fail_after = 0;
+SELECT is(pg_temp.outcome('SELECT count(*) FROM hot a JOIN hot b ON a.k = b.k AND a.id = b.id'),
+          '53200', 'a device failure while a GpuHashJoin builds raises out_of_memory');
+SELECT is(pg_temp.outcome('SELECT id % 10, count(*) FROM hot GROUP BY 1'),
+          '53200', 'a device failure in a GpuHashAgg raises out_of_memory');
+SET LOCAL gpuhash.debug_fail_after = 2;
+SELECT is(pg_temp.outcome('SELECT count(*) FROM hot a JOIN hot b ON a.k = b.k AND a.id = b.id'),
+          '53200', 'a device failure later in a GpuHashJoin raises out_of_memory');
+SET LOCAL gpuhash.debug_fail_after = -1;
 
 SELECT is((SELECT count(*) FROM hot a JOIN hot b ON a.k = b.k AND a.id = b.id),
           20000::bigint, 'after the faults, a GpuHashJoin gives the right answer');
