@@ -10,11 +10,13 @@
 #
 # Modes: "pg N"   gpuhash.enabled = off, max_parallel_workers_per_gather = N
 #        "gpuhash N" gpuhash.enabled = on and gpuhash.force = on (the GPU path
-#                 wherever it applies, whatever the cost model says), device as set,
+#                 wherever it applies, whatever the cost model says; GPUHASH_FORCE=off:
+#                 as the cost model chooses), device as set,
 #                 max_parallel_workers_per_gather = N
 #
 # Environment: FACT_ROWS (100000000), REPS (3), WORKERS ("2 8"),
-# GPUHASH_DEVICE (gpu), BENCH_QUERIES (all|join|groupby), LOADERS (8).
+# GPUHASH_DEVICE (gpu), GPUHASH_FORCE (on; off times the plans the cost model
+# chooses with gpuhash enabled), BENCH_QUERIES (all|join|groupby), LOADERS (8).
 # Connection: the usual PGHOST/PGPORT/PGUSER/PGDATABASE.
 set -euo pipefail
 FACT_ROWS=${FACT_ROWS:-100000000}
@@ -22,6 +24,7 @@ DIM_ROWS=$((FACT_ROWS / 10))
 REPS=${REPS:-3}
 WORKERS=${WORKERS:-"2 8"}
 DEVICE=${GPUHASH_DEVICE:-gpu}
+FORCE=${GPUHASH_FORCE:-on}
 LOADERS=${LOADERS:-8}
 PSQL="psql -X -v ON_ERROR_STOP=1 -q"
 
@@ -84,7 +87,7 @@ for n in $names; do
 	for w in $WORKERS; do
 		base="SET max_parallel_workers_per_gather = $w; SET gpuhash.device = '$DEVICE';"
 		pg=$(time_query "$base SET gpuhash.enabled = off;" "${Q[$n]}")
-		gh=$(time_query "$base SET gpuhash.enabled = on; SET gpuhash.force = on;" "${Q[$n]}")
+		gh=$(time_query "$base SET gpuhash.enabled = on; SET gpuhash.force = $FORCE;" "${Q[$n]}")
 		line+=" $(awk -v a="$pg" 'BEGIN{printf "%.2f", a/1000}') | $(awk -v a="$gh" 'BEGIN{printf "%.2f", a/1000}') | $(awk -v a="$pg" -v b="$gh" 'BEGIN{printf "%.2fx", a/b}') |"
 	done
 	echo "$line"
@@ -92,6 +95,6 @@ done
 echo
 echo "plans with gpuhash on (${WORKERS%% *} workers):"
 for n in $names; do
-	$PSQL -c "SET max_parallel_workers_per_gather = ${WORKERS%% *}; SET gpuhash.device = '$DEVICE'; SET gpuhash.force = on" \
+	$PSQL -c "SET max_parallel_workers_per_gather = ${WORKERS%% *}; SET gpuhash.device = '$DEVICE'; SET gpuhash.force = $FORCE" \
 	      -c "EXPLAIN (ANALYZE) ${Q[$n]}"
 done
