@@ -1,10 +1,11 @@
-# common.sh: shell functions shared by run-tests.sh, demo.sh and bench.sh
+# common.sh: shell functions shared by run-tests.sh, pg-compat.sh, demo.sh and bench.sh
 # (sourced, from the project's root).
 #
 #   gh_install              make install; explains and fails where that needs root
 #   gh_server_up WORKDIR    use the server PGHOST/PGPORT point at, or start a
 #                           throwaway one in WORKDIR/pg; exports PGHOST, PGPORT, PGUSER
 #   gh_server_down          stop the throwaway server, if one was started
+#   gh_test_device SCRIPT   GPUHASH_DEVICE checked (cpu or gpu, default cpu)
 #
 # A running server is used when GH_USE_RUNNING_SERVER=1, or when PGHOST and
 # PGPORT are both set and a server answers there.
@@ -45,4 +46,14 @@ gh_server_down() {
 		bash test/pgcluster.sh stop "$GH_CLUSTER" || true
 		GH_CLUSTER=""
 	fi
+}
+
+# gh_test_device SCRIPT: the backend the SQL tests run on, GPUHASH_DEVICE
+# (cpu or gpu, default cpu); anything else is refused with SCRIPT's name
+gh_test_device() {
+	local d=${GPUHASH_DEVICE:-cpu}
+	case $d in
+		cpu | gpu) echo "$d" ;;
+		*) echo "$1: GPUHASH_DEVICE must be cpu or gpu, not \"$d\"" >&2; return 2 ;;
+	esac
 }

@@ -35,11 +35,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 . test/common.sh
 
-device=${GPUHASH_DEVICE:-cpu}
-case $device in
-	cpu | gpu) ;;
-	*) echo "pg-compat: GPUHASH_DEVICE must be cpu or gpu, not \"$device\"" >&2; exit 2 ;;
-esac
+device=$(gh_test_device pg-compat) || exit 2
 scripts=${*:-join aggregates}
 for s in $scripts; do
 	case $s in

@@ -23,11 +23,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 . test/common.sh
 
-device=${GPUHASH_DEVICE:-cpu}
-case $device in
-	cpu | gpu) ;;
-	*) echo "run-tests: GPUHASH_DEVICE must be cpu or gpu, not \"$device\"" >&2; exit 2 ;;
-esac
+device=$(gh_test_device run-tests) || exit 2
 export PGOPTIONS="${PGOPTIONS:-} -c gpuhash.device=$device"
 pg_config=${PG_CONFIG:-pg_config}
 work=$(mktemp -d /tmp/gpuhash-tests.XXXXXX)
