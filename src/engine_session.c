@@ -327,7 +327,17 @@ gpuhash_open_engine(gh_backend backend)
 	opt.backend = backend;
 	opt.memory_limit = (size_t) gpuhash_memory_limit_mb * 1024 * 1024;
 	opt.interrupt = interrupt_pending;
-	if (backend == GH_BACKEND_CUDA)
+	if (backend == GH_BACKEND_CPU)
+	{
+		/*
+		 * The CPU backend simulates as many devices as gpuhash.devices
+		 * lists ('all': one), so the multi-device partitioning and exchange
+		 * run on machines without GPUs too.
+		 */
+		if (!gpuhash_parse_devices(gpuhash_devices_setting, opt.devices, &opt.ndevices, NULL))
+			opt.ndevices = 0;
+	}
+	else if (backend == GH_BACKEND_CUDA)
 	{
 		/* the check hook has accepted the setting */
 		if (!gpuhash_parse_devices(gpuhash_devices_setting, opt.devices, &opt.ndevices, NULL))

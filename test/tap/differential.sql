@@ -6,7 +6,7 @@
 -- Random tables: uniform, skewed, duplicated, NULL-heavy; sizes that cross
 -- the chunk size and, with a small memory limit, the engine's partitions.
 BEGIN;
-SELECT plan(168);
+SELECT plan(180);
 
 SET LOCAL max_parallel_workers_per_gather = 0;
 SELECT setseed(0.4242);
@@ -168,6 +168,19 @@ SELECT * FROM pg_temp.same_rows('join correlated inner key',
 -- an outer join's null-extended subquery column under an aggregate
 SELECT * FROM pg_temp.same_rows('agg placeholder',
   'SELECT d.w, sum(s.one), count(s.one) FROM dim d LEFT JOIN (SELECT k, 1 AS one FROM skew) s ON d.k = s.k GROUP BY d.w', 'GpuHashAgg');
+
+-- several devices: hash-range partitions spread over them (simulated by the
+-- CPU backend; on a GPU machine, the GPUs it has)
+SELECT set_config('gpuhash.devices',
+                  CASE WHEN current_setting('gpuhash.device') = 'cpu' THEN '0,1,2' ELSE 'all' END,
+                  true) IS NOT NULL AS devices_set;
+SELECT * FROM pg_temp.same_rows('devices inner', 'SELECT f.id, d.id FROM fact f JOIN dim d ON f.k = d.k');
+SELECT * FROM pg_temp.same_rows('devices full', 'SELECT f.id, d.id FROM fact f FULL JOIN dim d ON f.k = d.k');
+SELECT * FROM pg_temp.same_rows('devices skew', 'SELECT s.id, s2.id FROM skew s JOIN skew s2 ON s.k = s2.k WHERE s2.w < 3');
+SELECT * FROM pg_temp.same_rows('devices text anti', 'SELECT f.id FROM fact f WHERE NOT EXISTS (SELECT 1 FROM dim d WHERE d.t = f.t)');
+SELECT * FROM pg_temp.same_rows('devices agg', 'SELECT k, count(*), sum(v), min(t), avg(v) FROM fact GROUP BY k', 'GpuHashAgg');
+SELECT * FROM pg_temp.same_rows('devices agg numeric', 'SELECT t, sum(n), avg(n) FROM nums GROUP BY t', 'GpuHashAgg');
+SELECT set_config('gpuhash.devices', 'all', true) IS NOT NULL AS devices_reset;
 
 -- Under Gather: every process builds the inner side and probes its share of
 -- a parallel outer scan.  Parallel workers cannot read temporary tables, so
