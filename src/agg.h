@@ -134,6 +134,8 @@ struct gh_groups;
 extern Datum gha_numeric_final(bool avg, const struct gh_groups *g, const GhaNumCols *nc,
 							   size_t group, bool *isnull);
 extern Datum gha_numeric_from_int128(uint64 lo, int64 hi, int exp10);
+extern void gha_numcols_reset(GhaNumCols *nc);
+extern void gha_numeric_too_wide(void) pg_attribute_noreturn();
 
 extern void gpuhash_agg_init(void);
 extern Node *gpuhash_agg_create_state(CustomScan *cscan);
@@ -141,6 +143,8 @@ extern bool gpuhash_agg_computed(Expr *expr, int mode);
 /* the result of one aggregate for one group (agg_final.c) */
 extern Datum gpuhash_agg_final(GhaOp op, Oid argtype, const struct gh_groups *g,
 							   int col, size_t group, bool *isnull);
+struct gh_aggresult;
+extern int64 gpuhash_agg_int8_sum(const struct gh_aggresult *r, size_t group);
 /* the types of an aggregate's partial values (part 1: InvalidOid if none) */
 extern Oid	gpuhash_agg_partial_type(GhaOp op, Oid argtype, int part);
 

@@ -248,6 +248,12 @@ BeginGpuHashAgg(CustomScanState *node, EState *estate, int eflags)
 										ALLOCSET_DEFAULT_SIZES);
 	s->data_cxt = AllocSetContextCreate(s->node_cxt, "GpuHashAgg input",
 										ALLOCSET_DEFAULT_SIZES);
+	/* engine columns, grown by add_column */
+	s->cols_cap = 8;
+	s->cols = MemoryContextAlloc(s->node_cxt, sizeof(gh_aggcol) * s->cols_cap);
+	s->values = MemoryContextAlloc(s->node_cxt, sizeof(void *) * s->cols_cap);
+	s->nulls = MemoryContextAlloc(s->node_cxt, sizeof(uint8 *) * s->cols_cap);
+	s->col_nulls = MemoryContextAlloc(s->node_cxt, sizeof(bool) * s->cols_cap);
 	s->naggs = list_length(args);
 	s->ops = palloc(sizeof(GhaOp) * Max(s->naggs, 1));
 	s->argtypes = palloc(sizeof(Oid) * Max(s->naggs, 1));
@@ -327,8 +333,7 @@ BeginGpuHashAgg(CustomScanState *node, EState *estate, int eflags)
 			GhaNumCols *nc = palloc0(sizeof(GhaNumCols));
 
 			nc->dscale_col = s->agg_col[a] = add_column(s, GH_INT64, GH_AGG_MAX, true);
-			for (int k = 0; k < 3; k++)
-				nc->special_col[k] = -1;
+			gha_numcols_reset(nc);
 			s->numcols[a] = nc;
 			continue;
 		}
@@ -370,17 +375,11 @@ add_column(GpuHashAggState *s, gh_valtype type, int ops, bool with_nulls)
 
 	if (c == s->cols_cap)
 	{
-		int			cap = Max(8, s->cols_cap * 2);
-
-		s->cols = s->cols ? repalloc(s->cols, sizeof(gh_aggcol) * cap)
-			: MemoryContextAlloc(s->node_cxt, sizeof(gh_aggcol) * cap);
-		s->values = s->values ? repalloc(s->values, sizeof(void *) * cap)
-			: MemoryContextAlloc(s->node_cxt, sizeof(void *) * cap);
-		s->nulls = s->nulls ? repalloc(s->nulls, sizeof(uint8 *) * cap)
-			: MemoryContextAlloc(s->node_cxt, sizeof(uint8 *) * cap);
-		s->col_nulls = s->col_nulls ? repalloc(s->col_nulls, sizeof(bool) * cap)
-			: MemoryContextAlloc(s->node_cxt, sizeof(bool) * cap);
-		s->cols_cap = cap;
+		s->cols_cap *= 2;
+		s->cols = repalloc(s->cols, sizeof(gh_aggcol) * s->cols_cap);
+		s->values = repalloc(s->values, sizeof(void *) * s->cols_cap);
+		s->nulls = repalloc(s->nulls, sizeof(uint8 *) * s->cols_cap);
+		s->col_nulls = repalloc(s->col_nulls, sizeof(bool) * s->cols_cap);
 	}
 	memset(&s->cols[c], 0, sizeof(gh_aggcol));
 	s->cols[c].type = type;
@@ -477,11 +476,7 @@ collect_numeric(GpuHashAggState *s, GhaNumCols *nc, int64 r, Datum d, bool isnul
 		if (l == nc->nlimbs)
 		{
 			if (nc->nlimbs == GHA_NUM_MAX_LIMBS)
-				ereport(ERROR,
-						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-						 errmsg("GpuHashAgg cannot sum numeric values spanning more than %d digits",
-								GHA_NUM_MAX_LIMBS * 16),
-						 errhint("Set gpuhash.enable_groupby to off for this query.")));
+				gha_numeric_too_wide();
 			nc->limb_j[l] = first + j;
 			nc->limb_col[l] = add_column(s, GH_INT64, GH_AGG_SUM, false);
 			nc->nlimbs++;
@@ -600,9 +595,8 @@ aggregate_pattern(GpuHashAggState *s, uint8 pattern, int64 count)
 				now;
 
 	for (int c = 0; c < s->ncols; c++)
-		cols[c] = s->cols[c];
-	for (int c = 0; c < s->ncols; c++)
 	{
+		cols[c] = s->cols[c];
 		cols[c].values = s->values[c];
 		cols[c].nulls = s->nulls[c];
 	}
@@ -677,17 +671,6 @@ aggregate_input(GpuHashAggState *s)
 	s->aggregated = true;
 }
 
-/* the engine's 128-bit sum of column c, group gi, as int64 (counts) */
-static int64
-count_sum(const gh_groups *g, int c, size_t gi)
-{
-	if (!gh_sum_fits_int64(g->cols[c].sum_lo[gi], g->cols[c].sum_hi[gi]))
-		ereport(ERROR,
-				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
-				 errmsg("bigint out of range")));
-	return (int64) g->cols[c].sum_lo[gi];
-}
-
 /*
  * What the node returns for aggregate a of a group: the aggregate itself,
  * or (GHA_MODE_PARTIAL) its partial value part, as agg_final.c's
@@ -730,12 +713,12 @@ agg_value(GpuHashAggState *s, const gh_groups *g, size_t gi, uint32 id, int a, i
 		Datum		sum;
 
 		if (op == GHA_COUNT_STAR || op == GHA_COUNT)
-			return Int64GetDatum(count_sum(g, c, gi));
+			return Int64GetDatum(gpuhash_agg_int8_sum(&g->cols[c], gi));
 		if (op == GHA_SUM && !s->numcols[a] && !is_float)
 			return gpuhash_agg_final(GHA_SUM, INT4OID, g, c, gi, isnull);	/* int8 */
 		if (op == GHA_AVG)
 		{
-			n = count_sum(g, s->agg_col2[a], gi);
+			n = gpuhash_agg_int8_sum(&g->cols[s->agg_col2[a]], gi);
 			if (n == 0)
 			{
 				*isnull = true;
@@ -856,11 +839,7 @@ ReScanGpuHashAgg(CustomScanState *node)
 	s->ncols = s->nstatic_cols;
 	for (int a = 0; a < s->naggs; a++)
 		if (s->numcols[a])
-		{
-			s->numcols[a]->nlimbs = 0;
-			for (int k = 0; k < 3; k++)
-				s->numcols[a]->special_col[k] = -1;
-		}
+			gha_numcols_reset(s->numcols[a]);
 	if (s->dict)
 		gha_dict_reset(s->dict);
 	if (s->input_ps->chgParam == NULL)

@@ -78,6 +78,17 @@ ordered_to_datum(Oid type, int64 v)
 	}
 }
 
+/* an exact 128-bit sum as int8, or PostgreSQL's error where it does not fit */
+int64
+gpuhash_agg_int8_sum(const gh_aggresult *r, size_t group)
+{
+	if (!gh_sum_fits_int64(r->sum_lo[group], r->sum_hi[group]))
+		ereport(ERROR,
+				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+				 errmsg("bigint out of range")));
+	return (int64) r->sum_lo[group];
+}
+
 Datum
 gpuhash_agg_final(GhaOp op, Oid argtype, const gh_groups *g, int col,
 				  size_t group, bool *isnull)
@@ -103,11 +114,7 @@ gpuhash_agg_final(GhaOp op, Oid argtype, const gh_groups *g, int col,
 					: Float8GetDatum(r->fsum[group]);
 			if (argtype == INT8OID)
 				return gha_numeric_from_int128(r->sum_lo[group], r->sum_hi[group], 0);
-			if (!gh_sum_fits_int64(r->sum_lo[group], r->sum_hi[group]))
-				ereport(ERROR,
-						(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
-						 errmsg("bigint out of range")));
-			return Int64GetDatum((int64) r->sum_lo[group]);
+			return Int64GetDatum(gpuhash_agg_int8_sum(r, group));
 		case GHA_AVG:
 			if (is_float)
 				return Float8GetDatum(r->fsum[group] / (double) r->nonnull[group]);

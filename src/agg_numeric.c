@@ -66,6 +66,26 @@ limb_of(int w)
 	return w >= 0 ? w / 4 : -((-w + 3) / 4);
 }
 
+/* More limb positions than GHA_NUM_MAX_LIMBS: values too far apart. */
+void
+gha_numeric_too_wide(void)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg("GpuHashAgg cannot sum numeric values spanning more than %d digits",
+					GHA_NUM_MAX_LIMBS * 16),
+			 errhint("Set gpuhash.enable_groupby to off for this query.")));
+}
+
+/* No limb or special-value columns yet (its display scale column stays). */
+void
+gha_numcols_reset(GhaNumCols *nc)
+{
+	nc->nlimbs = 0;
+	for (int k = 0; k < 3; k++)
+		nc->special_col[k] = -1;
+}
+
 GhaNumClass
 gha_numeric_split(Datum value, int *dscale, int *first_limb, int *nlimbs,
 				  int64 *limbs, int max_limbs)
@@ -115,11 +135,7 @@ gha_numeric_split(Datum value, int *dscale, int *first_limb, int *nlimbs,
 	*first_limb = limb_of(weight - (ndigits - 1));
 	*nlimbs = limb_of(weight) - *first_limb + 1;
 	if (*nlimbs > max_limbs)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("GpuHashAgg cannot sum numeric values spanning more than %d digits",
-						max_limbs * 16),
-				 errhint("Set gpuhash.enable_groupby to off for this query.")));
+		gha_numeric_too_wide();
 	memset(limbs, 0, sizeof(int64) * *nlimbs);
 	for (int i = 0; i < ndigits; i++)
 	{

@@ -229,24 +229,26 @@ choose_key_modes(Query *parse, bool cpu_aggs, List **keymodes, List **eqops,
 {
 	ListCell   *lc;
 	int			total = 0,
-				packed = 0;
+				packed = 0,
+				i = 0;
 	bool		all_exact = true;
+	int		   *bits = palloc(sizeof(int) * Max(list_length(parse->groupClause), 1));
 
 	*keymodes = *eqops = *keycolls = NIL;
 	foreach(lc, parse->groupClause)
 	{
-		SortGroupClause *sgc = lfirst_node(SortGroupClause, lc);
-		Node	   *expr = get_sortgroupclause_expr(sgc, parse->targetList);
-		int			b = exprCollation(expr) == InvalidOid ? gpuhash_key_bits(exprType(expr)) : 0;
+		Node	   *expr = get_sortgroupclause_expr(lfirst(lc), parse->targetList);
 
-		all_exact &= (b > 0);
-		total += b;
+		bits[i] = exprCollation(expr) == InvalidOid ? gpuhash_key_bits(exprType(expr)) : 0;
+		all_exact &= (bits[i] > 0);
+		total += bits[i++];
 	}
+	i = 0;
 	foreach(lc, parse->groupClause)
 	{
 		SortGroupClause *sgc = lfirst_node(SortGroupClause, lc);
 		Node	   *expr = get_sortgroupclause_expr(sgc, parse->targetList);
-		int			b = exprCollation(expr) == InvalidOid ? gpuhash_key_bits(exprType(expr)) : 0;
+		int			b = bits[i++];
 		int			mode = GHA_KEY_DICT;
 
 		if (!cpu_aggs && b > 0 && ((all_exact && total <= 64) || packed + b <= 32))
@@ -298,10 +300,7 @@ make_agg_path(PlannerInfo *root, RelOptInfo *output_rel, Path *input, PathTarget
 	cpath->path.startup_cost = startup;
 	cpath->path.total_cost = startup + groups * cpu_tuple_cost;
 	if (forced)
-	{
-		cpath->path.startup_cost *= GPUHASH_FORCED_COST_SCALE;
-		cpath->path.total_cost *= GPUHASH_FORCED_COST_SCALE;
-	}
+		gpuhash_scale_forced_cost(&cpath->path);
 	cpath->path.pathkeys = NIL;
 	cpath->flags = mode == GHA_MODE_PARTIAL ? 0 : CUSTOMPATH_SUPPORT_PROJECTION;
 	cpath->custom_paths = list_make1(input);

@@ -312,48 +312,64 @@ current_shape(EngineShape *shape)
 }
 
 /*
- * Open an engine of the given backend from the settings (gpuhash.devices,
- * gpuhash.memory_limit); failures are ERRORs.
+ * Open an engine of the given backend on the devices named by devices ("all"
+ * or a list of GPU numbers, as gpuhash.devices) with gpuhash.memory_limit;
+ * failures are ERRORs.  CUDA: every listed GPU must exist, and "all" is
+ * every GPU present.  CPU: as many simulated devices as the list names,
+ * numbered from 0 ("all": one).
  */
 gh_engine *
-gpuhash_open_engine(gh_backend backend)
+gpuhash_open_engine(gh_backend backend, const char *devices)
 {
 	gh_options	opt;
 	gh_engine  *e;
 	gh_status	st;
 	char		err[512];
+	const char *problem = NULL;
 
 	memset(&opt, 0, sizeof(opt));
 	opt.backend = backend;
 	opt.memory_limit = (size_t) gpuhash_memory_limit_mb * 1024 * 1024;
 	opt.interrupt = interrupt_pending;
-	if (backend == GH_BACKEND_CPU)
+	if (!gpuhash_parse_devices(devices, opt.devices, &opt.ndevices, &problem))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("invalid devices \"%s\"", devices),
+				 errdetail("%s", problem),
+				 errhint("Use 'all' or a comma-separated list of GPU numbers such as '0,1'.")));
+	if (backend == GH_BACKEND_CUDA)
 	{
-		/*
-		 * The CPU backend simulates as many devices as gpuhash.devices
-		 * lists ('all': one), so the multi-device partitioning and exchange
-		 * run on machines without GPUs too.
-		 */
-		if (!gpuhash_parse_devices(gpuhash_devices_setting, opt.devices, &opt.ndevices, NULL))
-			opt.ndevices = 0;
-	}
-	else if (backend == GH_BACKEND_CUDA)
-	{
-		/* the check hook has accepted the setting */
-		if (!gpuhash_parse_devices(gpuhash_devices_setting, opt.devices, &opt.ndevices, NULL))
-			opt.ndevices = 0;
+		gh_device_info info[GH_MAX_DEVICES];
+		int			nd = gh_list_devices(info, GH_MAX_DEVICES);
+
+		if (nd == 0)
+			report_status(GH_ERR_NODEVICE, "no CUDA device is available",
+						  "could not start the gpuhash engine");
+		for (int i = 0; i < opt.ndevices; i++)
+		{
+			bool		found = false;
+
+			for (int k = 0; k < nd; k++)
+				found |= info[k].id == opt.devices[i];
+			if (!found)
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("GPU %d does not exist", opt.devices[i]),
+						 errhint("gpuhash_devices() lists the GPUs.")));
+		}
 		if (opt.ndevices == 0)
 		{
-			gh_device_info info[GH_MAX_DEVICES];
-			int			nd = gh_list_devices(info, GH_MAX_DEVICES);
-
-			if (nd == 0)
-				report_status(GH_ERR_NODEVICE, "no CUDA device is available",
-							  "could not start the gpuhash engine");
-			for (int i = 0; i < nd; i++)
-				opt.devices[i] = info[i].id;
+			for (int k = 0; k < nd; k++)
+				opt.devices[k] = info[k].id;
 			opt.ndevices = nd;
 		}
+	}
+	else
+	{
+		/* simulated devices are numbered 0..n-1 */
+		opt.ndevices = Max(opt.ndevices, 1);
+		for (int i = 0; i < opt.ndevices; i++)
+			opt.devices[i] = i;
 	}
 	err[0] = '\0';
 	st = gh_open(&opt, &e, err, sizeof(err));
@@ -415,7 +431,7 @@ gpuhash_get_engine(void)
 			exit_callback_registered = true;
 		}
 		current_shape(&session_shape);
-		session_engine = gpuhash_open_engine(session_shape.backend);
+		session_engine = gpuhash_open_engine(session_shape.backend, session_shape.devices);
 	}
 	/* gpuhash.debug_fail_after: armed afresh for every node that asks */
 	gh_debug_inject_failure(session_engine, gpuhash_debug_fail_after >= 0 ? 0 : -1,

@@ -21,7 +21,6 @@
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
-#include "utils/memutils.h"
 #include "utils/tuplestore.h"
 
 #include "gpuhash.h"
@@ -103,91 +102,6 @@ check_name(const char *what, const char *value, const char *const *valid)
 			 errhint("Valid values are: %s.", list.data)));
 }
 
-/*
- * The benchmark's interrupt callback: a pending cancel or termination stops
- * it (as the session engine's callback does), and CHECK_FOR_INTERRUPTS then
- * raises the error.
- */
-static bool
-bench_interrupt(void *arg)
-{
-	if (!InterruptPending || InterruptHoldoffCount != 0 || CritSectionCount != 0)
-		return false;
-	return ProcDiePending || (QueryCancelPending && QueryCancelHoldoffCount == 0);
-}
-
-/*
- * An engine of the given backend on the devices named by devices ("all" or
- * a list of GPU numbers; NULL: gpuhash.devices).  The CPU backend simulates
- * as many devices as the list names (one for "all").
- */
-static gh_engine *
-open_bench_engine(gh_backend backend, const char *devices)
-{
-	gh_options	opt;
-	gh_engine  *e = NULL;
-	gh_status	st;
-	char		err[512] = "";
-	const char *problem = NULL;
-
-	memset(&opt, 0, sizeof(opt));
-	opt.backend = backend;
-	opt.memory_limit = (size_t) gpuhash_memory_limit_mb * 1024 * 1024;
-	opt.interrupt = bench_interrupt;
-	if (devices == NULL)
-		devices = gpuhash_devices_setting ? gpuhash_devices_setting : "all";
-	if (!gpuhash_parse_devices(devices, opt.devices, &opt.ndevices, &problem))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("invalid devices \"%s\"", devices),
-				 errdetail("%s", problem),
-				 errhint("Use 'all' or a comma-separated list of GPU numbers such as '0,1'.")));
-	if (backend == GH_BACKEND_CUDA)
-	{
-		gh_device_info info[GH_MAX_DEVICES];
-		int			nd = gh_list_devices(info, GH_MAX_DEVICES);
-
-		for (int i = 0; i < opt.ndevices; i++)
-		{
-			bool		found = false;
-
-			for (int k = 0; k < nd; k++)
-				found |= info[k].id == opt.devices[i];
-			if (!found)
-				ereport(ERROR,
-						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-						 errmsg("GPU %d does not exist", opt.devices[i]),
-						 errhint("gpuhash_devices() lists the GPUs.")));
-		}
-		if (opt.ndevices == 0)
-		{
-			for (int k = 0; k < nd; k++)
-				opt.devices[k] = info[k].id;
-			opt.ndevices = nd;
-		}
-	}
-	else
-	{
-		/* simulated devices are numbered 0..n-1 */
-		if (opt.ndevices == 0)
-			opt.ndevices = 1;
-		for (int i = 0; i < opt.ndevices; i++)
-			opt.devices[i] = i;
-	}
-	st = gh_open(&opt, &e, err, sizeof(err));
-	if (st == GH_ERR_NODEVICE)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("gpuhash found no usable GPU"),
-				 errdetail("could not start the gpuhash engine: %s", err)));
-	else if (st != GH_OK)
-		ereport(ERROR,
-				(errcode(st == GH_ERR_DEVICE_NOMEM || st == GH_ERR_HOST_NOMEM ?
-						 ERRCODE_OUT_OF_MEMORY : ERRCODE_EXTERNAL_ROUTINE_EXCEPTION),
-				 errmsg("could not start the gpuhash engine: %s", err)));
-	return e;
-}
-
 /* "0,1": the ids of the devices a measurement ran on. */
 static char *
 device_list(const gh_bench_result *r)
@@ -208,7 +122,8 @@ bench_backend(ReturnSetInfo *rsinfo, gh_backend backend, const char *operation,
 			  const char *structure, int64 keys, int reps, double load,
 			  const char *devices)
 {
-	gh_engine  *volatile e = open_bench_engine(backend, devices);
+	gh_engine  *volatile e = gpuhash_open_engine(backend,
+														devices ? devices : gpuhash_devices_setting);
 
 	PG_TRY();
 	{

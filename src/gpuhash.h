@@ -2,7 +2,7 @@
  *
  * gpuhash.h
  *	  Declarations shared by gpuhash's PostgreSQL-facing files: settings,
- *	  the backend's engine, error reporting.
+ *	  planner costs, the backend's engine, error reporting.
  *
  *-------------------------------------------------------------------------
  */
@@ -10,6 +10,8 @@
 #define GPUHASH_H
 
 #include "postgres.h"
+
+#include "nodes/pathnodes.h"
 
 #include "engine.h"
 
@@ -41,6 +43,13 @@ extern int	gpuhash_debug_fail_after;
  */
 #define GPUHASH_FORCED_COST_SCALE 1e-6
 
+static inline void
+gpuhash_scale_forced_cost(Path *path)
+{
+	path->startup_cost *= GPUHASH_FORCED_COST_SCALE;
+	path->total_cost *= GPUHASH_FORCED_COST_SCALE;
+}
+
 /* engine_session.c */
 extern bool gpuhash_gpu_present(void);
 extern bool gpuhash_planning_allowed(void);
@@ -55,7 +64,7 @@ extern gh_engine *gpuhash_get_engine(void);
 #define GPUHASH_ENGINE_OPEN_COST 100000.0
 extern double gpuhash_engine_open_cost(bool in_new_process);
 /* a new engine, the caller's to gh_close */
-extern gh_engine *gpuhash_open_engine(gh_backend backend);
+extern gh_engine *gpuhash_open_engine(gh_backend backend, const char *devices);
 extern void gpuhash_engine_error(gh_engine *e, gh_status st) pg_attribute_noreturn();
 extern void gpuhash_settings_changed(void);
 extern bool gpuhash_parse_devices(const char *value, int *ids, int *n,

@@ -180,10 +180,7 @@ make_join_path(RelOptInfo *joinrel, Path *outer_path, Path *inner_path,
 	cpath->path.startup_cost = startup;
 	cpath->path.total_cost = startup + run;
 	if (forced)
-	{
-		cpath->path.startup_cost *= GPUHASH_FORCED_COST_SCALE;
-		cpath->path.total_cost *= GPUHASH_FORCED_COST_SCALE;
-	}
+		gpuhash_scale_forced_cost(&cpath->path);
 	cpath->path.pathkeys = NIL;
 	cpath->flags = CUSTOMPATH_SUPPORT_PROJECTION;
 	cpath->custom_paths = list_make2(outer_path, inner_path);
