@@ -180,14 +180,19 @@ device_thread_main(void *p)
 	return NULL;
 }
 
-/* Wait for the running threads, polling the interrupt callback meanwhile. */
+/*
+ * Wait for the running threads, polling the interrupt callback meanwhile,
+ * and at least once: a section that ends before the first poll still sees
+ * an interrupt that came while it ran.
+ */
 static void
 wait_for_devices(gh_engine *e)
 {
 	bool		cancelled = false;
+	bool		polled = false;
 
 	pthread_mutex_lock(&e->lock);
-	while (e->running > 0)
+	while (e->running > 0 || (!polled && e->opt.interrupt))
 	{
 		struct timespec until;
 
@@ -198,11 +203,13 @@ wait_for_devices(gh_engine *e)
 			until.tv_sec++;
 			until.tv_nsec -= 1000000000L;
 		}
-		(void) pthread_cond_timedwait(&e->done, &e->lock, &until);
-		if (e->running > 0 && !cancelled && e->opt.interrupt)
+		if (e->running > 0)
+			(void) pthread_cond_timedwait(&e->done, &e->lock, &until);
+		if (!cancelled && e->opt.interrupt)
 		{
 			bool		fire;
 
+			polled = true;
 			pthread_mutex_unlock(&e->lock);
 			fire = e->opt.interrupt(e->opt.interrupt_arg);
 			if (fire)
