@@ -244,6 +244,7 @@ typedef struct gh_groups
 	int			ncols;
 	gh_aggresult *cols;
 	int			partitions;		/* hash-range passes it took */
+	uint64_t	input_rows;		/* rows grouped (gh_join_aggregate: the join's pairs) */
 	int			ndevices;		/* devices that aggregated a partition */
 	int			devices[GH_MAX_DEVICES];	/* their ids, as gh_table_devices */
 } gh_groups;
@@ -257,6 +258,34 @@ extern gh_status gh_aggregate(gh_engine *e, const uint64_t *keys, size_t n,
 							  const gh_aggcol *cols, int ncols,
 							  gh_groups **out);
 extern void gh_groups_free(gh_groups *g);
+
+/* ---- join and aggregation in one ---- */
+
+/*
+ * Group the pairs of a join and aggregate columns of either side per group,
+ * the pairs never leaving the device.  The join is that of gh_join_begin
+ * (t, keys, n, method).  A pair (o, r) -- probe key index o, build row
+ * number r -- belongs to the group whose key is outer_keys[o] | inner_keys[r]
+ * (an absent array counts as 0): the caller packs each side's grouping
+ * columns into bits of its own.  Column c reads cols[c].values[o] and
+ * nulls[o] (n entries) when col_inner[c] is 0, values[r] and nulls[r]
+ * (inner_rows entries) when it is 1; every row number given to gh_build must
+ * then be below inner_rows.  The result is what gh_aggregate returns for the
+ * keys and values of all pairs; input_rows is the number of pairs.
+ */
+typedef struct gh_joinagg
+{
+	const uint64_t *outer_keys;	/* n entries, or NULL */
+	const uint64_t *inner_keys;	/* inner_rows entries, or NULL */
+	size_t		inner_rows;
+	const gh_aggcol *cols;
+	const uint8_t *col_inner;	/* ncols entries; NULL: every column outer */
+	int			ncols;
+} gh_joinagg;
+
+extern gh_status gh_join_aggregate(gh_table *t, const uint64_t *keys, size_t n,
+								   gh_join_method method, const gh_joinagg *spec,
+								   gh_groups **out);
 
 static inline bool
 gh_sum_fits_int64(uint64_t lo, int64_t hi)
