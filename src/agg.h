@@ -16,6 +16,19 @@
  *
  * plan.qual is the HAVING clause; the target list projects the output.
  *
+ * FUSED JOIN
+ *
+ * An aggregation over an inner equi-join can be one node (agg_fuse.c):
+ * custom_plans then holds the join's outer and inner inputs, the scan tuple
+ * columns of both, and GHA_EXPR_JOIN_OUTER / GHA_EXPR_JOIN_INNER the join key
+ * of each side (one key, exactly encoded, keys.h).  Every grouping
+ * expression and every aggregate (argument and FILTER) reads one side only;
+ * each side is read once into arrays of join keys, packed partial grouping
+ * keys and argument values, and the engine joins and aggregates in one call
+ * (gh_join_aggregate), so the joined rows are never formed.  Grouping NULL
+ * patterns travel in the key above the packed columns.  Without GROUP BY a
+ * fused node is a plain aggregate: one row, even over no input.
+ *
  *-------------------------------------------------------------------------
  */
 #ifndef GPUHASH_AGG_H
@@ -24,6 +37,7 @@
 #include "postgres.h"
 #include "nodes/execnodes.h"
 #include "nodes/extensible.h"
+#include "nodes/pathnodes.h"
 
 #define GPUHASH_AGG_NAME "GpuHashAgg"
 
@@ -63,12 +77,15 @@ typedef enum GhaOp
 #define GHA_PRIV_MODE		11	/* Integer: GHA_MODE_* */
 #define GHA_PRIV_OUTAGG		12	/* IntList: per computed scan column, its aggregate */
 #define GHA_PRIV_OUTPART	13	/* IntList: and which partial value of it (0, 1) */
+#define GHA_PRIV_FUSED		14	/* Integer: gh_kind of a fused join's table; -1: not fused */
 
 #define GHA_EXPR_GROUP		0
 #define GHA_EXPR_ARGS		1
 #define GHA_EXPR_FILTER		2
 #define GHA_EXPR_ARGS2		3	/* GHA_MODE_FINAL: per aggregate, its second
 								 * partial value (avg's count), or NULL */
+#define GHA_EXPR_JOIN_OUTER	4	/* fused join: the outer join key (or NIL) */
+#define GHA_EXPR_JOIN_INNER	5	/* and the inner one */
 
 extern CustomScanMethods gpuhash_agg_scan_methods;
 
@@ -136,6 +153,25 @@ extern Datum gha_numeric_final(bool avg, const struct gh_groups *g, const GhaNum
 extern Datum gha_numeric_from_int128(uint64 lo, int64 hi, int exp10);
 extern void gha_numcols_reset(GhaNumCols *nc);
 extern void gha_numeric_too_wide(void) pg_attribute_noreturn();
+
+/* agg_fuse.c: joins a GpuHashAgg can take over */
+typedef struct GhaFuseJoin
+{
+	PlannerInfo *root;
+	RelOptInfo *joinrel;
+	RelOptInfo *outerrel;
+	RelOptInfo *innerrel;
+	Expr	   *outer_key;
+	Expr	   *inner_key;
+} GhaFuseJoin;
+
+#define GHA_SIDE_BOTH (-2)
+
+extern void gpuhash_fuse_note_join(PlannerInfo *root, RelOptInfo *joinrel,
+								   RelOptInfo *outerrel, RelOptInfo *innerrel,
+								   Expr *outer_key, Expr *inner_key);
+extern List *gpuhash_fuse_joins(PlannerInfo *root, RelOptInfo *joinrel);
+extern int	gpuhash_fuse_side(GhaFuseJoin *fj, Node *expr);
 
 extern void gpuhash_agg_init(void);
 extern Node *gpuhash_agg_create_state(CustomScan *cscan);

@@ -31,6 +31,11 @@
  * summed, minima and maxima taken again, avg divides the summed sums by the
  * summed counts.
  *
+ * A fused join (agg.h) reads its inner input first, evaluating the join key
+ * and only what reads the inner side into the arrays, sets them aside, then
+ * reads the outer input the same way; gh_join_aggregate does the rest.
+ * There the NULL pattern travels in the key, above the packed columns.
+ *
  * Rows with different NULL patterns belong to different groups whatever
  * their packed keys say, so each pattern present is aggregated by its own
  * engine call (almost always there is just pattern 0).
@@ -54,6 +59,7 @@
 #include "nodes/extensible.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/clauses.h"
+#include "optimizer/optimizer.h"
 #include "portability/instr_time.h"
 #include "utils/builtins.h"
 #include "utils/fmgrprotos.h"
@@ -133,8 +139,25 @@ typedef struct GpuHashAggState
 	size_t		cur_group;
 	bool		aggregated;
 
+	/* a fused join (agg.h): the inner input, join keys, sides */
+	PlanState  *inner_ps;
+	int			fused_kind;		/* gh_kind of the join's table; -1: not fused */
+	ExprState  *jkey[2];		/* outer, inner join key */
+	GpuHashExactFamily jfamily[2];
+	Oid			jtype[2];
+	int		   *key_side;		/* per grouping column: 0 outer, 1 inner */
+	int		   *agg_side;		/* per aggregate */
+	int		   *col_side;		/* per engine column */
+	int			cur_side;		/* the side of columns add_column makes */
+	int			pattern_shift;	/* where the NULL pattern sits in the key */
+	uint64	   *jkeys;			/* per collected row, its join key */
+	gh_table   *table;
+	bool		empty_row;		/* a plain aggregate over no rows: one row */
+	gh_groups  *empty_group;
+
 	/* EXPLAIN ANALYZE */
 	int64		stat_groups;
+	int64		stat_pairs;
 	int			stat_partitions;
 	double		stat_engine_ms;
 	size_t		stat_peak_device;
@@ -142,6 +165,7 @@ typedef struct GpuHashAggState
 } GpuHashAggState;
 
 static int	add_column(GpuHashAggState *s, gh_valtype type, int ops, bool with_nulls);
+static int	scan_expr_side(const GpuHashScanMap *map, Node *expr);
 static void BeginGpuHashAgg(CustomScanState *node, EState *estate, int eflags);
 static TupleTableSlot *ExecGpuHashAgg(CustomScanState *node);
 static void EndGpuHashAgg(CustomScanState *node);
@@ -177,6 +201,9 @@ release_results(void *arg)
 	for (int i = 0; i < s->nresults; i++)
 		gh_groups_free(s->results[i]);
 	s->nresults = 0;
+	s->empty_row = false;
+	gh_table_free(s->table);
+	s->table = NULL;
 }
 
 static void
@@ -204,6 +231,12 @@ BeginGpuHashAgg(CustomScanState *node, EState *estate, int eflags)
 
 	s->input_ps = ExecInitNode(linitial(cscan->custom_plans), estate, eflags);
 	node->custom_ps = list_make1(s->input_ps);
+	s->fused_kind = intVal(list_nth(priv, GHA_PRIV_FUSED));
+	if (s->fused_kind >= 0)
+	{
+		s->inner_ps = ExecInitNode(lsecond(cscan->custom_plans), estate, eflags);
+		node->custom_ps = lappend(node->custom_ps, s->inner_ps);
+	}
 	gpuhash_scan_map_init(&s->map, list_nth(priv, GHA_PRIV_SIDES),
 						  list_nth(priv, GHA_PRIV_ATTNOS));
 
@@ -242,6 +275,21 @@ BeginGpuHashAgg(CustomScanState *node, EState *estate, int eflags)
 		i++;
 	}
 	s->dict_shift = shift;
+	s->pattern_shift = shift;
+	s->key_side = palloc0(sizeof(int) * Max(s->nkeys, 1));
+	if (s->fused_kind >= 0)
+	{
+		for (i = 0; i < s->nkeys; i++)
+			s->key_side[i] = s->map.sides[s->key_attno[i] - 1];
+		for (int side = 0; side < 2; side++)
+		{
+			Expr	   *jk = linitial(list_nth(cscan->custom_exprs, GHA_EXPR_JOIN_OUTER + side));
+
+			s->jkey[side] = ExecInitExpr(jk, &node->ss.ps);
+			s->jtype[side] = exprType((Node *) jk);
+			s->jfamily[side] = gpuhash_exact_family(s->jtype[side]);
+		}
+	}
 	s->expr_params = pull_paramids((Expr *) cscan->custom_exprs);
 
 	s->node_cxt = AllocSetContextCreate(estate->es_query_cxt, "GpuHashAgg",
@@ -254,6 +302,8 @@ BeginGpuHashAgg(CustomScanState *node, EState *estate, int eflags)
 	s->values = MemoryContextAlloc(s->node_cxt, sizeof(void *) * s->cols_cap);
 	s->nulls = MemoryContextAlloc(s->node_cxt, sizeof(uint8 *) * s->cols_cap);
 	s->col_nulls = MemoryContextAlloc(s->node_cxt, sizeof(bool) * s->cols_cap);
+	s->col_side = MemoryContextAlloc(s->node_cxt, sizeof(int) * s->cols_cap);
+	s->agg_side = palloc0(sizeof(int) * Max(list_length(args), 1));
 	s->naggs = list_length(args);
 	s->ops = palloc(sizeof(GhaOp) * Max(s->naggs, 1));
 	s->argtypes = palloc(sizeof(Oid) * Max(s->naggs, 1));
@@ -305,6 +355,9 @@ BeginGpuHashAgg(CustomScanState *node, EState *estate, int eflags)
 		s->agg_col[a] = -1;
 		s->agg_col2[a] = -1;
 		s->agg_cpu[a] = -1;
+		if (s->fused_kind >= 0)
+			s->agg_side[a] = scan_expr_side(&s->map, (Node *) list_make2(list_nth(args, a), filter));
+		s->cur_side = s->agg_side[a];
 		if (s->mode == GHA_MODE_FINAL && op == GHA_AVG)
 		{
 			/* the partial counts, summed */
@@ -364,6 +417,28 @@ BeginGpuHashAgg(CustomScanState *node, EState *estate, int eflags)
 }
 
 /*
+ * The input a fused node's expression reads: 0 the outer, 1 the inner (the
+ * planner made sure it is one of them; constants count as outer).
+ */
+static int
+scan_expr_side(const GpuHashScanMap *map, Node *expr)
+{
+	List	   *vars = pull_var_clause(expr, PVC_RECURSE_AGGREGATES | PVC_RECURSE_PLACEHOLDERS);
+	ListCell   *lc;
+	int			side = -1;
+
+	foreach(lc, vars)
+	{
+		int			sv = map->sides[lfirst_node(Var, lc)->varattno - 1];
+
+		if (side >= 0 && sv != side)
+			elog(ERROR, "gpuhash: a fused aggregate reads both sides of its join");
+		side = sv;
+	}
+	return Max(side, 0);
+}
+
+/*
  * A new engine column.  Columns made after rows were collected (a numeric
  * sum's limbs and special values) read 0 in those rows and have no NULL
  * flags: their aggregate's first column holds the NULLs.
@@ -380,11 +455,13 @@ add_column(GpuHashAggState *s, gh_valtype type, int ops, bool with_nulls)
 		s->values = repalloc(s->values, sizeof(void *) * s->cols_cap);
 		s->nulls = repalloc(s->nulls, sizeof(uint8 *) * s->cols_cap);
 		s->col_nulls = repalloc(s->col_nulls, sizeof(bool) * s->cols_cap);
+		s->col_side = repalloc(s->col_side, sizeof(int) * s->cols_cap);
 	}
 	memset(&s->cols[c], 0, sizeof(gh_aggcol));
 	s->cols[c].type = type;
 	s->cols[c].ops = ops;
 	s->col_nulls[c] = with_nulls;
+	s->col_side[c] = s->cur_side;
 	s->values[c] = NULL;
 	s->nulls[c] = NULL;
 	s->ncols++;
@@ -412,6 +489,8 @@ reserve_row(GpuHashAggState *s)
 		s->cap = 4096;
 		s->keys = palloc(sizeof(uint64) * s->cap);
 		s->patterns = palloc(s->cap);
+		if (s->fused_kind >= 0)
+			s->jkeys = palloc(sizeof(uint64) * s->cap);
 		for (int c = 0; c < s->ncols; c++)
 		{
 			s->values[c] = palloc(8 * s->cap);
@@ -423,6 +502,8 @@ reserve_row(GpuHashAggState *s)
 		s->cap *= 2;
 		s->keys = repalloc_huge(s->keys, sizeof(uint64) * s->cap);
 		s->patterns = repalloc_huge(s->patterns, s->cap);
+		if (s->jkeys)
+			s->jkeys = repalloc_huge(s->jkeys, sizeof(uint64) * s->cap);
 		for (int c = 0; c < s->ncols; c++)
 		{
 			s->values[c] = repalloc_huge(s->values[c], 8 * s->cap);
@@ -485,9 +566,13 @@ collect_numeric(GpuHashAggState *s, GhaNumCols *nc, int64 r, Datum d, bool isnul
 	}
 }
 
-/* Evaluate one input row (in the scan tuple) into the arrays. */
+/*
+ * Evaluate one input row (in the scan tuple) into the arrays: all of it, or
+ * for a fused join (side 0 or 1) the grouping columns and aggregates that
+ * read that side.
+ */
 static void
-collect_row(GpuHashAggState *s, ExprContext *econtext)
+collect_row(GpuHashAggState *s, ExprContext *econtext, int side)
 {
 	uint64		key = 0;
 	uint8		pattern = 0;
@@ -501,7 +586,14 @@ collect_row(GpuHashAggState *s, ExprContext *econtext)
 	foreach(lc, s->key_states)
 	{
 		bool		isnull;
-		Datum		d = ExecEvalExpr((ExprState *) lfirst(lc), econtext, &isnull);
+		Datum		d;
+
+		if (side >= 0 && s->key_side[i] != side)
+		{
+			i++;
+			continue;
+		}
+		d = ExecEvalExpr((ExprState *) lfirst(lc), econtext, &isnull);
 
 		if (s->key_mode[i] == GHA_KEY_DICT)
 		{
@@ -519,6 +611,8 @@ collect_row(GpuHashAggState *s, ExprContext *econtext)
 		id = gha_dict_lookup(s->dict, s->dict_values, s->dict_isnull);
 		key |= (uint64) id << s->dict_shift;
 	}
+	if (s->fused_kind >= 0 && pattern != 0)
+		key |= (uint64) pattern << s->pattern_shift;
 	s->keys[r] = key;
 	s->patterns[r] = pattern;
 
@@ -531,7 +625,7 @@ collect_row(GpuHashAggState *s, ExprContext *econtext)
 		bool		final = (s->mode == GHA_MODE_FINAL);
 		int64	   *iv;
 
-		if (c < 0 && s->agg_cpu[a] < 0)
+		if ((c < 0 && s->agg_cpu[a] < 0) || (side >= 0 && s->agg_side[a] != side))
 			continue;
 		if (s->agg_col2[a] >= 0)
 		{
@@ -584,6 +678,24 @@ collect_row(GpuHashAggState *s, ExprContext *econtext)
 	s->nrows++;
 }
 
+/* Keep the engine's result just made (in results[nresults]) and its statistics. */
+static void
+add_result(GpuHashAggState *s, uint8 pattern, instr_time start)
+{
+	gh_groups  *g = s->results[s->nresults];
+	instr_time	now;
+
+	INSTR_TIME_SET_CURRENT(now);
+	INSTR_TIME_SUBTRACT(now, start);
+	s->stat_engine_ms += INSTR_TIME_GET_MILLISEC(now);
+	s->result_pattern[s->nresults] = pattern;
+	s->stat_groups += g->ngroups;
+	s->stat_devices |= gpuhash_device_mask(g->devices, g->ndevices);
+	s->stat_partitions = Max(s->stat_partitions, g->partitions);
+	s->stat_peak_device = Max(s->stat_peak_device, gh_engine_peak_device_bytes(s->engine));
+	s->nresults++;
+}
+
 /* Aggregate the rows of one NULL pattern (all rows when only one is present). */
 static void
 aggregate_pattern(GpuHashAggState *s, uint8 pattern, int64 count)
@@ -591,8 +703,7 @@ aggregate_pattern(GpuHashAggState *s, uint8 pattern, int64 count)
 	uint64	   *keys = s->keys;
 	gh_aggcol  *cols = palloc(sizeof(gh_aggcol) * Max(s->ncols, 1));
 	gh_status	st;
-	instr_time	start,
-				now;
+	instr_time	start;
 
 	for (int c = 0; c < s->ncols; c++)
 	{
@@ -629,16 +740,111 @@ aggregate_pattern(GpuHashAggState *s, uint8 pattern, int64 count)
 					  &s->results[s->nresults]);
 	if (st != GH_OK)
 		gpuhash_engine_error(s->engine, st);
-	INSTR_TIME_SET_CURRENT(now);
-	INSTR_TIME_SUBTRACT(now, start);
-	s->stat_engine_ms += INSTR_TIME_GET_MILLISEC(now);
-	s->result_pattern[s->nresults] = pattern;
-	s->stat_groups += s->results[s->nresults]->ngroups;
-	s->stat_devices |= gpuhash_device_mask(s->results[s->nresults]->devices,
-										   s->results[s->nresults]->ndevices);
-	s->stat_partitions = Max(s->stat_partitions, s->results[s->nresults]->partitions);
-	s->stat_peak_device = Max(s->stat_peak_device, gh_engine_peak_device_bytes(s->engine));
-	s->nresults++;
+	add_result(s, pattern, start);
+}
+
+/* Read one side of a fused join into the arrays; rows whose join key is NULL join nothing. */
+static void
+read_side(GpuHashAggState *s, PlanState *ps, int side)
+{
+	ExprContext *econtext = s->css.ss.ps.ps_ExprContext;
+	TupleTableSlot *scan = s->css.ss.ss_ScanTupleSlot;
+
+	s->cur_side = side;
+	for (;;)
+	{
+		TupleTableSlot *slot = ExecProcNode(ps);
+		bool		isnull;
+		Datum		d;
+
+		if (TupIsNull(slot))
+			break;
+		CHECK_FOR_INTERRUPTS();
+		ResetExprContext(econtext);
+		gpuhash_fill_scan_slot(&s->map, scan, side == 0 ? slot : NULL, side == 1 ? slot : NULL);
+		econtext->ecxt_scantuple = scan;
+		d = ExecEvalExpr(s->jkey[side], econtext, &isnull);
+		if (isnull)
+			continue;
+		collect_row(s, econtext, side);
+		s->jkeys[s->nrows - 1] = gpuhash_encode_exact(s->jfamily[side], s->jtype[side], d);
+	}
+}
+
+/*
+ * A fused join: read the inner side, set its arrays aside, read the outer
+ * side, and let the engine join and aggregate (agg.h, "FUSED JOIN").
+ */
+static void
+aggregate_fused(GpuHashAggState *s)
+{
+	int64		ninner;
+	uint64	   *inner_jkeys,
+			   *inner_keys;
+	void	  **inner_values = palloc0(sizeof(void *) * Max(s->ncols, 1));
+	uint8	  **inner_nulls = palloc0(sizeof(uint8 *) * Max(s->ncols, 1));
+	int			inner_ncols;
+	bool		keyed[2] = {false, false};
+	gh_aggcol  *cols;
+	uint8	   *col_inner;
+	gh_joinagg	spec;
+	instr_time	start;
+	gh_status	st;
+
+	read_side(s, s->inner_ps, 1);
+	ninner = s->nrows;
+	inner_jkeys = s->jkeys;
+	inner_keys = s->keys;
+	inner_ncols = s->ncols;
+	inner_values = repalloc(inner_values, sizeof(void *) * Max(inner_ncols, 1));
+	inner_nulls = repalloc(inner_nulls, sizeof(uint8 *) * Max(inner_ncols, 1));
+	for (int c = 0; c < inner_ncols; c++)
+	{
+		inner_values[c] = s->values[c];
+		inner_nulls[c] = s->nulls[c];
+		s->values[c] = NULL;
+		s->nulls[c] = NULL;
+	}
+	s->keys = NULL;
+	s->jkeys = NULL;
+	s->cap = s->nrows = 0;
+	if (ninner > 0)
+		read_side(s, s->input_ps, 0);
+	if (ninner == 0 || s->nrows == 0)
+		return;					/* no pairs, no groups */
+
+	for (int i = 0; i < s->nkeys; i++)
+		keyed[s->key_side[i]] = true;
+	cols = palloc(sizeof(gh_aggcol) * Max(s->ncols, 1));
+	col_inner = palloc(Max(s->ncols, 1));
+	for (int c = 0; c < s->ncols; c++)
+	{
+		col_inner[c] = s->col_side[c] == 1;
+		if (col_inner[c] && c >= inner_ncols)
+			elog(ERROR, "gpuhash: inner aggregate column %d made after the inner side was read", c);
+		cols[c] = s->cols[c];
+		cols[c].values = col_inner[c] ? inner_values[c] : s->values[c];
+		cols[c].nulls = col_inner[c] ? inner_nulls[c] : s->nulls[c];
+	}
+	spec.outer_keys = keyed[0] ? s->keys : NULL;
+	spec.inner_keys = keyed[1] ? inner_keys : NULL;
+	spec.inner_rows = (size_t) ninner;
+	spec.cols = cols;
+	spec.col_inner = col_inner;
+	spec.ncols = s->ncols;
+
+	INSTR_TIME_SET_CURRENT(start);
+	st = gh_build(s->engine, (gh_kind) s->fused_kind, inner_jkeys, NULL, (size_t) ninner,
+				  &s->table);
+	if (st == GH_OK)
+		st = gh_join_aggregate(s->table, s->jkeys, (size_t) s->nrows, GH_JOIN_AUTO, &spec,
+							   &s->results[s->nresults]);
+	if (st != GH_OK)
+		gpuhash_engine_error(s->engine, st);
+	gh_table_free(s->table);
+	s->table = NULL;
+	s->stat_pairs += (int64) s->results[s->nresults]->input_rows;
+	add_result(s, 0, start);
 }
 
 static void
@@ -648,25 +854,33 @@ aggregate_input(GpuHashAggState *s)
 	TupleTableSlot *scan = s->css.ss.ss_ScanTupleSlot;
 	int64		counts[GHA_MAX_PATTERNS] = {0};
 
-	for (;;)
+	if (s->fused_kind >= 0)
+		aggregate_fused(s);
+	else
 	{
-		TupleTableSlot *slot = ExecProcNode(s->input_ps);
+		for (;;)
+		{
+			TupleTableSlot *slot = ExecProcNode(s->input_ps);
 
-		if (TupIsNull(slot))
-			break;
-		CHECK_FOR_INTERRUPTS();
-		ResetExprContext(econtext);
-		gpuhash_fill_scan_slot(&s->map, scan, slot, NULL);
-		econtext->ecxt_scantuple = scan;
-		collect_row(s, econtext);
-		counts[s->patterns[s->nrows - 1]]++;
+			if (TupIsNull(slot))
+				break;
+			CHECK_FOR_INTERRUPTS();
+			ResetExprContext(econtext);
+			gpuhash_fill_scan_slot(&s->map, scan, slot, NULL);
+			econtext->ecxt_scantuple = scan;
+			collect_row(s, econtext, -1);
+			counts[s->patterns[s->nrows - 1]]++;
+		}
+		for (int p = 0; p < GHA_MAX_PATTERNS; p++)
+			if (counts[p] > 0)
+				aggregate_pattern(s, (uint8) p, counts[p]);
 	}
-	for (int p = 0; p < GHA_MAX_PATTERNS; p++)
-		if (counts[p] > 0)
-			aggregate_pattern(s, (uint8) p, counts[p]);
+	/* without GROUP BY, an aggregate over no rows is still one row */
+	s->empty_row = s->nkeys == 0 && s->mode != GHA_MODE_PARTIAL && s->stat_groups == 0;
 	/* the input is no longer needed once the engine has the groups */
 	MemoryContextReset(s->data_cxt);
 	s->keys = NULL;
+	s->jkeys = NULL;
 	s->cap = s->nrows = 0;
 	s->aggregated = true;
 }
@@ -739,6 +953,40 @@ agg_value(GpuHashAggState *s, const gh_groups *g, size_t gi, uint32 id, int a, i
 	return gpuhash_agg_final(op, t, g, c, gi, isnull);
 }
 
+/*
+ * The one group of a plain aggregate over no rows: no rows, no values, so
+ * count gives 0 and every other aggregate NULL.
+ */
+static gh_groups *
+empty_group(GpuHashAggState *s)
+{
+	gh_groups  *g = s->empty_group;
+
+	if (g != NULL && g->ncols >= s->ncols)
+		return g;
+	g = MemoryContextAllocZero(s->node_cxt, sizeof(gh_groups));
+	g->ngroups = 1;
+	g->keys = MemoryContextAllocZero(s->node_cxt, sizeof(uint64));
+	g->rows = MemoryContextAllocZero(s->node_cxt, sizeof(int64));
+	g->ncols = s->ncols;
+	g->cols = MemoryContextAllocZero(s->node_cxt, sizeof(gh_aggresult) * Max(s->ncols, 1));
+	for (int c = 0; c < s->ncols; c++)
+	{
+		gh_aggresult *r = &g->cols[c];
+
+		r->nonnull = MemoryContextAllocZero(s->node_cxt, sizeof(int64));
+		r->sum_lo = MemoryContextAllocZero(s->node_cxt, sizeof(uint64));
+		r->sum_hi = MemoryContextAllocZero(s->node_cxt, sizeof(int64));
+		r->fsum = MemoryContextAllocZero(s->node_cxt, sizeof(double));
+		r->imin = MemoryContextAllocZero(s->node_cxt, sizeof(int64));
+		r->imax = MemoryContextAllocZero(s->node_cxt, sizeof(int64));
+		r->fmin = MemoryContextAllocZero(s->node_cxt, sizeof(double));
+		r->fmax = MemoryContextAllocZero(s->node_cxt, sizeof(double));
+	}
+	s->empty_group = g;
+	return g;
+}
+
 static TupleTableSlot *
 ExecGpuHashAgg(CustomScanState *node)
 {
@@ -749,10 +997,10 @@ ExecGpuHashAgg(CustomScanState *node)
 	if (!s->aggregated)
 		aggregate_input(s);
 
-	while (s->cur < s->nresults)
+	while (s->cur < s->nresults || (s->empty_row && s->cur == 0))
 	{
-		gh_groups  *g = s->results[s->cur];
-		uint8		pattern = s->result_pattern[s->cur];
+		gh_groups  *g = s->cur < s->nresults ? s->results[s->cur] : empty_group(s);
+		uint8		pattern = s->cur < s->nresults ? s->result_pattern[s->cur] : 0;
 		size_t		gi;
 		uint32		id;
 
@@ -763,6 +1011,8 @@ ExecGpuHashAgg(CustomScanState *node)
 			continue;
 		}
 		gi = s->cur_group++;
+		if (s->fused_kind >= 0 && s->nkeys > 0)
+			pattern = (uint8) (g->keys[gi] >> s->pattern_shift);
 		CHECK_FOR_INTERRUPTS();
 		ResetExprContext(econtext);
 		ExecClearTuple(scan);
@@ -814,6 +1064,8 @@ EndGpuHashAgg(CustomScanState *node)
 
 	release_results(s);
 	ExecEndNode(s->input_ps);
+	if (s->inner_ps)
+		ExecEndNode(s->inner_ps);
 }
 
 static void
@@ -825,8 +1077,11 @@ ReScanGpuHashAgg(CustomScanState *node)
 	s->cur_group = 0;
 	if (node->ss.ps.chgParam != NULL)
 		UpdateChangedParamSet(s->input_ps, node->ss.ps.chgParam);
+	if (node->ss.ps.chgParam != NULL && s->inner_ps)
+		UpdateChangedParamSet(s->inner_ps, node->ss.ps.chgParam);
 	/* unchanged input and expressions: the groups already computed stand */
 	if (s->aggregated && s->input_ps->chgParam == NULL &&
+		(s->inner_ps == NULL || s->inner_ps->chgParam == NULL) &&
 		!bms_overlap(node->ss.ps.chgParam, s->expr_params))
 		return;
 	release_results(s);
@@ -835,6 +1090,7 @@ ReScanGpuHashAgg(CustomScanState *node)
 	s->cap = s->nrows = 0;
 	s->aggregated = false;
 	s->stat_groups = 0;
+	s->stat_pairs = 0;
 	/* the lazily made columns start again */
 	s->ncols = s->nstatic_cols;
 	for (int a = 0; a < s->naggs; a++)
@@ -844,6 +1100,8 @@ ReScanGpuHashAgg(CustomScanState *node)
 		gha_dict_reset(s->dict);
 	if (s->input_ps->chgParam == NULL)
 		ExecReScan(s->input_ps);
+	if (s->inner_ps && s->inner_ps->chgParam == NULL)
+		ExecReScan(s->inner_ps);
 }
 
 static void
@@ -863,7 +1121,20 @@ ExplainGpuHashAgg(CustomScanState *node, List *ancestors, ExplainState *es)
 												false));
 	if (s->mode != GHA_MODE_FULL)
 		ExplainPropertyText("Mode", s->mode == GHA_MODE_PARTIAL ? "partial" : "finalize", es);
-	ExplainPropertyList("Group Key", keys, es);
+	if (s->fused_kind >= 0)
+	{
+		bool		prefix = list_length(es->rtable) > 1 || es->verbose;
+		Expr	   *ok = linitial(list_nth(cscan->custom_exprs, GHA_EXPR_JOIN_OUTER));
+		Expr	   *ik = linitial(list_nth(cscan->custom_exprs, GHA_EXPR_JOIN_INNER));
+
+		ExplainPropertyText("Fused Join",
+							psprintf("(%s = %s)",
+									 deparse_expression((Node *) ok, context, prefix, false),
+									 deparse_expression((Node *) ik, context, prefix, false)),
+							es);
+	}
+	if (keys != NIL)
+		ExplainPropertyList("Group Key", keys, es);
 	ExplainPropertyInteger("Aggregates", NULL,
 						   list_length(list_nth(cscan->custom_exprs, GHA_EXPR_ARGS)), es);
 	if (s->dict)
@@ -880,6 +1151,8 @@ ExplainGpuHashAgg(CustomScanState *node, List *ancestors, ExplainState *es)
 		ExplainPropertyText("Device", gpuhash_device_label(), es);
 	if (es->analyze && s->aggregated)
 	{
+		if (s->fused_kind >= 0)
+			ExplainPropertyInteger("Join Pairs", NULL, s->stat_pairs, es);
 		ExplainPropertyInteger("Groups", NULL, s->stat_groups, es);
 		ExplainPropertyInteger("Partitions", NULL, s->stat_partitions, es);
 		if (es->timing)

@@ -24,6 +24,21 @@
  *	  the grouping key (PostgreSQL passes those through; we would not).
  * Anything else is simply not offered, and PostgreSQL plans it as before.
  *
+ * FUSED WITH A JOIN
+ *
+ * When the input is a join relation that agg_fuse.c noted as made by an
+ * inner equi-join on one exactly encoded key with no other join clause, and
+ * every grouping expression and aggregate reads one side of it (packed
+ * grouping columns only, no CPU aggregates), we also offer a GpuHashAgg
+ * over the join's two inputs that joins and aggregates in the engine
+ * (agg.h, "FUSED JOIN"): no joined row is ever formed.  Each input computes
+ * its side's grouping expressions (fused_inputs).  Plain aggregates (no
+ * GROUP BY) are offered only this way: over a single input PostgreSQL's Agg
+ * already does the least work.  Its cost is that of reading both inputs
+ * with a key and the arguments per row, plus GHA_DEVICE_PAIR_FACTOR per
+ * joined pair; in parallel, every worker builds the inner side and probes
+ * its share of a partial outer input, as a partial GpuHashJoin does.
+ *
  * PARALLEL
  *
  * Where the input has a partial path, we also offer a final GpuHashAgg over
@@ -57,9 +72,12 @@
 #include "catalog/pg_type.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
+#include "optimizer/clauses.h"
 #include "optimizer/cost.h"
 #include "optimizer/optimizer.h"
 #include "optimizer/pathnode.h"
+#include "optimizer/paths.h"
+#include "optimizer/planmain.h"
 #include "optimizer/planner.h"
 #include "optimizer/tlist.h"
 #include "parser/parse_clause.h"
@@ -73,6 +91,16 @@
 #include "scantuple.h"
 
 #define GHA_DEVICE_STARTUP_COST		100.0
+/* device work per joined pair of a fused join, in cpu_operator_cost */
+#define GHA_DEVICE_PAIR_FACTOR		0.05
+
+/* The inputs of a fused path: the join (agg_fuse.c), its inner path, the pairs. */
+typedef struct GhaFuseInputs
+{
+	GhaFuseJoin *fj;
+	Path	   *inner;
+	double		pairs;
+} GhaFuseInputs;
 
 static create_upper_paths_hook_type prev_upper_paths_hook = NULL;
 
@@ -273,14 +301,21 @@ choose_key_modes(Query *parse, bool cpu_aggs, List **keymodes, List **eqops,
 static Path *
 make_agg_path(PlannerInfo *root, RelOptInfo *output_rel, Path *input, PathTarget *target,
 			  List *common, int mode, List *parts, double groups, int ndict,
-			  bool cpu_aggs, bool forced)
+			  bool cpu_aggs, bool forced, const GhaFuseInputs *fused)
 {
 	CustomPath *cpath = makeNode(CustomPath);
 	double		rows = input->rows;
 	int			ncols = list_length(linitial(common)) + list_length(lsecond(common));
-	Cost		startup;
+	Cost		startup = 0;
 
-	startup = input->total_cost +
+	if (fused)
+	{
+		/* both sides are read, with a join key each; the pairs stay on the device */
+		rows += fused->inner->rows;
+		startup = fused->inner->total_cost + rows * cpu_operator_cost +
+			fused->pairs * GHA_DEVICE_PAIR_FACTOR * cpu_operator_cost;
+	}
+	startup += input->total_cost +
 		rows * 0.5 * cpu_operator_cost * ncols +
 		GHA_DEVICE_STARTUP_COST * cpu_operator_cost +
 		gpuhash_engine_open_cost(mode == GHA_MODE_PARTIAL);
@@ -303,85 +338,40 @@ make_agg_path(PlannerInfo *root, RelOptInfo *output_rel, Path *input, PathTarget
 		gpuhash_scale_forced_cost(&cpath->path);
 	cpath->path.pathkeys = NIL;
 	cpath->flags = mode == GHA_MODE_PARTIAL ? 0 : CUSTOMPATH_SUPPORT_PROJECTION;
-	cpath->custom_paths = list_make1(input);
+	cpath->custom_paths = fused ? list_make2(input, fused->inner) : list_make1(input);
 	cpath->custom_private = lappend(lappend(list_copy(common), makeInteger(mode)), parts);
+	cpath->custom_private = lappend(cpath->custom_private,
+									fused ? list_make2(fused->fj->outer_key,
+													   fused->fj->inner_key) : NIL);
 	cpath->methods = &gpuhash_agg_path_methods;
 	(void) root;
 	return &cpath->path;
 }
 
+/*
+ * Add the GpuHashAgg paths over one input: the whole aggregation, and where
+ * partial_input is given, a final GpuHashAgg over a Gather of partial ones.
+ * fused/partial_fused: the inputs are those of a join the nodes do
+ * themselves.
+ */
 static void
-gpuhash_upper_paths(PlannerInfo *root, UpperRelationKind stage,
-					RelOptInfo *input_rel, RelOptInfo *output_rel, void *extra)
+add_agg_paths(PlannerInfo *root, RelOptInfo *output_rel, Path *input, Path *partial_input,
+			  const GhaFuseInputs *fused, const GhaFuseInputs *partial_fused,
+			  List *common, OutputCheck *ctx, double groups, int ndict)
 {
-	Query	   *parse = root->parse;
-	GroupPathExtraData *gextra = (GroupPathExtraData *) extra;
-	Path	   *input;
-	List	   *group_exprs;
-	OutputCheck ctx;
 	ListCell   *lc;
-	List	   *keymodes,
-			   *eqops,
-			   *keycolls;
-	int			ndict = 0;
-	double		groups;
-	List	   *common;
-	Path	   *partial_input;
 
-	if (prev_upper_paths_hook)
-		prev_upper_paths_hook(root, stage, input_rel, output_rel, extra);
-
-	if (stage != UPPERREL_GROUP_AGG)
-		return;
-	if (!gpuhash_enabled || !gpuhash_enable_groupby || !gpuhash_planning_allowed())
-		return;
-	if (parse->groupClause == NIL || parse->groupingSets != NIL ||
-		parse->constraintDeps != NIL || parse->hasTargetSRFs ||
-		gextra == NULL || gextra->patype != PARTITIONWISE_AGGREGATE_NONE)
-		return;
-	input = input_rel->cheapest_total_path;
-	if (input == NULL || input->param_info != NULL)
-		return;
-
-	group_exprs = get_sortgrouplist_exprs(parse->groupClause, parse->targetList);
-	if (list_length(group_exprs) > 8)
-		return;
-
-	ctx.group_exprs = group_exprs;
-	ctx.aggrefs = NIL;
-	ctx.ok = true;
-	ctx.cpu_aggs = false;
-	check_output_walker((Node *) output_rel->reltarget->exprs, &ctx);
-	check_output_walker(gextra->havingQual, &ctx);
-	if (!ctx.ok)
-		return;
-	if (!choose_key_modes(parse, ctx.cpu_aggs, &keymodes, &eqops, &keycolls))
-		return;
-	foreach(lc, keymodes)
-		ndict += lfirst_int(lc) == GHA_KEY_DICT;
-
-	if (!gpuhash_force && input->rows < (double) gpuhash_min_rows)
-		return;
-	groups = estimate_num_groups(root, group_exprs, input->rows, NULL, NULL);
-	common = list_make5(group_exprs, ctx.aggrefs, (List *) gextra->havingQual,
-						keymodes, list_make2(eqops, keycolls));
+	/* as for joins: forced, a parallel plan's alternative keeps its cost */
+	add_path(output_rel,
+			 make_agg_path(root, output_rel, input, output_rel->reltarget, common,
+						   GHA_MODE_FULL, NIL, groups, ndict, ctx->cpu_aggs,
+						   gpuhash_force && partial_input == NULL, fused));
 
 	/*
 	 * In parallel: every worker aggregates its share of a partial input into
 	 * partial values per group, a Gather collects them, and a final
 	 * GpuHashAgg combines them (always possible for our aggregates).
 	 */
-	partial_input = NULL;
-	if (output_rel->consider_parallel && gextra->target_parallel_safe &&
-		input_rel->partial_pathlist != NIL &&
-		((Path *) linitial(input_rel->partial_pathlist))->param_info == NULL)
-		partial_input = linitial(input_rel->partial_pathlist);
-
-	/* as for joins: forced, a parallel plan's alternative keeps its cost */
-	add_path(output_rel,
-			 make_agg_path(root, output_rel, input, output_rel->reltarget, common,
-						   GHA_MODE_FULL, NIL, groups, ndict, ctx.cpu_aggs,
-						   gpuhash_force && partial_input == NULL));
 	if (partial_input != NULL)
 	{
 		List	   *parts = NIL;
@@ -391,9 +381,9 @@ gpuhash_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 		double		pgroups;
 		int			id = 0;
 
-		foreach(lc, group_exprs)
+		foreach(lc, linitial(common))
 			add_column_to_pathtarget(ptarget, lfirst(lc), 0);
-		foreach(lc, ctx.aggrefs)
+		foreach(lc, ctx->aggrefs)
 		{
 			Aggref	   *agg = lfirst_node(Aggref, lc);
 			GhaOp		op;
@@ -421,16 +411,203 @@ gpuhash_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 		set_pathtarget_cost_width(root, ptarget);
 		pgroups = Min(groups, partial_input->rows);
 		partial = make_agg_path(root, output_rel, partial_input, ptarget, common,
-								GHA_MODE_PARTIAL, parts, pgroups, ndict, ctx.cpu_aggs,
-								gpuhash_force);
+								GHA_MODE_PARTIAL, parts, pgroups, ndict, ctx->cpu_aggs,
+								gpuhash_force, partial_fused);
 		gather = (Path *) create_gather_path(root, output_rel, partial, ptarget, NULL,
 											 &pgroups);
 		gather->rows = pgroups * (partial_input->parallel_workers + 1);
 		add_path(output_rel,
 				 make_agg_path(root, output_rel, gather, output_rel->reltarget, common,
-							   GHA_MODE_FINAL, parts, groups, ndict, ctx.cpu_aggs,
-							   gpuhash_force));
+							   GHA_MODE_FINAL, parts, groups, ndict, ctx->cpu_aggs,
+							   gpuhash_force, NULL));
 	}
+}
+
+/*
+ * Can the aggregation run fused with this join: every grouping expression
+ * and every aggregate reading one side, grouping columns packed with their
+ * NULL flags into 64 bits?
+ */
+static bool
+fusable(GhaFuseJoin *fj, List *group_exprs, List *keymodes, OutputCheck *ctx)
+{
+	ListCell   *lc;
+	int			bits = 0;
+
+	if (ctx->cpu_aggs)
+		return false;
+	foreach(lc, keymodes)
+		if (lfirst_int(lc) != GHA_KEY_PACKED)
+			return false;
+	foreach(lc, group_exprs)
+	{
+		if (gpuhash_fuse_side(fj, lfirst(lc)) == GHA_SIDE_BOTH)
+			return false;
+		bits += gpuhash_key_bits(exprType(lfirst(lc))) + 1;
+	}
+	if (bits > 64)
+		return false;
+	foreach(lc, ctx->aggrefs)
+	{
+		Aggref	   *agg = lfirst_node(Aggref, lc);
+		int			arg = gpuhash_fuse_side(fj, (Node *) agg->args);
+		int			filter = gpuhash_fuse_side(fj, (Node *) agg->aggfilter);
+
+		if (arg == GHA_SIDE_BOTH || filter == GHA_SIDE_BOTH ||
+			(arg != GH_SIDE_NONE && filter != GH_SIDE_NONE && arg != filter))
+			return false;
+	}
+	return true;
+}
+
+/* Fused paths for each join the input relation could be made by. */
+static void
+add_fused_paths(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
+				GroupPathExtraData *gextra, List *common, OutputCheck *ctx,
+				List *keymodes, double groups)
+{
+	ListCell   *lc;
+
+	foreach(lc, gpuhash_fuse_joins(root, input_rel))
+	{
+		GhaFuseJoin *fj = lfirst(lc);
+		GhaFuseInputs whole,
+					part;
+		Path	   *outer = fj->outerrel->cheapest_total_path;
+		Path	   *inner = fj->innerrel->cheapest_total_path;
+		Path	   *partial_outer = NULL;
+
+		if (outer == NULL || inner == NULL || outer->param_info != NULL ||
+			inner->param_info != NULL || !fusable(fj, linitial(common), keymodes, ctx))
+			continue;
+		if (!gpuhash_force && outer->rows + inner->rows < (double) gpuhash_min_rows)
+			continue;
+		whole.fj = part.fj = fj;
+		whole.inner = inner;
+		whole.pairs = input_rel->rows;
+		if (output_rel->consider_parallel && gextra->target_parallel_safe &&
+			input_rel->consider_parallel && fj->outerrel->partial_pathlist != NIL &&
+			fj->outerrel->rows > 0 &&
+			((Path *) linitial(fj->outerrel->partial_pathlist))->param_info == NULL)
+		{
+			part.inner = get_cheapest_parallel_safe_total_inner(fj->innerrel->pathlist);
+			if (part.inner != NULL)
+			{
+				partial_outer = linitial(fj->outerrel->partial_pathlist);
+				part.pairs = input_rel->rows * Min(1.0, partial_outer->rows / fj->outerrel->rows);
+			}
+		}
+		add_agg_paths(root, output_rel, outer, partial_outer, &whole, &part, common, ctx,
+					  groups, 0);
+	}
+}
+
+static void
+gpuhash_upper_paths(PlannerInfo *root, UpperRelationKind stage,
+					RelOptInfo *input_rel, RelOptInfo *output_rel, void *extra)
+{
+	Query	   *parse = root->parse;
+	GroupPathExtraData *gextra = (GroupPathExtraData *) extra;
+	Path	   *input;
+	List	   *group_exprs;
+	OutputCheck ctx;
+	ListCell   *lc;
+	List	   *keymodes,
+			   *eqops,
+			   *keycolls;
+	int			ndict = 0;
+	double		groups;
+	List	   *common;
+	Path	   *partial_input;
+
+	if (prev_upper_paths_hook)
+		prev_upper_paths_hook(root, stage, input_rel, output_rel, extra);
+
+	if (stage != UPPERREL_GROUP_AGG)
+		return;
+	if (!gpuhash_enabled || !gpuhash_enable_groupby || !gpuhash_planning_allowed())
+		return;
+	if ((parse->groupClause == NIL && !parse->hasAggs) || parse->groupingSets != NIL ||
+		parse->constraintDeps != NIL || parse->hasTargetSRFs ||
+		gextra == NULL || gextra->patype != PARTITIONWISE_AGGREGATE_NONE)
+		return;
+	input = input_rel->cheapest_total_path;
+	if (input == NULL || input->param_info != NULL)
+		return;
+
+	group_exprs = get_sortgrouplist_exprs(parse->groupClause, parse->targetList);
+	if (list_length(group_exprs) > 8)
+		return;
+
+	ctx.group_exprs = group_exprs;
+	ctx.aggrefs = NIL;
+	ctx.ok = true;
+	ctx.cpu_aggs = false;
+	check_output_walker((Node *) output_rel->reltarget->exprs, &ctx);
+	check_output_walker(gextra->havingQual, &ctx);
+	if (!ctx.ok)
+		return;
+	if (!choose_key_modes(parse, ctx.cpu_aggs, &keymodes, &eqops, &keycolls))
+		return;
+	foreach(lc, keymodes)
+		ndict += lfirst_int(lc) == GHA_KEY_DICT;
+
+	groups = group_exprs == NIL ? 1 :
+		estimate_num_groups(root, group_exprs, input->rows, NULL, NULL);
+	common = list_make5(group_exprs, ctx.aggrefs, (List *) gextra->havingQual,
+						keymodes, list_make2(eqops, keycolls));
+
+	/* an aggregation over a join can do the join itself */
+	if (input_rel->reloptkind == RELOPT_JOINREL && gpuhash_enable_join)
+		add_fused_paths(root, input_rel, output_rel, gextra, common, &ctx, keymodes, groups);
+
+	/* a plain aggregate's single group is PostgreSQL's Agg node's job */
+	if (group_exprs == NIL)
+		return;
+	if (!gpuhash_force && input->rows < (double) gpuhash_min_rows)
+		return;
+	partial_input = NULL;
+	if (output_rel->consider_parallel && gextra->target_parallel_safe &&
+		input_rel->partial_pathlist != NIL &&
+		((Path *) linitial(input_rel->partial_pathlist))->param_info == NULL)
+		partial_input = linitial(input_rel->partial_pathlist);
+	add_agg_paths(root, output_rel, input, partial_input, NULL, NULL, common, &ctx,
+				  groups, ndict);
+}
+
+/*
+ * A fused node's inputs, each made to compute the grouping expressions that
+ * read its side (constants: the outer side's), so that the node reads
+ * grouping columns from its inputs as it does from a single input.
+ */
+static List *
+fused_inputs(PlannerInfo *root, CustomPath *best_path, List *group_exprs,
+			 List *custom_plans)
+{
+	Plan	   *plans[2] = {linitial(custom_plans), lsecond(custom_plans)};
+	List	   *tlists[2] = {list_copy(plans[0]->targetlist),
+	list_copy(plans[1]->targetlist)};
+	Relids		inner_relids = ((Path *) lsecond(best_path->custom_paths))->parent->relids;
+	ListCell   *lc;
+
+	foreach(lc, group_exprs)
+	{
+		Expr	   *expr = lfirst(lc);
+		Relids		varnos = pull_varnos(root, (Node *) expr);
+		int			side = !bms_is_empty(varnos) && bms_is_subset(varnos, inner_relids);
+
+		if (tlist_member(expr, tlists[side]))
+			continue;
+		tlists[side] = lappend(tlists[side],
+							   makeTargetEntry((Expr *) copyObject(expr),
+											   list_length(tlists[side]) + 1, NULL, false));
+	}
+	for (int s = 0; s < 2; s++)
+		if (list_length(tlists[s]) != list_length(plans[s]->targetlist))
+			plans[s] = change_plan_targetlist(plans[s], tlists[s],
+											  plans[s]->parallel_safe &&
+											  is_parallel_safe(root, (Node *) group_exprs));
+	return list_make2(plans[0], plans[1]);
 }
 
 static Plan *
@@ -448,6 +625,8 @@ plan_gpuhash_agg(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	List	   *keycolls = lsecond(list_nth(priv, 4));
 	int			mode = intVal(list_nth(priv, 5));
 	List	   *parts = list_nth(priv, 6);
+	List	   *fuse = list_nth(priv, 7);
+	Plan	   *inner = NULL;
 	List	   *transfns = NIL,
 			   *aggcolls = NIL;
 	List	   *scan_tlist = NIL;
@@ -466,6 +645,11 @@ plan_gpuhash_agg(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 			   *lc2;
 	int			i,
 				a;
+
+	if (fuse != NIL)
+		custom_plans = fused_inputs(root, best_path, group_exprs, custom_plans);
+	input = linitial(custom_plans);
+	inner = fuse != NIL ? lsecond(custom_plans) : NULL;
 
 	foreach(lc, group_exprs)
 	{
@@ -537,8 +721,9 @@ plan_gpuhash_agg(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	{
 		scan_tlist = gpuhash_scan_tlist_add_vars(scan_tlist, (Node *) args);
 		scan_tlist = gpuhash_scan_tlist_add_vars(scan_tlist, (Node *) filters);
+		scan_tlist = gpuhash_scan_tlist_add_vars(scan_tlist, (Node *) fuse);
 	}
-	gpuhash_scan_tlist_map(scan_tlist, input, NULL, &sides, &attnos);
+	gpuhash_scan_tlist_map(scan_tlist, input, inner, &sides, &attnos);
 
 	/*
 	 * Grouping columns and argument Vars (or partial values) come from the
@@ -560,6 +745,8 @@ plan_gpuhash_agg(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	cscan->flags = best_path->flags;
 	cscan->custom_plans = custom_plans;
 	cscan->custom_exprs = list_make4(group_exprs, args, filters, args2);
+	cscan->custom_exprs = lappend(cscan->custom_exprs, fuse != NIL ? list_make1(linitial(fuse)) : NIL);
+	cscan->custom_exprs = lappend(cscan->custom_exprs, fuse != NIL ? list_make1(lsecond(fuse)) : NIL);
 	cscan->custom_private = list_make5(ops, argtypes, keytypes, sides, attnos);
 	cscan->custom_private = lappend(cscan->custom_private, keypos);
 	cscan->custom_private = lappend(cscan->custom_private, keymodes);
@@ -570,6 +757,8 @@ plan_gpuhash_agg(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	cscan->custom_private = lappend(cscan->custom_private, makeInteger(mode));
 	cscan->custom_private = lappend(cscan->custom_private, outagg);
 	cscan->custom_private = lappend(cscan->custom_private, outpart);
+	cscan->custom_private = lappend(cscan->custom_private,
+									makeInteger(fuse != NIL ? gpuhash_resolved_table_kind() : -1));
 	cscan->custom_scan_tlist = scan_tlist;
 	cscan->custom_relids = NULL;
 	cscan->methods = &gpuhash_agg_scan_methods;

@@ -131,4 +131,5 @@ _PG_init(void)
 
 	gpuhash_join_init();
 	gpuhash_agg_init();
+	gpuhash_fuse_init();
 }

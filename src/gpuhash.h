@@ -70,8 +70,9 @@ extern void gpuhash_settings_changed(void);
 extern bool gpuhash_parse_devices(const char *value, int *ids, int *n,
 								  const char **problem);
 
-/* join_path.c, agg_path.c */
+/* join_path.c, agg_path.c, agg_fuse.c */
 extern void gpuhash_join_init(void);
 extern void gpuhash_agg_init(void);
+extern void gpuhash_fuse_init(void);
 
 #endif							/* GPUHASH_H */

@@ -53,6 +53,7 @@
 #include "optimizer/tlist.h"
 #include "utils/lsyscache.h"
 
+#include "agg.h"
 #include "engine.h"
 #include "gpuhash.h"
 #include "join.h"
@@ -291,6 +292,14 @@ gpuhash_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel,
 	if (contains_placeholders((Node *) joinrel->reltarget->exprs) ||
 		contains_placeholders((Node *) extract_actual_clauses(extra->restrictlist, false)))
 		return;
+
+	/* an aggregation above could do this join itself (agg_fuse.c) */
+	if (jointype == JOIN_INNER && exact && list_length(extra->restrictlist) == 1)
+	{
+		HashKey    *k = linitial(keys);
+
+		gpuhash_fuse_note_join(root, joinrel, outerrel, innerrel, k->outer_expr, k->inner_expr);
+	}
 
 	if (!gpuhash_force &&
 		outer_path->rows + inner_path->rows < (double) gpuhash_min_rows)

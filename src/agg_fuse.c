@@ -1,0 +1,128 @@
+/*-------------------------------------------------------------------------
+ *
+ * agg_fuse.c
+ *	  The joins an aggregation can be fused with: inner equi-joins noted
+ *	  while the planner builds join paths, and which side of such a join an
+ *	  expression reads (agg.h, "FUSED JOIN").
+ *
+ * INTERFACE ROUTINES
+ *		gpuhash_fuse_init			install the planner hook
+ *		gpuhash_fuse_note_join		remember a join that could be fused
+ *		gpuhash_fuse_joins			the remembered joins of a join relation
+ *		gpuhash_fuse_side			which input of a join an expression reads
+ *
+ * WHY NOTE JOINS
+ *
+ * By the time the GROUP BY is planned, the join relation below it only has
+ * paths: which pair of relations it was built from, and by which clause, is
+ * known only while its join paths are made (set_join_pathlist_hook), and
+ * our own join path may have lost to PostgreSQL's there.  So the join hook
+ * notes every pair that a fused node could join -- an inner join on a
+ * single exactly-encoded key with no other join clause -- and the GROUP BY
+ * hook looks them up.  The notes live in the planner's memory and belong to
+ * one planner call: the planner hook starts each call, nested ones too,
+ * with an empty list and restores the caller's afterwards.  None are taken
+ * during a genetic (GEQO) join search, whose join relations are discarded.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "optimizer/optimizer.h"
+#include "optimizer/planner.h"
+
+#include "agg.h"
+#include "scantuple.h"
+
+static planner_hook_type prev_planner_hook = NULL;
+static List *noted_joins = NIL;
+
+static PlannedStmt *
+gpuhash_planner(Query *parse, const char *query_string, int cursorOptions,
+				ParamListInfo boundParams)
+{
+	List	   *saved = noted_joins;
+	PlannedStmt *result;
+
+	noted_joins = NIL;
+	PG_TRY();
+	{
+		if (prev_planner_hook)
+			result = prev_planner_hook(parse, query_string, cursorOptions, boundParams);
+		else
+			result = standard_planner(parse, query_string, cursorOptions, boundParams);
+	}
+	PG_FINALLY();
+	{
+		noted_joins = saved;
+	}
+	PG_END_TRY();
+	return result;
+}
+
+void
+gpuhash_fuse_note_join(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
+					   RelOptInfo *innerrel, Expr *outer_key, Expr *inner_key)
+{
+	GhaFuseJoin *fj;
+
+	if (root->join_search_private != NULL)
+		return;					/* GEQO: transient join relations */
+	fj = palloc(sizeof(GhaFuseJoin));
+	fj->root = root;
+	fj->joinrel = joinrel;
+	fj->outerrel = outerrel;
+	fj->innerrel = innerrel;
+	fj->outer_key = outer_key;
+	fj->inner_key = inner_key;
+	noted_joins = lappend(noted_joins, fj);
+}
+
+List *
+gpuhash_fuse_joins(PlannerInfo *root, RelOptInfo *joinrel)
+{
+	List	   *result = NIL;
+	ListCell   *lc;
+
+	foreach(lc, noted_joins)
+	{
+		GhaFuseJoin *fj = lfirst(lc);
+
+		if (fj->root == root && fj->joinrel == joinrel)
+			result = lappend(result, fj);
+	}
+	return result;
+}
+
+/*
+ * Which input of the join expr reads: 0 the outer, 1 the inner,
+ * GH_SIDE_NONE neither (a constant), GHA_SIDE_BOTH both (or something we
+ * cannot place, such as a PlaceHolderVar).
+ */
+int
+gpuhash_fuse_side(GhaFuseJoin *fj, Node *expr)
+{
+	List	   *vars = pull_var_clause(expr, PVC_INCLUDE_PLACEHOLDERS |
+									   PVC_RECURSE_AGGREGATES);
+	Relids		relids;
+	ListCell   *lc;
+
+	if (vars == NIL)
+		return GH_SIDE_NONE;
+	foreach(lc, vars)
+		if (!IsA(lfirst(lc), Var))
+			return GHA_SIDE_BOTH;	/* PlaceHolderVars */
+	relids = pull_varnos(fj->root, (Node *) vars);
+	if (bms_is_subset(relids, fj->outerrel->relids))
+		return 0;
+	if (bms_is_subset(relids, fj->innerrel->relids))
+		return 1;
+	return GHA_SIDE_BOTH;
+}
+
+void
+gpuhash_fuse_init(void)
+{
+	prev_planner_hook = planner_hook;
+	planner_hook = gpuhash_planner;
+}

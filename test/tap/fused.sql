@@ -1,0 +1,155 @@
+-- Differential tests for aggregations fused with their join: a GROUP BY or
+-- plain aggregate over an inner equi-join runs as one GpuHashAgg that joins
+-- and aggregates on the device.  Every query runs with gpuhash off and
+-- forced on and must return the same rows; the "on" plan must show the
+-- fused join ("Fused Join"), or, for the queries that cannot be fused, must
+-- not.  Random data with duplicates, skew, NULL join keys, NULL grouping
+-- columns, empty sides, several chunks, partitions and simulated devices.
+BEGIN;
+SELECT plan(57);
+
+SET LOCAL max_parallel_workers_per_gather = 0;
+SELECT setseed(0.2718);
+
+CREATE TEMP TABLE fact AS
+  SELECT g AS id,
+         CASE WHEN random() < 0.1 THEN NULL ELSE (random() * 5000)::int END AS k,
+         (random() * 1000)::bigint AS v,
+         CASE WHEN g % 11 = 0 THEN NULL ELSE (g % 7)::smallint END AS c
+  FROM generate_series(1, 30000) g;
+CREATE TEMP TABLE dim AS
+  SELECT g AS id,
+         CASE WHEN random() < 0.05 THEN NULL ELSE (random() * 6000)::bigint END AS k,
+         (random() * 100)::int AS w,
+         CASE WHEN g % 3 = 0 THEN NULL ELSE g % 5 END AS nk,
+         (random() * 1000)::numeric(10,2) AS price,
+         random() * 10 AS f
+  FROM generate_series(1, 8000) g;
+-- skew: a third of the rows share one key, which dim holds many times
+CREATE TEMP TABLE skew AS
+  SELECT g AS id,
+         CASE WHEN g % 3 = 0 THEN 7 ELSE (power(random(), 4) * 3000)::int END AS k,
+         g % 17 AS w
+  FROM generate_series(1, 12000) g;
+INSERT INTO dim SELECT 9000 + g, 7, g % 10, NULL, 1.5, 0.5 FROM generate_series(1, 200) g;
+CREATE TEMP TABLE none_t (k int, w int);
+ANALYZE fact, dim, skew, none_t;
+
+CREATE TEMP TABLE digests (name text, mode text, nrows bigint, digest text, plan text);
+
+CREATE FUNCTION pg_temp.run_mode(name text, q text, mode text) RETURNS void
+LANGUAGE plpgsql AS $$
+DECLARE
+  p text := '';
+  line text;
+BEGIN
+  PERFORM set_config('gpuhash.enabled', CASE WHEN mode = 'on' THEN 'on' ELSE 'off' END, true);
+  PERFORM set_config('gpuhash.force', CASE WHEN mode = 'on' THEN 'on' ELSE 'off' END, true);
+  FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
+    p := p || line || E'\n';
+  END LOOP;
+  EXECUTE format($f$INSERT INTO digests
+      SELECT %L, %L, count(*), md5(coalesce(string_agg(x::text, '|' ORDER BY x::text), '')), %L
+      FROM (%s) x$f$, name, mode, p, q);
+END $$;
+
+-- Runs q both ways: same rows, and a plan that is fused (or, with
+-- fused = false, a plan that is not).
+CREATE FUNCTION pg_temp.same_rows(name text, q text, fused boolean DEFAULT true)
+RETURNS SETOF text
+LANGUAGE plpgsql AS $$
+DECLARE
+  a digests;
+  b digests;
+BEGIN
+  PERFORM pg_temp.run_mode(name, q, 'off');
+  PERFORM pg_temp.run_mode(name, q, 'on');
+  SELECT * INTO a FROM digests d WHERE d.name = same_rows.name AND mode = 'off';
+  SELECT * INTO b FROM digests d WHERE d.name = same_rows.name AND mode = 'on';
+  RETURN NEXT is(b.nrows::text || ' ' || b.digest, a.nrows::text || ' ' || a.digest,
+                 name || ': same rows with gpuhash on and off');
+  RETURN NEXT is(position('Fused Join' IN b.plan) > 0, fused,
+                 name || CASE WHEN fused THEN ': plan fuses the join' ELSE ': plan does not fuse' END);
+END $$;
+
+CREATE FUNCTION pg_temp.all_cases(tag text) RETURNS SETOF text
+LANGUAGE plpgsql AS $$
+BEGIN
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' plain',
+    'SELECT count(*), sum(d.w), min(f.v), max(d.w), avg(f.v), count(f.c) FROM fact f JOIN dim d ON f.k = d.k');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' by inner column',
+    'SELECT d.w, count(*), sum(f.v), max(f.v) FROM fact f JOIN dim d ON f.k = d.k GROUP BY d.w');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' by outer expression',
+    'SELECT f.v % 10, count(*), sum(d.w), min(d.id) FROM fact f JOIN dim d ON f.k = d.k GROUP BY 1');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' by both sides, NULL groups',
+    'SELECT f.c, d.nk, count(*), sum(d.w + 1), avg(f.v) FROM fact f JOIN dim d ON f.k = d.k GROUP BY f.c, d.nk');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' skew',
+    'SELECT s.w, count(*), sum(d.w), max(d.id) FROM skew s JOIN dim d ON s.k = d.k GROUP BY s.w');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' numeric and float',
+    'SELECT d.nk, sum(d.price), avg(d.price), round(sum(d.f)::numeric, 6), sum(f.v::numeric / 8) FROM fact f JOIN dim d ON f.k = d.k GROUP BY d.nk');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' filter and having',
+    'SELECT d.w % 5, count(*) FILTER (WHERE d.w > 50), sum(f.v) FILTER (WHERE f.v > 500) FROM fact f JOIN dim d ON f.k = d.k GROUP BY 1 HAVING count(*) > 10');
+END $$;
+
+-- one chunk, default memory
+SELECT * FROM pg_temp.all_cases('default');
+
+-- many chunks and an engine memory limit small enough to partition
+SET LOCAL gpuhash.chunk_rows = 777;
+SET LOCAL gpuhash.memory_limit = '1MB';
+SELECT * FROM pg_temp.all_cases('partitioned');
+SET LOCAL gpuhash.memory_limit = 0;
+
+-- several devices (simulated by the CPU backend; on a GPU machine, its GPUs)
+SELECT set_config('gpuhash.devices',
+                  CASE WHEN current_setting('gpuhash.device') = 'cpu' THEN '0,1,2' ELSE 'all' END,
+                  true) IS NOT NULL AS devices_set;
+SELECT * FROM pg_temp.same_rows('devices by both sides',
+  'SELECT f.c, d.nk, count(*), sum(d.w + 1), avg(f.v) FROM fact f JOIN dim d ON f.k = d.k GROUP BY f.c, d.nk');
+SELECT set_config('gpuhash.devices', 'all', true) IS NOT NULL AS devices_reset;
+
+-- empty sides: a plain aggregate still returns its one row, GROUP BY none
+SELECT * FROM pg_temp.same_rows('empty inner plain', 'SELECT count(*), sum(n.w), max(f.v) FROM fact f JOIN none_t n ON f.k = n.k');
+SELECT * FROM pg_temp.same_rows('empty inner grouped', 'SELECT n.w, count(*) FROM fact f JOIN none_t n ON f.k = n.k GROUP BY n.w');
+SELECT * FROM pg_temp.same_rows('no matches plain', 'SELECT count(*), avg(d.price) FROM fact f JOIN dim d ON f.k = d.k + 100000');
+-- keys of different integer types, and a join of joins below the aggregate
+SELECT * FROM pg_temp.same_rows('int4 = int8 keys', 'SELECT d.w, count(*) FROM fact f JOIN dim d ON f.k = d.k GROUP BY d.w HAVING min(f.v) > 3');
+SELECT * FROM pg_temp.same_rows('three-way',
+  'SELECT d.w, count(*), sum(s.w) FROM fact f JOIN dim d ON f.k = d.k JOIN skew s ON s.id = f.id GROUP BY d.w');
+-- correlated: the fused node is rescanned with a new parameter
+SELECT * FROM pg_temp.same_rows('correlated',
+  'SELECT o.x, (SELECT count(*) FROM fact f JOIN dim d ON f.k = d.k WHERE d.w = o.x) FROM generate_series(1, 4) o(x)');
+
+-- not fusable: still right, planned otherwise
+SELECT * FROM pg_temp.same_rows('argument reads both sides',
+  'SELECT d.w, sum(f.v + d.w) FROM fact f JOIN dim d ON f.k = d.k GROUP BY d.w', false);
+SELECT * FROM pg_temp.same_rows('key reads both sides',
+  'SELECT f.v + d.w, count(*) FROM fact f JOIN dim d ON f.k = d.k GROUP BY 1', false);
+SELECT * FROM pg_temp.same_rows('left join',
+  'SELECT d.w, count(f.id) FROM dim d LEFT JOIN fact f ON f.k = d.k GROUP BY d.w', false);
+SELECT * FROM pg_temp.same_rows('extra join clause',
+  'SELECT d.w, count(*) FROM fact f JOIN dim d ON f.k = d.k AND f.v < d.id GROUP BY d.w', false);
+
+-- Under Gather: each worker joins and aggregates its share of a parallel
+-- outer scan; a final GpuHashAgg combines.  Ordinary tables: workers cannot
+-- read temporary ones.
+CREATE TABLE gh_ffact AS SELECT * FROM fact;
+CREATE TABLE gh_fdim AS SELECT * FROM dim;
+ANALYZE gh_ffact, gh_fdim;
+SET LOCAL max_parallel_workers_per_gather = 2;
+SET LOCAL parallel_setup_cost = 0;
+SET LOCAL parallel_tuple_cost = 0;
+SET LOCAL min_parallel_table_scan_size = 0;
+SET LOCAL parallel_leader_participation = off;
+SELECT * FROM pg_temp.same_rows('parallel plain',
+  'SELECT count(*), sum(d.w), avg(f.v), min(d.price) FROM gh_ffact f JOIN gh_fdim d ON f.k = d.k');
+SELECT * FROM pg_temp.same_rows('parallel grouped',
+  'SELECT d.nk, f.c, count(*), sum(d.price), avg(f.v) FROM gh_ffact f JOIN gh_fdim d ON f.k = d.k GROUP BY 1, 2');
+SELECT * FROM pg_temp.same_rows('parallel empty',
+  'SELECT count(*), sum(d.w) FROM gh_ffact f JOIN gh_fdim d ON f.k = d.k WHERE f.v < 0');
+SELECT ok(position('Gather' IN plan) > 0 AND position('Fused Join' IN plan) > 0,
+          'parallel grouped: fused partial aggregation under Gather')
+  FROM digests WHERE name = 'parallel grouped' AND mode = 'on';
+
+SELECT * FROM finish();
+ROLLBACK;
