@@ -21,9 +21,9 @@ ANALYZE fo, fi, fe;
 
 -- a plain aggregate: one row
 EXPLAIN (COSTS OFF)
-SELECT count(*), sum(fi.w), min(fo.v), max(fi.price), avg(fo.v)
+SELECT count(*), sum(fi.w), min(fo.v), max(fi.w), sum(fi.price), avg(fo.v)
   FROM fo JOIN fi ON fo.k = fi.k;
-SELECT count(*), sum(fi.w), min(fo.v), max(fi.price), avg(fo.v)
+SELECT count(*), sum(fi.w), min(fo.v), max(fi.w), sum(fi.price), avg(fo.v)
   FROM fo JOIN fi ON fo.k = fi.k;
 
 -- grouping columns from both sides, NULL groups included

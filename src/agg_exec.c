@@ -997,7 +997,7 @@ ExecGpuHashAgg(CustomScanState *node)
 	if (!s->aggregated)
 		aggregate_input(s);
 
-	while (s->cur < s->nresults || (s->empty_row && s->cur == 0))
+	while (s->cur < s->nresults + (s->empty_row ? 1 : 0))
 	{
 		gh_groups  *g = s->cur < s->nresults ? s->results[s->cur] : empty_group(s);
 		uint8		pattern = s->cur < s->nresults ? s->result_pattern[s->cur] : 0;

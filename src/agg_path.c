@@ -336,6 +336,9 @@ make_agg_path(PlannerInfo *root, RelOptInfo *output_rel, Path *input, PathTarget
 	cpath->path.total_cost = startup + groups * cpu_tuple_cost;
 	if (forced)
 		gpuhash_scale_forced_cost(&cpath->path);
+	/* forced, a fused join beats our join and aggregation stacked, each forced */
+	if (forced && fused)
+		gpuhash_scale_forced_cost(&cpath->path);
 	cpath->path.pathkeys = NIL;
 	cpath->flags = mode == GHA_MODE_PARTIAL ? 0 : CUSTOMPATH_SUPPORT_PROJECTION;
 	cpath->custom_paths = fused ? list_make2(input, fused->inner) : list_make1(input);

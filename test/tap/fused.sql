@@ -6,7 +6,7 @@
 -- not.  Random data with duplicates, skew, NULL join keys, NULL grouping
 -- columns, empty sides, several chunks, partitions and simulated devices.
 BEGIN;
-SELECT plan(57);
+SELECT plan(61);
 
 SET LOCAL max_parallel_workers_per_gather = 0;
 SELECT setseed(0.2718);
@@ -80,7 +80,7 @@ BEGIN
   RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' by inner column',
     'SELECT d.w, count(*), sum(f.v), max(f.v) FROM fact f JOIN dim d ON f.k = d.k GROUP BY d.w');
   RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' by outer expression',
-    'SELECT f.v % 10, count(*), sum(d.w), min(d.id) FROM fact f JOIN dim d ON f.k = d.k GROUP BY 1');
+    'SELECT (f.v % 10)::int, count(*), sum(d.w), min(d.id) FROM fact f JOIN dim d ON f.k = d.k GROUP BY 1');
   RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' by both sides, NULL groups',
     'SELECT f.c, d.nk, count(*), sum(d.w + 1), avg(f.v) FROM fact f JOIN dim d ON f.k = d.k GROUP BY f.c, d.nk');
   RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' skew',
@@ -129,6 +129,10 @@ SELECT * FROM pg_temp.same_rows('left join',
   'SELECT d.w, count(f.id) FROM dim d LEFT JOIN fact f ON f.k = d.k GROUP BY d.w', false);
 SELECT * FROM pg_temp.same_rows('extra join clause',
   'SELECT d.w, count(*) FROM fact f JOIN dim d ON f.k = d.k AND f.v < d.id GROUP BY d.w', false);
+SELECT * FROM pg_temp.same_rows('int8 grouping column and its NULL flag',
+  'SELECT f.v, count(*) FROM fact f JOIN dim d ON f.k = d.k GROUP BY f.v', false);
+SELECT * FROM pg_temp.same_rows('CPU aggregate',
+  'SELECT d.w, min(d.price) FROM fact f JOIN dim d ON f.k = d.k GROUP BY d.w', false);
 
 -- Under Gather: each worker joins and aggregates its share of a parallel
 -- outer scan; a final GpuHashAgg combines.  Ordinary tables: workers cannot
@@ -142,7 +146,7 @@ SET LOCAL parallel_tuple_cost = 0;
 SET LOCAL min_parallel_table_scan_size = 0;
 SET LOCAL parallel_leader_participation = off;
 SELECT * FROM pg_temp.same_rows('parallel plain',
-  'SELECT count(*), sum(d.w), avg(f.v), min(d.price) FROM gh_ffact f JOIN gh_fdim d ON f.k = d.k');
+  'SELECT count(*), sum(d.w), avg(f.v), min(d.w), sum(d.price) FROM gh_ffact f JOIN gh_fdim d ON f.k = d.k');
 SELECT * FROM pg_temp.same_rows('parallel grouped',
   'SELECT d.nk, f.c, count(*), sum(d.price), avg(f.v) FROM gh_ffact f JOIN gh_fdim d ON f.k = d.k GROUP BY 1, 2');
 SELECT * FROM pg_temp.same_rows('parallel empty',
