@@ -22,12 +22,14 @@
  * custom_plans then holds the join's outer and inner inputs, the scan tuple
  * columns of both, and GHA_EXPR_JOIN_OUTER / GHA_EXPR_JOIN_INNER the join key
  * of each side (one key, exactly encoded, keys.h).  Every grouping
- * expression and every aggregate (argument and FILTER) reads one side only;
- * each side is read once into arrays of join keys, packed partial grouping
+ * expression and every aggregate (argument and FILTER) reads one side only,
+ * the dictionary's columns (agg_dict.c) all the same side; each side is
+ * read once into arrays of join keys, packed partial grouping
  * keys and argument values, and the engine joins and aggregates in one call
  * (gh_join_aggregate), so the joined rows are never formed.  Grouping NULL
- * patterns travel in the key above the packed columns.  Without GROUP BY a
- * fused node is a plain aggregate: one row, even over no input.
+ * patterns travel in the key above the packed columns and the dictionary
+ * id.  Without GROUP BY a fused node is a plain aggregate: one row, even
+ * over no input.
  *
  *-------------------------------------------------------------------------
  */

@@ -150,6 +150,7 @@ typedef struct GpuHashAggState
 	int		   *col_side;		/* per engine column */
 	int			cur_side;		/* the side of columns add_column makes */
 	int			pattern_shift;	/* where the NULL pattern sits in the key */
+	int			dict_side;		/* the side of the dictionary's columns */
 	uint64	   *jkeys;			/* per collected row, its join key */
 	gh_table   *table;
 	bool		empty_row;		/* a plain aggregate over no rows: one row */
@@ -275,12 +276,16 @@ BeginGpuHashAgg(CustomScanState *node, EState *estate, int eflags)
 		i++;
 	}
 	s->dict_shift = shift;
-	s->pattern_shift = shift;
+	s->pattern_shift = shift + (dict_types != NIL ? 32 : 0);
 	s->key_side = palloc0(sizeof(int) * Max(s->nkeys, 1));
 	if (s->fused_kind >= 0)
 	{
 		for (i = 0; i < s->nkeys; i++)
+		{
 			s->key_side[i] = s->map.sides[s->key_attno[i] - 1];
+			if (s->key_mode[i] == GHA_KEY_DICT)
+				s->dict_side = s->key_side[i];
+		}
 		for (int side = 0; side < 2; side++)
 		{
 			Expr	   *jk = linitial(list_nth(cscan->custom_exprs, GHA_EXPR_JOIN_OUTER + side));
@@ -606,7 +611,7 @@ collect_row(GpuHashAggState *s, ExprContext *econtext, int side)
 			key |= (gpuhash_pack_key(s->keytypes[i], d) & s->key_mask[i]) << s->key_shift[i];
 		i++;
 	}
-	if (s->dict)
+	if (s->dict && (side < 0 || s->dict_side == side))
 	{
 		id = gha_dict_lookup(s->dict, s->dict_values, s->dict_isnull);
 		key |= (uint64) id << s->dict_shift;

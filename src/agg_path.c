@@ -28,8 +28,8 @@
  *
  * When the input is a join relation that agg_fuse.c noted as made by an
  * inner equi-join on one exactly encoded key with no other join clause, and
- * every grouping expression and aggregate reads one side of it (packed
- * grouping columns only, no CPU aggregates), we also offer a GpuHashAgg
+ * every grouping expression and aggregate reads one side of it (dictionary
+ * columns all one side, no CPU aggregates; see fusable), we also offer a GpuHashAgg
  * over the join's two inputs that joins and aggregates in the engine
  * (agg.h, "FUSED JOIN"): no joined row is ever formed.  Each input computes
  * its side's grouping expressions (fused_inputs).  Plain aggregates (no
@@ -428,25 +428,38 @@ add_agg_paths(PlannerInfo *root, RelOptInfo *output_rel, Path *input, Path *part
 
 /*
  * Can the aggregation run fused with this join: every grouping expression
- * and every aggregate reading one side, grouping columns packed with their
- * NULL flags into 64 bits?
+ * and every aggregate reading one side, the dictionary's columns (if any)
+ * all the same side, and the packed columns, the dictionary id and a NULL
+ * flag per grouping column fitting 64 bits?
  */
 static bool
 fusable(GhaFuseJoin *fj, List *group_exprs, List *keymodes, OutputCheck *ctx)
 {
-	ListCell   *lc;
-	int			bits = 0;
+	ListCell   *lc,
+			   *lc2;
+	int			bits = list_length(group_exprs);	/* a NULL flag each */
+	int			dict_side = GH_SIDE_NONE;
 
 	if (ctx->cpu_aggs)
 		return false;
-	foreach(lc, keymodes)
-		if (lfirst_int(lc) != GHA_KEY_PACKED)
-			return false;
-	foreach(lc, group_exprs)
+	forboth(lc, group_exprs, lc2, keymodes)
 	{
-		if (gpuhash_fuse_side(fj, lfirst(lc)) == GHA_SIDE_BOTH)
+		int			side = gpuhash_fuse_side(fj, lfirst(lc));
+
+		if (side == GHA_SIDE_BOTH)
 			return false;
-		bits += gpuhash_key_bits(exprType(lfirst(lc))) + 1;
+		if (lfirst_int(lc2) == GHA_KEY_PACKED)
+		{
+			bits += gpuhash_key_bits(exprType(lfirst(lc)));
+			continue;
+		}
+		/* dictionary columns: one dictionary, on one side (constants: outer) */
+		side = Max(side, 0);
+		if (dict_side == GH_SIDE_NONE)
+			bits += 32;
+		else if (dict_side != side)
+			return false;
+		dict_side = side;
 	}
 	if (bits > 64)
 		return false;
@@ -467,7 +480,7 @@ fusable(GhaFuseJoin *fj, List *group_exprs, List *keymodes, OutputCheck *ctx)
 static void
 add_fused_paths(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
 				GroupPathExtraData *gextra, List *common, OutputCheck *ctx,
-				List *keymodes, double groups)
+				List *keymodes, double groups, int ndict)
 {
 	ListCell   *lc;
 
@@ -501,7 +514,7 @@ add_fused_paths(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel
 			}
 		}
 		add_agg_paths(root, output_rel, outer, partial_outer, &whole, &part, common, ctx,
-					  groups, 0);
+					  groups, ndict);
 	}
 }
 
@@ -562,7 +575,7 @@ gpuhash_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 
 	/* an aggregation over a join can do the join itself */
 	if (input_rel->reloptkind == RELOPT_JOINREL && gpuhash_enable_join)
-		add_fused_paths(root, input_rel, output_rel, gextra, common, &ctx, keymodes, groups);
+		add_fused_paths(root, input_rel, output_rel, gextra, common, &ctx, keymodes, groups, ndict);
 
 	/* a plain aggregate's single group is PostgreSQL's Agg node's job */
 	if (group_exprs == NIL)

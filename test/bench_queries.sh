@@ -54,12 +54,14 @@ $PSQL -c "SELECT count(*) FROM fact" -c "SELECT count(*) FROM dim" >/dev/null
 declare -A Q
 Q[scan]="SELECT count(*) FROM fact"
 Q[join]="SELECT count(*), sum(d.w) FROM fact f JOIN dim d ON f.k = d.k"
+Q[join_groupby]="SELECT d.w, count(*), sum(f.v) FROM fact f JOIN dim d ON f.k = d.k GROUP BY d.w"
+Q[join_rows]="SELECT count(*), sum(d.w + f.v) FROM fact f JOIN dim d ON f.k = d.k"
 Q[groupby_100k]="SELECT k % 100000, count(*), sum(v) FROM fact GROUP BY 1"
 Q[groupby_10m]="SELECT k, count(*), sum(v) FROM fact GROUP BY k"
 case ${BENCH_QUERIES:-all} in
-	join) names="scan join" ;;
+	join) names="scan join join_groupby join_rows" ;;
 	groupby) names="scan groupby_100k groupby_10m" ;;
-	*) names="scan join groupby_100k groupby_10m" ;;
+	*) names="scan join join_groupby join_rows groupby_100k groupby_10m" ;;
 esac
 
 # time_query SETTINGS SQL -> median milliseconds of REPS runs

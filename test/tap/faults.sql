@@ -1,18 +1,20 @@
 -- Faults in the middle of GPU plans: statement_timeout stops a long
--- GpuHashJoin and a long GpuHashAgg, an error raised while joined rows are
+-- GpuHashJoin, a long GpuHashAgg and a long fused join and aggregation, an error raised while joined rows are
 -- formed aborts the query, an injected device failure raises a clean ERROR,
 -- and after each the backend plans and runs the same
 -- nodes again with the right answers (the engine's tables and results are
 -- released with the aborted query's memory).
 BEGIN;
-SELECT plan(13);
+SELECT plan(17);
 
 SET LOCAL gpuhash.force = on;
 SET LOCAL max_parallel_workers_per_gather = 0;
 
 -- 20000 rows with one key: joined with itself, 400 million pairs
 CREATE TEMP TABLE hot AS SELECT g AS id, 1 AS k FROM generate_series(1, 20000) g;
-ANALYZE hot;
+-- 100000 such rows: 10 billion pairs
+CREATE TEMP TABLE hotter AS SELECT g AS id, 1 AS k FROM generate_series(1, 100000) g;
+ANALYZE hot, hotter;
 
 -- Runs q and says how it ended: 'finished', 'cancelled' or the SQLSTATE.
 CREATE FUNCTION pg_temp.outcome(q text) RETURNS text
@@ -40,8 +42,10 @@ BEGIN
 END $$;
 
 -- the plans under test really are gpuhash's
-SELECT matches(pg_temp.plan_of('SELECT count(*) FROM hot a JOIN hot b ON a.k = b.k'),
+SELECT matches(pg_temp.plan_of('SELECT count(a.id + b.id) FROM hot a JOIN hot b ON a.k = b.k'),
                'GpuHashJoin', 'the join under test is a GpuHashJoin');
+SELECT matches(pg_temp.plan_of('SELECT count(*), max(b.id) FROM hot a JOIN hot b ON a.k = b.k'),
+               'Fused Join', 'the join and aggregation under test are fused');
 SELECT matches(pg_temp.plan_of('SELECT g % 7, count(*) FROM generate_series(1, 200000000) g GROUP BY 1'),
                'GpuHashAgg', 'the grouping under test is a GpuHashAgg');
 
@@ -52,8 +56,10 @@ CREATE TEMP TABLE mem_before AS
   SELECT coalesce(sum(memory_free_mb), 0) AS free_mb FROM gpuhash_devices();
 
 SET LOCAL statement_timeout = '1s';
-SELECT is(pg_temp.outcome('SELECT count(*) FROM hot a JOIN hot b ON a.k = b.k'),
+SELECT is(pg_temp.outcome('SELECT count(a.id + b.id) FROM hot a JOIN hot b ON a.k = b.k'),
           'cancelled', 'statement_timeout stops a GpuHashJoin producing 400 million rows');
+SELECT is(pg_temp.outcome('SELECT count(*), max(b.id) FROM hotter a JOIN hotter b ON a.k = b.k'),
+          'cancelled', 'statement_timeout stops a fused join aggregating 10 billion pairs');
 SELECT is(pg_temp.outcome('SELECT count(*) FROM hot a WHERE NOT EXISTS (SELECT 1 FROM hot b WHERE b.k = a.k AND b.id < a.id - 1000000)'),
           'cancelled', 'statement_timeout stops an anti GpuHashJoin that never emits a row');
 SELECT is(pg_temp.outcome('SELECT g % 7, count(*) FROM generate_series(1, 200000000) g GROUP BY 1'),
@@ -70,6 +76,8 @@ SELECT is(pg_temp.outcome('SELECT count(*) FROM hot a JOIN hot b ON a.k = b.k AN
           '53200', 'a device failure while a GpuHashJoin builds raises out_of_memory');
 SELECT is(pg_temp.outcome('SELECT id % 10, count(*) FROM hot GROUP BY 1'),
           '53200', 'a device failure in a GpuHashAgg raises out_of_memory');
+SELECT is(pg_temp.outcome('SELECT count(*), max(b.id) FROM hot a JOIN hot b ON a.k = b.k'),
+          '53200', 'a device failure in a fused join and aggregation raises out_of_memory');
 SET LOCAL gpuhash.debug_fail_after = 2;
 SELECT is(pg_temp.outcome('SELECT count(*) FROM hot a JOIN hot b ON a.k = b.k AND a.id = b.id'),
           '53200', 'a device failure later in a GpuHashJoin raises out_of_memory');
@@ -79,6 +87,8 @@ SELECT is((SELECT count(*) FROM hot a JOIN hot b ON a.k = b.k AND a.id = b.id),
           20000::bigint, 'after the faults, a GpuHashJoin gives the right answer');
 SELECT is((SELECT sum(c) FROM (SELECT id % 10, count(*) c FROM hot GROUP BY 1) x),
           20000::numeric, 'after the faults, a GpuHashAgg gives the right answer');
+SELECT is((SELECT count(*) FROM hot a JOIN hot b ON a.k = b.k WHERE a.id <= 300 AND b.id <= 200),
+          60000::bigint, 'after the faults, a fused join and aggregation gives the right answer');
 
 SELECT CASE WHEN current_setting('gpuhash.device') = 'gpu'
   THEN ok((SELECT count(*) FROM gpuhash_devices()) > 0, 'gpuhash.device = gpu sees a GPU')

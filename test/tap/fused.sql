@@ -6,7 +6,7 @@
 -- not.  Random data with duplicates, skew, NULL join keys, NULL grouping
 -- columns, empty sides, several chunks, partitions and simulated devices.
 BEGIN;
-SELECT plan(61);
+SELECT plan(73);
 
 SET LOCAL max_parallel_workers_per_gather = 0;
 SELECT setseed(0.2718);
@@ -15,7 +15,8 @@ CREATE TEMP TABLE fact AS
   SELECT g AS id,
          CASE WHEN random() < 0.1 THEN NULL ELSE (random() * 5000)::int END AS k,
          (random() * 1000)::bigint AS v,
-         CASE WHEN g % 11 = 0 THEN NULL ELSE (g % 7)::smallint END AS c
+         CASE WHEN g % 11 = 0 THEN NULL ELSE (g % 7)::smallint END AS c,
+         CASE WHEN g % 19 = 0 THEN NULL ELSE (g % 13)::text END AS ft
   FROM generate_series(1, 30000) g;
 CREATE TEMP TABLE dim AS
   SELECT g AS id,
@@ -23,7 +24,8 @@ CREATE TEMP TABLE dim AS
          (random() * 100)::int AS w,
          CASE WHEN g % 3 = 0 THEN NULL ELSE g % 5 END AS nk,
          (random() * 1000)::numeric(10,2) AS price,
-         random() * 10 AS f
+         random() * 10 AS f,
+         md5((g % 40)::text) AS t
   FROM generate_series(1, 8000) g;
 -- skew: a third of the rows share one key, which dim holds many times
 CREATE TEMP TABLE skew AS
@@ -31,7 +33,7 @@ CREATE TEMP TABLE skew AS
          CASE WHEN g % 3 = 0 THEN 7 ELSE (power(random(), 4) * 3000)::int END AS k,
          g % 17 AS w
   FROM generate_series(1, 12000) g;
-INSERT INTO dim SELECT 9000 + g, 7, g % 10, NULL, 1.5, 0.5 FROM generate_series(1, 200) g;
+INSERT INTO dim SELECT 9000 + g, 7, g % 10, NULL, 1.5, 0.5, 'hot' FROM generate_series(1, 200) g;
 CREATE TEMP TABLE none_t (k int, w int);
 ANALYZE fact, dim, skew, none_t;
 
@@ -83,6 +85,10 @@ BEGIN
     'SELECT (f.v % 10)::int, count(*), sum(d.w), min(d.id) FROM fact f JOIN dim d ON f.k = d.k GROUP BY 1');
   RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' by both sides, NULL groups',
     'SELECT f.c, d.nk, count(*), sum(d.w + 1), avg(f.v) FROM fact f JOIN dim d ON f.k = d.k GROUP BY f.c, d.nk');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' dictionary keys on one side',
+    'SELECT d.t, f.c, count(*), sum(f.v), max(d.w) FROM fact f JOIN dim d ON f.k = d.k GROUP BY d.t, f.c');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' NULL dictionary keys',
+    'SELECT f.ft, d.nk::smallint, count(*), avg(d.w) FROM fact f JOIN dim d ON f.k = d.k GROUP BY 1, 2');
   RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' skew',
     'SELECT s.w, count(*), sum(d.w), max(d.id) FROM skew s JOIN dim d ON s.k = d.k GROUP BY s.w');
   RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' numeric and float',
@@ -120,6 +126,9 @@ SELECT * FROM pg_temp.same_rows('three-way',
 SELECT * FROM pg_temp.same_rows('correlated',
   'SELECT o.x, (SELECT count(*) FROM fact f JOIN dim d ON f.k = d.k WHERE d.w = o.x) FROM generate_series(1, 4) o(x)');
 
+SELECT * FROM pg_temp.same_rows('correlated join key',
+  'SELECT x, (SELECT count(*) FROM dim a JOIN skew b ON a.k = b.k + x) FROM generate_series(1, 4) x');
+
 -- not fusable: still right, planned otherwise
 SELECT * FROM pg_temp.same_rows('argument reads both sides',
   'SELECT d.w, sum(f.v + d.w) FROM fact f JOIN dim d ON f.k = d.k GROUP BY d.w', false);
@@ -133,6 +142,8 @@ SELECT * FROM pg_temp.same_rows('int8 grouping column and its NULL flag',
   'SELECT f.v, count(*) FROM fact f JOIN dim d ON f.k = d.k GROUP BY f.v', false);
 SELECT * FROM pg_temp.same_rows('CPU aggregate',
   'SELECT d.w, min(d.price) FROM fact f JOIN dim d ON f.k = d.k GROUP BY d.w', false);
+SELECT * FROM pg_temp.same_rows('dictionary keys on both sides',
+  'SELECT f.ft, d.t, count(*) FROM fact f JOIN dim d ON f.k = d.k GROUP BY 1, 2', false);
 
 -- Under Gather: each worker joins and aggregates its share of a parallel
 -- outer scan; a final GpuHashAgg combines.  Ordinary tables: workers cannot
