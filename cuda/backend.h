@@ -16,6 +16,9 @@
  *	aggregate	group n keys with their value columns (host arrays in,
  *				host arrays out, filled into a gh_groups made by
  *				gh_groups_alloc)
+ *	probe_aggregate	group a range of a probe's pairs by keys and values
+ *				gathered from either side of the join, the pairs staying
+ *				on the device (host arrays in, a gh_groups out)
  *	bench		time one operation on device-generated keys
  *
  * Backends report errors through gh_fail() and account device memory
@@ -85,6 +88,21 @@ typedef struct gh_backend_ops
 							  size_t n, const gh_aggcol *cols, int ncols,
 							  gh_groups **out);
 
+	/*
+	 * Group pairs [first, first + count) of the probe's fixed order (those
+	 * probe_write would write) and aggregate spec's columns over them, the
+	 * pairs never leaving the device.  Pair (o, r) has the group key
+	 * outer_keys[o] | inner_keys[r] (a NULL array counts as 0) and, in
+	 * column c, the value at o (col_inner NULL or col_inner[c] == 0) or at r
+	 * (col_inner[c] == 1), as gh_join_aggregate defines them -- except that
+	 * here the outer arrays have the probe's n entries in the order of the
+	 * keys given to probe_begin; every r is below inner_rows (engine.c has
+	 * checked).  *piece is a new gh_groups (gh_groups_alloc) of count rows.
+	 */
+	gh_status	(*probe_aggregate) (gh_engine *e, void *probe, uint64_t first,
+									size_t count, const gh_joinagg *spec,
+									gh_groups **piece);
+
 	gh_status	(*bench) (gh_engine *e, gh_bench_op op, gh_kind kind,
 						  size_t n, int reps, double load_factor,
 						  gh_bench_result *out);
@@ -95,6 +113,13 @@ typedef struct gh_backend_ops
 	 */
 	size_t		(*build_bytes_per_row) (gh_kind kind);
 	size_t		(*agg_bytes_per_row) (int ncols);
+	/*
+	 * Bytes of device memory probe_aggregate holds per pair of a call (an
+	 * upper estimate), and in *fixed what it holds whatever the number of
+	 * pairs: the spec's arrays it stages for a probe of outer_rows keys.
+	 */
+	size_t		(*joinagg_bytes_per_pair) (const gh_joinagg *spec,
+										   size_t outer_rows, size_t *fixed);
 } gh_backend_ops;
 
 struct gh_engine

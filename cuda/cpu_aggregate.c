@@ -5,7 +5,8 @@
  *
  * INTERFACE ROUTINES
  *		gh_cpu_aggregate		keys + value columns -> gh_groups
- *		gh_cpu_agg_bytes_per_row	planning estimate
+ *		gh_cpu_probe_aggregate	a range of a probe's pairs -> gh_groups
+ *		gh_cpu_agg_bytes_per_row, gh_cpu_joinagg_bytes_per_pair	planning
  *
  * Two passes.  The first gives every row its group number through an
  * open-addressing table (linear probing from gh_hash64(key, GH_SEED_AGG),
@@ -22,6 +23,11 @@
  * above +Infinity (PostgreSQL's order, NaN largest) and -0 is below +0, and
  * a NaN result is that one NaN.  Both backends then give identical
  * results, whatever order the rows arrive in.
+ *
+ * A join's pairs are aggregated the same way once they are rows: the range
+ * of pairs is written out (gh_cpu_probe_write), each pair's group key and
+ * column values are gathered from the outer or inner side into row arrays,
+ * and those are grouped as above.
  *
  *-------------------------------------------------------------------------
  */
@@ -198,5 +204,95 @@ gh_cpu_aggregate(gh_engine *e, int dev, const uint64_t *keys, size_t n,
 	gh_account(e, -(long long) tmp_bytes);
 	free(group_of);
 	free(gkeys);
+	return st;
+}
+
+size_t
+gh_cpu_joinagg_bytes_per_pair(const gh_joinagg *spec, size_t outer_rows,
+							  size_t *fixed)
+{
+	int			ncols = spec->ncols > 0 ? spec->ncols : 0;
+
+	(void) outer_rows;
+	/* nothing is staged: the pair, its key and values, then the grouping */
+	*fixed = 0;
+	return sizeof(gh_pair) + 8 + 9 * (size_t) ncols + gh_cpu_agg_bytes_per_row(ncols);
+}
+
+/* Each pair's group key and column values, gathered from either side. */
+static void
+gather_pair_rows(const gh_joinagg *spec, const gh_pair *pairs, size_t count,
+				 uint64_t *keys, gh_aggcol *cols)
+{
+	const uint64_t *ok = spec->outer_keys;
+	const uint64_t *ik = spec->inner_keys;
+
+	for (size_t i = 0; i < count; i++)
+		keys[i] = (ok ? ok[pairs[i].outer] : 0) | (ik ? ik[pairs[i].inner] : 0);
+	for (int c = 0; c < spec->ncols; c++)
+	{
+		bool		inner = spec->col_inner != NULL && spec->col_inner[c] != 0;
+		const uint64_t *src = spec->cols[c].values;
+		const uint8_t *src_nulls = spec->cols[c].nulls;
+		uint64_t   *dst = (uint64_t *) cols[c].values;
+		uint8_t    *dst_nulls = (uint8_t *) cols[c].nulls;
+
+		for (size_t i = 0; i < count; i++)
+		{
+			uint64_t	at = inner ? pairs[i].inner : pairs[i].outer;
+
+			dst[i] = src[at];
+			if (dst_nulls)
+				dst_nulls[i] = src_nulls[at];
+		}
+	}
+}
+
+gh_status
+gh_cpu_probe_aggregate(gh_engine *e, void *probe, uint64_t first, size_t count,
+					   const gh_joinagg *spec, gh_groups **out)
+{
+	int			ncols = spec->ncols;
+	size_t		m = count > 0 ? count : 1;
+	gh_pair    *pairs = malloc(m * sizeof(gh_pair));
+	uint64_t   *keys = malloc(m * sizeof(uint64_t));
+	gh_aggcol  *cols = calloc(ncols > 0 ? ncols : 1, sizeof(gh_aggcol));
+	size_t		bytes = count * (sizeof(gh_pair) + sizeof(uint64_t));
+	bool		allocated = pairs != NULL && keys != NULL && cols != NULL;
+	gh_status	st;
+
+	*out = NULL;
+	for (int c = 0; allocated && c < ncols; c++)
+	{
+		const gh_aggcol *src = &spec->cols[c];
+
+		cols[c].type = src->type;
+		cols[c].ops = src->ops;
+		cols[c].values = malloc(m * sizeof(uint64_t));
+		cols[c].nulls = src->nulls ? malloc(m) : NULL;
+		allocated = cols[c].values != NULL && (src->nulls == NULL || cols[c].nulls != NULL);
+		bytes += count * (src->nulls ? 9 : 8);
+	}
+	if (!allocated)
+		st = gh_fail(e, GH_ERR_HOST_NOMEM, "out of host memory grouping %zu pairs", count);
+	else
+	{
+		gh_account(e, (long long) bytes);
+		st = gh_cpu_probe_write(e, probe, first, count, pairs);
+		if (st == GH_OK)
+		{
+			gather_pair_rows(spec, pairs, count, keys, cols);
+			st = gh_cpu_aggregate(e, 0, keys, count, cols, ncols, out);
+		}
+		gh_account(e, -(long long) bytes);
+	}
+	for (int c = 0; cols != NULL && c < ncols; c++)
+	{
+		free((void *) cols[c].values);
+		free((void *) cols[c].nulls);
+	}
+	free(cols);
+	free(keys);
+	free(pairs);
 	return st;
 }

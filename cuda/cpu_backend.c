@@ -487,7 +487,9 @@ const gh_backend_ops gh_cpu_ops = {
 	.probe_counts = gh_cpu_probe_counts,
 	.probe_free = gh_cpu_probe_free,
 	.aggregate = gh_cpu_aggregate,
+	.probe_aggregate = gh_cpu_probe_aggregate,
 	.bench = cpu_bench,
 	.build_bytes_per_row = cpu_build_bytes_per_row,
 	.agg_bytes_per_row = cpu_agg_bytes_per_row,
+	.joinagg_bytes_per_pair = gh_cpu_joinagg_bytes_per_pair,
 };

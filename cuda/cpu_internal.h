@@ -131,5 +131,11 @@ extern gh_status gh_cpu_aggregate(gh_engine *e, int dev, const uint64_t *keys,
 								  size_t n, const gh_aggcol *cols, int ncols,
 								  gh_groups **out);
 extern size_t gh_cpu_agg_bytes_per_row(int ncols);
+extern gh_status gh_cpu_probe_aggregate(gh_engine *e, void *probe,
+										uint64_t first, size_t count,
+										const gh_joinagg *spec,
+										gh_groups **out);
+extern size_t gh_cpu_joinagg_bytes_per_pair(const gh_joinagg *spec,
+											size_t outer_rows, size_t *fixed);
 
 #endif							/* GPUHASH_CPU_INTERNAL_H */

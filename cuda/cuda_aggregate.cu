@@ -6,6 +6,9 @@
  *
  * INTERFACE ROUTINES
  *		gh_cuda_aggregate				host arrays in, gh_groups out
+ *		gh_cuda_aggregate_device		device rows in, gh_groups out (the
+ *										part of gh_cuda_aggregate after
+ *										staging; joins' pairs use it too)
  *		gh_cuda_aggregate_device_bench	device keys, groups left on device
  *		gh_cuda_agg_bytes_per_row		planning estimate
  *
@@ -63,11 +66,9 @@ typedef struct agg_col_dev
 	long long  *max;
 } agg_col_dev;
 
-/* The device buffers behind one agg_col_dev. */
+/* The device buffers behind one agg_col_dev's accumulators. */
 struct agg_col_bufs
 {
-	gh_dbuf<uint64_t> values;
-	gh_dbuf<uint8_t> nulls;
 	gh_dbuf<unsigned long long> nonnull;
 	gh_dbuf<unsigned long long> sum_lo;
 	gh_dbuf<unsigned long long> sum_hi;
@@ -436,60 +437,39 @@ agg_table_new(gh_engine *e, int ncols, std::unique_ptr<agg_table> &t)
 }
 
 gh_status
-gh_cuda_aggregate(gh_engine *e, int dev, const uint64_t *keys, size_t n,
-				  const gh_aggcol *cols, int ncols, gh_groups **out)
+gh_cuda_aggregate_device(const gh_cuda_ctx *ctx, gh_cuda_agg_rows &rows, size_t n,
+						 const gh_aggcol *cols, int ncols, gh_groups **out)
 {
-	gh_cuda_ctx ctx;
-	cudaStream_t s;
 	std::unique_ptr<agg_table> t;
-	gh_dbuf<uint64_t> dkeys;
 	gh_groups  *g;
 	gh_status	st;
 
 	*out = nullptr;
-	GH_TRY(gh_cuda_enter(e, dev, &ctx));
-	s = ctx.d->stream;
-	GH_TRY(agg_table_new(e, ncols, t));
-
-	/* stage the inputs */
-	GH_TRY(dkeys.alloc(&ctx, n, "aggregate keys"));
-	if (n > 0)
-		GH_CUDA_TRY(e, cudaMemcpyAsync(dkeys.p, keys, n * sizeof(uint64_t),
-									   cudaMemcpyHostToDevice, s));
+	GH_TRY(agg_table_new(ctx->e, ncols, t));
 	for (int c = 0; c < ncols; c++)
 	{
-		agg_col_bufs *b = &t->bufs[c];
 		agg_col_dev *d = &t->cols_host[c];
 
 		d->type = cols[c].type;
 		d->ops = cols[c].ops;
-		GH_TRY(b->values.alloc(&ctx, n, "aggregate values"));
-		if (n > 0)
-			GH_CUDA_TRY(e, cudaMemcpyAsync(b->values.p, cols[c].values, n * sizeof(uint64_t),
-										   cudaMemcpyHostToDevice, s));
-		d->values = b->values.p;
-		if (cols[c].nulls != nullptr && n > 0)
-		{
-			GH_TRY(b->nulls.alloc(&ctx, n, "aggregate null flags"));
-			GH_CUDA_TRY(e, cudaMemcpyAsync(b->nulls.p, cols[c].nulls, n,
-										   cudaMemcpyHostToDevice, s));
-			d->nulls = b->nulls.p;
-		}
+		d->values = rows.values[c].p;
+		d->nulls = rows.nulls[c].p;
 	}
-
-	GH_TRY(agg_table_init(&ctx, t.get(), n, ncols));
-	GH_TRY(agg_table_run(&ctx, t.get(), dkeys.p, n));
-	dkeys.reset();
+	GH_TRY(agg_table_init(ctx, t.get(), n, ncols));
+	GH_TRY(agg_table_run(ctx, t.get(), rows.keys.p, n));
+	/* grouped: the rows' memory goes back before the results come out */
+	rows.keys.reset();
 	for (int c = 0; c < ncols; c++)
 	{
-		t->bufs[c].values.reset();
-		t->bufs[c].nulls.reset();
+		rows.values[c].reset();
+		rows.nulls[c].reset();
 	}
 
 	g = gh_groups_alloc(t->ngroups, cols, ncols);
 	if (g == nullptr)
-		return gh_fail(e, GH_ERR_HOST_NOMEM, "out of host memory for %zu groups", t->ngroups);
-	st = agg_copy_out(&ctx, t.get(), g);
+		return gh_fail(ctx->e, GH_ERR_HOST_NOMEM, "out of host memory for %zu groups",
+					   t->ngroups);
+	st = agg_copy_out(ctx, t.get(), g);
 	if (st != GH_OK)
 	{
 		gh_groups_free(g);
@@ -497,6 +477,28 @@ gh_cuda_aggregate(gh_engine *e, int dev, const uint64_t *keys, size_t n,
 	}
 	*out = g;
 	return GH_OK;
+}
+
+gh_status
+gh_cuda_aggregate(gh_engine *e, int dev, const uint64_t *keys, size_t n,
+				  const gh_aggcol *cols, int ncols, gh_groups **out)
+{
+	gh_cuda_ctx ctx;
+	gh_cuda_agg_rows rows;
+
+	*out = nullptr;
+	GH_TRY(rows.init(e, ncols));
+	GH_TRY(gh_cuda_enter(e, dev, &ctx));
+	GH_TRY(gh_cuda_stage(&ctx, keys, n, rows.keys, "aggregate keys"));
+	for (int c = 0; c < ncols; c++)
+	{
+		GH_TRY(gh_cuda_stage(&ctx, (const uint64_t *) cols[c].values, n, rows.values[c],
+							 "aggregate values"));
+		if (cols[c].nulls != nullptr)
+			GH_TRY(gh_cuda_stage(&ctx, cols[c].nulls, n, rows.nulls[c],
+								 "aggregate null flags"));
+	}
+	return gh_cuda_aggregate_device(&ctx, rows, n, cols, ncols, out);
 }
 
 gh_status

@@ -360,18 +360,6 @@ gh_cuda_part_build(const gh_cuda_ctx *ctx, gh_kind kind, gh_dbuf<uint64_t> &keys
 	return GH_OK;
 }
 
-/* Copy n host words into a new device buffer. */
-static gh_status
-stage_words(const gh_cuda_ctx *ctx, const uint64_t *host, size_t n,
-			gh_dbuf<uint64_t> &buf, const char *what)
-{
-	GH_TRY(buf.alloc(ctx, n, what));
-	if (n > 0)
-		GH_CUDA_TRY(ctx->e, cudaMemcpyAsync(buf.p, host, n * sizeof(uint64_t),
-											cudaMemcpyHostToDevice, ctx->d->stream));
-	return GH_OK;
-}
-
 static gh_status
 cuda_build(gh_engine *e, int dev, gh_kind kind, const uint64_t *keys,
 		   const uint64_t *rows, size_t n, double load_factor, void **part)
@@ -383,8 +371,8 @@ cuda_build(gh_engine *e, int dev, gh_kind kind, const uint64_t *keys,
 
 	*part = nullptr;
 	GH_TRY(gh_cuda_enter(e, dev, &ctx));
-	GH_TRY(stage_words(&ctx, keys, n, dkeys, "build keys"));
-	GH_TRY(stage_words(&ctx, rows, n, drows, "build rows"));
+	GH_TRY(gh_cuda_stage(&ctx, keys, n, dkeys, "build keys"));
+	GH_TRY(gh_cuda_stage(&ctx, rows, n, drows, "build rows"));
 	GH_TRY(gh_cuda_part_build(&ctx, kind, dkeys, drows, n, load_factor, &p));
 	{
 		gh_status	st = gh_cuda_sync(&ctx);
@@ -436,7 +424,7 @@ cuda_probe_begin(gh_engine *e, void *part, const uint64_t *keys, size_t n,
 	if (total != nullptr)
 		*total = 0;
 	GH_TRY(gh_cuda_enter(e, p->dev, &ctx));
-	GH_TRY(stage_words(&ctx, keys, n, dkeys, "probe keys"));
+	GH_TRY(gh_cuda_stage(&ctx, keys, n, dkeys, "probe keys"));
 	pr = new (std::nothrow) gh_cuda_probe();
 	if (pr == nullptr)
 		return gh_fail(e, GH_ERR_HOST_NOMEM, "out of host memory for a probe");
@@ -552,7 +540,9 @@ extern "C" const gh_backend_ops gh_cuda_ops = {
 	cuda_probe_counts,
 	cuda_probe_free,
 	cuda_aggregate,
+	gh_cuda_probe_aggregate,
 	cuda_bench,
 	cuda_build_bytes_per_row,
 	gh_cuda_agg_bytes_per_row,
+	gh_cuda_joinagg_bytes_per_pair,
 };

@@ -189,6 +189,22 @@ struct gh_dbuf
 	}
 };
 
+/*
+ * Copy n host elements into a new device buffer (stream-ordered; the host
+ * array may be reused once this returns: pageable copies are staged).
+ */
+template <typename T>
+static inline gh_status
+gh_cuda_stage(const gh_cuda_ctx *ctx, const T *host, size_t n, gh_dbuf<T> &buf,
+			  const char *what)
+{
+	GH_TRY(buf.alloc(ctx, n, what));
+	if (n > 0)
+		GH_CUDA_TRY(ctx->e, cudaMemcpyAsync(buf.p, host, n * sizeof(T),
+											cudaMemcpyHostToDevice, ctx->d->stream));
+	return GH_OK;
+}
+
 /* Blocks for n items at `block` threads each (kernels grid-stride beyond). */
 static inline unsigned
 gh_cuda_grid(size_t n, unsigned block)

@@ -32,6 +32,9 @@
 #ifndef GPUHASH_CUDA_TABLES_CUH
 #define GPUHASH_CUDA_TABLES_CUH
 
+#include <memory>
+#include <new>
+
 #include "cuda_common.cuh"
 
 /*
@@ -216,6 +219,50 @@ size_t		gh_cuda_agg_bytes_per_row(int ncols);
 gh_status	gh_cuda_aggregate(gh_engine *e, int dev, const uint64_t *keys,
 							  size_t n, const gh_aggcol *cols, int ncols,
 							  gh_groups **out);
+
+/*
+ * The rows of one aggregation on a device: keys and, per value column, the
+ * values and null flags (a null-flag buffer left empty: no NULLs).
+ */
+struct gh_cuda_agg_rows
+{
+	gh_dbuf<uint64_t> keys;
+	std::unique_ptr<gh_dbuf<uint64_t>[]> values;
+	std::unique_ptr<gh_dbuf<uint8_t>[]> nulls;
+
+	/* Empty buffers for ncols columns (host memory only). */
+	gh_status
+	init(gh_engine *e, int ncols)
+	{
+		int			m = ncols > 0 ? ncols : 1;
+
+		values.reset(new (std::nothrow) gh_dbuf<uint64_t>[m]);
+		nulls.reset(new (std::nothrow) gh_dbuf<uint8_t>[m]);
+		if (values == nullptr || nulls == nullptr)
+			return gh_fail(e, GH_ERR_HOST_NOMEM, "out of host memory for aggregation");
+		return GH_OK;
+	}
+};
+
+/*
+ * Group n rows on ctx's device and aggregate cols' operations over them
+ * (cols gives types and operations; the values are in rows) into a new
+ * gh_groups.  The rows are consumed: freed once grouped, before the
+ * results are copied out.
+ */
+gh_status	gh_cuda_aggregate_device(const gh_cuda_ctx *ctx, gh_cuda_agg_rows &rows,
+									 size_t n, const gh_aggcol *cols, int ncols,
+									 gh_groups **out);
+
+/*
+ * Group pairs [first, first + count) of an open probe as probe_aggregate
+ * (backend.h) does, on the probe's device (cuda_joinagg.cu).
+ */
+gh_status	gh_cuda_probe_aggregate(gh_engine *e, void *probe, uint64_t first,
+									size_t count, const gh_joinagg *spec,
+									gh_groups **out);
+size_t		gh_cuda_joinagg_bytes_per_pair(const gh_joinagg *spec,
+										   size_t outer_rows, size_t *fixed);
 
 gh_status	gh_cuda_bench(gh_engine *e, gh_bench_op op, gh_kind kind,
 						  size_t n, int reps, double load_factor,

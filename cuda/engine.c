@@ -12,7 +12,8 @@
  *
  * The rest of the common layer: engine_table.c (tables and joins split into
  * hash-range partitions and units across devices), engine_aggregate.c
- * (grouping split and merged the same way), engine_devices.c (running a
+ * (grouping split and merged the same way), engine_joinagg.c (a join's pairs
+ * grouped on the devices that make them), engine_devices.c (running a
  * device's share of an operation on a thread of its own, errors and
  * cancellation shared between the threads).
  *

@@ -7,6 +7,7 @@
  * INTERFACE ROUTINES
  *		gh_aggregate			grouping, split and merged across partitions
  *		gh_groups_alloc, gh_groups_free	result arrays
+ *		gh_groups_merge			pieces into one result (engine_internal.h)
  *
  * Inputs that fit one device's memory limit and an engine of one device go
  * to the backend whole.  Otherwise keys and value columns are laid out
@@ -173,9 +174,10 @@ group_combine(gh_groups *dst, size_t to, const gh_groups *src, size_t from,
 /*
  * Gather the groups of several pieces into one result.  disjoint: the pieces
  * hold different keys (hash-range partitions), so concatenate; otherwise
- * combine equal keys (row-range pieces of one partition).
+ * combine equal keys (row-range pieces of one partition, or the pieces of a
+ * join's pairs).
  */
-static gh_groups *
+gh_groups *
 gh_groups_merge(gh_engine *e, gh_groups **pieces, int npieces,
 				const gh_aggcol *cols, int ncols, bool disjoint)
 {
@@ -387,6 +389,7 @@ gh_aggregate(gh_engine *e, const uint64_t *keys, size_t n,
 		if (st == GH_OK)
 		{
 			(*out)->partitions = 1;
+			(*out)->input_rows = n;
 			set_devices(e, *out, 1);
 		}
 		return st;
@@ -462,6 +465,7 @@ gh_aggregate(gh_engine *e, const uint64_t *keys, size_t n,
 		else
 		{
 			(*out)->partitions = (int) nparts;
+			(*out)->input_rows = n;
 			set_devices(e, *out, nparts);
 		}
 	}

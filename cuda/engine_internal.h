@@ -1,9 +1,11 @@
 /*-------------------------------------------------------------------------
  *
  * engine_internal.h
- *	  Helpers shared by the files of the engine's common layer (engine.c,
- *	  engine_table.c, engine_aggregate.c): host allocation with error
- *	  recording, the hash-range split of host inputs, device ids.
+ *	  What the files of the engine's common layer (engine.c, engine_table.c,
+ *	  engine_aggregate.c, engine_joinagg.c) share: host allocation with
+ *	  error recording, the hash-range split of host inputs, device ids, the
+ *	  table and join handles with the unit and probe helpers of
+ *	  engine_table.c, and the merge of aggregation pieces.
  *
  *-------------------------------------------------------------------------
  */
@@ -55,5 +57,82 @@ extern int	gh_device_id(const gh_engine *e, int dev);
 /* Device ids of the indices set in devmask, in the engine's order. */
 extern int	gh_device_ids(const gh_engine *e, uint32_t devmask, int *ids,
 						  int max);
+
+/* ---- tables and joins (engine_table.c; see its header comment) ---- */
+
+/* One unit: a piece of one partition, built on one device. */
+typedef struct gh_unit
+{
+	uint32_t	partition;
+	int			dev;
+	uint64_t   *keys;			/* host copy while not resident; else NULL */
+	uint64_t   *rows;
+	size_t		n;
+	void	   *part;			/* the backend's table, when built */
+} gh_unit;
+
+struct gh_table
+{
+	gh_engine  *e;
+	gh_kind		kind;
+	double		load_factor;
+	size_t		n;
+	uint64_t	max_row;		/* the largest row number (0 when empty) */
+	uint32_t	nparts;
+	int			nunits;
+	gh_unit    *units;
+	bool		resident;		/* all units stay built */
+	uint32_t	devmask;		/* devices holding units */
+	/* which rows have been emitted by gh_join_next: a bitmap by row number */
+	uint8_t    *inner_bits;
+	uint64_t	inner_bits_rows;	/* row numbers it covers (0: none) */
+};
+
+struct gh_join
+{
+	gh_table   *t;
+	const uint64_t *keys;
+	size_t		n;
+	gh_join_method method;
+	/* per partition, the probe keys' original indices (NULL: identity) */
+	uint64_t  **part_idx;
+	uint64_t  **part_keys;
+	size_t	   *part_n;
+	/* per unit: open probe (resident tables keep them) and its total */
+	void	  **probes;
+	uint64_t   *unit_total;
+	uint64_t	total;
+	/* writing position per device: its current unit, the pairs written of
+	 * it, and the device's pairs not yet written */
+	int			cur[GH_MAX_DEVICES];
+	uint64_t	pos[GH_MAX_DEVICES];
+	uint64_t	left[GH_MAX_DEVICES];
+	/* the current gh_join_next call: each device's share and where it goes */
+	uint64_t	quota[GH_MAX_DEVICES];
+	gh_pair    *dest[GH_MAX_DEVICES];
+	uint32_t   *counts;			/* probe_all_counts: the caller's array */
+};
+
+/* The next unit of device dev after unit index `after` (t->nunits: none). */
+extern int	gh_next_unit_of(const gh_table *t, int dev, int after);
+
+/*
+ * Open the probe of unit u of a join (building the unit if needed), with
+ * its number of pairs in *total when total is not NULL; gh_probe_close
+ * is done with it (non-resident tables drop the probe and the unit).
+ */
+extern gh_status gh_probe_open(gh_join *j, int u, uint64_t *total);
+extern void gh_probe_close(gh_join *j, int u);
+
+/* ---- aggregation (engine_aggregate.c) ---- */
+
+/*
+ * Gather the groups of several pieces into one result.  disjoint: the
+ * pieces hold different keys, so concatenate; otherwise combine equal keys.
+ * NULL (an error recorded) when out of host memory.
+ */
+extern gh_groups *gh_groups_merge(gh_engine *e, gh_groups **pieces, int npieces,
+								  const gh_aggcol *cols, int ncols,
+								  bool disjoint);
 
 #endif							/* GPUHASH_ENGINE_INTERNAL_H */

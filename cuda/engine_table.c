@@ -52,61 +52,8 @@
 #include "engine_internal.h"
 #include "hash.h"
 
-/* One unit: a piece of one partition, built on one device. */
-typedef struct gh_unit
-{
-	uint32_t	partition;
-	int			dev;
-	uint64_t   *keys;			/* host copy while not resident; else NULL */
-	uint64_t   *rows;
-	size_t		n;
-	void	   *part;			/* the backend's table, when built */
-} gh_unit;
-
-struct gh_table
-{
-	gh_engine  *e;
-	gh_kind		kind;
-	double		load_factor;
-	size_t		n;
-	uint32_t	nparts;
-	int			nunits;
-	gh_unit    *units;
-	bool		resident;		/* all units stay built */
-	uint32_t	devmask;		/* devices holding units */
-	/* which rows have been emitted by gh_join_next: a bitmap by row number */
-	uint8_t    *inner_bits;
-	uint64_t	inner_bits_rows;	/* row numbers it covers (0: none) */
-};
-
-struct gh_join
-{
-	gh_table   *t;
-	const uint64_t *keys;
-	size_t		n;
-	gh_join_method method;
-	/* per partition, the probe keys' original indices (NULL: identity) */
-	uint64_t  **part_idx;
-	uint64_t  **part_keys;
-	size_t	   *part_n;
-	/* per unit: open probe (resident tables keep them) and its total */
-	void	  **probes;
-	uint64_t   *unit_total;
-	uint64_t	total;
-	/* writing position per device: its current unit, the pairs written of
-	 * it, and the device's pairs not yet written */
-	int			cur[GH_MAX_DEVICES];
-	uint64_t	pos[GH_MAX_DEVICES];
-	uint64_t	left[GH_MAX_DEVICES];
-	/* the current gh_join_next call: each device's share and where it goes */
-	uint64_t	quota[GH_MAX_DEVICES];
-	gh_pair    *dest[GH_MAX_DEVICES];
-	uint32_t   *counts;			/* probe_all_counts: the caller's array */
-};
-
-/* The next unit of device dev after unit index `after` (nunits: none). */
-static int
-next_unit_of(const gh_table *t, int dev, int after)
+int
+gh_next_unit_of(const gh_table *t, int dev, int after)
 {
 	for (int u = after + 1; u < t->nunits; u++)
 		if (t->units[u].dev == dev)
@@ -248,7 +195,7 @@ build_device_units(gh_engine *e, int dev, void *arg)
 	gh_table   *t = arg;
 
 	(void) e;
-	for (int u = next_unit_of(t, dev, -1); u < t->nunits; u = next_unit_of(t, dev, u))
+	for (int u = gh_next_unit_of(t, dev, -1); u < t->nunits; u = gh_next_unit_of(t, dev, u))
 		GH_TRY_STATUS(unit_ensure(t, &t->units[u]));
 	return GH_OK;
 }
@@ -285,12 +232,16 @@ gh_build(gh_engine *e, gh_kind kind, const uint64_t *keys,
 	if (max_rows < 1)
 		max_rows = 1;
 
-	/* the inner-row bitmap covers dense row numbers */
-	maxrow = n ? n - 1 : 0;
+	/*
+	 * The largest row number (gh_join_aggregate checks inner arrays against
+	 * it); the inner-row bitmap covers dense row numbers.
+	 */
+	t->max_row = n && rows == NULL ? n - 1 : 0;
 	if (rows)
 		for (size_t i = 0; i < n; i++)
-			if (rows[i] > maxrow)
-				maxrow = rows[i];
+			if (rows[i] > t->max_row)
+				t->max_row = rows[i];
+	maxrow = n && t->max_row < n - 1 ? n - 1 : t->max_row;
 	if (n > 0 && maxrow / 4 <= n)
 	{
 		t->inner_bits_rows = maxrow + 1;
@@ -463,9 +414,8 @@ unit_probe_keys(gh_join *j, const gh_unit *u)
 	return j->part_keys ? j->part_keys[u->partition] : j->keys;
 }
 
-/* Open the probe of unit u (building the unit if needed). */
-static gh_status
-probe_open(gh_join *j, int u, uint64_t *total)
+gh_status
+gh_probe_open(gh_join *j, int u, uint64_t *total)
 {
 	gh_table   *t = j->t;
 	gh_engine  *e = t->e;
@@ -493,9 +443,8 @@ probe_open(gh_join *j, int u, uint64_t *total)
 	return st;
 }
 
-/* Done with unit u's probe: non-resident tables drop it and the unit. */
-static void
-probe_close(gh_join *j, int u)
+void
+gh_probe_close(gh_join *j, int u)
 {
 	if (j->t->resident)
 		return;
@@ -522,10 +471,10 @@ count_device_units(gh_engine *e, int dev, void *arg)
 	gh_table   *t = j->t;
 
 	(void) e;
-	for (int u = next_unit_of(t, dev, -1); u < t->nunits; u = next_unit_of(t, dev, u))
+	for (int u = gh_next_unit_of(t, dev, -1); u < t->nunits; u = gh_next_unit_of(t, dev, u))
 	{
-		GH_TRY_STATUS(probe_open(j, u, &j->unit_total[u]));
-		probe_close(j, u);
+		GH_TRY_STATUS(gh_probe_open(j, u, &j->unit_total[u]));
+		gh_probe_close(j, u);
 	}
 	return GH_OK;
 }
@@ -571,7 +520,7 @@ gh_join_begin(gh_table *t, const uint64_t *keys, size_t n,
 	}
 	for (int d = 0; d < e->opt.ndevices; d++)
 	{
-		j->cur[d] = next_unit_of(t, d, -1);
+		j->cur[d] = gh_next_unit_of(t, d, -1);
 		j->pos[d] = 0;
 		j->left[d] = 0;
 	}
@@ -614,7 +563,7 @@ write_device_pairs(gh_engine *e, int dev, void *arg)
 			gh_unit    *unit = &t->units[u];
 			const uint64_t *idx = j->part_idx ? j->part_idx[unit->partition] : NULL;
 
-			GH_TRY_STATUS(probe_open(j, u, NULL));
+			GH_TRY_STATUS(gh_probe_open(j, u, NULL));
 			if (gh_injected_failure(e, dev))
 				return e->inject_status;
 			GH_TRY_STATUS(e->ops->probe_write(e, j->probes[u], j->pos[dev], m, out));
@@ -634,8 +583,8 @@ write_device_pairs(gh_engine *e, int dev, void *arg)
 		}
 		if (j->pos[dev] == j->unit_total[u])
 		{
-			probe_close(j, u);
-			j->cur[dev] = next_unit_of(t, dev, u);
+			gh_probe_close(j, u);
+			j->cur[dev] = gh_next_unit_of(t, dev, u);
 			j->pos[dev] = 0;
 		}
 	}
@@ -737,20 +686,20 @@ count_device_keys(gh_engine *e, int dev, void *arg)
 	uint32_t   *tmp;
 	gh_status	st = GH_OK;
 
-	for (int u = next_unit_of(t, dev, -1); u < t->nunits; u = next_unit_of(t, dev, u))
+	for (int u = gh_next_unit_of(t, dev, -1); u < t->nunits; u = gh_next_unit_of(t, dev, u))
 		if (j->part_n[t->units[u].partition] > most)
 			most = j->part_n[t->units[u].partition];
 	tmp = gh_malloc(e, most * sizeof(uint32_t));
 	if (tmp == NULL)
 		return e->status;
-	for (int u = next_unit_of(t, dev, -1); st == GH_OK && u < t->nunits;
-		 u = next_unit_of(t, dev, u))
+	for (int u = gh_next_unit_of(t, dev, -1); st == GH_OK && u < t->nunits;
+		 u = gh_next_unit_of(t, dev, u))
 	{
 		gh_unit    *unit = &t->units[u];
 		size_t		m = j->part_n[unit->partition];
 		const uint64_t *idx = j->part_idx ? j->part_idx[unit->partition] : NULL;
 
-		st = probe_open(j, u, NULL);
+		st = gh_probe_open(j, u, NULL);
 		if (st == GH_OK && gh_injected_failure(e, dev))
 			st = e->inject_status;
 		if (st == GH_OK)
@@ -760,7 +709,7 @@ count_device_keys(gh_engine *e, int dev, void *arg)
 				add_count(&j->counts[idx ? idx[i] : i], tmp[i]);
 		/* keep the unit the writer is on */
 		if (!writer_is_on(j, u))
-			probe_close(j, u);
+			gh_probe_close(j, u);
 	}
 	free(tmp);
 	return st;
@@ -777,14 +726,14 @@ probe_all_counts(gh_join *j, uint32_t *counts)
 	if (t->nunits == 1 && j->part_idx == NULL)
 	{
 		/* one unit: its counts are the answer, no copy */
-		gh_status	st = probe_open(j, 0, NULL);
+		gh_status	st = gh_probe_open(j, 0, NULL);
 
 		if (st == GH_OK && gh_injected_failure(e, t->units[0].dev))
 			st = e->inject_status;
 		if (st == GH_OK)
 			st = e->ops->probe_counts(e, j->probes[0], counts);
 		if (!writer_is_on(j, 0))
-			probe_close(j, 0);
+			gh_probe_close(j, 0);
 		return st;
 	}
 	CHECK_INTERRUPT(e);

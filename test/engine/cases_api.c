@@ -257,61 +257,6 @@ invalid_argument_cases(void)
 
 /* ---- cancellation ---- */
 
-typedef struct interrupter
-{
-	bool		armed;
-	long		polls_left;		/* fire once this reaches 0 */
-	long		polls;
-} interrupter;
-
-static bool
-interrupt_cb(void *arg)
-{
-	interrupter *in = arg;
-
-	in->polls++;
-	if (!in->armed)
-		return false;
-	if (in->polls_left > 0)
-	{
-		in->polls_left--;
-		return false;
-	}
-	return true;
-}
-
-static gh_engine *
-open_interruptible(interrupter *in, size_t memory_limit, int ndevices)
-{
-	gh_options	opt;
-	gh_engine  *e = NULL;
-	char		err[256];
-	gh_status	st;
-
-	memset(&opt, 0, sizeof(opt));
-	opt.backend = run.backend;
-	opt.ndevices = ndevices;
-	opt.memory_limit = memory_limit;
-	opt.interrupt = interrupt_cb;
-	opt.interrupt_arg = in;
-	if (run.backend == GH_BACKEND_CUDA)
-	{
-		gh_device_info info[GH_MAX_DEVICES];
-		int			nd = gh_list_devices(info, GH_MAX_DEVICES);
-
-		opt.ndevices = ndevices < nd ? ndevices : nd;
-		for (int i = 0; i < opt.ndevices; i++)
-			opt.devices[i] = info[i].id;
-	}
-	st = gh_open(&opt, &e, err, sizeof(err));
-	if (st != GH_OK)
-	{
-		case_fail("gh_open: %s (%s)", gh_status_name(st), err);
-		return NULL;
-	}
-	return e;
-}
-
 static void
 cancel_cases(void)
 {

@@ -31,15 +31,6 @@
 
 static const int device_counts[] = {1, 2, 3, 8};
 
-/* Devices for a config of nd: the CUDA backend has only the GPUs present. */
-static int
-usable_devices(int nd)
-{
-	if (run.backend == GH_BACKEND_CUDA)
-		return nd < run.ngpus ? nd : run.ngpus;
-	return nd;
-}
-
 static void
 check_ids(const int *ids, int nids, int want, const char *what)
 {

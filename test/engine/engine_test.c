@@ -191,8 +191,33 @@ test_configs(test_config *out, int max)
 	return k;
 }
 
-gh_engine *
-open_engine(const test_config *cfg)
+int
+usable_devices(int nd)
+{
+	if (run.backend == GH_BACKEND_CUDA)
+		return nd < run.ngpus ? nd : run.ngpus;
+	return nd;
+}
+
+static bool
+interrupt_cb(void *arg)
+{
+	interrupter *in = arg;
+
+	in->polls++;
+	if (!in->armed)
+		return false;
+	if (in->polls_left > 0)
+	{
+		in->polls_left--;
+		return false;
+	}
+	return true;
+}
+
+/* open_engine, with interrupt_cb on in when in is given */
+static gh_engine *
+open_engine_with(const test_config *cfg, interrupter *in)
 {
 	gh_options	opt;
 	gh_engine  *e = NULL;
@@ -204,6 +229,11 @@ open_engine(const test_config *cfg)
 	opt.ndevices = cfg->ndevices;
 	opt.memory_limit = cfg->memory_limit;
 	opt.bcht_load_factor = cfg->load_factor;
+	if (in != NULL)
+	{
+		opt.interrupt = interrupt_cb;
+		opt.interrupt_arg = in;
+	}
 	if (run.backend == GH_BACKEND_CUDA)
 	{
 		gh_device_info info[GH_MAX_DEVICES];
@@ -219,6 +249,20 @@ open_engine(const test_config *cfg)
 		return NULL;
 	}
 	return e;
+}
+
+gh_engine *
+open_engine(const test_config *cfg)
+{
+	return open_engine_with(cfg, NULL);
+}
+
+gh_engine *
+open_interruptible(interrupter *in, size_t memory_limit, int ndevices)
+{
+	test_config cfg = {usable_devices(ndevices), memory_limit, 0};
+
+	return open_engine_with(&cfg, in);
 }
 
 void

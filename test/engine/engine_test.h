@@ -56,6 +56,20 @@ typedef struct test_config
 
 /* Open an engine for the run's backend and config; NULL (case failed) on error. */
 extern gh_engine *open_engine(const test_config *cfg);
+/* Devices for a config of nd: the CUDA backend has only the GPUs present. */
+extern int	usable_devices(int nd);
+
+/* An interrupt callback that counts its polls and fires when armed. */
+typedef struct interrupter
+{
+	bool		armed;
+	long		polls_left;		/* fire once this reaches 0 */
+	long		polls;
+} interrupter;
+
+/* open_engine on usable_devices(ndevices), polling in as its interrupt. */
+extern gh_engine *open_interruptible(interrupter *in, size_t memory_limit,
+									 int ndevices);
 /* Open one engine per configuration (a case each); fresh[c]: its bytes then. */
 extern void open_engines(const test_config *cfgs, int n, gh_engine **engines,
 						 size_t *fresh);
