@@ -149,7 +149,8 @@ typedef struct GpuHashAggState
 	int		   *agg_side;		/* per aggregate */
 	int		   *col_side;		/* per engine column */
 	int			cur_side;		/* the side of columns add_column makes */
-	int			pattern_shift;	/* where the NULL pattern sits in the key */
+	int			pattern_shift;	/* where the NULL flags sit in the key */
+	int		   *key_nullbit;	/* packed column i's NULL flag: that bit above it */
 	int			dict_side;		/* the side of the dictionary's columns */
 	uint64	   *jkeys;			/* per collected row, its join key */
 	gh_table   *table;
@@ -278,6 +279,10 @@ BeginGpuHashAgg(CustomScanState *node, EState *estate, int eflags)
 	s->dict_shift = shift;
 	s->pattern_shift = shift + (dict_types != NIL ? 32 : 0);
 	s->key_side = palloc0(sizeof(int) * Max(s->nkeys, 1));
+	s->key_nullbit = palloc0(sizeof(int) * Max(s->nkeys, 1));
+	for (i = 0, a = 0; i < s->nkeys; i++)
+		if (s->key_mode[i] == GHA_KEY_PACKED)
+			s->key_nullbit[i] = a++;
 	if (s->fused_kind >= 0)
 	{
 		for (i = 0; i < s->nkeys; i++)
@@ -617,7 +622,13 @@ collect_row(GpuHashAggState *s, ExprContext *econtext, int side)
 		key |= (uint64) id << s->dict_shift;
 	}
 	if (s->fused_kind >= 0 && pattern != 0)
-		key |= (uint64) pattern << s->pattern_shift;
+	{
+		/* a fused node's NULL flags travel in the key */
+		for (i = 0; i < s->nkeys; i++)
+			if (pattern & (1 << i))
+				key |= UINT64CONST(1) << (s->pattern_shift + s->key_nullbit[i]);
+		pattern = 0;
+	}
 	s->keys[r] = key;
 	s->patterns[r] = pattern;
 
@@ -1016,8 +1027,11 @@ ExecGpuHashAgg(CustomScanState *node)
 			continue;
 		}
 		gi = s->cur_group++;
-		if (s->fused_kind >= 0 && s->nkeys > 0)
-			pattern = (uint8) (g->keys[gi] >> s->pattern_shift);
+		if (s->fused_kind >= 0)
+			for (int i = 0; i < s->nkeys; i++)
+				if (s->key_mode[i] == GHA_KEY_PACKED &&
+					((g->keys[gi] >> (s->pattern_shift + s->key_nullbit[i])) & 1))
+					pattern |= (uint8) (1 << i);
 		CHECK_FOR_INTERRUPTS();
 		ResetExprContext(econtext);
 		ExecClearTuple(scan);

@@ -352,117 +352,192 @@ make_agg_path(PlannerInfo *root, RelOptInfo *output_rel, Path *input, PathTarget
 }
 
 /*
- * Add the GpuHashAgg paths over one input: the whole aggregation, and where
- * partial_input is given, a final GpuHashAgg over a Gather of partial ones.
- * fused/partial_fused: the inputs are those of a join the nodes do
- * themselves.
+ * The target of a partial GpuHashAgg: the grouping expressions, then each
+ * aggregate's partial values (new Aggrefs, returned per aggregate in *parts).
+ */
+static PathTarget *
+partial_target(PlannerInfo *root, List *common, OutputCheck *ctx, List **parts)
+{
+	PathTarget *ptarget = create_empty_pathtarget();
+	ListCell   *lc;
+	int			id = 0;
+
+	*parts = NIL;
+	foreach(lc, linitial(common))
+		add_column_to_pathtarget(ptarget, lfirst(lc), 0);
+	foreach(lc, ctx->aggrefs)
+	{
+		Aggref	   *agg = lfirst_node(Aggref, lc);
+		GhaOp		op;
+		Oid			argtype,
+					transfn;
+		List	   *mine = NIL;
+
+		(void) classify_aggref(agg, &op, &argtype, &transfn);
+		for (int part = 0; part < 2; part++)
+		{
+			Oid			t = gpuhash_agg_partial_type(op, argtype, part);
+			Aggref	   *pa;
+
+			if (!OidIsValid(t))
+				break;
+			pa = copyObject(agg);
+			pa->aggtype = t;
+			pa->aggsplit = AGGSPLIT_INITIAL_SERIAL;
+			pa->aggno = pa->aggtransno = id++;	/* each partial value distinct */
+			mine = lappend(mine, pa);
+			add_column_to_pathtarget(ptarget, (Expr *) pa, 0);
+		}
+		*parts = lappend(*parts, mine);
+	}
+	set_pathtarget_cost_width(root, ptarget);
+	return ptarget;
+}
+
+/*
+ * In parallel: every worker aggregates its share of a partial input into
+ * partial values per group (the partial path), a Gather collects them, and
+ * a final GpuHashAgg combines them (always possible for our aggregates).
+ * fused: the partial nodes do their join (forced, that plan is preferred to
+ * our partial join and aggregation stacked, as make_agg_path does).
+ */
+static void
+add_final_path(PlannerInfo *root, RelOptInfo *output_rel, Path *partial,
+			   PathTarget *ptarget, List *parts, List *common, OutputCheck *ctx,
+			   double groups, int ndict, bool fused)
+{
+	double		pgroups = partial->rows;
+	Path	   *gather,
+			   *final;
+
+	gather = (Path *) create_gather_path(root, output_rel, partial, ptarget, NULL, &pgroups);
+	gather->rows = pgroups * (partial->parallel_workers + 1);
+	final = make_agg_path(root, output_rel, gather, output_rel->reltarget, common,
+						  GHA_MODE_FINAL, parts, groups, ndict, ctx->cpu_aggs,
+						  gpuhash_force, NULL);
+	if (gpuhash_force && fused)
+		gpuhash_scale_forced_cost(final);
+	add_path(output_rel, final);
+}
+
+/*
+ * The GpuHashAgg paths over one input: the whole aggregation, and where
+ * partial_input is given, the parallel form.
  */
 static void
 add_agg_paths(PlannerInfo *root, RelOptInfo *output_rel, Path *input, Path *partial_input,
-			  const GhaFuseInputs *fused, const GhaFuseInputs *partial_fused,
 			  List *common, OutputCheck *ctx, double groups, int ndict)
 {
-	ListCell   *lc;
-
 	/* as for joins: forced, a parallel plan's alternative keeps its cost */
 	add_path(output_rel,
 			 make_agg_path(root, output_rel, input, output_rel->reltarget, common,
 						   GHA_MODE_FULL, NIL, groups, ndict, ctx->cpu_aggs,
-						   gpuhash_force && partial_input == NULL, fused));
-
-	/*
-	 * In parallel: every worker aggregates its share of a partial input into
-	 * partial values per group, a Gather collects them, and a final
-	 * GpuHashAgg combines them (always possible for our aggregates).
-	 */
+						   gpuhash_force && partial_input == NULL, NULL));
 	if (partial_input != NULL)
 	{
-		List	   *parts = NIL;
-		PathTarget *ptarget = create_empty_pathtarget();
-		Path	   *partial,
-				   *gather;
-		double		pgroups;
-		int			id = 0;
+		List	   *parts;
+		PathTarget *ptarget = partial_target(root, common, ctx, &parts);
 
-		foreach(lc, linitial(common))
-			add_column_to_pathtarget(ptarget, lfirst(lc), 0);
-		foreach(lc, ctx->aggrefs)
-		{
-			Aggref	   *agg = lfirst_node(Aggref, lc);
-			GhaOp		op;
-			Oid			argtype,
-						transfn;
-			List	   *mine = NIL;
-
-			(void) classify_aggref(agg, &op, &argtype, &transfn);
-			for (int part = 0; part < 2; part++)
-			{
-				Oid			t = gpuhash_agg_partial_type(op, argtype, part);
-				Aggref	   *pa;
-
-				if (!OidIsValid(t))
-					break;
-				pa = copyObject(agg);
-				pa->aggtype = t;
-				pa->aggsplit = AGGSPLIT_INITIAL_SERIAL;
-				pa->aggno = pa->aggtransno = id++;	/* each partial value distinct */
-				mine = lappend(mine, pa);
-				add_column_to_pathtarget(ptarget, (Expr *) pa, 0);
-			}
-			parts = lappend(parts, mine);
-		}
-		set_pathtarget_cost_width(root, ptarget);
-		pgroups = Min(groups, partial_input->rows);
-		partial = make_agg_path(root, output_rel, partial_input, ptarget, common,
-								GHA_MODE_PARTIAL, parts, pgroups, ndict, ctx->cpu_aggs,
-								gpuhash_force, partial_fused);
-		gather = (Path *) create_gather_path(root, output_rel, partial, ptarget, NULL,
-											 &pgroups);
-		gather->rows = pgroups * (partial_input->parallel_workers + 1);
-		add_path(output_rel,
-				 make_agg_path(root, output_rel, gather, output_rel->reltarget, common,
-							   GHA_MODE_FINAL, parts, groups, ndict, ctx->cpu_aggs,
-							   gpuhash_force, NULL));
+		add_final_path(root, output_rel,
+					   make_agg_path(root, output_rel, partial_input, ptarget, common,
+									 GHA_MODE_PARTIAL, parts,
+									 Min(groups, partial_input->rows), ndict,
+									 ctx->cpu_aggs, gpuhash_force, NULL),
+					   ptarget, parts, common, ctx, groups, ndict, false);
 	}
 }
 
 /*
- * Can the aggregation run fused with this join: every grouping expression
- * and every aggregate reading one side, the dictionary's columns (if any)
- * all the same side, and the packed columns, the dictionary id and a NULL
- * flag per grouping column fitting 64 bits?
+ * Bits a fused node's key takes: each packed column's, a NULL flag per packed
+ * column, and the dictionary id's 32 if there is a dictionary.
  */
-static bool
-fusable(GhaFuseJoin *fj, List *group_exprs, List *keymodes, OutputCheck *ctx)
+static int
+fused_key_bits(List *group_exprs, List *keymodes)
 {
 	ListCell   *lc,
 			   *lc2;
-	int			bits = list_length(group_exprs);	/* a NULL flag each */
-	int			dict_side = GH_SIDE_NONE;
+	int			bits = 0;
+	bool		dict = false;
 
-	if (ctx->cpu_aggs)
-		return false;
 	forboth(lc, group_exprs, lc2, keymodes)
 	{
-		int			side = gpuhash_fuse_side(fj, lfirst(lc));
-
-		if (side == GHA_SIDE_BOTH)
-			return false;
-		if (lfirst_int(lc2) == GHA_KEY_PACKED)
-		{
-			bits += gpuhash_key_bits(exprType(lfirst(lc)));
-			continue;
-		}
-		/* dictionary columns: one dictionary, on one side (constants: outer) */
-		side = Max(side, 0);
-		if (dict_side == GH_SIDE_NONE)
-			bits += 32;
-		else if (dict_side != side)
-			return false;
-		dict_side = side;
+		if (lfirst_int(lc2) == GHA_KEY_DICT)
+			dict = true;
+		else
+			bits += gpuhash_key_bits(exprType(lfirst(lc))) + 1;
 	}
-	if (bits > 64)
-		return false;
+	return bits + (dict ? 32 : 0);
+}
+
+/*
+ * The key modes of a fused node: those of the single-input node (keymodes)
+ * if they fit its key (fused_key_bits at most 64) with every dictionary
+ * column on one side; otherwise packed columns of one side (the
+ * dictionary's, or the inner side, then the outer) moved to the dictionary,
+ * widest first, until they fit.  NIL where nothing fits, or some grouping
+ * expression reads both sides.  hashable: per column, can it go to the
+ * dictionary?
+ */
+static List *
+fused_key_modes(GhaFuseJoin *fj, List *group_exprs, List *keymodes, List *hashable)
+{
+	int			n = list_length(group_exprs);
+	int		   *side = palloc(sizeof(int) * Max(n, 1));
+	int			dict_side = GH_SIDE_NONE;
+
+	for (int i = 0; i < n; i++)
+	{
+		side[i] = gpuhash_fuse_side(fj, list_nth(group_exprs, i));
+		if (side[i] == GHA_SIDE_BOTH)
+			return NIL;
+		side[i] = Max(side[i], 0);	/* constants: the outer side */
+		if (list_nth_int(keymodes, i) != GHA_KEY_DICT)
+			continue;
+		if (dict_side != GH_SIDE_NONE && dict_side != side[i])
+			return NIL;
+		dict_side = side[i];
+	}
+	if (fused_key_bits(group_exprs, keymodes) <= 64)
+		return keymodes;
+
+	for (int s = 1; s >= 0; s--)
+	{
+		List	   *modes = list_copy(keymodes);
+
+		if (dict_side != GH_SIDE_NONE && s != dict_side)
+			continue;
+		while (fused_key_bits(group_exprs, modes) > 64)
+		{
+			int			widest = -1,
+						wbits = 0;
+
+			for (int i = 0; i < n; i++)
+			{
+				int			b = gpuhash_key_bits(exprType(list_nth(group_exprs, i)));
+
+				if (side[i] == s && list_nth_int(modes, i) == GHA_KEY_PACKED &&
+					list_nth_int(hashable, i) && b > wbits)
+				{
+					widest = i;
+					wbits = b;
+				}
+			}
+			if (widest < 0)
+				break;
+			list_nth_cell(modes, widest)->int_value = GHA_KEY_DICT;
+		}
+		if (fused_key_bits(group_exprs, modes) <= 64)
+			return modes;
+	}
+	return NIL;
+}
+
+/* Does every aggregate (argument and FILTER) read one side of the join? */
+static bool
+aggregates_one_sided(GhaFuseJoin *fj, OutputCheck *ctx)
+{
+	ListCell   *lc;
+
 	foreach(lc, ctx->aggrefs)
 	{
 		Aggref	   *agg = lfirst_node(Aggref, lc);
@@ -476,45 +551,91 @@ fusable(GhaFuseJoin *fj, List *group_exprs, List *keymodes, OutputCheck *ctx)
 	return true;
 }
 
-/* Fused paths for each join the input relation could be made by. */
+/*
+ * Fused paths for each join the input relation could be made by.  Their
+ * parallel forms compete here, before the Gather: above it, the Gather's
+ * start-up cost would drown the difference between them (forced plans cost
+ * almost nothing below it).
+ */
 static void
 add_fused_paths(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
 				GroupPathExtraData *gextra, List *common, OutputCheck *ctx,
-				List *keymodes, double groups, int ndict)
+				List *hashable, double groups, int ndict)
 {
 	ListCell   *lc;
+	List	   *parts = NIL;
+	PathTarget *ptarget = NULL;
+	Path	   *best_partial = NULL;
+	List	   *wholes = NIL;
 
+	if (ctx->cpu_aggs)
+		return;
 	foreach(lc, gpuhash_fuse_joins(root, input_rel))
 	{
 		GhaFuseJoin *fj = lfirst(lc);
-		GhaFuseInputs whole,
+		GhaFuseInputs *whole,
 					part;
 		Path	   *outer = fj->outerrel->cheapest_total_path;
 		Path	   *inner = fj->innerrel->cheapest_total_path;
-		Path	   *partial_outer = NULL;
+		List	   *modes;
+		List	   *fcommon;
+		int			fdict = 0;
+		ListCell   *lc2;
 
 		if (outer == NULL || inner == NULL || outer->param_info != NULL ||
-			inner->param_info != NULL || !fusable(fj, linitial(common), keymodes, ctx))
+			inner->param_info != NULL || !aggregates_one_sided(fj, ctx))
 			continue;
 		if (!gpuhash_force && outer->rows + inner->rows < (double) gpuhash_min_rows)
 			continue;
-		whole.fj = part.fj = fj;
-		whole.inner = inner;
-		whole.pairs = input_rel->rows;
+		modes = fused_key_modes(fj, linitial(common), lfourth(common), hashable);
+		if (modes == NIL && linitial(common) != NIL)
+			continue;
+		foreach(lc2, modes)
+			fdict += lfirst_int(lc2) == GHA_KEY_DICT;
+		fcommon = list_copy(common);
+		lfourth(fcommon) = modes;
+
+		whole = palloc(sizeof(GhaFuseInputs));
+		whole->fj = part.fj = fj;
+		whole->inner = inner;
+		whole->pairs = input_rel->rows;
+		wholes = lappend(wholes, list_make3(whole, fcommon, makeInteger(fdict)));
+
 		if (output_rel->consider_parallel && gextra->target_parallel_safe &&
 			input_rel->consider_parallel && fj->outerrel->partial_pathlist != NIL &&
 			fj->outerrel->rows > 0 &&
-			((Path *) linitial(fj->outerrel->partial_pathlist))->param_info == NULL)
+			((Path *) linitial(fj->outerrel->partial_pathlist))->param_info == NULL &&
+			(part.inner = get_cheapest_parallel_safe_total_inner(fj->innerrel->pathlist)) != NULL)
 		{
-			part.inner = get_cheapest_parallel_safe_total_inner(fj->innerrel->pathlist);
-			if (part.inner != NULL)
-			{
-				partial_outer = linitial(fj->outerrel->partial_pathlist);
-				part.pairs = input_rel->rows * Min(1.0, partial_outer->rows / fj->outerrel->rows);
-			}
+			Path	   *partial_outer = linitial(fj->outerrel->partial_pathlist);
+			Path	   *partial;
+
+			if (ptarget == NULL)
+				ptarget = partial_target(root, common, ctx, &parts);
+			part.pairs = input_rel->rows * Min(1.0, partial_outer->rows / fj->outerrel->rows);
+			partial = make_agg_path(root, output_rel, partial_outer, ptarget, fcommon,
+									GHA_MODE_PARTIAL, parts,
+									Min(groups, partial_outer->rows), fdict, false,
+									gpuhash_force, &part);
+			if (best_partial == NULL || partial->total_cost < best_partial->total_cost)
+				best_partial = partial;
 		}
-		add_agg_paths(root, output_rel, outer, partial_outer, &whole, &part, common, ctx,
-					  groups, ndict);
+	}
+	if (best_partial != NULL)
+		add_final_path(root, output_rel, best_partial, ptarget, parts, common, ctx,
+					   groups, ndict, true);
+
+	/* as for joins: forced, a parallel plan's alternative keeps its cost */
+	foreach(lc, wholes)
+	{
+		List	   *w = lfirst(lc);
+		GhaFuseInputs *whole = linitial(w);
+
+		add_path(output_rel,
+				 make_agg_path(root, output_rel, whole->fj->outerrel->cheapest_total_path,
+							   output_rel->reltarget, lsecond(w), GHA_MODE_FULL, NIL, groups,
+							   intVal(lthird(w)), false, gpuhash_force && best_partial == NULL,
+							   whole));
 	}
 }
 
@@ -575,7 +696,18 @@ gpuhash_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 
 	/* an aggregation over a join can do the join itself */
 	if (input_rel->reloptkind == RELOPT_JOINREL && gpuhash_enable_join)
-		add_fused_paths(root, input_rel, output_rel, gextra, common, &ctx, keymodes, groups, ndict);
+	{
+		List	   *hashable = NIL;
+
+		foreach(lc, parse->groupClause)
+		{
+			SortGroupClause *sgc = lfirst_node(SortGroupClause, lc);
+
+			hashable = lappend_int(hashable, sgc->hashable && OidIsValid(sgc->eqop));
+		}
+		add_fused_paths(root, input_rel, output_rel, gextra, common, &ctx, hashable,
+						groups, ndict);
+	}
 
 	/* a plain aggregate's single group is PostgreSQL's Agg node's job */
 	if (group_exprs == NIL)
@@ -587,8 +719,7 @@ gpuhash_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 		input_rel->partial_pathlist != NIL &&
 		((Path *) linitial(input_rel->partial_pathlist))->param_info == NULL)
 		partial_input = linitial(input_rel->partial_pathlist);
-	add_agg_paths(root, output_rel, input, partial_input, NULL, NULL, common, &ctx,
-				  groups, ndict);
+	add_agg_paths(root, output_rel, input, partial_input, common, &ctx, groups, ndict);
 }
 
 /*
