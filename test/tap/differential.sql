@@ -35,23 +35,7 @@ CREATE TEMP TABLE nulls AS
 CREATE TEMP TABLE none_t (k int, w int);
 ANALYZE fact, dim, skew, nulls, none_t;
 
-CREATE TEMP TABLE digests (name text, mode text, nrows bigint, digest text, plan text);
-
-CREATE FUNCTION pg_temp.run_mode(name text, q text, mode text) RETURNS void
-LANGUAGE plpgsql AS $$
-DECLARE
-  p text := '';
-  line text;
-BEGIN
-  PERFORM set_config('gpuhash.enabled', CASE WHEN mode = 'on' THEN 'on' ELSE 'off' END, true);
-  PERFORM set_config('gpuhash.force', CASE WHEN mode = 'on' THEN 'on' ELSE 'off' END, true);
-  FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
-    p := p || line || E'\n';
-  END LOOP;
-  EXECUTE format($f$INSERT INTO digests
-      SELECT %L, %L, count(*), md5(coalesce(string_agg(x::text, '|' ORDER BY x::text), '')), %L
-      FROM (%s) x$f$, name, mode, p, q);
-END $$;
+\ir lib/digests.sql
 
 -- Runs q both ways and emits two TAP tests: same rows, and a plan with node.
 CREATE FUNCTION pg_temp.same_rows(name text, q text, node text DEFAULT 'GpuHashJoin')

@@ -37,23 +37,7 @@ INSERT INTO dim SELECT 9000 + g, 7, g % 10, NULL, 1.5, 0.5, 'hot' FROM generate_
 CREATE TEMP TABLE none_t (k int, w int);
 ANALYZE fact, dim, skew, none_t;
 
-CREATE TEMP TABLE digests (name text, mode text, nrows bigint, digest text, plan text);
-
-CREATE FUNCTION pg_temp.run_mode(name text, q text, mode text) RETURNS void
-LANGUAGE plpgsql AS $$
-DECLARE
-  p text := '';
-  line text;
-BEGIN
-  PERFORM set_config('gpuhash.enabled', CASE WHEN mode = 'on' THEN 'on' ELSE 'off' END, true);
-  PERFORM set_config('gpuhash.force', CASE WHEN mode = 'on' THEN 'on' ELSE 'off' END, true);
-  FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
-    p := p || line || E'\n';
-  END LOOP;
-  EXECUTE format($f$INSERT INTO digests
-      SELECT %L, %L, count(*), md5(coalesce(string_agg(x::text, '|' ORDER BY x::text), '')), %L
-      FROM (%s) x$f$, name, mode, p, q);
-END $$;
+\ir lib/digests.sql
 
 -- Runs q both ways: same rows, and a plan that is fused (or, with
 -- fused = false, a plan that is not).
