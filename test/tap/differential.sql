@@ -37,23 +37,6 @@ ANALYZE fact, dim, skew, nulls, none_t;
 
 \ir lib/digests.sql
 
--- Runs q both ways and emits two TAP tests: same rows, and a plan with node.
-CREATE FUNCTION pg_temp.same_rows(name text, q text, node text DEFAULT 'GpuHashJoin')
-RETURNS SETOF text
-LANGUAGE plpgsql AS $$
-DECLARE
-  a digests;
-  b digests;
-BEGIN
-  PERFORM pg_temp.run_mode(name, q, 'off');
-  PERFORM pg_temp.run_mode(name, q, 'on');
-  SELECT * INTO a FROM digests d WHERE d.name = same_rows.name AND mode = 'off';
-  SELECT * INTO b FROM digests d WHERE d.name = same_rows.name AND mode = 'on';
-  RETURN NEXT is(b.nrows::text || ' ' || b.digest, a.nrows::text || ' ' || a.digest,
-                 name || ': same rows with gpuhash on and off');
-  RETURN NEXT ok(position(node IN b.plan) > 0, name || ': plan uses ' || node);
-END $$;
-
 -- one chunk, default memory
 SELECT * FROM pg_temp.same_rows('inner', 'SELECT f.id, d.id FROM fact f JOIN dim d ON f.k = d.k');
 SELECT * FROM pg_temp.same_rows('left', 'SELECT f.id, d.id FROM fact f LEFT JOIN dim d ON f.k = d.k');

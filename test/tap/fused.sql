@@ -39,48 +39,29 @@ ANALYZE fact, dim, skew, none_t;
 
 \ir lib/digests.sql
 
--- Runs q both ways: same rows, and a plan that is fused (or, with
--- fused = false, a plan that is not).
-CREATE FUNCTION pg_temp.same_rows(name text, q text, fused boolean DEFAULT true)
-RETURNS SETOF text
-LANGUAGE plpgsql AS $$
-DECLARE
-  a digests;
-  b digests;
-BEGIN
-  PERFORM pg_temp.run_mode(name, q, 'off');
-  PERFORM pg_temp.run_mode(name, q, 'on');
-  SELECT * INTO a FROM digests d WHERE d.name = same_rows.name AND mode = 'off';
-  SELECT * INTO b FROM digests d WHERE d.name = same_rows.name AND mode = 'on';
-  RETURN NEXT is(b.nrows::text || ' ' || b.digest, a.nrows::text || ' ' || a.digest,
-                 name || ': same rows with gpuhash on and off');
-  RETURN NEXT is(position('Fused Join' IN b.plan) > 0, fused,
-                 name || CASE WHEN fused THEN ': plan fuses the join' ELSE ': plan does not fuse' END);
-END $$;
-
 CREATE FUNCTION pg_temp.all_cases(tag text) RETURNS SETOF text
 LANGUAGE plpgsql AS $$
 BEGIN
   RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' plain',
-    'SELECT count(*), sum(d.w), min(f.v), max(d.w), avg(f.v), count(f.c) FROM fact f JOIN dim d ON f.k = d.k');
+    'SELECT count(*), sum(d.w), min(f.v), max(d.w), avg(f.v), count(f.c) FROM fact f JOIN dim d ON f.k = d.k', 'Fused Join');
   RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' by inner column',
-    'SELECT d.w, count(*), sum(f.v), max(f.v) FROM fact f JOIN dim d ON f.k = d.k GROUP BY d.w');
+    'SELECT d.w, count(*), sum(f.v), max(f.v) FROM fact f JOIN dim d ON f.k = d.k GROUP BY d.w', 'Fused Join');
   RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' by outer expression',
-    'SELECT (f.v % 10)::int, count(*), sum(d.w), min(d.id) FROM fact f JOIN dim d ON f.k = d.k GROUP BY 1');
+    'SELECT (f.v % 10)::int, count(*), sum(d.w), min(d.id) FROM fact f JOIN dim d ON f.k = d.k GROUP BY 1', 'Fused Join');
   RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' by both sides, NULL groups',
-    'SELECT f.c, d.nk, count(*), sum(d.w + 1), avg(f.v) FROM fact f JOIN dim d ON f.k = d.k GROUP BY f.c, d.nk');
+    'SELECT f.c, d.nk, count(*), sum(d.w + 1), avg(f.v) FROM fact f JOIN dim d ON f.k = d.k GROUP BY f.c, d.nk', 'Fused Join');
   RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' dictionary keys on one side',
-    'SELECT d.t, f.c, count(*), sum(f.v), max(d.w) FROM fact f JOIN dim d ON f.k = d.k GROUP BY d.t, f.c');
+    'SELECT d.t, f.c, count(*), sum(f.v), max(d.w) FROM fact f JOIN dim d ON f.k = d.k GROUP BY d.t, f.c', 'Fused Join');
   RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' NULL dictionary keys',
-    'SELECT f.ft, d.nk::smallint, count(*), avg(d.w) FROM fact f JOIN dim d ON f.k = d.k GROUP BY 1, 2');
+    'SELECT f.ft, d.nk::smallint, count(*), avg(d.w) FROM fact f JOIN dim d ON f.k = d.k GROUP BY 1, 2', 'Fused Join');
   RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' int8 grouping columns (dictionary)',
-    'SELECT f.v, d.w::smallint, count(*), sum(d.w) FROM fact f JOIN dim d ON f.k = d.k GROUP BY 1, 2');
+    'SELECT f.v, d.w::smallint, count(*), sum(d.w) FROM fact f JOIN dim d ON f.k = d.k GROUP BY 1, 2', 'Fused Join');
   RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' skew',
-    'SELECT s.w, count(*), sum(d.w), max(d.id) FROM skew s JOIN dim d ON s.k = d.k GROUP BY s.w');
+    'SELECT s.w, count(*), sum(d.w), max(d.id) FROM skew s JOIN dim d ON s.k = d.k GROUP BY s.w', 'Fused Join');
   RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' numeric and float',
-    'SELECT d.nk, sum(d.price), avg(d.price), round(sum(d.f)::numeric, 6), sum(f.v::numeric / 8) FROM fact f JOIN dim d ON f.k = d.k GROUP BY d.nk');
+    'SELECT d.nk, sum(d.price), avg(d.price), round(sum(d.f)::numeric, 6), sum(f.v::numeric / 8) FROM fact f JOIN dim d ON f.k = d.k GROUP BY d.nk', 'Fused Join');
   RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' filter and having',
-    'SELECT d.w % 5, count(*) FILTER (WHERE d.w > 50), sum(f.v) FILTER (WHERE f.v > 500) FROM fact f JOIN dim d ON f.k = d.k GROUP BY 1 HAVING count(*) > 10');
+    'SELECT d.w % 5, count(*) FILTER (WHERE d.w > 50), sum(f.v) FILTER (WHERE f.v > 500) FROM fact f JOIN dim d ON f.k = d.k GROUP BY 1 HAVING count(*) > 10', 'Fused Join');
 END $$;
 
 -- one chunk, default memory
@@ -97,39 +78,39 @@ SELECT set_config('gpuhash.devices',
                   CASE WHEN current_setting('gpuhash.device') = 'cpu' THEN '0,1,2' ELSE 'all' END,
                   true) IS NOT NULL AS devices_set;
 SELECT * FROM pg_temp.same_rows('devices by both sides',
-  'SELECT f.c, d.nk, count(*), sum(d.w + 1), avg(f.v) FROM fact f JOIN dim d ON f.k = d.k GROUP BY f.c, d.nk');
+  'SELECT f.c, d.nk, count(*), sum(d.w + 1), avg(f.v) FROM fact f JOIN dim d ON f.k = d.k GROUP BY f.c, d.nk', 'Fused Join');
 SELECT set_config('gpuhash.devices', 'all', true) IS NOT NULL AS devices_reset;
 
 -- empty sides: a plain aggregate still returns its one row, GROUP BY none
-SELECT * FROM pg_temp.same_rows('empty inner plain', 'SELECT count(*), sum(n.w), max(f.v) FROM fact f JOIN none_t n ON f.k = n.k');
-SELECT * FROM pg_temp.same_rows('empty inner grouped', 'SELECT n.w, count(*) FROM fact f JOIN none_t n ON f.k = n.k GROUP BY n.w');
-SELECT * FROM pg_temp.same_rows('no matches plain', 'SELECT count(*), avg(d.price) FROM fact f JOIN dim d ON f.k = d.k + 100000');
+SELECT * FROM pg_temp.same_rows('empty inner plain', 'SELECT count(*), sum(n.w), max(f.v) FROM fact f JOIN none_t n ON f.k = n.k', 'Fused Join');
+SELECT * FROM pg_temp.same_rows('empty inner grouped', 'SELECT n.w, count(*) FROM fact f JOIN none_t n ON f.k = n.k GROUP BY n.w', 'Fused Join');
+SELECT * FROM pg_temp.same_rows('no matches plain', 'SELECT count(*), avg(d.price) FROM fact f JOIN dim d ON f.k = d.k + 100000', 'Fused Join');
 -- keys of different integer types, and a join of joins below the aggregate
-SELECT * FROM pg_temp.same_rows('int4 = int8 keys', 'SELECT d.w, count(*) FROM fact f JOIN dim d ON f.k = d.k GROUP BY d.w HAVING min(f.v) > 3');
+SELECT * FROM pg_temp.same_rows('int4 = int8 keys', 'SELECT d.w, count(*) FROM fact f JOIN dim d ON f.k = d.k GROUP BY d.w HAVING min(f.v) > 3', 'Fused Join');
 SELECT * FROM pg_temp.same_rows('three-way',
-  'SELECT d.w, count(*), sum(s.w) FROM fact f JOIN dim d ON f.k = d.k JOIN skew s ON s.id = f.id GROUP BY d.w');
+  'SELECT d.w, count(*), sum(s.w) FROM fact f JOIN dim d ON f.k = d.k JOIN skew s ON s.id = f.id GROUP BY d.w', 'Fused Join');
 -- correlated: the fused node is rescanned with a new parameter
 SELECT * FROM pg_temp.same_rows('correlated',
-  'SELECT o.x, (SELECT count(*) FROM fact f JOIN dim d ON f.k = d.k WHERE d.w = o.x) FROM generate_series(1, 4) o(x)');
+  'SELECT o.x, (SELECT count(*) FROM fact f JOIN dim d ON f.k = d.k WHERE d.w = o.x) FROM generate_series(1, 4) o(x)', 'Fused Join');
 
 SELECT * FROM pg_temp.same_rows('correlated join key',
-  'SELECT x, (SELECT count(*) FROM dim a JOIN skew b ON a.k = b.k + x) FROM generate_series(1, 4) x');
+  'SELECT x, (SELECT count(*) FROM dim a JOIN skew b ON a.k = b.k + x) FROM generate_series(1, 4) x', 'Fused Join');
 
 -- not fusable: still right, planned otherwise
 SELECT * FROM pg_temp.same_rows('argument reads both sides',
-  'SELECT d.w, sum(f.v + d.w) FROM fact f JOIN dim d ON f.k = d.k GROUP BY d.w', false);
+  'SELECT d.w, sum(f.v + d.w) FROM fact f JOIN dim d ON f.k = d.k GROUP BY d.w', 'Fused Join', false);
 SELECT * FROM pg_temp.same_rows('key reads both sides',
-  'SELECT f.v + d.w, count(*) FROM fact f JOIN dim d ON f.k = d.k GROUP BY 1', false);
+  'SELECT f.v + d.w, count(*) FROM fact f JOIN dim d ON f.k = d.k GROUP BY 1', 'Fused Join', false);
 SELECT * FROM pg_temp.same_rows('left join',
-  'SELECT d.w, count(f.id) FROM dim d LEFT JOIN fact f ON f.k = d.k GROUP BY d.w', false);
+  'SELECT d.w, count(f.id) FROM dim d LEFT JOIN fact f ON f.k = d.k GROUP BY d.w', 'Fused Join', false);
 SELECT * FROM pg_temp.same_rows('extra join clause',
-  'SELECT d.w, count(*) FROM fact f JOIN dim d ON f.k = d.k AND f.v < d.id GROUP BY d.w', false);
+  'SELECT d.w, count(*) FROM fact f JOIN dim d ON f.k = d.k AND f.v < d.id GROUP BY d.w', 'Fused Join', false);
 SELECT * FROM pg_temp.same_rows('CPU aggregate',
-  'SELECT d.w, min(d.price) FROM fact f JOIN dim d ON f.k = d.k GROUP BY d.w', false);
+  'SELECT d.w, min(d.price) FROM fact f JOIN dim d ON f.k = d.k GROUP BY d.w', 'Fused Join', false);
 SELECT * FROM pg_temp.same_rows('dictionary keys on both sides',
-  'SELECT f.ft, d.t, count(*) FROM fact f JOIN dim d ON f.k = d.k GROUP BY 1, 2', false);
+  'SELECT f.ft, d.t, count(*) FROM fact f JOIN dim d ON f.k = d.k GROUP BY 1, 2', 'Fused Join', false);
 SELECT * FROM pg_temp.same_rows('int8 grouping columns of both sides',
-  'SELECT f.v, d.k, count(*) FROM fact f JOIN dim d ON f.k = d.k GROUP BY 1, 2', false);
+  'SELECT f.v, d.k, count(*) FROM fact f JOIN dim d ON f.k = d.k GROUP BY 1, 2', 'Fused Join', false);
 
 -- Under Gather: each worker joins and aggregates its share of a parallel
 -- outer scan; a final GpuHashAgg combines.  Ordinary tables: workers cannot
@@ -143,11 +124,11 @@ SET LOCAL parallel_tuple_cost = 0;
 SET LOCAL min_parallel_table_scan_size = 0;
 SET LOCAL parallel_leader_participation = off;
 SELECT * FROM pg_temp.same_rows('parallel plain',
-  'SELECT count(*), sum(d.w), avg(f.v), min(d.w), sum(d.price) FROM gh_ffact f JOIN gh_fdim d ON f.k = d.k');
+  'SELECT count(*), sum(d.w), avg(f.v), min(d.w), sum(d.price) FROM gh_ffact f JOIN gh_fdim d ON f.k = d.k', 'Fused Join');
 SELECT * FROM pg_temp.same_rows('parallel grouped',
-  'SELECT d.nk, f.c, count(*), sum(d.price), avg(f.v) FROM gh_ffact f JOIN gh_fdim d ON f.k = d.k GROUP BY 1, 2');
+  'SELECT d.nk, f.c, count(*), sum(d.price), avg(f.v) FROM gh_ffact f JOIN gh_fdim d ON f.k = d.k GROUP BY 1, 2', 'Fused Join');
 SELECT * FROM pg_temp.same_rows('parallel empty',
-  'SELECT count(*), sum(d.w) FROM gh_ffact f JOIN gh_fdim d ON f.k = d.k WHERE f.v < 0');
+  'SELECT count(*), sum(d.w) FROM gh_ffact f JOIN gh_fdim d ON f.k = d.k WHERE f.v < 0', 'Fused Join');
 SELECT ok(position('Gather' IN plan) > 0 AND position('Fused Join' IN plan) > 0,
           'parallel grouped: fused partial aggregation under Gather')
   FROM digests WHERE name = 'parallel grouped' AND mode = 'on';
