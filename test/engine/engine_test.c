@@ -22,6 +22,10 @@
  *	cases_devices.c	several devices: the devices an operation used, a hot
  *					key larger than a device's memory, a failure on one
  *					device freeing every device's memory
+ *	cases_joinagg.c	gh_join_aggregate: group keys and columns from either
+ *					side of a join, every table kind, join method, device
+ *					count and limit; empty inputs, invalid arguments,
+ *					cancellation, a failure on one device
  *
  * Prints one line per failing case and ends with "N passed, N failed";
  * the exit status is 1 if any case failed.
@@ -323,6 +327,7 @@ run_backend(gh_backend backend)
 	run_join_cases();
 	run_agg_cases();
 	run_device_cases();
+	run_joinagg_cases();
 	printf("-- %s backend: %.1f s\n", run.backend_name, seconds() - t0);
 	fflush(stdout);
 }
