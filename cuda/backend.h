@@ -115,8 +115,9 @@ typedef struct gh_backend_ops
 	size_t		(*agg_bytes_per_row) (int ncols);
 	/*
 	 * Bytes of device memory probe_aggregate holds per pair of a call (an
-	 * upper estimate), and in *fixed what it holds whatever the number of
-	 * pairs: the spec's arrays it stages for a probe of outer_rows keys.
+	 * upper estimate), and in *fixed what is held whatever the number of
+	 * pairs: the open probe of outer_rows keys and the spec's arrays that
+	 * probe_aggregate stages.
 	 */
 	size_t		(*joinagg_bytes_per_pair) (const gh_joinagg *spec,
 										   size_t outer_rows, size_t *fixed);

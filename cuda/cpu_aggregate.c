@@ -213,9 +213,9 @@ gh_cpu_joinagg_bytes_per_pair(const gh_joinagg *spec, size_t outer_rows,
 {
 	int			ncols = spec->ncols > 0 ? spec->ncols : 0;
 
-	(void) outer_rows;
-	/* nothing is staged: the pair, its key and values, then the grouping */
-	*fixed = 0;
+	/* the probe (cpu_probe.c: 24 bytes a key at most); nothing is staged */
+	*fixed = 24 * outer_rows;
+	/* the pair, its key and values, then the grouping */
 	return sizeof(gh_pair) + 8 + 9 * (size_t) ncols + gh_cpu_agg_bytes_per_row(ncols);
 }
 

@@ -72,7 +72,11 @@ gh_cuda_joinagg_bytes_per_pair(const gh_joinagg *spec, size_t outer_rows,
 	int			ncols = spec->ncols > 0 ? spec->ncols : 0;
 	size_t		staged = 0;
 
-	/* the spec's arrays, staged whole, and the column descriptors */
+	/*
+	 * The open probe (40 bytes a key at most, for an intersection), the
+	 * spec's arrays, staged whole, and the column descriptors.
+	 */
+	staged += 40 * outer_rows;
 	if (spec->outer_keys != nullptr)
 		staged += outer_rows * sizeof(uint64_t);
 	if (spec->inner_keys != nullptr)

@@ -31,11 +31,13 @@
  *
  * MEMORY
  *
- * A chunk holds at most as many pairs as the backend's bytes per pair fit
- * in the memory limit, less what it stages whatever the chunk size (the
- * spec's arrays).  Those arrays cannot be split, so they are charged at most
- * half the limit: when they are larger, the other half still goes to pairs
- * and the device must hold the arrays beside them.
+ * The memory limit is what one device may hold for the operation, and while
+ * a chunk is aggregated the device already holds the unit's table, its open
+ * probe and the spec's arrays the backend stages (its fixed bytes).  A chunk
+ * gets the rest of the limit, at the backend's bytes per pair.  What is
+ * already held cannot be split here, so a chunk gets at least a quarter of
+ * the limit however much that is: the device must then hold more than the
+ * limit, as it would for the probe alone.
  *
  *-------------------------------------------------------------------------
  */
@@ -185,14 +187,31 @@ make_partition_specs(joinagg_state *s)
 	return st;
 }
 
-/* Pairs per backend call for unit u, and where each unit's pieces go. */
+/* Pairs per backend call for unit u: the limit less what u holds anyway. */
+static size_t
+unit_chunk_pairs(joinagg_state *s, int u)
+{
+	gh_table   *t = s->j->t;
+	gh_engine  *e = t->e;
+	const gh_unit *unit = &t->units[u];
+	size_t		limit = e->opt.memory_limit;
+	size_t		fixed = 0;
+	size_t		bpp = e->ops->joinagg_bytes_per_pair(s->spec, s->j->part_n[unit->partition],
+													 &fixed);
+	size_t		held = e->ops->build_bytes_per_row(t->kind) * unit->n + fixed;
+	size_t		room = held < limit - limit / 4 ? limit - held : limit / 4;
+	size_t		m = room / (bpp ? bpp : 1);
+
+	return m > 0 ? m : 1;
+}
+
+/* Pairs per backend call for every unit, and where each unit's pieces go. */
 static gh_status
 plan_chunks(joinagg_state *s)
 {
 	gh_join    *j = s->j;
 	gh_table   *t = j->t;
 	gh_engine  *e = t->e;
-	size_t		limit = e->opt.memory_limit;
 
 	s->chunk = gh_calloc(e, t->nunits, sizeof(size_t));
 	s->first_piece = gh_calloc(e, t->nunits, sizeof(size_t));
@@ -201,22 +220,14 @@ plan_chunks(joinagg_state *s)
 	s->npieces = 0;
 	for (int u = 0; u < t->nunits; u++)
 	{
-		size_t		fixed = 0;
-		size_t		bpp = e->ops->joinagg_bytes_per_pair(s->spec,
-														 j->part_n[t->units[u].partition],
-														 &fixed);
-		size_t		room = limit - (fixed < limit / 2 ? fixed : limit / 2);
-
-		s->chunk[u] = room / (bpp ? bpp : 1);
-		if (s->chunk[u] < 1)
-			s->chunk[u] = 1;
+		s->chunk[u] = unit_chunk_pairs(s, u);
 		s->first_piece[u] = s->npieces;
 		s->npieces += (size_t) ((j->unit_total[u] + s->chunk[u] - 1) / s->chunk[u]);
 	}
 	if (s->npieces > INT_MAX)
 		return gh_fail(e, GH_ERR_HOST_NOMEM,
 					   "%llu pairs need %zu pieces at a memory limit of %zu bytes",
-					   (unsigned long long) j->total, s->npieces, limit);
+					   (unsigned long long) j->total, s->npieces, e->opt.memory_limit);
 	s->pieces = gh_calloc(e, s->npieces, sizeof(gh_groups *));
 	return s->pieces ? GH_OK : e->status;
 }

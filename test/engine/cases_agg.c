@@ -135,27 +135,7 @@ make_columns(const uint64_t *keys, size_t n, rng *r, gh_aggcol *cols)
 		v3[i] = (int64_t) rng_next(r);
 		n3[i] = (x >> 24) % 2;
 
-		switch ((x >> 32) % 32)
-		{
-			case 0:
-				v4[i] = NAN;
-				break;
-			case 1:
-				v4[i] = -0.0;
-				break;
-			case 2:
-				v4[i] = 0.0;
-				break;
-			case 3:
-				v4[i] = INFINITY;
-				break;
-			case 4:
-				v4[i] = -INFINITY;
-				break;
-			default:
-				v4[i] = (rng_unit(r) - 0.5) * 1e6;
-				break;
-		}
+		v4[i] = gen_float_with_specials(r, x >> 32, 32, 1e6);
 		n4[i] = gb % 13 == 2 || (x >> 40) % 6 == 0;
 	}
 	cols[0] = (gh_aggcol) {GH_INT64, GH_AGG_SUM | GH_AGG_MIN | GH_AGG_MAX, v0, n0};

@@ -368,9 +368,7 @@ cancel_cases(void)
 		gh_table_free(t);
 		t = NULL;
 		in.armed = false;
-		if (gh_engine_device_bytes(e) != fresh_bytes)
-			case_fail("%zu bytes accounted after cancelled operations were freed, %zu when opened",
-					  gh_engine_device_bytes(e), fresh_bytes);
+		check_device_bytes(e, fresh_bytes, "after cancelled operations were freed");
 		gh_close(e);
 	}
 	case_end();
@@ -453,8 +451,7 @@ bench_cases(void)
 	}
 	case_end();
 	case_begin("device memory is back to a fresh engine's after benchmarks");
-	if (gh_engine_device_bytes(e) != fresh_bytes)
-		case_fail("%zu bytes accounted, %zu when opened", gh_engine_device_bytes(e), fresh_bytes);
+	check_device_bytes(e, fresh_bytes, "after benchmarks");
 	case_end();
 	gh_close(e);
 }

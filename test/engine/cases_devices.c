@@ -177,8 +177,7 @@ skew_cases(void)
 		gh_groups_free(g);
 		case_end();
 		case_begin("device memory is back to a fresh engine's after the hot key, %s", cname);
-		if (gh_engine_device_bytes(e) != fresh)
-			case_fail("%zu bytes accounted, %zu when opened", gh_engine_device_bytes(e), fresh);
+		check_device_bytes(e, fresh, "after the hot key");
 		case_end();
 		gh_close(e);
 		if (cfg.ndevices == 1)
@@ -356,9 +355,7 @@ failure_cases(void)
 						}
 				gh_table_free(t);
 			}
-			if (gh_engine_device_bytes(e) != fresh)
-				case_fail("%zu bytes accounted at the end, %zu when opened",
-						  gh_engine_device_bytes(e), fresh);
+			check_device_bytes(e, fresh, "at the end");
 			gh_close(e);
 			case_end();
 		}
@@ -427,8 +424,7 @@ bench_cases(void)
 		}
 		case_begin("device memory is back to a fresh engine's after benchmarks on %d devices",
 				   cfg.ndevices);
-		if (gh_engine_device_bytes(e) != fresh)
-			case_fail("%zu bytes accounted, %zu when opened", gh_engine_device_bytes(e), fresh);
+		check_device_bytes(e, fresh, "after benchmarks");
 		case_end();
 		gh_close(e);
 	}

@@ -22,6 +22,10 @@
  *	cases_devices.c	several devices: the devices an operation used, a hot
  *					key larger than a device's memory, a failure on one
  *					device freeing every device's memory
+ *	cases_joinagg.c	gh_join_aggregate: group keys and columns from either
+ *					side of a join, every table kind, join method, device
+ *					count and limit; empty inputs, invalid arguments,
+ *					cancellation, a failure on one device
  *
  * Prints one line per failing case and ends with "N passed, N failed";
  * the exit status is 1 if any case failed.
@@ -265,6 +269,15 @@ open_interruptible(interrupter *in, size_t memory_limit, int ndevices)
 	return open_engine_with(&cfg, in);
 }
 
+bool
+check_device_bytes(gh_engine *e, size_t want, const char *when)
+{
+	if (gh_engine_device_bytes(e) == want)
+		return true;
+	case_fail("%zu bytes accounted %s, %zu when opened", gh_engine_device_bytes(e), when, want);
+	return false;
+}
+
 void
 open_engines(const test_config *cfgs, int n, gh_engine **engines, size_t *fresh)
 {
@@ -291,9 +304,7 @@ close_engines(const test_config *cfgs, int n, gh_engine **engines,
 			continue;
 		case_begin("device memory is back to a fresh engine's %s, %s", after,
 				   config_name(&cfgs[c], cname, sizeof(cname)));
-		if (gh_engine_device_bytes(engines[c]) != fresh[c])
-			case_fail("%zu bytes accounted, %zu when opened",
-					  gh_engine_device_bytes(engines[c]), fresh[c]);
+		check_device_bytes(engines[c], fresh[c], after);
 		if (want_peak && gh_engine_peak_device_bytes(engines[c]) == 0)
 			case_fail("the peak is 0 after building tables");
 		case_end();
@@ -323,6 +334,7 @@ run_backend(gh_backend backend)
 	run_join_cases();
 	run_agg_cases();
 	run_device_cases();
+	run_joinagg_cases();
 	printf("-- %s backend: %.1f s\n", run.backend_name, seconds() - t0);
 	fflush(stdout);
 }

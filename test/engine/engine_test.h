@@ -77,6 +77,8 @@ extern void open_engines(const test_config *cfgs, int n, gh_engine **engines,
  * engine's <after>"), that it peaked above 0 if asked, and close it. */
 extern void close_engines(const test_config *cfgs, int n, gh_engine **engines,
 						  const size_t *fresh, const char *after, bool want_peak);
+/* Does e hold want bytes of device memory?  If not the case fails, naming when. */
+extern bool check_device_bytes(gh_engine *e, size_t want, const char *when);
 /* "3 devices, 64 KiB limit" */
 extern const char *config_name(const test_config *cfg, char *buf, size_t len);
 /*
@@ -135,6 +137,12 @@ extern uint64_t *gen_build_keys(const dist *d, size_t n, rng *r);
  */
 extern uint64_t *gen_probe_keys(const dist *d, size_t n, size_t m,
 								uint64_t max_pairs, rng *r);
+/*
+ * A float8 for aggregation tests: NaN, -0, +0, +Infinity or -Infinity when
+ * pick % period is 0 to 4, else uniform in (-scale/2, scale/2).
+ */
+extern double gen_float_with_specials(rng *r, uint64_t pick, unsigned period,
+									  double scale);
 /* A random permutation of 0..n-1. */
 extern uint64_t *gen_permutation(size_t n, rng *r);
 
@@ -202,6 +210,7 @@ extern void run_join_cases(void);	/* cases_join.c */
 extern void run_agg_cases(void);	/* cases_agg.c */
 extern void run_api_cases(void);	/* cases_api.c */
 extern void run_device_cases(void);	/* cases_devices.c */
+extern void run_joinagg_cases(void);	/* cases_joinagg.c */
 
 /*
  * Build a table of kind on e and check it against the oracle: the build,

@@ -150,6 +150,26 @@ zipf_rank(const dist *d, rng *r)
 	return lo;
 }
 
+double
+gen_float_with_specials(rng *r, uint64_t pick, unsigned period, double scale)
+{
+	switch (pick % period)
+	{
+		case 0:
+			return NAN;
+		case 1:
+			return -0.0;
+		case 2:
+			return 0.0;
+		case 3:
+			return INFINITY;
+		case 4:
+			return -INFINITY;
+		default:
+			return (rng_unit(r) - 0.5) * scale;
+	}
+}
+
 uint64_t *
 gen_permutation(size_t n, rng *r)
 {
