@@ -40,6 +40,7 @@
 #include "nodes/execnodes.h"
 #include "nodes/extensible.h"
 #include "nodes/pathnodes.h"
+#include "utils/dsa.h"
 
 #define GPUHASH_AGG_NAME "GpuHashAgg"
 
@@ -174,6 +175,27 @@ extern void gpuhash_fuse_note_join(PlannerInfo *root, RelOptInfo *joinrel,
 								   Expr *outer_key, Expr *inner_key);
 extern List *gpuhash_fuse_joins(PlannerInfo *root, RelOptInfo *joinrel);
 extern int	gpuhash_fuse_side(GhaFuseJoin *fj, Node *expr);
+
+/* agg_shared.c: a parallel fused join's inner side, read once and shared */
+typedef struct GhaSideArrays
+{
+	int64		n;
+	uint64	   *jkeys;			/* join keys */
+	uint64	   *keys;			/* packed grouping keys */
+	int			ncols;
+	void	  **values;			/* per engine column, 8 bytes a row */
+	uint8	  **nulls;
+} GhaSideArrays;
+
+typedef struct GhaSharedInner GhaSharedInner;
+
+extern Size gha_shared_size(void);
+extern void gha_shared_init(GhaSharedInner *sh, dsa_area *area, bool first);
+extern bool gha_shared_attach(GhaSharedInner *sh);
+extern void gha_shared_exchange(GhaSharedInner *sh, dsa_area *area, bool attached_early,
+								const GhaSideArrays *mine, const bool *share,
+								const bool *has_nulls, MemoryContext cxt,
+								GhaSideArrays *all);
 
 extern void gpuhash_agg_init(void);
 extern Node *gpuhash_agg_create_state(CustomScan *cscan);

@@ -52,6 +52,7 @@
  */
 #include "postgres.h"
 
+#include "access/parallel.h"
 #include "catalog/pg_type.h"
 #include "commands/explain.h"
 #include "executor/executor.h"
@@ -153,6 +154,7 @@ typedef struct GpuHashAggState
 	int		   *key_nullbit;	/* packed column i's NULL flag: that bit above it */
 	int			dict_side;		/* the side of the dictionary's columns */
 	uint64	   *jkeys;			/* per collected row, its join key */
+	GhaSharedInner *shared;		/* parallel-aware: the inner side, shared */
 	gh_table   *table;
 	bool		empty_row;		/* a plain aggregate over no rows: one row */
 	gh_groups  *empty_group;
@@ -174,6 +176,13 @@ static void EndGpuHashAgg(CustomScanState *node);
 static void ReScanGpuHashAgg(CustomScanState *node);
 static void ExplainGpuHashAgg(CustomScanState *node, List *ancestors,
 							  ExplainState *es);
+static Size EstimateDSMGpuHashAgg(CustomScanState *node, ParallelContext *pcxt);
+static void InitializeDSMGpuHashAgg(CustomScanState *node, ParallelContext *pcxt,
+									void *coordinate);
+static void ReInitializeDSMGpuHashAgg(CustomScanState *node, ParallelContext *pcxt,
+									  void *coordinate);
+static void InitializeWorkerGpuHashAgg(CustomScanState *node, shm_toc *toc,
+									   void *coordinate);
 
 static CustomExecMethods gpuhash_agg_exec_methods = {
 	.CustomName = GPUHASH_AGG_NAME,
@@ -181,6 +190,10 @@ static CustomExecMethods gpuhash_agg_exec_methods = {
 	.ExecCustomScan = ExecGpuHashAgg,
 	.EndCustomScan = EndGpuHashAgg,
 	.ReScanCustomScan = ReScanGpuHashAgg,
+	.EstimateDSMCustomScan = EstimateDSMGpuHashAgg,
+	.InitializeDSMCustomScan = InitializeDSMGpuHashAgg,
+	.ReInitializeDSMCustomScan = ReInitializeDSMGpuHashAgg,
+	.InitializeWorkerCustomScan = InitializeWorkerGpuHashAgg,
 	.ExplainCustomScan = ExplainGpuHashAgg,
 };
 
@@ -788,6 +801,41 @@ read_side(GpuHashAggState *s, PlanState *ps, int side)
 }
 
 /*
+ * A parallel-aware node: trade this process's share of the inner side for
+ * the whole of it (agg_shared.c).  Only columns made at start exist yet,
+ * the same in every process.
+ */
+static void
+share_inner(GpuHashAggState *s, bool attached_early)
+{
+	GhaSideArrays mine,
+				all;
+	bool	   *share = palloc(sizeof(bool) * Max(s->ncols, 1));
+
+	if (s->ncols != s->nstatic_cols)
+		elog(ERROR, "gpuhash: a shared inner side made columns while it was read");
+	for (int c = 0; c < s->ncols; c++)
+		share[c] = s->col_side[c] == 1;
+	mine.n = s->nrows;
+	mine.jkeys = s->jkeys;
+	mine.keys = s->keys;
+	mine.ncols = s->ncols;
+	mine.values = s->values;
+	mine.nulls = s->nulls;
+	gha_shared_exchange(s->shared, s->css.ss.ps.state->es_query_dsa, attached_early, &mine,
+						share, s->col_nulls, s->data_cxt, &all);
+	s->nrows = s->cap = all.n;
+	s->jkeys = all.jkeys;
+	s->keys = all.keys;
+	for (int c = 0; c < s->ncols; c++)
+		if (share[c])
+		{
+			s->values[c] = all.values[c];
+			s->nulls[c] = all.nulls[c];
+		}
+}
+
+/*
  * A fused join: read the inner side, set its arrays aside, read the outer
  * side, and let the engine join and aggregate (agg.h, "FUSED JOIN").
  */
@@ -804,10 +852,15 @@ aggregate_fused(GpuHashAggState *s)
 	gh_aggcol  *cols;
 	uint8	   *col_inner;
 	gh_joinagg	spec;
+	bool		early = false;
 	instr_time	start;
 	gh_status	st;
 
+	if (s->shared)
+		early = gha_shared_attach(s->shared);
 	read_side(s, s->inner_ps, 1);
+	if (s->shared)
+		share_inner(s, early);
 	ninner = s->nrows;
 	inner_jkeys = s->jkeys;
 	inner_keys = s->keys;
@@ -1154,6 +1207,8 @@ ExplainGpuHashAgg(CustomScanState *node, List *ancestors, ExplainState *es)
 	}
 	if (keys != NIL)
 		ExplainPropertyList("Group Key", keys, es);
+	if (node->ss.ps.plan->parallel_aware)
+		ExplainPropertyBool("Shared Inner Side", true, es);
 	ExplainPropertyInteger("Aggregates", NULL,
 						   list_length(list_nth(cscan->custom_exprs, GHA_EXPR_ARGS)), es);
 	if (s->dict)
@@ -1184,4 +1239,35 @@ ExplainGpuHashAgg(CustomScanState *node, List *ancestors, ExplainState *es)
 				ExplainPropertyText("Devices Used", gpuhash_devices_text(s->stat_devices), es);
 		}
 	}
+}
+
+/* ---- parallel-aware (a fused join sharing its inner side) ---- */
+
+static Size
+EstimateDSMGpuHashAgg(CustomScanState *node, ParallelContext *pcxt)
+{
+	return gha_shared_size();
+}
+
+static void
+InitializeDSMGpuHashAgg(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
+{
+	GpuHashAggState *s = (GpuHashAggState *) node;
+
+	s->shared = coordinate;
+	gha_shared_init(s->shared, node->ss.ps.state->es_query_dsa, true);
+}
+
+static void
+ReInitializeDSMGpuHashAgg(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
+{
+	gha_shared_init(coordinate, node->ss.ps.state->es_query_dsa, false);
+}
+
+static void
+InitializeWorkerGpuHashAgg(CustomScanState *node, shm_toc *toc, void *coordinate)
+{
+	GpuHashAggState *s = (GpuHashAggState *) node;
+
+	s->shared = coordinate;
 }

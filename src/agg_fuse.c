@@ -32,6 +32,7 @@
 #include "optimizer/planner.h"
 
 #include "agg.h"
+#include "gpuhash.h"
 #include "scantuple.h"
 
 static planner_hook_type prev_planner_hook = NULL;

@@ -100,6 +100,7 @@ typedef struct GhaFuseInputs
 	GhaFuseJoin *fj;
 	Path	   *inner;
 	double		pairs;
+	bool		shared;			/* inner is partial: its processes share it */
 } GhaFuseInputs;
 
 static create_upper_paths_hook_type prev_upper_paths_hook = NULL;
@@ -327,7 +328,7 @@ make_agg_path(PlannerInfo *root, RelOptInfo *output_rel, Path *input, PathTarget
 	cpath->path.parent = output_rel;
 	cpath->path.pathtarget = target;
 	cpath->path.param_info = NULL;
-	cpath->path.parallel_aware = false;
+	cpath->path.parallel_aware = fused != NULL && fused->shared;
 	cpath->path.parallel_safe = mode == GHA_MODE_PARTIAL ||
 		(mode == GHA_MODE_FULL && output_rel->consider_parallel && input->parallel_safe);
 	cpath->path.parallel_workers = mode == GHA_MODE_PARTIAL ? input->parallel_workers : 0;
@@ -552,6 +553,51 @@ aggregates_one_sided(GhaFuseJoin *fj, OutputCheck *ctx)
 }
 
 /*
+ * May a parallel fused node share its inner side (agg_shared.c)?  What each
+ * process publishes must have the same layout in all: no dictionary column
+ * (its ids are each process's own) and no numeric sum or average (their
+ * columns appear as the values need them) on the inner side.
+ */
+static bool
+shared_inner_ok(GhaFuseJoin *fj, List *group_exprs, List *modes, OutputCheck *ctx)
+{
+	ListCell   *lc,
+			   *lc2;
+
+	forboth(lc, group_exprs, lc2, modes)
+		if (lfirst_int(lc2) == GHA_KEY_DICT && gpuhash_fuse_side(fj, lfirst(lc)) == 1)
+			return false;
+	foreach(lc, ctx->aggrefs)
+	{
+		Aggref	   *agg = lfirst_node(Aggref, lc);
+		GhaOp		op;
+		Oid			argtype,
+					transfn;
+
+		(void) classify_aggref(agg, &op, &argtype, &transfn);
+		if ((op == GHA_SUM || op == GHA_AVG) && argtype == NUMERICOID &&
+			gpuhash_fuse_side(fj, (Node *) agg->args) == 1)
+			return false;
+	}
+	return true;
+}
+
+/* A partial fused path over these inputs, kept if the cheapest so far. */
+static void
+consider_partial(PlannerInfo *root, RelOptInfo *output_rel, Path *partial_outer,
+				 PathTarget *ptarget, List *fcommon, List *parts, double groups, int fdict,
+				 const GhaFuseInputs *fused, Path **best)
+{
+	Path	   *partial = make_agg_path(root, output_rel, partial_outer, ptarget, fcommon,
+										GHA_MODE_PARTIAL, parts,
+										Min(groups, partial_outer->rows), fdict, false,
+										gpuhash_force, fused);
+
+	if (*best == NULL || partial->total_cost < (*best)->total_cost)
+		*best = partial;
+}
+
+/*
  * Fused paths for each join the input relation could be made by.  Their
  * parallel forms compete here, before the Gather: above it, the Gather's
  * start-up cost would drown the difference between them (forced plans cost
@@ -599,26 +645,39 @@ add_fused_paths(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel
 		whole->fj = part.fj = fj;
 		whole->inner = inner;
 		whole->pairs = input_rel->rows;
+		whole->shared = false;
 		wholes = lappend(wholes, list_make3(whole, fcommon, makeInteger(fdict)));
 
 		if (output_rel->consider_parallel && gextra->target_parallel_safe &&
 			input_rel->consider_parallel && fj->outerrel->partial_pathlist != NIL &&
 			fj->outerrel->rows > 0 &&
-			((Path *) linitial(fj->outerrel->partial_pathlist))->param_info == NULL &&
-			(part.inner = get_cheapest_parallel_safe_total_inner(fj->innerrel->pathlist)) != NULL)
+			((Path *) linitial(fj->outerrel->partial_pathlist))->param_info == NULL)
 		{
 			Path	   *partial_outer = linitial(fj->outerrel->partial_pathlist);
-			Path	   *partial;
+			Path	   *partial_inner = NULL;
 
 			if (ptarget == NULL)
 				ptarget = partial_target(root, common, ctx, &parts);
 			part.pairs = input_rel->rows * Min(1.0, partial_outer->rows / fj->outerrel->rows);
-			partial = make_agg_path(root, output_rel, partial_outer, ptarget, fcommon,
-									GHA_MODE_PARTIAL, parts,
-									Min(groups, partial_outer->rows), fdict, false,
-									gpuhash_force, &part);
-			if (best_partial == NULL || partial->total_cost < best_partial->total_cost)
-				best_partial = partial;
+
+			/* every process reads the whole inner side */
+			part.inner = get_cheapest_parallel_safe_total_inner(fj->innerrel->pathlist);
+			part.shared = false;
+			if (part.inner != NULL)
+				consider_partial(root, output_rel, partial_outer, ptarget, fcommon, parts,
+								 groups, fdict, &part, &best_partial);
+
+			/* or each reads a share of it, and they share what they read */
+			if (fj->innerrel->partial_pathlist != NIL)
+				partial_inner = linitial(fj->innerrel->partial_pathlist);
+			if (partial_inner != NULL && partial_inner->param_info == NULL &&
+				shared_inner_ok(fj, linitial(fcommon), modes, ctx))
+			{
+				part.inner = partial_inner;
+				part.shared = true;
+				consider_partial(root, output_rel, partial_outer, ptarget, fcommon, parts,
+								 groups, fdict, &part, &best_partial);
+			}
 		}
 	}
 	if (best_partial != NULL)

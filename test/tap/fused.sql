@@ -6,7 +6,7 @@
 -- not.  Random data with duplicates, skew, NULL join keys, NULL grouping
 -- columns, empty sides, several chunks, partitions and simulated devices.
 BEGIN;
-SELECT plan(77);
+SELECT plan(89);
 
 SET LOCAL max_parallel_workers_per_gather = 0;
 SELECT setseed(0.2718);
@@ -118,6 +118,10 @@ SELECT * FROM pg_temp.same_rows('int8 grouping columns of both sides',
 CREATE TABLE gh_ffact AS SELECT * FROM fact;
 CREATE TABLE gh_fdim AS SELECT * FROM dim;
 ANALYZE gh_ffact, gh_fdim;
+-- larger copies, so that every process gets a share of both sides
+CREATE TABLE gh_sfact AS SELECT * FROM fact, generate_series(1, 12) r;
+CREATE TABLE gh_sdim AS SELECT * FROM dim, generate_series(1, 12) r;
+ANALYZE gh_sfact, gh_sdim;
 SET LOCAL max_parallel_workers_per_gather = 2;
 SET LOCAL parallel_setup_cost = 0;
 SET LOCAL parallel_tuple_cost = 0;
@@ -129,6 +133,25 @@ SELECT * FROM pg_temp.same_rows('parallel grouped',
   'SELECT d.nk, f.c, count(*), sum(d.price), avg(f.v) FROM gh_ffact f JOIN gh_fdim d ON f.k = d.k GROUP BY 1, 2', 'Fused Join');
 SELECT * FROM pg_temp.same_rows('parallel empty',
   'SELECT count(*), sum(d.w) FROM gh_ffact f JOIN gh_fdim d ON f.k = d.k WHERE f.v < 0', 'Fused Join');
+-- each process reads a share of the inner side too, and they share it
+SELECT * FROM pg_temp.same_rows('parallel shared inner',
+  'SELECT count(*), sum(d.w), max(d.f), avg(f.v), count(d.nk) FROM gh_sfact f JOIN gh_sdim d ON f.k = d.k', 'Shared Inner Side');
+SELECT * FROM pg_temp.same_rows('parallel shared inner grouped',
+  'SELECT (d.w % 7)::smallint, f.c, d.nk::smallint, count(*), sum(f.v), min(d.id), sum(f.v::numeric) FROM gh_sfact f JOIN gh_sdim d ON f.k = d.k GROUP BY 1, 2, 3', 'Shared Inner Side');
+SELECT * FROM pg_temp.same_rows('parallel shared small inner',
+  'SELECT count(*), sum(d.w) FROM gh_sfact f JOIN gh_sdim d ON f.k = d.k WHERE d.id % 1000 = 3', 'Shared Inner Side');
+SELECT * FROM pg_temp.same_rows('parallel shared empty inner',
+  'SELECT d.w, count(*) FROM gh_sfact f JOIN gh_sdim d ON f.k = d.k WHERE d.id < 0 GROUP BY 1', 'Shared Inner Side');
+SET LOCAL enable_material = off;
+SET LOCAL enable_hashjoin = off;
+SET LOCAL enable_mergejoin = off;
+SELECT * FROM pg_temp.same_rows('parallel shared rescanned',
+  'SELECT x, s.c, s.w FROM generate_series(1, 3) x LEFT JOIN (SELECT count(*) c, sum(d.w) w FROM gh_ffact f JOIN gh_fdim d ON f.k = d.k) s ON x < s.c', 'Shared Inner Side');
+RESET enable_material;
+RESET enable_hashjoin;
+RESET enable_mergejoin;
+SELECT * FROM pg_temp.same_rows('parallel numeric sum of dim',
+  'SELECT count(*), sum(d.price) FROM gh_ffact f JOIN gh_fdim d ON f.k = d.k', 'Fused Join');
 SELECT ok(position('Gather' IN plan) > 0 AND position('Fused Join' IN plan) > 0,
           'parallel grouped: fused partial aggregation under Gather')
   FROM digests WHERE name = 'parallel grouped' AND mode = 'on';
