@@ -30,6 +30,8 @@
  * patterns travel in the key above the packed columns and the dictionary
  * id.  Without GROUP BY a fused node is a plain aggregate: one row, even
  * over no input.
+ * Under a Gather a fused node may be parallel-aware: its inner input is
+ * then partial too, and the processes share what they read (agg_shared.c).
  *
  *-------------------------------------------------------------------------
  */

@@ -35,6 +35,9 @@
  * and only what reads the inner side into the arrays, sets them aside, then
  * reads the outer input the same way; gh_join_aggregate does the rest.
  * There the NULL pattern travels in the key, above the packed columns.
+ * A parallel-aware fused node, whose inner input is partial, trades its
+ * share of the inner side for the whole of it (agg_shared.c) before it
+ * reads the outer side.
  *
  * Rows with different NULL patterns belong to different groups whatever
  * their packed keys say, so each pattern present is aggregated by its own
