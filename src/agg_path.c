@@ -93,6 +93,8 @@
 #define GHA_DEVICE_STARTUP_COST		100.0
 /* device work per joined pair of a fused join, in cpu_operator_cost */
 #define GHA_DEVICE_PAIR_FACTOR		0.05
+/* keeping a fused join's inner row (arrays, shared copy, device build) */
+#define GHA_INNER_KEEP_COST			cpu_operator_cost
 
 /* The inputs of a fused path: the join (agg_fuse.c), its inner path, the pairs. */
 typedef struct GhaFuseInputs
@@ -101,6 +103,7 @@ typedef struct GhaFuseInputs
 	Path	   *inner;
 	double		pairs;
 	bool		shared;			/* inner is partial: its processes share it */
+	double		inner_rows;		/* the whole inner side's rows */
 } GhaFuseInputs;
 
 static create_upper_paths_hook_type prev_upper_paths_hook = NULL;
@@ -311,9 +314,15 @@ make_agg_path(PlannerInfo *root, RelOptInfo *output_rel, Path *input, PathTarget
 
 	if (fused)
 	{
-		/* both sides are read, with a join key each; the pairs stay on the device */
+		/*
+		 * Both sides are read, with a join key each (the inner side whole, or
+		 * a share of it when shared); every process keeps the whole inner
+		 * side and builds its table, so the smaller side is built; the pairs
+		 * stay on the device.
+		 */
 		rows += fused->inner->rows;
 		startup = fused->inner->total_cost + rows * cpu_operator_cost +
+			fused->inner_rows * GHA_INNER_KEEP_COST +
 			fused->pairs * GHA_DEVICE_PAIR_FACTOR * cpu_operator_cost;
 	}
 	startup += input->total_cost +
@@ -646,6 +655,7 @@ add_fused_paths(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel
 		whole->inner = inner;
 		whole->pairs = input_rel->rows;
 		whole->shared = false;
+		whole->inner_rows = fj->innerrel->rows;
 		wholes = lappend(wholes, list_make3(whole, fcommon, makeInteger(fdict)));
 
 		if (output_rel->consider_parallel && gextra->target_parallel_safe &&
@@ -659,6 +669,7 @@ add_fused_paths(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel
 			if (ptarget == NULL)
 				ptarget = partial_target(root, common, ctx, &parts);
 			part.pairs = input_rel->rows * Min(1.0, partial_outer->rows / fj->outerrel->rows);
+			part.inner_rows = fj->innerrel->rows;
 
 			/* every process reads the whole inner side */
 			part.inner = get_cheapest_parallel_safe_total_inner(fj->innerrel->pathlist);
