@@ -52,6 +52,11 @@ END $$;
 SELECT fused_pairs('SELECT fi.w, count(*) FROM fo JOIN fi ON fo.k = fi.k GROUP BY fi.w');
 SELECT (SELECT count(*) FROM fo JOIN fi ON fo.k = fi.k) AS pairs;
 
+-- gpuhash.enable_fusion = off: the join and the aggregation apart
+SET gpuhash.enable_fusion = off;
+EXPLAIN (COSTS OFF) SELECT fi.w, count(*) FROM fo JOIN fi ON fo.k = fi.k GROUP BY fi.w;
+RESET gpuhash.enable_fusion;
+
 -- not fused: an argument or key reading both sides, another join clause, an outer join
 EXPLAIN (COSTS OFF) SELECT fi.w, sum(fo.v + fi.w) FROM fo JOIN fi ON fo.k = fi.k GROUP BY fi.w;
 EXPLAIN (COSTS OFF) SELECT fi.w, count(*) FROM fo JOIN fi ON fo.k = fi.k AND fo.v < fi.id GROUP BY fi.w;

@@ -23,6 +23,8 @@ SET gpuhash.enable_join = false;
 SHOW gpuhash.enable_join;
 SET gpuhash.enable_groupby = 0;
 SHOW gpuhash.enable_groupby;
+SET gpuhash.enable_fusion = off;
+SHOW gpuhash.enable_fusion;
 SET gpuhash.force = yes;
 SHOW gpuhash.force;
 SET gpuhash.enabled = maybe;

@@ -765,7 +765,7 @@ gpuhash_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 						keymodes, list_make2(eqops, keycolls));
 
 	/* an aggregation over a join can do the join itself */
-	if (input_rel->reloptkind == RELOPT_JOINREL && gpuhash_enable_join)
+	if (input_rel->reloptkind == RELOPT_JOINREL && gpuhash_enable_join && gpuhash_enable_fusion)
 	{
 		List	   *hashable = NIL;
 

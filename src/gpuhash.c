@@ -23,6 +23,7 @@ PG_MODULE_MAGIC;
 bool		gpuhash_enabled = true;
 bool		gpuhash_enable_join = true;
 bool		gpuhash_enable_groupby = true;
+bool		gpuhash_enable_fusion = true;
 int			gpuhash_device = GPUHASH_DEVICE_AUTO;
 int			gpuhash_table = GH_KIND_AUTO;
 char	   *gpuhash_devices_setting = NULL;
@@ -91,6 +92,11 @@ _PG_init(void)
 	DefineCustomBoolVariable("gpuhash.enable_groupby",
 							 "Lets the planner use GpuHashAgg.",
 							 NULL, &gpuhash_enable_groupby, true,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomBoolVariable("gpuhash.enable_fusion",
+							 "Lets the planner run an aggregation and the join below it as one GpuHashAgg.",
+							 "Needs gpuhash.enable_join and gpuhash.enable_groupby too.",
+							 &gpuhash_enable_fusion, true,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomEnumVariable("gpuhash.device",
 							 "Where gpuhash runs: auto (a GPU when one is present, else nothing), gpu, or cpu.",

@@ -27,6 +27,7 @@ typedef enum GpuHashDevice
 extern bool gpuhash_enabled;
 extern bool gpuhash_enable_join;
 extern bool gpuhash_enable_groupby;
+extern bool gpuhash_enable_fusion;
 extern int	gpuhash_device;
 extern int	gpuhash_table;
 extern char *gpuhash_devices_setting;
