@@ -83,6 +83,7 @@ typedef enum GhaOp
 #define GHA_PRIV_OUTAGG		12	/* IntList: per computed scan column, its aggregate */
 #define GHA_PRIV_OUTPART	13	/* IntList: and which partial value of it (0, 1) */
 #define GHA_PRIV_FUSED		14	/* Integer: gh_kind of a fused join's table; -1: not fused */
+#define GHA_PRIV_KEYNULL	15	/* IntList: fused, per grouping column: may it be NULL? (NIL: all may) */
 
 #define GHA_EXPR_GROUP		0
 #define GHA_EXPR_ARGS		1
@@ -177,6 +178,7 @@ extern void gpuhash_fuse_note_join(PlannerInfo *root, RelOptInfo *joinrel,
 								   Expr *outer_key, Expr *inner_key);
 extern List *gpuhash_fuse_joins(PlannerInfo *root, RelOptInfo *joinrel);
 extern int	gpuhash_fuse_side(GhaFuseJoin *fj, Node *expr);
+extern bool gpuhash_fuse_never_null(PlannerInfo *root, Expr *expr);
 
 /* agg_shared.c: a parallel fused join's inner side, read once and shared */
 typedef struct GhaSideArrays

@@ -297,8 +297,15 @@ BeginGpuHashAgg(CustomScanState *node, EState *estate, int eflags)
 	s->key_side = palloc0(sizeof(int) * Max(s->nkeys, 1));
 	s->key_nullbit = palloc0(sizeof(int) * Max(s->nkeys, 1));
 	for (i = 0, a = 0; i < s->nkeys; i++)
-		if (s->key_mode[i] == GHA_KEY_PACKED)
+	{
+		List	   *keynull = list_nth(priv, GHA_PRIV_KEYNULL);
+
+		/* -1: no NULL flag (not packed, or never NULL) */
+		s->key_nullbit[i] = -1;
+		if (s->key_mode[i] == GHA_KEY_PACKED &&
+			(keynull == NIL || list_nth_int(keynull, i)))
 			s->key_nullbit[i] = a++;
+	}
 	if (s->fused_kind >= 0)
 	{
 		for (i = 0; i < s->nkeys; i++)
@@ -642,7 +649,11 @@ collect_row(GpuHashAggState *s, ExprContext *econtext, int side)
 		/* a fused node's NULL flags travel in the key */
 		for (i = 0; i < s->nkeys; i++)
 			if (pattern & (1 << i))
+			{
+				if (s->key_nullbit[i] < 0)
+					elog(ERROR, "gpuhash: NULL in grouping column %d, planned as never NULL", i + 1);
 				key |= UINT64CONST(1) << (s->pattern_shift + s->key_nullbit[i]);
+			}
 		pattern = 0;
 	}
 	s->keys[r] = key;
@@ -1085,7 +1096,7 @@ ExecGpuHashAgg(CustomScanState *node)
 		gi = s->cur_group++;
 		if (s->fused_kind >= 0)
 			for (int i = 0; i < s->nkeys; i++)
-				if (s->key_mode[i] == GHA_KEY_PACKED &&
+				if (s->key_nullbit[i] >= 0 &&
 					((g->keys[gi] >> (s->pattern_shift + s->key_nullbit[i])) & 1))
 					pattern |= (uint8) (1 << i);
 		CHECK_FOR_INTERRUPTS();

@@ -10,6 +10,7 @@
  *		gpuhash_fuse_note_join		remember a join that could be fused
  *		gpuhash_fuse_joins			the remembered joins of a join relation
  *		gpuhash_fuse_side			which input of a join an expression reads
+ *		gpuhash_fuse_never_null	a grouping column that needs no NULL flag
  *
  * WHY NOTE JOINS
  *
@@ -28,8 +29,10 @@
  */
 #include "postgres.h"
 
+#include "catalog/pg_attribute.h"
 #include "optimizer/optimizer.h"
 #include "optimizer/planner.h"
+#include "utils/syscache.h"
 
 #include "agg.h"
 #include "gpuhash.h"
@@ -126,4 +129,42 @@ gpuhash_fuse_init(void)
 {
 	prev_planner_hook = planner_hook;
 	planner_hook = gpuhash_planner;
+}
+
+/*
+ * Can expr never be NULL in an input of a join of this query: a column of a
+ * table declared NOT NULL, whose relation is on the nullable side of no
+ * outer join?  A fused node then needs no NULL flag for it.
+ */
+bool
+gpuhash_fuse_never_null(PlannerInfo *root, Expr *expr)
+{
+	Var		   *var = (Var *) expr;
+	RangeTblEntry *rte;
+	HeapTuple	tup;
+	bool		notnull;
+	ListCell   *lc;
+
+	if (!IsA(expr, Var) || var->varlevelsup != 0 || var->varattno <= 0 ||
+		var->varno <= 0 || var->varno >= root->simple_rel_array_size)
+		return false;
+	rte = root->simple_rte_array[var->varno];
+	if (rte == NULL || rte->rtekind != RTE_RELATION)
+		return false;
+	foreach(lc, root->join_info_list)
+	{
+		SpecialJoinInfo *sj = lfirst_node(SpecialJoinInfo, lc);
+
+		if (sj->jointype == JOIN_INNER || sj->jointype == JOIN_SEMI)
+			continue;
+		if (bms_is_member(var->varno, sj->syn_righthand) ||
+			(sj->jointype == JOIN_FULL && bms_is_member(var->varno, sj->syn_lefthand)))
+			return false;
+	}
+	tup = SearchSysCache2(ATTNUM, ObjectIdGetDatum(rte->relid), Int16GetDatum(var->varattno));
+	if (!HeapTupleIsValid(tup))
+		return false;
+	notnull = ((Form_pg_attribute) GETSTRUCT(tup))->attnotnull;
+	ReleaseSysCache(tup);
+	return notnull;
 }

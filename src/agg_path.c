@@ -104,6 +104,7 @@ typedef struct GhaFuseInputs
 	double		pairs;
 	bool		shared;			/* inner is partial: its processes share it */
 	double		inner_rows;		/* the whole inner side's rows */
+	List	   *nullable;		/* per grouping column: needs a NULL flag (1) or not */
 } GhaFuseInputs;
 
 static create_upper_paths_hook_type prev_upper_paths_hook = NULL;
@@ -356,6 +357,7 @@ make_agg_path(PlannerInfo *root, RelOptInfo *output_rel, Path *input, PathTarget
 	cpath->custom_private = lappend(cpath->custom_private,
 									fused ? list_make2(fused->fj->outer_key,
 													   fused->fj->inner_key) : NIL);
+	cpath->custom_private = lappend(cpath->custom_private, fused ? fused->nullable : NIL);
 	cpath->methods = &gpuhash_agg_path_methods;
 	(void) root;
 	return &cpath->path;
@@ -459,22 +461,24 @@ add_agg_paths(PlannerInfo *root, RelOptInfo *output_rel, Path *input, Path *part
 
 /*
  * Bits a fused node's key takes: each packed column's, a NULL flag per packed
- * column, and the dictionary id's 32 if there is a dictionary.
+ * column that may be NULL (nullable), and the dictionary id's 32 if there is
+ * a dictionary.
  */
 static int
-fused_key_bits(List *group_exprs, List *keymodes)
+fused_key_bits(List *group_exprs, List *keymodes, List *nullable)
 {
 	ListCell   *lc,
-			   *lc2;
+			   *lc2,
+			   *lc3;
 	int			bits = 0;
 	bool		dict = false;
 
-	forboth(lc, group_exprs, lc2, keymodes)
+	forthree(lc, group_exprs, lc2, keymodes, lc3, nullable)
 	{
 		if (lfirst_int(lc2) == GHA_KEY_DICT)
 			dict = true;
 		else
-			bits += gpuhash_key_bits(exprType(lfirst(lc))) + 1;
+			bits += gpuhash_key_bits(exprType(lfirst(lc))) + lfirst_int(lc3);
 	}
 	return bits + (dict ? 32 : 0);
 }
@@ -486,15 +490,21 @@ fused_key_bits(List *group_exprs, List *keymodes)
  * dictionary's, or the inner side, then the outer) moved to the dictionary,
  * widest first, until they fit.  NIL where nothing fits, or some grouping
  * expression reads both sides.  hashable: per column, can it go to the
- * dictionary?
+ * dictionary?  *nullable: per column, 1 if it may be NULL (it then needs a
+ * NULL flag when packed), 0 if it never is (gpuhash_fuse_never_null).
  */
 static List *
-fused_key_modes(GhaFuseJoin *fj, List *group_exprs, List *keymodes, List *hashable)
+fused_key_modes(GhaFuseJoin *fj, List *group_exprs, List *keymodes, List *hashable,
+				List **nullable)
 {
 	int			n = list_length(group_exprs);
 	int		   *side = palloc(sizeof(int) * Max(n, 1));
 	int			dict_side = GH_SIDE_NONE;
 
+	*nullable = NIL;
+	for (int i = 0; i < n; i++)
+		*nullable = lappend_int(*nullable,
+								!gpuhash_fuse_never_null(fj->root, list_nth(group_exprs, i)));
 	for (int i = 0; i < n; i++)
 	{
 		side[i] = gpuhash_fuse_side(fj, list_nth(group_exprs, i));
@@ -507,7 +517,7 @@ fused_key_modes(GhaFuseJoin *fj, List *group_exprs, List *keymodes, List *hashab
 			return NIL;
 		dict_side = side[i];
 	}
-	if (fused_key_bits(group_exprs, keymodes) <= 64)
+	if (fused_key_bits(group_exprs, keymodes, *nullable) <= 64)
 		return keymodes;
 
 	for (int s = 1; s >= 0; s--)
@@ -516,7 +526,7 @@ fused_key_modes(GhaFuseJoin *fj, List *group_exprs, List *keymodes, List *hashab
 
 		if (dict_side != GH_SIDE_NONE && s != dict_side)
 			continue;
-		while (fused_key_bits(group_exprs, modes) > 64)
+		while (fused_key_bits(group_exprs, modes, *nullable) > 64)
 		{
 			int			widest = -1,
 						wbits = 0;
@@ -536,7 +546,7 @@ fused_key_modes(GhaFuseJoin *fj, List *group_exprs, List *keymodes, List *hashab
 				break;
 			list_nth_cell(modes, widest)->int_value = GHA_KEY_DICT;
 		}
-		if (fused_key_bits(group_exprs, modes) <= 64)
+		if (fused_key_bits(group_exprs, modes, *nullable) <= 64)
 			return modes;
 	}
 	return NIL;
@@ -634,6 +644,7 @@ add_fused_paths(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel
 		Path	   *inner = fj->innerrel->cheapest_total_path;
 		List	   *modes;
 		List	   *fcommon;
+		List	   *nullable;
 		int			fdict = 0;
 		ListCell   *lc2;
 
@@ -642,7 +653,7 @@ add_fused_paths(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel
 			continue;
 		if (!gpuhash_force && outer->rows + inner->rows < (double) gpuhash_min_rows)
 			continue;
-		modes = fused_key_modes(fj, linitial(common), lfourth(common), hashable);
+		modes = fused_key_modes(fj, linitial(common), lfourth(common), hashable, &nullable);
 		if (modes == NIL && linitial(common) != NIL)
 			continue;
 		foreach(lc2, modes)
@@ -656,6 +667,7 @@ add_fused_paths(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel
 		whole->pairs = input_rel->rows;
 		whole->shared = false;
 		whole->inner_rows = fj->innerrel->rows;
+		whole->nullable = part.nullable = nullable;
 		wholes = lappend(wholes, list_make3(whole, fcommon, makeInteger(fdict)));
 
 		if (output_rel->consider_parallel && gextra->target_parallel_safe &&
@@ -843,6 +855,7 @@ plan_gpuhash_agg(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	int			mode = intVal(list_nth(priv, 5));
 	List	   *parts = list_nth(priv, 6);
 	List	   *fuse = list_nth(priv, 7);
+	List	   *keynull = list_nth(priv, 8);
 	Plan	   *inner = NULL;
 	List	   *transfns = NIL,
 			   *aggcolls = NIL;
@@ -976,6 +989,7 @@ plan_gpuhash_agg(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	cscan->custom_private = lappend(cscan->custom_private, outpart);
 	cscan->custom_private = lappend(cscan->custom_private,
 									makeInteger(fuse != NIL ? gpuhash_resolved_table_kind() : -1));
+	cscan->custom_private = lappend(cscan->custom_private, keynull);
 	cscan->custom_scan_tlist = scan_tlist;
 	cscan->custom_relids = NULL;
 	cscan->methods = &gpuhash_agg_scan_methods;

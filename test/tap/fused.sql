@@ -6,7 +6,7 @@
 -- not.  Random data with duplicates, skew, NULL join keys, NULL grouping
 -- columns, empty sides, several chunks, partitions and simulated devices.
 BEGIN;
-SELECT plan(89);
+SELECT plan(95);
 
 SET LOCAL max_parallel_workers_per_gather = 0;
 SELECT setseed(0.2718);
@@ -35,7 +35,9 @@ CREATE TEMP TABLE skew AS
   FROM generate_series(1, 12000) g;
 INSERT INTO dim SELECT 9000 + g, 7, g % 10, NULL, 1.5, 0.5, 'hot' FROM generate_series(1, 200) g;
 CREATE TEMP TABLE none_t (k int, w int);
-ANALYZE fact, dim, skew, none_t;
+CREATE TEMP TABLE nn (k int NOT NULL, g8 bigint NOT NULL, s smallint NOT NULL);
+INSERT INTO nn SELECT g % 5000, (g % 37) * 1000000000000, g % 3 FROM generate_series(1, 6000) g;
+ANALYZE fact, dim, skew, none_t, nn;
 
 \ir lib/digests.sql
 
@@ -89,6 +91,17 @@ SELECT * FROM pg_temp.same_rows('no matches plain', 'SELECT count(*), avg(d.pric
 SELECT * FROM pg_temp.same_rows('int4 = int8 keys', 'SELECT d.w, count(*) FROM fact f JOIN dim d ON f.k = d.k GROUP BY d.w HAVING min(f.v) > 3', 'Fused Join');
 SELECT * FROM pg_temp.same_rows('three-way',
   'SELECT d.w, count(*), sum(s.w) FROM fact f JOIN dim d ON f.k = d.k JOIN skew s ON s.id = f.id GROUP BY d.w', 'Fused Join');
+-- NOT NULL columns need no NULL flag: an int8 one packs whole; nulled by an
+-- outer join below the fused join, it needs one again
+SELECT * FROM pg_temp.same_rows('NOT NULL int8 grouping column',
+  'SELECT n.g8, count(*), sum(f.v), max(n.s) FROM fact f JOIN nn n ON f.k = n.k GROUP BY n.g8', 'Fused Join');
+SELECT ok(position('Dictionary' IN plan) = 0, 'NOT NULL int8 grouping column: packed, no dictionary')
+  FROM digests WHERE name = 'NOT NULL int8 grouping column' AND mode = 'on';
+SELECT * FROM pg_temp.same_rows('NOT NULL column under an outer join',
+  'SELECT n.g8, count(*), sum(d.w) FROM (fact f LEFT JOIN nn n ON f.id = n.k) JOIN dim d ON f.k = d.k GROUP BY n.g8', 'Fused Join');
+SELECT ok(position('Dictionary' IN plan) > 0, 'NOT NULL column under an outer join: NULL flag, so the dictionary')
+  FROM digests WHERE name = 'NOT NULL column under an outer join' AND mode = 'on';
+
 -- correlated: the fused node is rescanned with a new parameter
 SELECT * FROM pg_temp.same_rows('correlated',
   'SELECT o.x, (SELECT count(*) FROM fact f JOIN dim d ON f.k = d.k WHERE d.w = o.x) FROM generate_series(1, 4) o(x)', 'Fused Join');
