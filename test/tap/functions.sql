@@ -178,10 +178,10 @@ SELECT lives_ok($$SELECT * FROM gpuhash_bench(keys => 100, device => 'cpu', repe
                 'the session works after a cancelled benchmark');
 
 -- ---- settings ----
-SELECT is((SELECT count(*) FROM pg_settings WHERE name LIKE 'gpuhash.%'), 10::bigint,
-          'ten settings');
+SELECT is((SELECT count(*) FROM pg_settings WHERE name LIKE 'gpuhash.%'), 11::bigint,
+          'eleven settings');
 SELECT set_eq($$SELECT name FROM pg_settings WHERE name LIKE 'gpuhash.%'$$,
-              ARRAY['gpuhash.enabled', 'gpuhash.enable_join', 'gpuhash.enable_groupby',
+              ARRAY['gpuhash.enabled', 'gpuhash.enable_join', 'gpuhash.enable_groupby', 'gpuhash.enable_fusion',
                     'gpuhash.device', 'gpuhash.table', 'gpuhash.devices', 'gpuhash.min_rows',
                     'gpuhash.memory_limit', 'gpuhash.chunk_rows', 'gpuhash.force'],
               'the documented settings');
