@@ -31,13 +31,9 @@
  * summed, minima and maxima taken again, avg divides the summed sums by the
  * summed counts.
  *
- * A fused join (agg.h) reads its inner input first, evaluating the join key
- * and only what reads the inner side into the arrays, sets them aside, then
- * reads the outer input the same way; gh_join_aggregate does the rest.
- * There the NULL pattern travels in the key, above the packed columns.
- * A parallel-aware fused node, whose inner input is partial, trades its
- * share of the inner side for the whole of it (agg_shared.c) before it
- * reads the outer side.
+ * A fused join's two inputs (agg.h) are read by agg_fused_exec.c, through
+ * gha_collect_row one side at a time; there the NULL pattern travels in the
+ * key, above the packed columns and the dictionary id.
  *
  * Rows with different NULL patterns belong to different groups whatever
  * their packed keys say, so each pattern present is aggregated by its own
@@ -71,121 +67,18 @@
 #include "utils/numeric.h"
 #include "utils/ruleutils.h"
 
-#include "agg.h"
-#include "engine.h"
+#include "agg_state.h"
 #include "gpuhash.h"
 #include "keys.h"
-#include "scantuple.h"
 
-#define GHA_MAX_PATTERNS 256	/* 8 grouping columns */
-
-typedef struct GpuHashAggState
-{
-	CustomScanState css;
-	PlanState  *input_ps;
-	GpuHashScanMap map;
-
-	/* grouping key */
-	int			nkeys;
-	List	   *key_states;
-	Oid		   *keytypes;
-	int		   *key_mode;		/* GHA_KEY_* */
-	int		   *key_dictcol;	/* GHA_KEY_DICT: column in the dictionary */
-	int		   *key_attno;		/* scan tuple column of each grouping column */
-	int		   *key_shift;
-	uint64	   *key_mask;
-	GhaDict    *dict;			/* NULL when every column is packed */
-	int			dict_shift;		/* where the dictionary id sits in the key */
-	Datum	   *dict_values;	/* one row's dictionary columns */
-	bool	   *dict_isnull;
-	Bitmapset  *expr_params;	/* PARAM_EXEC ids our own expressions read */
-
-	/* aggregates */
-	int			naggs;
-	GhaOp	   *ops;
-	Oid		   *argtypes;
-	int			mode;			/* GHA_MODE_* */
-	Oid		   *intypes;		/* the type of what each aggregate reads */
-	int			nout;			/* computed scan columns */
-	int		   *out_attno;		/* their scan tuple columns */
-	int		   *out_agg;		/* their aggregates */
-	int		   *out_part;		/* and which partial value (GHA_MODE_PARTIAL) */
-	int		   *agg_col2;		/* GHA_MODE_FINAL avg: the count column */
-	ExprState **args2;			/* GHA_MODE_FINAL: the second partial values */
-	int		   *agg_col;		/* engine column, -1: none (plain count(*)) */
-	int		   *agg_cpu;		/* GHA_CPU: its number in the dictionary */
-	GhaNumCols **numcols;		/* numeric sum/avg: its engine columns */
-	ExprState **args;
-	ExprState **filters;
-	int			ncols;
-	int			nstatic_cols;	/* columns made at start; the rest are lazy */
-	int			cols_cap;
-	gh_aggcol  *cols;			/* engine column descriptions */
-	bool	   *col_nulls;		/* does the column have NULL flags? */
-
-	MemoryContext node_cxt;
-	MemoryContext data_cxt;
-	gh_engine  *engine;
-
-	/* collected input */
-	int64		nrows;
-	int64		cap;
-	uint64	   *keys;
-	uint8	   *patterns;
-	void	  **values;			/* per engine column, 8 bytes per row */
-	uint8	  **nulls;
-
-	/* results */
-	int			nresults;
-	uint8		result_pattern[GHA_MAX_PATTERNS];
-	gh_groups  *results[GHA_MAX_PATTERNS];
-	int			cur;
-	size_t		cur_group;
-	bool		aggregated;
-
-	/* a fused join (agg.h): the inner input, join keys, sides */
-	PlanState  *inner_ps;
-	int			fused_kind;		/* gh_kind of the join's table; -1: not fused */
-	ExprState  *jkey[2];		/* outer, inner join key */
-	GpuHashExactFamily jfamily[2];
-	Oid			jtype[2];
-	int		   *key_side;		/* per grouping column: 0 outer, 1 inner */
-	int		   *agg_side;		/* per aggregate */
-	int		   *col_side;		/* per engine column */
-	int			cur_side;		/* the side of columns add_column makes */
-	int			pattern_shift;	/* where the NULL flags sit in the key */
-	int		   *key_nullbit;	/* packed column i's NULL flag: that bit above it */
-	int			dict_side;		/* the side of the dictionary's columns */
-	uint64	   *jkeys;			/* per collected row, its join key */
-	GhaSharedInner *shared;		/* parallel-aware: the inner side, shared */
-	gh_table   *table;
-	bool		empty_row;		/* a plain aggregate over no rows: one row */
-	gh_groups  *empty_group;
-
-	/* EXPLAIN ANALYZE */
-	int64		stat_groups;
-	int64		stat_pairs;
-	int			stat_partitions;
-	double		stat_engine_ms;
-	size_t		stat_peak_device;
-	uint32		stat_devices;	/* devices that aggregated */
-} GpuHashAggState;
 
 static int	add_column(GpuHashAggState *s, gh_valtype type, int ops, bool with_nulls);
-static int	scan_expr_side(const GpuHashScanMap *map, Node *expr);
 static void BeginGpuHashAgg(CustomScanState *node, EState *estate, int eflags);
 static TupleTableSlot *ExecGpuHashAgg(CustomScanState *node);
 static void EndGpuHashAgg(CustomScanState *node);
 static void ReScanGpuHashAgg(CustomScanState *node);
 static void ExplainGpuHashAgg(CustomScanState *node, List *ancestors,
 							  ExplainState *es);
-static Size EstimateDSMGpuHashAgg(CustomScanState *node, ParallelContext *pcxt);
-static void InitializeDSMGpuHashAgg(CustomScanState *node, ParallelContext *pcxt,
-									void *coordinate);
-static void ReInitializeDSMGpuHashAgg(CustomScanState *node, ParallelContext *pcxt,
-									  void *coordinate);
-static void InitializeWorkerGpuHashAgg(CustomScanState *node, shm_toc *toc,
-									   void *coordinate);
 
 static CustomExecMethods gpuhash_agg_exec_methods = {
 	.CustomName = GPUHASH_AGG_NAME,
@@ -193,10 +86,10 @@ static CustomExecMethods gpuhash_agg_exec_methods = {
 	.ExecCustomScan = ExecGpuHashAgg,
 	.EndCustomScan = EndGpuHashAgg,
 	.ReScanCustomScan = ReScanGpuHashAgg,
-	.EstimateDSMCustomScan = EstimateDSMGpuHashAgg,
-	.InitializeDSMCustomScan = InitializeDSMGpuHashAgg,
-	.ReInitializeDSMCustomScan = ReInitializeDSMGpuHashAgg,
-	.InitializeWorkerCustomScan = InitializeWorkerGpuHashAgg,
+	.EstimateDSMCustomScan = gha_estimate_dsm,
+	.InitializeDSMCustomScan = gha_initialize_dsm,
+	.ReInitializeDSMCustomScan = gha_reinitialize_dsm,
+	.InitializeWorkerCustomScan = gha_initialize_worker,
 	.ExplainCustomScan = ExplainGpuHashAgg,
 };
 
@@ -389,7 +282,7 @@ BeginGpuHashAgg(CustomScanState *node, EState *estate, int eflags)
 		s->agg_col2[a] = -1;
 		s->agg_cpu[a] = -1;
 		if (s->fused_kind >= 0)
-			s->agg_side[a] = scan_expr_side(&s->map, (Node *) list_make2(list_nth(args, a), filter));
+			s->agg_side[a] = gha_scan_expr_side(&s->map, (Node *) list_make2(list_nth(args, a), filter));
 		s->cur_side = s->agg_side[a];
 		if (s->mode == GHA_MODE_FINAL && op == GHA_AVG)
 		{
@@ -447,28 +340,6 @@ BeginGpuHashAgg(CustomScanState *node, EState *estate, int eflags)
 		elog(ERROR, "gpuhash: CPU aggregates without a dictionary");
 	if (!(eflags & EXEC_FLAG_EXPLAIN_ONLY))
 		s->engine = gpuhash_get_engine();
-}
-
-/*
- * The input a fused node's expression reads: 0 the outer, 1 the inner (the
- * planner made sure it is one of them; constants count as outer).
- */
-static int
-scan_expr_side(const GpuHashScanMap *map, Node *expr)
-{
-	List	   *vars = pull_var_clause(expr, PVC_RECURSE_AGGREGATES | PVC_RECURSE_PLACEHOLDERS);
-	ListCell   *lc;
-	int			side = -1;
-
-	foreach(lc, vars)
-	{
-		int			sv = map->sides[lfirst_node(Var, lc)->varattno - 1];
-
-		if (side >= 0 && sv != side)
-			elog(ERROR, "gpuhash: a fused aggregate reads both sides of its join");
-		side = sv;
-	}
-	return Max(side, 0);
 }
 
 /*
@@ -604,8 +475,8 @@ collect_numeric(GpuHashAggState *s, GhaNumCols *nc, int64 r, Datum d, bool isnul
  * for a fused join (side 0 or 1) the grouping columns and aggregates that
  * read that side.
  */
-static void
-collect_row(GpuHashAggState *s, ExprContext *econtext, int side)
+void
+gha_collect_row(GpuHashAggState *s, ExprContext *econtext, int side)
 {
 	uint64		key = 0;
 	uint8		pattern = 0;
@@ -722,8 +593,8 @@ collect_row(GpuHashAggState *s, ExprContext *econtext, int side)
 }
 
 /* Keep the engine's result just made (in results[nresults]) and its statistics. */
-static void
-add_result(GpuHashAggState *s, uint8 pattern, instr_time start)
+void
+gha_add_result(GpuHashAggState *s, uint8 pattern, instr_time start)
 {
 	gh_groups  *g = s->results[s->nresults];
 	instr_time	now;
@@ -783,151 +654,7 @@ aggregate_pattern(GpuHashAggState *s, uint8 pattern, int64 count)
 					  &s->results[s->nresults]);
 	if (st != GH_OK)
 		gpuhash_engine_error(s->engine, st);
-	add_result(s, pattern, start);
-}
-
-/* Read one side of a fused join into the arrays; rows whose join key is NULL join nothing. */
-static void
-read_side(GpuHashAggState *s, PlanState *ps, int side)
-{
-	ExprContext *econtext = s->css.ss.ps.ps_ExprContext;
-	TupleTableSlot *scan = s->css.ss.ss_ScanTupleSlot;
-
-	s->cur_side = side;
-	for (;;)
-	{
-		TupleTableSlot *slot = ExecProcNode(ps);
-		bool		isnull;
-		Datum		d;
-
-		if (TupIsNull(slot))
-			break;
-		CHECK_FOR_INTERRUPTS();
-		ResetExprContext(econtext);
-		gpuhash_fill_scan_slot(&s->map, scan, side == 0 ? slot : NULL, side == 1 ? slot : NULL);
-		econtext->ecxt_scantuple = scan;
-		d = ExecEvalExpr(s->jkey[side], econtext, &isnull);
-		if (isnull)
-			continue;
-		collect_row(s, econtext, side);
-		s->jkeys[s->nrows - 1] = gpuhash_encode_exact(s->jfamily[side], s->jtype[side], d);
-	}
-}
-
-/*
- * A parallel-aware node: trade this process's share of the inner side for
- * the whole of it (agg_shared.c).  Only columns made at start exist yet,
- * the same in every process.
- */
-static void
-share_inner(GpuHashAggState *s, bool attached_early)
-{
-	GhaSideArrays mine,
-				all;
-	bool	   *share = palloc(sizeof(bool) * Max(s->ncols, 1));
-
-	if (s->ncols != s->nstatic_cols)
-		elog(ERROR, "gpuhash: a shared inner side made columns while it was read");
-	for (int c = 0; c < s->ncols; c++)
-		share[c] = s->col_side[c] == 1;
-	mine.n = s->nrows;
-	mine.jkeys = s->jkeys;
-	mine.keys = s->keys;
-	mine.ncols = s->ncols;
-	mine.values = s->values;
-	mine.nulls = s->nulls;
-	gha_shared_exchange(s->shared, s->css.ss.ps.state->es_query_dsa, attached_early, &mine,
-						share, s->col_nulls, s->data_cxt, &all);
-	s->nrows = s->cap = all.n;
-	s->jkeys = all.jkeys;
-	s->keys = all.keys;
-	for (int c = 0; c < s->ncols; c++)
-		if (share[c])
-		{
-			s->values[c] = all.values[c];
-			s->nulls[c] = all.nulls[c];
-		}
-}
-
-/*
- * A fused join: read the inner side, set its arrays aside, read the outer
- * side, and let the engine join and aggregate (agg.h, "FUSED JOIN").
- */
-static void
-aggregate_fused(GpuHashAggState *s)
-{
-	int64		ninner;
-	uint64	   *inner_jkeys,
-			   *inner_keys;
-	void	  **inner_values = palloc0(sizeof(void *) * Max(s->ncols, 1));
-	uint8	  **inner_nulls = palloc0(sizeof(uint8 *) * Max(s->ncols, 1));
-	int			inner_ncols;
-	bool		keyed[2] = {false, false};
-	gh_aggcol  *cols;
-	uint8	   *col_inner;
-	gh_joinagg	spec;
-	bool		early = false;
-	instr_time	start;
-	gh_status	st;
-
-	if (s->shared)
-		early = gha_shared_attach(s->shared);
-	read_side(s, s->inner_ps, 1);
-	if (s->shared)
-		share_inner(s, early);
-	ninner = s->nrows;
-	inner_jkeys = s->jkeys;
-	inner_keys = s->keys;
-	inner_ncols = s->ncols;
-	inner_values = repalloc(inner_values, sizeof(void *) * Max(inner_ncols, 1));
-	inner_nulls = repalloc(inner_nulls, sizeof(uint8 *) * Max(inner_ncols, 1));
-	for (int c = 0; c < inner_ncols; c++)
-	{
-		inner_values[c] = s->values[c];
-		inner_nulls[c] = s->nulls[c];
-		s->values[c] = NULL;
-		s->nulls[c] = NULL;
-	}
-	s->keys = NULL;
-	s->jkeys = NULL;
-	s->cap = s->nrows = 0;
-	if (ninner > 0)
-		read_side(s, s->input_ps, 0);
-	if (ninner == 0 || s->nrows == 0)
-		return;					/* no pairs, no groups */
-
-	for (int i = 0; i < s->nkeys; i++)
-		keyed[s->key_side[i]] = true;
-	cols = palloc(sizeof(gh_aggcol) * Max(s->ncols, 1));
-	col_inner = palloc(Max(s->ncols, 1));
-	for (int c = 0; c < s->ncols; c++)
-	{
-		col_inner[c] = s->col_side[c] == 1;
-		if (col_inner[c] && c >= inner_ncols)
-			elog(ERROR, "gpuhash: inner aggregate column %d made after the inner side was read", c);
-		cols[c] = s->cols[c];
-		cols[c].values = col_inner[c] ? inner_values[c] : s->values[c];
-		cols[c].nulls = col_inner[c] ? inner_nulls[c] : s->nulls[c];
-	}
-	spec.outer_keys = keyed[0] ? s->keys : NULL;
-	spec.inner_keys = keyed[1] ? inner_keys : NULL;
-	spec.inner_rows = (size_t) ninner;
-	spec.cols = cols;
-	spec.col_inner = col_inner;
-	spec.ncols = s->ncols;
-
-	INSTR_TIME_SET_CURRENT(start);
-	st = gh_build(s->engine, (gh_kind) s->fused_kind, inner_jkeys, NULL, (size_t) ninner,
-				  &s->table);
-	if (st == GH_OK)
-		st = gh_join_aggregate(s->table, s->jkeys, (size_t) s->nrows, GH_JOIN_AUTO, &spec,
-							   &s->results[s->nresults]);
-	if (st != GH_OK)
-		gpuhash_engine_error(s->engine, st);
-	gh_table_free(s->table);
-	s->table = NULL;
-	s->stat_pairs += (int64) s->results[s->nresults]->input_rows;
-	add_result(s, 0, start);
+	gha_add_result(s, pattern, start);
 }
 
 static void
@@ -938,7 +665,7 @@ aggregate_input(GpuHashAggState *s)
 	int64		counts[GHA_MAX_PATTERNS] = {0};
 
 	if (s->fused_kind >= 0)
-		aggregate_fused(s);
+		gha_aggregate_fused(s);
 	else
 	{
 		for (;;)
@@ -951,7 +678,7 @@ aggregate_input(GpuHashAggState *s)
 			ResetExprContext(econtext);
 			gpuhash_fill_scan_slot(&s->map, scan, slot, NULL);
 			econtext->ecxt_scantuple = scan;
-			collect_row(s, econtext, -1);
+			gha_collect_row(s, econtext, -1);
 			counts[s->patterns[s->nrows - 1]]++;
 		}
 		for (int p = 0; p < GHA_MAX_PATTERNS; p++)
@@ -1255,33 +982,3 @@ ExplainGpuHashAgg(CustomScanState *node, List *ancestors, ExplainState *es)
 	}
 }
 
-/* ---- parallel-aware (a fused join sharing its inner side) ---- */
-
-static Size
-EstimateDSMGpuHashAgg(CustomScanState *node, ParallelContext *pcxt)
-{
-	return gha_shared_size();
-}
-
-static void
-InitializeDSMGpuHashAgg(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
-{
-	GpuHashAggState *s = (GpuHashAggState *) node;
-
-	s->shared = coordinate;
-	gha_shared_init(s->shared, node->ss.ps.state->es_query_dsa, true);
-}
-
-static void
-ReInitializeDSMGpuHashAgg(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
-{
-	gha_shared_init(coordinate, node->ss.ps.state->es_query_dsa, false);
-}
-
-static void
-InitializeWorkerGpuHashAgg(CustomScanState *node, shm_toc *toc, void *coordinate)
-{
-	GpuHashAggState *s = (GpuHashAggState *) node;
-
-	s->shared = coordinate;
-}

@@ -1,0 +1,226 @@
+/*-------------------------------------------------------------------------
+ *
+ * agg_fused_exec.c
+ *	  Executor half of a fused GpuHashAgg's input (agg.h, "FUSED JOIN"):
+ *	  read both sides of the join into arrays and let the engine join and
+ *	  aggregate them; in a parallel plan, share the inner side (agg_shared.c).
+ *
+ * INTERFACE ROUTINES
+ *		gha_aggregate_fused		both inputs read, gh_join_aggregate run
+ *		gha_scan_expr_side		which input an expression reads
+ *		gha_estimate_dsm, gha_initialize_dsm, gha_reinitialize_dsm,
+ *		gha_initialize_worker	the parallel-aware node's CustomExecMethods
+ *
+ * The inner input is read first, evaluating its join key and only the
+ * grouping columns and aggregates that read the inner side (gha_collect_row
+ * with side 1); its arrays are set aside, and the outer input is read the
+ * same way.  Rows whose join key is NULL join nothing and are skipped.  A
+ * parallel-aware node trades its share of the inner side for the whole of
+ * it before it reads the outer side.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "executor/executor.h"
+#include "miscadmin.h"
+#include "optimizer/optimizer.h"
+
+#include "agg_state.h"
+#include "gpuhash.h"
+#include "keys.h"
+
+/*
+ * The input a fused node's expression reads: 0 the outer, 1 the inner (the
+ * planner made sure it is one of them; constants count as outer).
+ */
+int
+gha_scan_expr_side(const GpuHashScanMap *map, Node *expr)
+{
+	List	   *vars = pull_var_clause(expr, PVC_RECURSE_AGGREGATES | PVC_RECURSE_PLACEHOLDERS);
+	ListCell   *lc;
+	int			side = -1;
+
+	foreach(lc, vars)
+	{
+		int			sv = map->sides[lfirst_node(Var, lc)->varattno - 1];
+
+		if (side >= 0 && sv != side)
+			elog(ERROR, "gpuhash: a fused aggregate reads both sides of its join");
+		side = sv;
+	}
+	return Max(side, 0);
+}
+
+/* Read one side of a fused join into the arrays; rows whose join key is NULL join nothing. */
+static void
+read_side(GpuHashAggState *s, PlanState *ps, int side)
+{
+	ExprContext *econtext = s->css.ss.ps.ps_ExprContext;
+	TupleTableSlot *scan = s->css.ss.ss_ScanTupleSlot;
+
+	s->cur_side = side;
+	for (;;)
+	{
+		TupleTableSlot *slot = ExecProcNode(ps);
+		bool		isnull;
+		Datum		d;
+
+		if (TupIsNull(slot))
+			break;
+		CHECK_FOR_INTERRUPTS();
+		ResetExprContext(econtext);
+		gpuhash_fill_scan_slot(&s->map, scan, side == 0 ? slot : NULL, side == 1 ? slot : NULL);
+		econtext->ecxt_scantuple = scan;
+		d = ExecEvalExpr(s->jkey[side], econtext, &isnull);
+		if (isnull)
+			continue;
+		gha_collect_row(s, econtext, side);
+		s->jkeys[s->nrows - 1] = gpuhash_encode_exact(s->jfamily[side], s->jtype[side], d);
+	}
+}
+
+/*
+ * A parallel-aware node: trade this process's share of the inner side for
+ * the whole of it (agg_shared.c).  Only columns made at start exist yet,
+ * the same in every process.
+ */
+static void
+share_inner(GpuHashAggState *s, bool attached_early)
+{
+	GhaSideArrays mine,
+				all;
+	bool	   *share = palloc(sizeof(bool) * Max(s->ncols, 1));
+
+	if (s->ncols != s->nstatic_cols)
+		elog(ERROR, "gpuhash: a shared inner side made columns while it was read");
+	for (int c = 0; c < s->ncols; c++)
+		share[c] = s->col_side[c] == 1;
+	mine.n = s->nrows;
+	mine.jkeys = s->jkeys;
+	mine.keys = s->keys;
+	mine.ncols = s->ncols;
+	mine.values = s->values;
+	mine.nulls = s->nulls;
+	gha_shared_exchange(s->shared, s->css.ss.ps.state->es_query_dsa, attached_early, &mine,
+						share, s->col_nulls, s->data_cxt, &all);
+	s->nrows = s->cap = all.n;
+	s->jkeys = all.jkeys;
+	s->keys = all.keys;
+	for (int c = 0; c < s->ncols; c++)
+		if (share[c])
+		{
+			s->values[c] = all.values[c];
+			s->nulls[c] = all.nulls[c];
+		}
+}
+
+/*
+ * A fused join: read the inner side, set its arrays aside, read the outer
+ * side, and let the engine join and aggregate (agg.h, "FUSED JOIN").
+ */
+void
+gha_aggregate_fused(GpuHashAggState *s)
+{
+	int64		ninner;
+	uint64	   *inner_jkeys,
+			   *inner_keys;
+	void	  **inner_values = palloc0(sizeof(void *) * Max(s->ncols, 1));
+	uint8	  **inner_nulls = palloc0(sizeof(uint8 *) * Max(s->ncols, 1));
+	int			inner_ncols;
+	bool		keyed[2] = {false, false};
+	gh_aggcol  *cols;
+	uint8	   *col_inner;
+	gh_joinagg	spec;
+	bool		early = false;
+	instr_time	start;
+	gh_status	st;
+
+	if (s->shared)
+		early = gha_shared_attach(s->shared);
+	read_side(s, s->inner_ps, 1);
+	if (s->shared)
+		share_inner(s, early);
+	ninner = s->nrows;
+	inner_jkeys = s->jkeys;
+	inner_keys = s->keys;
+	inner_ncols = s->ncols;
+	inner_values = repalloc(inner_values, sizeof(void *) * Max(inner_ncols, 1));
+	inner_nulls = repalloc(inner_nulls, sizeof(uint8 *) * Max(inner_ncols, 1));
+	for (int c = 0; c < inner_ncols; c++)
+	{
+		inner_values[c] = s->values[c];
+		inner_nulls[c] = s->nulls[c];
+		s->values[c] = NULL;
+		s->nulls[c] = NULL;
+	}
+	s->keys = NULL;
+	s->jkeys = NULL;
+	s->cap = s->nrows = 0;
+	if (ninner > 0)
+		read_side(s, s->input_ps, 0);
+	if (ninner == 0 || s->nrows == 0)
+		return;					/* no pairs, no groups */
+
+	for (int i = 0; i < s->nkeys; i++)
+		keyed[s->key_side[i]] = true;
+	cols = palloc(sizeof(gh_aggcol) * Max(s->ncols, 1));
+	col_inner = palloc(Max(s->ncols, 1));
+	for (int c = 0; c < s->ncols; c++)
+	{
+		col_inner[c] = s->col_side[c] == 1;
+		if (col_inner[c] && c >= inner_ncols)
+			elog(ERROR, "gpuhash: inner aggregate column %d made after the inner side was read", c);
+		cols[c] = s->cols[c];
+		cols[c].values = col_inner[c] ? inner_values[c] : s->values[c];
+		cols[c].nulls = col_inner[c] ? inner_nulls[c] : s->nulls[c];
+	}
+	spec.outer_keys = keyed[0] ? s->keys : NULL;
+	spec.inner_keys = keyed[1] ? inner_keys : NULL;
+	spec.inner_rows = (size_t) ninner;
+	spec.cols = cols;
+	spec.col_inner = col_inner;
+	spec.ncols = s->ncols;
+
+	INSTR_TIME_SET_CURRENT(start);
+	st = gh_build(s->engine, (gh_kind) s->fused_kind, inner_jkeys, NULL, (size_t) ninner,
+				  &s->table);
+	if (st == GH_OK)
+		st = gh_join_aggregate(s->table, s->jkeys, (size_t) s->nrows, GH_JOIN_AUTO, &spec,
+							   &s->results[s->nresults]);
+	if (st != GH_OK)
+		gpuhash_engine_error(s->engine, st);
+	gh_table_free(s->table);
+	s->table = NULL;
+	s->stat_pairs += (int64) s->results[s->nresults]->input_rows;
+	gha_add_result(s, 0, start);
+}
+
+Size
+gha_estimate_dsm(CustomScanState *node, ParallelContext *pcxt)
+{
+	return gha_shared_size();
+}
+
+void
+gha_initialize_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
+{
+	GpuHashAggState *s = (GpuHashAggState *) node;
+
+	s->shared = coordinate;
+	gha_shared_init(s->shared, node->ss.ps.state->es_query_dsa, true);
+}
+
+void
+gha_reinitialize_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
+{
+	gha_shared_init(coordinate, node->ss.ps.state->es_query_dsa, false);
+}
+
+void
+gha_initialize_worker(CustomScanState *node, shm_toc *toc, void *coordinate)
+{
+	GpuHashAggState *s = (GpuHashAggState *) node;
+
+	s->shared = coordinate;
+}

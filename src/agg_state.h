@@ -1,0 +1,130 @@
+/*-------------------------------------------------------------------------
+ *
+ * agg_state.h
+ *	  The executor state of a GpuHashAgg node, shared by agg_exec.c (the
+ *	  node) and agg_fused_exec.c (its fused-join input).
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef GPUHASH_AGG_STATE_H
+#define GPUHASH_AGG_STATE_H
+
+#include "postgres.h"
+
+#include "access/parallel.h"
+#include "nodes/execnodes.h"
+#include "portability/instr_time.h"
+
+#include "agg.h"
+#include "engine.h"
+#include "keys.h"
+#include "scantuple.h"
+
+#define GHA_MAX_PATTERNS 256	/* 8 grouping columns */
+
+typedef struct GpuHashAggState
+{
+	CustomScanState css;
+	PlanState  *input_ps;
+	GpuHashScanMap map;
+
+	/* grouping key */
+	int			nkeys;
+	List	   *key_states;
+	Oid		   *keytypes;
+	int		   *key_mode;		/* GHA_KEY_* */
+	int		   *key_dictcol;	/* GHA_KEY_DICT: column in the dictionary */
+	int		   *key_attno;		/* scan tuple column of each grouping column */
+	int		   *key_shift;
+	uint64	   *key_mask;
+	GhaDict    *dict;			/* NULL when every column is packed */
+	int			dict_shift;		/* where the dictionary id sits in the key */
+	Datum	   *dict_values;	/* one row's dictionary columns */
+	bool	   *dict_isnull;
+	Bitmapset  *expr_params;	/* PARAM_EXEC ids our own expressions read */
+
+	/* aggregates */
+	int			naggs;
+	GhaOp	   *ops;
+	Oid		   *argtypes;
+	int			mode;			/* GHA_MODE_* */
+	Oid		   *intypes;		/* the type of what each aggregate reads */
+	int			nout;			/* computed scan columns */
+	int		   *out_attno;		/* their scan tuple columns */
+	int		   *out_agg;		/* their aggregates */
+	int		   *out_part;		/* and which partial value (GHA_MODE_PARTIAL) */
+	int		   *agg_col2;		/* GHA_MODE_FINAL avg: the count column */
+	ExprState **args2;			/* GHA_MODE_FINAL: the second partial values */
+	int		   *agg_col;		/* engine column, -1: none (plain count(*)) */
+	int		   *agg_cpu;		/* GHA_CPU: its number in the dictionary */
+	GhaNumCols **numcols;		/* numeric sum/avg: its engine columns */
+	ExprState **args;
+	ExprState **filters;
+	int			ncols;
+	int			nstatic_cols;	/* columns made at start; the rest are lazy */
+	int			cols_cap;
+	gh_aggcol  *cols;			/* engine column descriptions */
+	bool	   *col_nulls;		/* does the column have NULL flags? */
+
+	MemoryContext node_cxt;
+	MemoryContext data_cxt;
+	gh_engine  *engine;
+
+	/* collected input */
+	int64		nrows;
+	int64		cap;
+	uint64	   *keys;
+	uint8	   *patterns;
+	void	  **values;			/* per engine column, 8 bytes per row */
+	uint8	  **nulls;
+
+	/* results */
+	int			nresults;
+	uint8		result_pattern[GHA_MAX_PATTERNS];
+	gh_groups  *results[GHA_MAX_PATTERNS];
+	int			cur;
+	size_t		cur_group;
+	bool		aggregated;
+
+	/* a fused join (agg.h): the inner input, join keys, sides */
+	PlanState  *inner_ps;
+	int			fused_kind;		/* gh_kind of the join's table; -1: not fused */
+	ExprState  *jkey[2];		/* outer, inner join key */
+	GpuHashExactFamily jfamily[2];
+	Oid			jtype[2];
+	int		   *key_side;		/* per grouping column: 0 outer, 1 inner */
+	int		   *agg_side;		/* per aggregate */
+	int		   *col_side;		/* per engine column */
+	int			cur_side;		/* the side of columns add_column makes */
+	int			pattern_shift;	/* where the NULL flags sit in the key */
+	int		   *key_nullbit;	/* packed column i's NULL flag: that bit above it */
+	int			dict_side;		/* the side of the dictionary's columns */
+	uint64	   *jkeys;			/* per collected row, its join key */
+	GhaSharedInner *shared;		/* parallel-aware: the inner side, shared */
+	gh_table   *table;
+	bool		empty_row;		/* a plain aggregate over no rows: one row */
+	gh_groups  *empty_group;
+
+	/* EXPLAIN ANALYZE */
+	int64		stat_groups;
+	int64		stat_pairs;
+	int			stat_partitions;
+	double		stat_engine_ms;
+	size_t		stat_peak_device;
+	uint32		stat_devices;	/* devices that aggregated */
+} GpuHashAggState;
+
+/* agg_exec.c */
+extern void gha_collect_row(GpuHashAggState *s, ExprContext *econtext, int side);
+extern void gha_add_result(GpuHashAggState *s, uint8 pattern, instr_time start);
+
+/* agg_fused_exec.c */
+extern int	gha_scan_expr_side(const GpuHashScanMap *map, Node *expr);
+extern void gha_aggregate_fused(GpuHashAggState *s);
+extern Size gha_estimate_dsm(CustomScanState *node, ParallelContext *pcxt);
+extern void gha_initialize_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate);
+extern void gha_reinitialize_dsm(CustomScanState *node, ParallelContext *pcxt,
+								 void *coordinate);
+extern void gha_initialize_worker(CustomScanState *node, shm_toc *toc, void *coordinate);
+
+#endif							/* GPUHASH_AGG_STATE_H */
