@@ -1,11 +1,12 @@
 -- Faults in the middle of GPU plans: statement_timeout stops a long
--- GpuHashJoin, a long GpuHashAgg and a long fused join and aggregation, an error raised while joined rows are
+-- GpuHashJoin, a long GpuHashAgg and a long fused join and aggregation (also
+-- in parallel, its inner side shared), an error raised while joined rows are
 -- formed aborts the query, an injected device failure raises a clean ERROR,
 -- and after each the backend plans and runs the same
 -- nodes again with the right answers (the engine's tables and results are
 -- released with the aborted query's memory).
 BEGIN;
-SELECT plan(17);
+SELECT plan(21);
 
 SET LOCAL gpuhash.force = on;
 SET LOCAL max_parallel_workers_per_gather = 0;
@@ -89,6 +90,29 @@ SELECT is((SELECT sum(c) FROM (SELECT id % 10, count(*) c FROM hot GROUP BY 1) x
           20000::numeric, 'after the faults, a GpuHashAgg gives the right answer');
 SELECT is((SELECT count(*) FROM hot a JOIN hot b ON a.k = b.k WHERE a.id <= 300 AND b.id <= 200),
           60000::bigint, 'after the faults, a fused join and aggregation gives the right answer');
+
+-- the same faults in a parallel fused join whose processes share its inner
+-- side (ordinary tables: parallel workers cannot read temporary ones)
+CREATE TABLE gh_hot_f AS SELECT * FROM hotter;
+CREATE TABLE gh_hot_d AS SELECT * FROM hotter;
+ANALYZE gh_hot_f, gh_hot_d;
+SET LOCAL max_parallel_workers_per_gather = 2;
+SET LOCAL parallel_setup_cost = 0;
+SET LOCAL parallel_tuple_cost = 0;
+SET LOCAL min_parallel_table_scan_size = 0;
+SELECT matches(pg_temp.plan_of('SELECT count(*), max(b.id) FROM gh_hot_f a JOIN gh_hot_d b ON a.k = b.k'),
+               'Gather(.|\n)*Shared Inner Side', 'the parallel fused join under test shares its inner side');
+SET LOCAL statement_timeout = '1s';
+SELECT is(pg_temp.outcome('SELECT count(*), max(b.id) FROM gh_hot_f a JOIN gh_hot_d b ON a.k = b.k'),
+          'cancelled', 'statement_timeout stops a parallel fused join over 10 billion pairs');
+SET LOCAL statement_timeout = 0;
+SET LOCAL gpuhash.debug_fail_after = 0;
+SELECT is(pg_temp.outcome('SELECT count(*), max(b.id) FROM gh_hot_f a JOIN gh_hot_d b ON a.k = b.k'),
+          '53200', 'a device failure in the processes of a parallel fused join raises out_of_memory');
+SET LOCAL gpuhash.debug_fail_after = -1;
+SELECT is((SELECT count(*) FROM gh_hot_f a JOIN gh_hot_d b ON a.k = b.k WHERE a.id <= 3000 AND b.id <= 20),
+          60000::bigint, 'after the faults, a parallel fused join gives the right answer');
+SET LOCAL max_parallel_workers_per_gather = 0;
 
 SELECT CASE WHEN current_setting('gpuhash.device') = 'gpu'
   THEN ok((SELECT count(*) FROM gpuhash_devices()) > 0, 'gpuhash.device = gpu sees a GPU')
