@@ -60,7 +60,11 @@ EXPLAIN (COSTS OFF) SELECT l.id, r.id FROM l JOIN r ON l.t = r.t;
 SELECT l.id, r.id FROM l JOIN r ON l.t = r.t ORDER BY 1, 2;
 EXPLAIN (COSTS OFF) SELECT l.id, r.id FROM l JOIN r ON l.k = r.k AND l.t = r.t;
 SELECT l.id, r.id FROM l JOIN r ON l.k = r.k AND l.t = r.t ORDER BY 1, 2;
+-- integer and date key columns are exact together when they fit 64 bits
+EXPLAIN (COSTS OFF) SELECT l.id, r.id FROM l LEFT JOIN r ON l.k = r.k AND l.d = r.d;
 SELECT l.id, r.id FROM l LEFT JOIN r ON l.k = r.k AND l.d = r.d ORDER BY 1, 2;
+-- int4 and int8 together take 96 bits: hashed
+EXPLAIN (COSTS OFF) SELECT l.id, r.id FROM l JOIN r ON l.k = r.k AND l.k8 = r.k8;
 
 -- residual join quals: decide matching in outer joins; WHERE filters after
 EXPLAIN (COSTS OFF) SELECT l.id, r.id FROM l LEFT JOIN r ON l.k = r.k AND r.w > 150;

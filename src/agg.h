@@ -167,15 +167,15 @@ typedef struct GhaFuseJoin
 	RelOptInfo *joinrel;
 	RelOptInfo *outerrel;
 	RelOptInfo *innerrel;
-	Expr	   *outer_key;
-	Expr	   *inner_key;
+	List	   *outer_keys;		/* the join key columns of each side */
+	List	   *inner_keys;
 } GhaFuseJoin;
 
 #define GHA_SIDE_BOTH (-2)
 
 extern void gpuhash_fuse_note_join(PlannerInfo *root, RelOptInfo *joinrel,
 								   RelOptInfo *outerrel, RelOptInfo *innerrel,
-								   Expr *outer_key, Expr *inner_key);
+								   List *outer_keys, List *inner_keys);
 extern List *gpuhash_fuse_joins(PlannerInfo *root, RelOptInfo *joinrel);
 extern int	gpuhash_fuse_side(GhaFuseJoin *fj, Node *expr);
 extern bool gpuhash_fuse_never_null(PlannerInfo *root, Expr *expr);

@@ -207,14 +207,29 @@ BeginGpuHashAgg(CustomScanState *node, EState *estate, int eflags)
 			if (s->key_mode[i] == GHA_KEY_DICT)
 				s->dict_side = s->key_side[i];
 		}
+		s->njkeys = list_length(list_nth(cscan->custom_exprs, GHA_EXPR_JOIN_OUTER));
 		for (int side = 0; side < 2; side++)
 		{
-			Expr	   *jk = linitial(list_nth(cscan->custom_exprs, GHA_EXPR_JOIN_OUTER + side));
+			List	   *jks = list_nth(cscan->custom_exprs, GHA_EXPR_JOIN_OUTER + side);
 
-			s->jkey[side] = ExecInitExpr(jk, &node->ss.ps);
-			s->jtype[side] = exprType((Node *) jk);
-			s->jfamily[side] = gpuhash_exact_family(s->jtype[side]);
+			s->jkey[side] = palloc(sizeof(ExprState *) * s->njkeys);
+			s->jtype[side] = palloc(sizeof(Oid) * s->njkeys);
+			s->jfamily[side] = palloc(sizeof(GpuHashExactFamily) * s->njkeys);
+			for (int k = 0; k < s->njkeys; k++)
+			{
+				Expr	   *jk = list_nth(jks, k);
+
+				s->jkey[side][k] = ExecInitExpr(jk, &node->ss.ps);
+				s->jtype[side][k] = exprType((Node *) jk);
+				s->jfamily[side][k] = gpuhash_exact_family(s->jtype[side][k]);
+			}
 		}
+		s->jwidth = palloc(sizeof(int) * s->njkeys);
+		s->jshift = palloc(sizeof(int) * s->njkeys);
+		if (!gpuhash_exact_key_widths(s->njkeys, s->jtype[0], s->jtype[1], s->jwidth))
+			elog(ERROR, "gpuhash: a fused join's keys are not exact");
+		for (int k = 0, at = 0; k < s->njkeys; at += s->jwidth[k], k++)
+			s->jshift[k] = at;
 	}
 	s->expr_params = pull_paramids((Expr *) cscan->custom_exprs);
 
@@ -937,14 +952,18 @@ ExplainGpuHashAgg(CustomScanState *node, List *ancestors, ExplainState *es)
 	if (s->fused_kind >= 0)
 	{
 		bool		prefix = list_length(es->rtable) > 1 || es->verbose;
-		Expr	   *ok = linitial(list_nth(cscan->custom_exprs, GHA_EXPR_JOIN_OUTER));
-		Expr	   *ik = linitial(list_nth(cscan->custom_exprs, GHA_EXPR_JOIN_INNER));
+		List	   *oks = list_nth(cscan->custom_exprs, GHA_EXPR_JOIN_OUTER);
+		List	   *iks = list_nth(cscan->custom_exprs, GHA_EXPR_JOIN_INNER);
+		StringInfoData cond;
+		ListCell   *lo,
+				   *li;
 
-		ExplainPropertyText("Fused Join",
-							psprintf("(%s = %s)",
-									 deparse_expression((Node *) ok, context, prefix, false),
-									 deparse_expression((Node *) ik, context, prefix, false)),
-							es);
+		initStringInfo(&cond);
+		forboth(lo, oks, li, iks)
+			appendStringInfo(&cond, "%s%s = %s", cond.len > 0 ? " AND " : "",
+							 deparse_expression(lfirst(lo), context, prefix, false),
+							 deparse_expression(lfirst(li), context, prefix, false));
+		ExplainPropertyText("Fused Join", psprintf("(%s)", cond.data), es);
 	}
 	if (keys != NIL)
 		ExplainPropertyList("Group Key", keys, es);

@@ -66,7 +66,7 @@ gpuhash_planner(Query *parse, const char *query_string, int cursorOptions,
 
 void
 gpuhash_fuse_note_join(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outerrel,
-					   RelOptInfo *innerrel, Expr *outer_key, Expr *inner_key)
+					   RelOptInfo *innerrel, List *outer_keys, List *inner_keys)
 {
 	GhaFuseJoin *fj;
 
@@ -77,8 +77,8 @@ gpuhash_fuse_note_join(PlannerInfo *root, RelOptInfo *joinrel, RelOptInfo *outer
 	fj->joinrel = joinrel;
 	fj->outerrel = outerrel;
 	fj->innerrel = innerrel;
-	fj->outer_key = outer_key;
-	fj->inner_key = inner_key;
+	fj->outer_keys = outer_keys;
+	fj->inner_keys = inner_keys;
 	noted_joins = lappend(noted_joins, fj);
 }
 

@@ -52,6 +52,27 @@ gha_scan_expr_side(const GpuHashScanMap *map, Node *expr)
 	return Max(side, 0);
 }
 
+/* The join key of the row in the scan tuple, its columns side by side; false if one is NULL. */
+static bool
+join_key(GpuHashAggState *s, ExprContext *econtext, int side, uint64 *key)
+{
+	uint64		acc = 0;
+
+	for (int k = 0; k < s->njkeys; k++)
+	{
+		bool		isnull;
+		Datum		d = ExecEvalExpr(s->jkey[side][k], econtext, &isnull);
+
+		if (isnull)
+			return false;
+		acc |= gpuhash_exact_key_part(gpuhash_encode_exact(s->jfamily[side][k],
+														   s->jtype[side][k], d),
+									  s->jwidth[k]) << s->jshift[k];
+	}
+	*key = acc;
+	return true;
+}
+
 /* Read one side of a fused join into the arrays; rows whose join key is NULL join nothing. */
 static void
 read_side(GpuHashAggState *s, PlanState *ps, int side)
@@ -63,8 +84,7 @@ read_side(GpuHashAggState *s, PlanState *ps, int side)
 	for (;;)
 	{
 		TupleTableSlot *slot = ExecProcNode(ps);
-		bool		isnull;
-		Datum		d;
+		uint64		jkey;
 
 		if (TupIsNull(slot))
 			break;
@@ -72,11 +92,10 @@ read_side(GpuHashAggState *s, PlanState *ps, int side)
 		ResetExprContext(econtext);
 		gpuhash_fill_scan_slot(&s->map, scan, side == 0 ? slot : NULL, side == 1 ? slot : NULL);
 		econtext->ecxt_scantuple = scan;
-		d = ExecEvalExpr(s->jkey[side], econtext, &isnull);
-		if (isnull)
+		if (!join_key(s, econtext, side, &jkey))
 			continue;
 		gha_collect_row(s, econtext, side);
-		s->jkeys[s->nrows - 1] = gpuhash_encode_exact(s->jfamily[side], s->jtype[side], d);
+		s->jkeys[s->nrows - 1] = jkey;
 	}
 }
 

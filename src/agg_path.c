@@ -355,8 +355,8 @@ make_agg_path(PlannerInfo *root, RelOptInfo *output_rel, Path *input, PathTarget
 	cpath->custom_paths = fused ? list_make2(input, fused->inner) : list_make1(input);
 	cpath->custom_private = lappend(lappend(list_copy(common), makeInteger(mode)), parts);
 	cpath->custom_private = lappend(cpath->custom_private,
-									fused ? list_make2(fused->fj->outer_key,
-													   fused->fj->inner_key) : NIL);
+									fused ? list_make2(fused->fj->outer_keys,
+													   fused->fj->inner_keys) : NIL);
 	cpath->custom_private = lappend(cpath->custom_private, fused ? fused->nullable : NIL);
 	cpath->methods = &gpuhash_agg_path_methods;
 	(void) root;
@@ -975,8 +975,8 @@ plan_gpuhash_agg(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	cscan->flags = best_path->flags;
 	cscan->custom_plans = custom_plans;
 	cscan->custom_exprs = list_make4(group_exprs, args, filters, args2);
-	cscan->custom_exprs = lappend(cscan->custom_exprs, fuse != NIL ? list_make1(linitial(fuse)) : NIL);
-	cscan->custom_exprs = lappend(cscan->custom_exprs, fuse != NIL ? list_make1(lsecond(fuse)) : NIL);
+	cscan->custom_exprs = lappend(cscan->custom_exprs, fuse != NIL ? linitial(fuse) : NIL);
+	cscan->custom_exprs = lappend(cscan->custom_exprs, fuse != NIL ? lsecond(fuse) : NIL);
 	cscan->custom_private = list_make5(ops, argtypes, keytypes, sides, attnos);
 	cscan->custom_private = lappend(cscan->custom_private, keypos);
 	cscan->custom_private = lappend(cscan->custom_private, keymodes);

@@ -89,9 +89,12 @@ typedef struct GpuHashAggState
 	/* a fused join (agg.h): the inner input, join keys, sides */
 	PlanState  *inner_ps;
 	int			fused_kind;		/* gh_kind of the join's table; -1: not fused */
-	ExprState  *jkey[2];		/* outer, inner join key */
-	GpuHashExactFamily jfamily[2];
-	Oid			jtype[2];
+	int			njkeys;			/* join key columns */
+	ExprState **jkey[2];		/* outer, inner: each column's expression */
+	GpuHashExactFamily *jfamily[2];
+	Oid		   *jtype[2];
+	int		   *jwidth;		/* each column's bits in the key (keys.c) */
+	int		   *jshift;
 	int		   *key_side;		/* per grouping column: 0 outer, 1 inner */
 	int		   *agg_side;		/* per aggregate */
 	int		   *col_side;		/* per engine column */

@@ -87,6 +87,8 @@ typedef struct GpuHashJoinState
 	Oid		   *collations;
 	GhjKeySide	okeys;
 	GhjKeySide	ikeys;
+	int		   *key_width;		/* exact keys: each column's bits in the key (keys.c) */
+	int		   *key_shift;
 	ExprState  *recheck;		/* the hash clauses, when keys are hashed */
 	ExprState  *joinqual;
 	bool		has_joinqual;
@@ -276,6 +278,15 @@ BeginGpuHashJoin(CustomScanState *node, EState *estate, int eflags)
 	init_key_side(&s->ikeys, list_nth(cscan->custom_exprs, GHJ_EXPR_INNER_KEYS),
 				  list_nth(priv, GHJ_PRIV_INNER_TYPES), list_nth(priv, GHJ_PRIV_INNER_HASH),
 				  s->nkeys, &node->ss.ps);
+	s->key_width = palloc(sizeof(int) * Max(s->nkeys, 1));
+	s->key_shift = palloc(sizeof(int) * Max(s->nkeys, 1));
+	if (s->exact)
+	{
+		if (!gpuhash_exact_key_widths(s->nkeys, s->okeys.types, s->ikeys.types, s->key_width))
+			elog(ERROR, "gpuhash: join keys planned as exact are not");
+		for (int k = 0, at = 0; k < s->nkeys; at += s->key_width[k], k++)
+			s->key_shift[k] = at;
+	}
 	s->recheck = s->exact ? NULL : ExecInitQual(hashclauses, &node->ss.ps);
 	s->joinqual = ExecInitQual(joinquals, &node->ss.ps);
 	s->has_joinqual = (joinquals != NIL);
@@ -355,7 +366,9 @@ compute_key(GpuHashJoinState *s, GhjKeySide *side, uint64 *key)
 		if (isnull)
 			return false;
 		if (s->exact)
-			acc = gpuhash_encode_exact(side->family[i], side->types[i], d);
+			acc |= gpuhash_exact_key_part(gpuhash_encode_exact(side->family[i],
+															   side->types[i], d),
+										  s->key_width[i]) << s->key_shift[i];
 		else
 			acc = gpuhash_combine_hash(acc,
 									   DatumGetUInt64(FunctionCall2Coll(&side->hashfn[i],

@@ -126,6 +126,29 @@ key_encodable(HashKey *k, bool *exact)
 		OidIsValid(gpuhash_extended_hash_proc(k->eqop, itype));
 }
 
+/*
+ * Are these keys, each exactly encodable, exact together (keys.c:
+ * gpuhash_exact_key_widths)?
+ */
+static bool
+keys_exact_together(List *keys)
+{
+	int			n = list_length(keys);
+	Oid		   *otypes = palloc(sizeof(Oid) * n);
+	Oid		   *itypes = palloc(sizeof(Oid) * n);
+	int		   *w = palloc(sizeof(int) * n);
+	ListCell   *lc;
+	int			i = 0;
+
+	foreach(lc, keys)
+	{
+		otypes[i] = exprType((Node *) ((HashKey *) lfirst(lc))->outer_expr);
+		itypes[i] = exprType((Node *) ((HashKey *) lfirst(lc))->inner_expr);
+		i++;
+	}
+	return gpuhash_exact_key_widths(n, otypes, itypes, w);
+}
+
 static bool
 contains_placeholders(Node *node)
 {
@@ -286,19 +309,26 @@ gpuhash_join_pathlist(PlannerInfo *root, RelOptInfo *joinrel,
 	}
 	if (hashclauses == NIL)
 		return;
-	if (list_length(keys) > 1)
-		exact = false;			/* several columns are combined by hashing */
+	if (exact)
+		exact = keys_exact_together(keys);
 
 	if (contains_placeholders((Node *) joinrel->reltarget->exprs) ||
 		contains_placeholders((Node *) extract_actual_clauses(extra->restrictlist, false)))
 		return;
 
 	/* an aggregation above could do this join itself (agg_fuse.c) */
-	if (jointype == JOIN_INNER && exact && list_length(extra->restrictlist) == 1)
+	if (jointype == JOIN_INNER && exact &&
+		list_length(extra->restrictlist) == list_length(hashclauses))
 	{
-		HashKey    *k = linitial(keys);
+		List	   *okeys = NIL,
+				   *ikeys = NIL;
 
-		gpuhash_fuse_note_join(root, joinrel, outerrel, innerrel, k->outer_expr, k->inner_expr);
+		foreach(lc, keys)
+		{
+			okeys = lappend(okeys, ((HashKey *) lfirst(lc))->outer_expr);
+			ikeys = lappend(ikeys, ((HashKey *) lfirst(lc))->inner_expr);
+		}
+		gpuhash_fuse_note_join(root, joinrel, outerrel, innerrel, okeys, ikeys);
 	}
 
 	if (!gpuhash_force &&

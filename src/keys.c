@@ -281,3 +281,42 @@ gpuhash_float_unorder(int64 o)
 	memcpy(&d, &u, sizeof(d));
 	return d;
 }
+
+/*
+ * Exact join keys of several columns.  Each key column whose two sides'
+ * types belong to one integer-like family (integers, oid, bool, date) takes
+ * the wider of their packed widths, into which both sides' values fit; if
+ * the columns fit 64 bits together, the join key is their exact encodings,
+ * each cut to its width (gpuhash_exact_key_part), side by side, and equal
+ * keys mean equal columns.  widths[i] receives column i's width.  A single
+ * column of any exact family is exact whole (width 64).
+ */
+bool
+gpuhash_exact_key_widths(int nkeys, const Oid *otypes, const Oid *itypes, int *widths)
+{
+	int			total = 0;
+
+	for (int i = 0; i < nkeys; i++)
+	{
+		GpuHashExactFamily of = gpuhash_exact_family(otypes[i]);
+
+		if (of == GHX_NONE || of != gpuhash_exact_family(itypes[i]))
+			return false;
+		if (nkeys == 1)
+		{
+			widths[0] = 64;
+			return true;
+		}
+		if (of != GHX_INTEGER && of != GHX_OID && of != GHX_BOOL && of != GHX_DATE)
+			return false;
+		widths[i] = Max(gpuhash_key_bits(otypes[i]), gpuhash_key_bits(itypes[i]));
+		total += widths[i];
+	}
+	return total <= 64;
+}
+
+uint64
+gpuhash_exact_key_part(uint64 encoded, int width)
+{
+	return width >= 64 ? encoded : encoded & ((UINT64CONST(1) << width) - 1);
+}

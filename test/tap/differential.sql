@@ -6,7 +6,7 @@
 -- Random tables: uniform, skewed, duplicated, NULL-heavy; sizes that cross
 -- the chunk size and, with a small memory limit, the engine's partitions.
 BEGIN;
-SELECT plan(180);
+SELECT plan(186);
 
 SET LOCAL max_parallel_workers_per_gather = 0;
 SELECT setseed(0.4242);
@@ -46,6 +46,10 @@ SELECT * FROM pg_temp.same_rows('semi', 'SELECT f.id FROM fact f WHERE EXISTS (S
 SELECT * FROM pg_temp.same_rows('anti', 'SELECT f.id FROM fact f WHERE NOT EXISTS (SELECT 1 FROM dim d WHERE d.k = f.k)');
 SELECT * FROM pg_temp.same_rows('text keys', 'SELECT f.id, d.id FROM fact f JOIN dim d ON f.t = d.t');
 SELECT * FROM pg_temp.same_rows('two keys', 'SELECT f.id, d.id FROM fact f JOIN dim d ON f.k = d.k AND f.t = d.t');
+-- several integer key columns are exact together (signs included)
+SELECT * FROM pg_temp.same_rows('two integer keys', 'SELECT f.id, d.id FROM fact f JOIN dim d ON f.k = d.k AND (f.v % 7)::int - 3 = d.w % 7 - 3', 'Keys: exact');
+SELECT * FROM pg_temp.same_rows('int2 with int4 keys', 'SELECT f.id, d.id FROM fact f LEFT JOIN dim d ON f.k = d.k AND ((f.v % 5) - 2)::smallint = d.w % 5 - 2', 'Keys: exact');
+SELECT * FROM pg_temp.same_rows('two integer keys anti', 'SELECT f.id FROM fact f WHERE NOT EXISTS (SELECT 1 FROM dim d WHERE d.k = f.k AND d.w % 4 = (f.v % 4)::int)', 'Keys: exact');
 SELECT * FROM pg_temp.same_rows('residual', 'SELECT f.id, d.id FROM fact f LEFT JOIN dim d ON f.k = d.k AND d.w > f.v % 100');
 SELECT * FROM pg_temp.same_rows('skew inner', 'SELECT s.id, s2.id FROM skew s JOIN skew s2 ON s.k = s2.k WHERE s.w = 3');
 SELECT * FROM pg_temp.same_rows('skew full', 'SELECT s.id, f.id FROM skew s FULL JOIN fact f ON s.k = f.k AND f.v < 500');

@@ -6,7 +6,7 @@
 -- not.  Random data with duplicates, skew, NULL join keys, NULL grouping
 -- columns, empty sides, several chunks, partitions and simulated devices.
 BEGIN;
-SELECT plan(95);
+SELECT plan(97);
 
 SET LOCAL max_parallel_workers_per_gather = 0;
 SELECT setseed(0.2718);
@@ -91,6 +91,8 @@ SELECT * FROM pg_temp.same_rows('no matches plain', 'SELECT count(*), avg(d.pric
 SELECT * FROM pg_temp.same_rows('int4 = int8 keys', 'SELECT d.w, count(*) FROM fact f JOIN dim d ON f.k = d.k GROUP BY d.w HAVING min(f.v) > 3', 'Fused Join');
 SELECT * FROM pg_temp.same_rows('three-way',
   'SELECT d.w, count(*), sum(s.w) FROM fact f JOIN dim d ON f.k = d.k JOIN skew s ON s.id = f.id GROUP BY d.w', 'Fused Join');
+SELECT * FROM pg_temp.same_rows('two key columns',
+  'SELECT d.w, count(*), sum(f.v) FROM fact f JOIN dim d ON f.k = d.k::int AND (f.v % 3)::int - 1 = d.w % 3 - 1 GROUP BY d.w', 'Fused Join');
 -- NOT NULL columns need no NULL flag: an int8 one packs whole; nulled by an
 -- outer join below the fused join, it needs one again
 SELECT * FROM pg_temp.same_rows('NOT NULL int8 grouping column',
