@@ -21,7 +21,7 @@
  * An aggregation over an inner equi-join can be one node (agg_fuse.c):
  * custom_plans then holds the join's outer and inner inputs, the scan tuple
  * columns of both, and GHA_EXPR_JOIN_OUTER / GHA_EXPR_JOIN_INNER the join key
- * of each side (one key, exactly encoded, keys.h).  Every grouping
+ * columns of each side (an exact key, keys.h).  Every grouping
  * expression and every aggregate (argument and FILTER) reads one side only,
  * the dictionary's columns (agg_dict.c) all the same side; each side is
  * read once into arrays of join keys, packed partial grouping

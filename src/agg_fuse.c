@@ -19,7 +19,7 @@
  * known only while its join paths are made (set_join_pathlist_hook), and
  * our own join path may have lost to PostgreSQL's there.  So the join hook
  * notes every pair that a fused node could join -- an inner join on a
- * single exactly-encoded key with no other join clause -- and the GROUP BY
+ * key that is exact (keys.c) with no other join clause -- and the GROUP BY
  * hook looks them up.  The notes live in the planner's memory and belong to
  * one planner call: the planner hook starts each call, nested ones too,
  * with an empty list and restores the caller's afterwards.  None are taken

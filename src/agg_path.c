@@ -27,7 +27,7 @@
  * FUSED WITH A JOIN
  *
  * When the input is a join relation that agg_fuse.c noted as made by an
- * inner equi-join on one exactly encoded key with no other join clause, and
+ * inner equi-join on an exact key (keys.c) with no other join clause, and
  * every grouping expression and aggregate reads one side of it (dictionary
  * columns all one side, no CPU aggregates; see fusable), we also offer a GpuHashAgg
  * over the join's two inputs that joins and aggregates in the engine
