@@ -1,5 +1,5 @@
 -- Aggregations fused with their join: a GROUP BY or plain aggregate over an
--- inner equi-join on one exactly encoded key, each grouping column and
+-- inner equi-join on an exact key, each grouping column and
 -- aggregate reading one side, runs as a single GpuHashAgg that joins and
 -- aggregates in the engine.  EXPLAIN shows "Fused Join".  The plan is forced
 -- (gpuhash.force); results are ordered so the output is the same on every
