@@ -919,6 +919,8 @@ ReScanGpuHashAgg(CustomScanState *node)
 	s->aggregated = false;
 	s->stat_groups = 0;
 	s->stat_pairs = 0;
+	s->stat_inner_rows = s->stat_outer_rows = 0;
+	s->stat_inner_ms = s->stat_share_ms = s->stat_outer_ms = 0;
 	/* the lazily made columns start again */
 	s->ncols = s->nstatic_cols;
 	for (int a = 0; a < s->naggs; a++)
@@ -986,7 +988,19 @@ ExplainGpuHashAgg(CustomScanState *node, List *ancestors, ExplainState *es)
 	if (es->analyze && s->aggregated)
 	{
 		if (s->fused_kind >= 0)
+		{
+			ExplainPropertyInteger("Inner Rows", NULL, s->stat_inner_rows, es);
+			ExplainPropertyInteger("Outer Rows", NULL, s->stat_outer_rows, es);
 			ExplainPropertyInteger("Join Pairs", NULL, s->stat_pairs, es);
+			if (es->timing)
+			{
+				/* reading each side, its input plan included */
+				ExplainPropertyFloat("Inner Read Time", "ms", s->stat_inner_ms, 3, es);
+				if (node->ss.ps.plan->parallel_aware)
+					ExplainPropertyFloat("Inner Share Time", "ms", s->stat_share_ms, 3, es);
+				ExplainPropertyFloat("Outer Read Time", "ms", s->stat_outer_ms, 3, es);
+			}
+		}
 		ExplainPropertyInteger("Groups", NULL, s->stat_groups, es);
 		ExplainPropertyInteger("Partitions", NULL, s->stat_partitions, es);
 		if (es->timing)

@@ -52,6 +52,19 @@ gha_scan_expr_side(const GpuHashScanMap *map, Node *expr)
 	return Max(side, 0);
 }
 
+/* Milliseconds since *start, which is set to now. */
+static double
+elapsed_ms(instr_time *start)
+{
+	instr_time	now;
+	double		ms;
+
+	INSTR_TIME_SET_CURRENT(now);
+	ms = INSTR_TIME_GET_MILLISEC(now) - INSTR_TIME_GET_MILLISEC(*start);
+	*start = now;
+	return ms;
+}
+
 /* The join key of the row in the scan tuple, its columns side by side; false if one is NULL. */
 static bool
 join_key(GpuHashAggState *s, ExprContext *econtext, int side, uint64 *key)
@@ -157,10 +170,16 @@ gha_aggregate_fused(GpuHashAggState *s)
 
 	if (s->shared)
 		early = gha_shared_attach(s->shared);
+	INSTR_TIME_SET_CURRENT(start);
 	read_side(s, s->inner_ps, 1);
+	s->stat_inner_ms += elapsed_ms(&start);
 	if (s->shared)
+	{
 		share_inner(s, early);
+		s->stat_share_ms += elapsed_ms(&start);
+	}
 	ninner = s->nrows;
+	s->stat_inner_rows += ninner;
 	inner_jkeys = s->jkeys;
 	inner_keys = s->keys;
 	inner_ncols = s->ncols;
@@ -177,7 +196,11 @@ gha_aggregate_fused(GpuHashAggState *s)
 	s->jkeys = NULL;
 	s->cap = s->nrows = 0;
 	if (ninner > 0)
+	{
 		read_side(s, s->input_ps, 0);
+		s->stat_outer_ms += elapsed_ms(&start);
+		s->stat_outer_rows += s->nrows;
+	}
 	if (ninner == 0 || s->nrows == 0)
 		return;					/* no pairs, no groups */
 

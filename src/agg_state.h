@@ -111,6 +111,11 @@ typedef struct GpuHashAggState
 	/* EXPLAIN ANALYZE */
 	int64		stat_groups;
 	int64		stat_pairs;
+	int64		stat_inner_rows;	/* fused: rows kept of each side */
+	int64		stat_outer_rows;
+	double		stat_inner_ms;	/* reading them (their input plans included) */
+	double		stat_share_ms;	/* sharing the inner side (waiting included) */
+	double		stat_outer_ms;
 	int			stat_partitions;
 	double		stat_engine_ms;
 	size_t		stat_peak_device;
