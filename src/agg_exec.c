@@ -226,10 +226,8 @@ BeginGpuHashAgg(CustomScanState *node, EState *estate, int eflags)
 		}
 		s->jwidth = palloc(sizeof(int) * s->njkeys);
 		s->jshift = palloc(sizeof(int) * s->njkeys);
-		if (!gpuhash_exact_key_widths(s->njkeys, s->jtype[0], s->jtype[1], s->jwidth))
+		if (!gpuhash_exact_key_layout(s->njkeys, s->jtype[0], s->jtype[1], s->jwidth, s->jshift))
 			elog(ERROR, "gpuhash: a fused join's keys are not exact");
-		for (int k = 0, at = 0; k < s->njkeys; at += s->jwidth[k], k++)
-			s->jshift[k] = at;
 	}
 	s->expr_params = pull_paramids((Expr *) cscan->custom_exprs);
 
@@ -612,11 +610,8 @@ void
 gha_add_result(GpuHashAggState *s, uint8 pattern, instr_time start)
 {
 	gh_groups  *g = s->results[s->nresults];
-	instr_time	now;
 
-	INSTR_TIME_SET_CURRENT(now);
-	INSTR_TIME_SUBTRACT(now, start);
-	s->stat_engine_ms += INSTR_TIME_GET_MILLISEC(now);
+	s->stat_engine_ms += gpuhash_elapsed_ms(start);
 	s->result_pattern[s->nresults] = pattern;
 	s->stat_groups += g->ngroups;
 	s->stat_devices |= gpuhash_device_mask(g->devices, g->ndevices);

@@ -52,19 +52,6 @@ gha_scan_expr_side(const GpuHashScanMap *map, Node *expr)
 	return Max(side, 0);
 }
 
-/* Milliseconds since *start, which is set to now. */
-static double
-elapsed_ms(instr_time *start)
-{
-	instr_time	now;
-	double		ms;
-
-	INSTR_TIME_SET_CURRENT(now);
-	ms = INSTR_TIME_GET_MILLISEC(now) - INSTR_TIME_GET_MILLISEC(*start);
-	*start = now;
-	return ms;
-}
-
 /* The join key of the row in the scan tuple, its columns side by side; false if one is NULL. */
 static bool
 join_key(GpuHashAggState *s, ExprContext *econtext, int side, uint64 *key)
@@ -78,9 +65,8 @@ join_key(GpuHashAggState *s, ExprContext *econtext, int side, uint64 *key)
 
 		if (isnull)
 			return false;
-		acc |= gpuhash_exact_key_part(gpuhash_encode_exact(s->jfamily[side][k],
-														   s->jtype[side][k], d),
-									  s->jwidth[k]) << s->jshift[k];
+		acc |= gpuhash_exact_key_column(s->jfamily[side][k], s->jtype[side][k], d,
+										s->jwidth[k], s->jshift[k]);
 	}
 	*key = acc;
 	return true;
@@ -113,38 +99,47 @@ read_side(GpuHashAggState *s, PlanState *ps, int side)
 }
 
 /*
+ * Move the arrays collected so far out of the node into *side; the node
+ * starts collecting afresh.
+ */
+static void
+take_side(GpuHashAggState *s, GhaSideArrays *side)
+{
+	side->n = s->nrows;
+	side->jkeys = s->jkeys;
+	side->keys = s->keys;
+	side->ncols = s->ncols;
+	side->values = palloc(sizeof(void *) * Max(s->ncols, 1));
+	side->nulls = palloc(sizeof(uint8 *) * Max(s->ncols, 1));
+	for (int c = 0; c < s->ncols; c++)
+	{
+		side->values[c] = s->values[c];
+		side->nulls[c] = s->nulls[c];
+		s->values[c] = NULL;
+		s->nulls[c] = NULL;
+	}
+	s->keys = NULL;
+	s->jkeys = NULL;
+	s->cap = s->nrows = 0;
+}
+
+/*
  * A parallel-aware node: trade this process's share of the inner side for
  * the whole of it (agg_shared.c).  Only columns made at start exist yet,
  * the same in every process.
  */
 static void
-share_inner(GpuHashAggState *s, bool attached_early)
+share_inner(GpuHashAggState *s, bool attached_early, GhaSideArrays *inner)
 {
-	GhaSideArrays mine,
-				all;
+	GhaSideArrays mine = *inner;
 	bool	   *share = palloc(sizeof(bool) * Max(s->ncols, 1));
 
 	if (s->ncols != s->nstatic_cols)
 		elog(ERROR, "gpuhash: a shared inner side made columns while it was read");
 	for (int c = 0; c < s->ncols; c++)
 		share[c] = s->col_side[c] == 1;
-	mine.n = s->nrows;
-	mine.jkeys = s->jkeys;
-	mine.keys = s->keys;
-	mine.ncols = s->ncols;
-	mine.values = s->values;
-	mine.nulls = s->nulls;
 	gha_shared_exchange(s->shared, s->css.ss.ps.state->es_query_dsa, attached_early, &mine,
-						share, s->col_nulls, s->data_cxt, &all);
-	s->nrows = s->cap = all.n;
-	s->jkeys = all.jkeys;
-	s->keys = all.keys;
-	for (int c = 0; c < s->ncols; c++)
-		if (share[c])
-		{
-			s->values[c] = all.values[c];
-			s->nulls[c] = all.nulls[c];
-		}
+						share, s->col_nulls, s->data_cxt, inner);
 }
 
 /*
@@ -154,12 +149,7 @@ share_inner(GpuHashAggState *s, bool attached_early)
 void
 gha_aggregate_fused(GpuHashAggState *s)
 {
-	int64		ninner;
-	uint64	   *inner_jkeys,
-			   *inner_keys;
-	void	  **inner_values = palloc0(sizeof(void *) * Max(s->ncols, 1));
-	uint8	  **inner_nulls = palloc0(sizeof(uint8 *) * Max(s->ncols, 1));
-	int			inner_ncols;
+	GhaSideArrays inner;
 	bool		keyed[2] = {false, false};
 	gh_aggcol  *cols;
 	uint8	   *col_inner;
@@ -172,36 +162,23 @@ gha_aggregate_fused(GpuHashAggState *s)
 		early = gha_shared_attach(s->shared);
 	INSTR_TIME_SET_CURRENT(start);
 	read_side(s, s->inner_ps, 1);
-	s->stat_inner_ms += elapsed_ms(&start);
+	s->stat_inner_ms += gpuhash_elapsed_ms(start);
+	take_side(s, &inner);
 	if (s->shared)
 	{
-		share_inner(s, early);
-		s->stat_share_ms += elapsed_ms(&start);
+		INSTR_TIME_SET_CURRENT(start);
+		share_inner(s, early, &inner);
+		s->stat_share_ms += gpuhash_elapsed_ms(start);
 	}
-	ninner = s->nrows;
-	s->stat_inner_rows += ninner;
-	inner_jkeys = s->jkeys;
-	inner_keys = s->keys;
-	inner_ncols = s->ncols;
-	inner_values = repalloc(inner_values, sizeof(void *) * Max(inner_ncols, 1));
-	inner_nulls = repalloc(inner_nulls, sizeof(uint8 *) * Max(inner_ncols, 1));
-	for (int c = 0; c < inner_ncols; c++)
+	s->stat_inner_rows += inner.n;
+	if (inner.n > 0)
 	{
-		inner_values[c] = s->values[c];
-		inner_nulls[c] = s->nulls[c];
-		s->values[c] = NULL;
-		s->nulls[c] = NULL;
-	}
-	s->keys = NULL;
-	s->jkeys = NULL;
-	s->cap = s->nrows = 0;
-	if (ninner > 0)
-	{
+		INSTR_TIME_SET_CURRENT(start);
 		read_side(s, s->input_ps, 0);
-		s->stat_outer_ms += elapsed_ms(&start);
+		s->stat_outer_ms += gpuhash_elapsed_ms(start);
 		s->stat_outer_rows += s->nrows;
 	}
-	if (ninner == 0 || s->nrows == 0)
+	if (inner.n == 0 || s->nrows == 0)
 		return;					/* no pairs, no groups */
 
 	for (int i = 0; i < s->nkeys; i++)
@@ -211,21 +188,21 @@ gha_aggregate_fused(GpuHashAggState *s)
 	for (int c = 0; c < s->ncols; c++)
 	{
 		col_inner[c] = s->col_side[c] == 1;
-		if (col_inner[c] && c >= inner_ncols)
+		if (col_inner[c] && c >= inner.ncols)
 			elog(ERROR, "gpuhash: inner aggregate column %d made after the inner side was read", c);
 		cols[c] = s->cols[c];
-		cols[c].values = col_inner[c] ? inner_values[c] : s->values[c];
-		cols[c].nulls = col_inner[c] ? inner_nulls[c] : s->nulls[c];
+		cols[c].values = col_inner[c] ? inner.values[c] : s->values[c];
+		cols[c].nulls = col_inner[c] ? inner.nulls[c] : s->nulls[c];
 	}
 	spec.outer_keys = keyed[0] ? s->keys : NULL;
-	spec.inner_keys = keyed[1] ? inner_keys : NULL;
-	spec.inner_rows = (size_t) ninner;
+	spec.inner_keys = keyed[1] ? inner.keys : NULL;
+	spec.inner_rows = (size_t) inner.n;
 	spec.cols = cols;
 	spec.col_inner = col_inner;
 	spec.ncols = s->ncols;
 
 	INSTR_TIME_SET_CURRENT(start);
-	st = gh_build(s->engine, (gh_kind) s->fused_kind, inner_jkeys, NULL, (size_t) ninner,
+	st = gh_build(s->engine, (gh_kind) s->fused_kind, inner.jkeys, NULL, (size_t) inner.n,
 				  &s->table);
 	if (st == GH_OK)
 		st = gh_join_aggregate(s->table, s->jkeys, (size_t) s->nrows, GH_JOIN_AUTO, &spec,

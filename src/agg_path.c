@@ -29,7 +29,7 @@
  * When the input is a join relation that agg_fuse.c noted as made by an
  * inner equi-join on an exact key (keys.c) with no other join clause, and
  * every grouping expression and aggregate reads one side of it (dictionary
- * columns all one side, no CPU aggregates; see fusable), we also offer a GpuHashAgg
+ * columns all one side, no CPU aggregates; see fused_key_modes), we also offer a GpuHashAgg
  * over the join's two inputs that joins and aggregates in the engine
  * (agg.h, "FUSED JOIN"): no joined row is ever formed.  Each input computes
  * its side's grouping expressions (fused_inputs).  Plain aggregates (no

@@ -12,6 +12,7 @@
 #include "postgres.h"
 
 #include "nodes/pathnodes.h"
+#include "portability/instr_time.h"
 
 #include "engine.h"
 
@@ -49,6 +50,17 @@ gpuhash_scale_forced_cost(Path *path)
 {
 	path->startup_cost *= GPUHASH_FORCED_COST_SCALE;
 	path->total_cost *= GPUHASH_FORCED_COST_SCALE;
+}
+
+/* Milliseconds since start (EXPLAIN ANALYZE's engine and read times). */
+static inline double
+gpuhash_elapsed_ms(instr_time start)
+{
+	instr_time	now;
+
+	INSTR_TIME_SET_CURRENT(now);
+	INSTR_TIME_SUBTRACT(now, start);
+	return INSTR_TIME_GET_MILLISEC(now);
 }
 
 /* engine_session.c */

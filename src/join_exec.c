@@ -282,10 +282,9 @@ BeginGpuHashJoin(CustomScanState *node, EState *estate, int eflags)
 	s->key_shift = palloc(sizeof(int) * Max(s->nkeys, 1));
 	if (s->exact)
 	{
-		if (!gpuhash_exact_key_widths(s->nkeys, s->okeys.types, s->ikeys.types, s->key_width))
+		if (!gpuhash_exact_key_layout(s->nkeys, s->okeys.types, s->ikeys.types,
+									  s->key_width, s->key_shift))
 			elog(ERROR, "gpuhash: join keys planned as exact are not");
-		for (int k = 0, at = 0; k < s->nkeys; at += s->key_width[k], k++)
-			s->key_shift[k] = at;
 	}
 	s->recheck = s->exact ? NULL : ExecInitQual(hashclauses, &node->ss.ps);
 	s->joinqual = ExecInitQual(joinquals, &node->ss.ps);
@@ -366,9 +365,8 @@ compute_key(GpuHashJoinState *s, GhjKeySide *side, uint64 *key)
 		if (isnull)
 			return false;
 		if (s->exact)
-			acc |= gpuhash_exact_key_part(gpuhash_encode_exact(side->family[i],
-															   side->types[i], d),
-										  s->key_width[i]) << s->key_shift[i];
+			acc |= gpuhash_exact_key_column(side->family[i], side->types[i], d,
+											s->key_width[i], s->key_shift[i]);
 		else
 			acc = gpuhash_combine_hash(acc,
 									   DatumGetUInt64(FunctionCall2Coll(&side->hashfn[i],
@@ -386,16 +384,6 @@ check_engine(GpuHashJoinState *s, gh_status st)
 {
 	if (st != GH_OK)
 		gpuhash_engine_error(s->engine, st);
-}
-
-static double
-elapsed_ms(instr_time start)
-{
-	instr_time	now;
-
-	INSTR_TIME_SET_CURRENT(now);
-	INSTR_TIME_SUBTRACT(now, start);
-	return INSTR_TIME_GET_MILLISEC(now);
 }
 
 /* ---- phases ---- */
@@ -463,7 +451,7 @@ build_inner(GpuHashJoinState *s)
 
 			s->stat_devices |= gpuhash_device_mask(ids, n);
 		}
-		s->stat_build_ms += elapsed_ms(start);
+		s->stat_build_ms += gpuhash_elapsed_ms(start);
 		s->stat_partitions = gh_table_partitions(s->table);
 	}
 	pfree(keys);
@@ -546,7 +534,7 @@ next_chunk(GpuHashJoinState *s)
 					s->outer_matched[s->probe_row[i]] = true;
 			release_join(s);
 		}
-		s->stat_probe_ms += elapsed_ms(start);
+		s->stat_probe_ms += gpuhash_elapsed_ms(start);
 		s->stat_peak_device = Max(s->stat_peak_device,
 								  gh_engine_peak_device_bytes(s->engine));
 	}
@@ -592,7 +580,7 @@ next_pair_row(GpuHashJoinState *s)
 			CHECK_FOR_INTERRUPTS();
 			INSTR_TIME_SET_CURRENT(start);
 			check_engine(s, gh_join_next(s->join, s->pairs, s->pair_cap, &s->npairs));
-			s->stat_probe_ms += elapsed_ms(start);
+			s->stat_probe_ms += gpuhash_elapsed_ms(start);
 			s->pair_pos = 0;
 			s->stat_pairs += s->npairs;
 			if (s->npairs == 0)

@@ -128,7 +128,7 @@ key_encodable(HashKey *k, bool *exact)
 
 /*
  * Are these keys, each exactly encodable, exact together (keys.c:
- * gpuhash_exact_key_widths)?
+ * gpuhash_exact_key_layout)?
  */
 static bool
 keys_exact_together(List *keys)
@@ -136,7 +136,6 @@ keys_exact_together(List *keys)
 	int			n = list_length(keys);
 	Oid		   *otypes = palloc(sizeof(Oid) * n);
 	Oid		   *itypes = palloc(sizeof(Oid) * n);
-	int		   *w = palloc(sizeof(int) * n);
 	ListCell   *lc;
 	int			i = 0;
 
@@ -146,7 +145,7 @@ keys_exact_together(List *keys)
 		itypes[i] = exprType((Node *) ((HashKey *) lfirst(lc))->inner_expr);
 		i++;
 	}
-	return gpuhash_exact_key_widths(n, otypes, itypes, w);
+	return gpuhash_exact_key_layout(n, otypes, itypes, NULL, NULL);
 }
 
 static bool

@@ -287,12 +287,14 @@ gpuhash_float_unorder(int64 o)
  * types belong to one integer-like family (integers, oid, bool, date) takes
  * the wider of their packed widths, into which both sides' values fit; if
  * the columns fit 64 bits together, the join key is their exact encodings,
- * each cut to its width (gpuhash_exact_key_part), side by side, and equal
- * keys mean equal columns.  widths[i] receives column i's width.  A single
- * column of any exact family is exact whole (width 64).
+ * each cut to its width, side by side (gpuhash_exact_key_column), and equal
+ * keys mean equal columns.  If widths and shifts are given, they receive
+ * each column's width and position.  A single column of any exact family
+ * is exact whole (width 64).
  */
 bool
-gpuhash_exact_key_widths(int nkeys, const Oid *otypes, const Oid *itypes, int *widths)
+gpuhash_exact_key_layout(int nkeys, const Oid *otypes, const Oid *itypes, int *widths,
+						 int *shifts)
 {
 	int			total = 0;
 
@@ -304,19 +306,33 @@ gpuhash_exact_key_widths(int nkeys, const Oid *otypes, const Oid *itypes, int *w
 			return false;
 		if (nkeys == 1)
 		{
-			widths[0] = 64;
+			if (widths)
+			{
+				widths[0] = 64;
+				shifts[0] = 0;
+			}
 			return true;
 		}
 		if (of != GHX_INTEGER && of != GHX_OID && of != GHX_BOOL && of != GHX_DATE)
 			return false;
-		widths[i] = Max(gpuhash_key_bits(otypes[i]), gpuhash_key_bits(itypes[i]));
-		total += widths[i];
+		if (widths)
+		{
+			widths[i] = Max(gpuhash_key_bits(otypes[i]), gpuhash_key_bits(itypes[i]));
+			shifts[i] = total;
+		}
+		total += Max(gpuhash_key_bits(otypes[i]), gpuhash_key_bits(itypes[i]));
 	}
 	return total <= 64;
 }
 
+/* One column of an exact join key, cut to its width and in its position. */
 uint64
-gpuhash_exact_key_part(uint64 encoded, int width)
+gpuhash_exact_key_column(GpuHashExactFamily family, Oid type, Datum value, int width,
+						 int shift)
 {
-	return width >= 64 ? encoded : encoded & ((UINT64CONST(1) << width) - 1);
+	uint64		bits = gpuhash_encode_exact(family, type, value);
+
+	if (width < 64)
+		bits &= (UINT64CONST(1) << width) - 1;
+	return bits << shift;
 }

@@ -32,9 +32,10 @@ typedef enum GpuHashExactFamily
 extern GpuHashExactFamily gpuhash_exact_family(Oid type);
 extern uint64 gpuhash_encode_exact(GpuHashExactFamily family, Oid type, Datum value);
 /* several exact join key columns packed side by side (keys.c) */
-extern bool gpuhash_exact_key_widths(int nkeys, const Oid *otypes, const Oid *itypes,
-									 int *widths);
-extern uint64 gpuhash_exact_key_part(uint64 encoded, int width);
+extern bool gpuhash_exact_key_layout(int nkeys, const Oid *otypes, const Oid *itypes,
+									 int *widths, int *shifts);
+extern uint64 gpuhash_exact_key_column(GpuHashExactFamily family, Oid type, Datum value,
+									   int width, int shift);
 
 /*
  * The hashed encoding: the 64-bit extended hash (hash support function 2)
