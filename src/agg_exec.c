@@ -110,10 +110,10 @@ release_results(void *arg)
 	GpuHashAggState *s = (GpuHashAggState *) arg;
 
 	for (int i = 0; i < s->nresults; i++)
-		gh_groups_free(s->results[i]);
+		gpuhash_op_groups_free(&s->eng, s->results[i]);
 	s->nresults = 0;
 	s->empty_row = false;
-	gh_table_free(s->table);
+	gpuhash_op_table_free(s->table);
 	s->table = NULL;
 }
 
@@ -352,7 +352,7 @@ BeginGpuHashAgg(CustomScanState *node, EState *estate, int eflags)
 	else if (ncpu > 0)
 		elog(ERROR, "gpuhash: CPU aggregates without a dictionary");
 	if (!(eflags & EXEC_FLAG_EXPLAIN_ONLY))
-		s->engine = gpuhash_get_engine();
+		gpuhash_ops_init(&s->eng, s->node_cxt);
 }
 
 /*
@@ -616,7 +616,7 @@ gha_add_result(GpuHashAggState *s, uint8 pattern, instr_time start)
 	s->stat_groups += g->ngroups;
 	s->stat_devices |= gpuhash_device_mask(g->devices, g->ndevices);
 	s->stat_partitions = Max(s->stat_partitions, g->partitions);
-	s->stat_peak_device = Max(s->stat_peak_device, gh_engine_peak_device_bytes(s->engine));
+	s->stat_peak_device = Max(s->stat_peak_device, gpuhash_ops_peak_device(&s->eng));
 	s->nresults++;
 }
 
@@ -626,7 +626,6 @@ aggregate_pattern(GpuHashAggState *s, uint8 pattern, int64 count)
 {
 	uint64	   *keys = s->keys;
 	gh_aggcol  *cols = palloc(sizeof(gh_aggcol) * Max(s->ncols, 1));
-	gh_status	st;
 	instr_time	start;
 
 	for (int c = 0; c < s->ncols; c++)
@@ -660,10 +659,7 @@ aggregate_pattern(GpuHashAggState *s, uint8 pattern, int64 count)
 		}
 	}
 	INSTR_TIME_SET_CURRENT(start);
-	st = gh_aggregate(s->engine, keys, (size_t) count, cols, s->ncols,
-					  &s->results[s->nresults]);
-	if (st != GH_OK)
-		gpuhash_engine_error(s->engine, st);
+	s->results[s->nresults] = gpuhash_op_aggregate(&s->eng, keys, (size_t) count, cols, s->ncols);
 	gha_add_result(s, pattern, start);
 }
 
@@ -1004,6 +1000,7 @@ ExplainGpuHashAgg(CustomScanState *node, List *ancestors, ExplainState *es)
 		{
 			ExplainPropertyInteger("Peak Device Memory", "kB",
 								   (int64) (s->stat_peak_device / 1024), es);
+			ExplainPropertyText("Engine", gpuhash_ops_where(&s->eng), es);
 			if (s->stat_devices)
 				ExplainPropertyText("Devices Used", gpuhash_devices_text(s->stat_devices), es);
 		}

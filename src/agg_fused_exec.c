@@ -156,7 +156,6 @@ gha_aggregate_fused(GpuHashAggState *s)
 	gh_joinagg	spec;
 	bool		early = false;
 	instr_time	start;
-	gh_status	st;
 
 	if (s->shared)
 		early = gha_shared_attach(s->shared);
@@ -202,14 +201,11 @@ gha_aggregate_fused(GpuHashAggState *s)
 	spec.ncols = s->ncols;
 
 	INSTR_TIME_SET_CURRENT(start);
-	st = gh_build(s->engine, (gh_kind) s->fused_kind, inner.jkeys, NULL, (size_t) inner.n,
-				  &s->table);
-	if (st == GH_OK)
-		st = gh_join_aggregate(s->table, s->jkeys, (size_t) s->nrows, GH_JOIN_AUTO, &spec,
-							   &s->results[s->nresults]);
-	if (st != GH_OK)
-		gpuhash_engine_error(s->engine, st);
-	gh_table_free(s->table);
+	s->table = gpuhash_op_build(&s->eng, (gh_kind) s->fused_kind, inner.jkeys, NULL,
+								(size_t) inner.n);
+	s->results[s->nresults] = gpuhash_op_join_aggregate(s->table, s->jkeys, (size_t) s->nrows,
+														GH_JOIN_AUTO, &spec);
+	gpuhash_op_table_free(s->table);
 	s->table = NULL;
 	s->stat_pairs += (int64) s->results[s->nresults]->input_rows;
 	gha_add_result(s, 0, start);

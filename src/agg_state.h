@@ -17,6 +17,7 @@
 
 #include "agg.h"
 #include "engine.h"
+#include "engine_ops.h"
 #include "keys.h"
 #include "scantuple.h"
 
@@ -68,7 +69,7 @@ typedef struct GpuHashAggState
 
 	MemoryContext node_cxt;
 	MemoryContext data_cxt;
-	gh_engine  *engine;
+	GhOps		eng;			/* where the engine runs (engine_ops.h) */
 
 	/* collected input */
 	int64		nrows;
@@ -104,7 +105,7 @@ typedef struct GpuHashAggState
 	int			dict_side;		/* the side of the dictionary's columns */
 	uint64	   *jkeys;			/* per collected row, its join key */
 	GhaSharedInner *shared;		/* parallel-aware: the inner side, shared */
-	gh_table   *table;
+	GhOpTable  *table;
 	bool		empty_row;		/* a plain aggregate over no rows: one row */
 	gh_groups  *empty_group;
 

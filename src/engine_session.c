@@ -39,6 +39,7 @@
 #include "utils/memutils.h"
 
 #include "gpuhash.h"
+#include "service.h"
 
 /* What an engine was opened with; a change of any of it needs a new one. */
 typedef struct EngineShape
@@ -80,8 +81,8 @@ gpuhash_gpu_present(void)
 }
 
 /* The backend gpuhash.device resolves to. */
-static gh_backend
-resolved_backend(void)
+gh_backend
+gpuhash_resolved_backend(void)
 {
 	if (gpuhash_device == GPUHASH_DEVICE_CPU)
 		return GH_BACKEND_CPU;
@@ -133,7 +134,7 @@ gpuhash_resolved_table_kind(void)
 const char *
 gpuhash_device_label(void)
 {
-	return resolved_backend() == GH_BACKEND_CUDA ? "gpu" : "cpu";
+	return gpuhash_resolved_backend() == GH_BACKEND_CUDA ? "gpu" : "cpu";
 }
 
 uint32
@@ -247,9 +248,13 @@ gpuhash_settings_changed(void)
  * the query for nothing.  Interrupts that are held off cannot be served, so
  * they do not stop it either.
  */
+bool		(*gpuhash_interrupt_hook) (void) = NULL;
+
 static bool
 interrupt_pending(void *arg)
 {
+	if (gpuhash_interrupt_hook)
+		return gpuhash_interrupt_hook();
 	if (!InterruptPending || InterruptHoldoffCount != 0 || CritSectionCount != 0)
 		return false;
 	return ProcDiePending || (QueryCancelPending && QueryCancelHoldoffCount == 0);
@@ -305,7 +310,7 @@ static void
 current_shape(EngineShape *shape)
 {
 	memset(shape, 0, sizeof(*shape));
-	shape->backend = resolved_backend();
+	shape->backend = gpuhash_resolved_backend();
 	shape->memory_limit_mb = gpuhash_memory_limit_mb;
 	strlcpy(shape->devices, gpuhash_devices_setting ? gpuhash_devices_setting : "all",
 			sizeof(shape->devices));
@@ -393,8 +398,10 @@ gpuhash_engine_open_cost(bool in_new_process)
 {
 	EngineShape shape;
 
-	if (resolved_backend() != GH_BACKEND_CUDA)
+	if (gpuhash_resolved_backend() != GH_BACKEND_CUDA)
 		return 0.0;
+	if (gpuhash_service_ready())
+		return 0.0;			/* the GPU service holds the context */
 	if (!in_new_process && session_engine != NULL && !engine_failed)
 	{
 		current_shape(&shape);

@@ -4,9 +4,10 @@
  *	  Module entry point: the settings (GUCs) and the planner hooks.
  *
  * _PG_init may run in the postmaster (shared_preload_libraries): it only
- * defines settings and installs hooks.  It never touches CUDA, because a
- * CUDA context does not survive fork(); each backend opens its own engine
- * on first use (engine_session.c).
+ * defines settings, installs hooks and, when preloaded, asks for the GPU
+ * service's shared memory and workers (service_client.c).  It never touches
+ * CUDA, because a CUDA context does not survive fork(): the service workers
+ * and, without them, each backend open their own engines on first use.
  *
  *-------------------------------------------------------------------------
  */
@@ -17,6 +18,7 @@
 #include <limits.h>
 
 #include "gpuhash.h"
+#include "service.h"
 
 PG_MODULE_MAGIC;
 
@@ -32,6 +34,8 @@ int			gpuhash_memory_limit_mb = 0;
 int			gpuhash_chunk_rows = 1048576;
 bool		gpuhash_force = false;
 int			gpuhash_debug_fail_after = -1;
+int			gpuhash_service_workers = 1;
+bool		gpuhash_use_service = true;
 
 static const struct config_enum_entry device_options[] = {
 	{"auto", GPUHASH_DEVICE_AUTO, false},
@@ -128,6 +132,16 @@ _PG_init(void)
 							 "Plans gpuhash wherever it applies, whatever PostgreSQL's plans cost (for testing).",
 							 NULL, &gpuhash_force, false,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomBoolVariable("gpuhash.service",
+							 "Sends gpuhash's work to the GPU service processes when they run.",
+							 "Off: each backend and parallel worker runs gpuhash's engine itself.",
+							 &gpuhash_use_service, true,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomIntVariable("gpuhash.service_workers",
+							"GPU service processes started with the server (gpuhash in shared_preload_libraries).",
+							"Each holds its own engines and serves one request at a time; 0 starts none.",
+							&gpuhash_service_workers, 1, 0, GHS_MAX_WORKERS,
+							PGC_POSTMASTER, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("gpuhash.debug_fail_after",
 							"Developer option: fail the engine's N-th device operation of each node as if device memory ran out (-1: never).",
 							"For testing how queries clean up after device failures.",
@@ -138,4 +152,5 @@ _PG_init(void)
 	gpuhash_join_init();
 	gpuhash_agg_init();
 	gpuhash_fuse_init();
+	gpuhash_service_init();
 }

@@ -37,6 +37,8 @@ extern int	gpuhash_memory_limit_mb;
 extern int	gpuhash_chunk_rows;
 extern bool gpuhash_force;
 extern int	gpuhash_debug_fail_after;
+extern int	gpuhash_service_workers;
+extern bool gpuhash_use_service;
 
 /*
  * gpuhash.force scales our paths' costs by this: far below any plan without
@@ -66,6 +68,9 @@ gpuhash_elapsed_ms(instr_time start)
 /* engine_session.c */
 extern bool gpuhash_gpu_present(void);
 extern bool gpuhash_planning_allowed(void);
+extern gh_backend gpuhash_resolved_backend(void);
+/* replaces the engine's interrupt poll (the GPU service) */
+extern bool (*gpuhash_interrupt_hook) (void);
 extern int	gpuhash_resolved_table_kind(void);
 extern const char *gpuhash_device_label(void);
 /* device ids as a bit set, and as EXPLAIN shows them ("0, 1") */

@@ -52,6 +52,7 @@
 #include "utils/ruleutils.h"
 
 #include "engine.h"
+#include "engine_ops.h"
 #include "gpuhash.h"
 #include "join.h"
 #include "keys.h"
@@ -101,13 +102,13 @@ typedef struct GpuHashJoinState
 	MemoryContext node_cxt;		/* owns everything below; frees the engine's */
 	MemoryContext inner_cxt;	/* inner rows and keys; reset on rebuild */
 	MemoryContext chunk_cxt;	/* one outer chunk; reset per chunk */
-	gh_engine  *engine;
+	GhOps		eng;			/* where the engine runs (engine_ops.h) */
 
 	/* inner side */
 	GpuHashRowStore inner_rows;
 	int64		ninner;
 	bool	   *inner_matched;	/* RIGHT/FULL only */
-	gh_table   *table;
+	GhOpTable  *table;
 	uint32		stat_devices;	/* devices the table was built on */
 	bool		built;
 
@@ -119,7 +120,7 @@ typedef struct GpuHashJoinState
 	int64		nprobe;
 	bool	   *outer_matched;
 	bool		outer_done;
-	gh_join    *join;
+	GhOpJoin   *join;
 	gh_pair    *pairs;
 	size_t		npairs;
 	size_t		pair_pos;
@@ -171,8 +172,7 @@ gpuhash_join_create_state(CustomScan *cscan)
 static void
 release_join(GpuHashJoinState *s)
 {
-	if (s->join)
-		gh_join_free(s->join);
+	gpuhash_op_join_free(s->join);
 	s->join = NULL;
 }
 
@@ -180,8 +180,7 @@ static void
 release_table(GpuHashJoinState *s)
 {
 	release_join(s);
-	if (s->table)
-		gh_table_free(s->table);
+	gpuhash_op_table_free(s->table);
 	s->table = NULL;
 }
 
@@ -306,7 +305,7 @@ BeginGpuHashJoin(CustomScanState *node, EState *estate, int eflags)
 	s->phase = GHJ_BUILD;
 	if (eflags & EXEC_FLAG_EXPLAIN_ONLY)
 		return;
-	s->engine = gpuhash_get_engine();
+	gpuhash_ops_init(&s->eng, s->node_cxt);
 	s->pairs = MemoryContextAllocHuge(s->node_cxt, sizeof(gh_pair) * s->pair_cap);
 }
 
@@ -379,13 +378,6 @@ compute_key(GpuHashJoinState *s, GhjKeySide *side, uint64 *key)
 	return true;
 }
 
-static void
-check_engine(GpuHashJoinState *s, gh_status st)
-{
-	if (st != GH_OK)
-		gpuhash_engine_error(s->engine, st);
-}
-
 /* ---- phases ---- */
 
 static void
@@ -444,15 +436,10 @@ build_inner(GpuHashJoinState *s)
 	if (nkeys > 0)
 	{
 		INSTR_TIME_SET_CURRENT(start);
-		check_engine(s, gh_build(s->engine, s->kind, keys, rows, (size_t) nkeys, &s->table));
-		{
-			int			ids[GH_MAX_DEVICES];
-			int			n = gh_table_devices(s->table, ids, GH_MAX_DEVICES);
-
-			s->stat_devices |= gpuhash_device_mask(ids, n);
-		}
+		s->table = gpuhash_op_build(&s->eng, s->kind, keys, rows, (size_t) nkeys);
+		s->stat_devices |= s->table->devices;
 		s->stat_build_ms += gpuhash_elapsed_ms(start);
-		s->stat_partitions = gh_table_partitions(s->table);
+		s->stat_partitions = s->table->partitions;
 	}
 	pfree(keys);
 	pfree(rows);
@@ -522,13 +509,13 @@ next_chunk(GpuHashJoinState *s)
 		 * intersection's bucket order made those reads random, and the CPU,
 		 * not the device, is what bounds this loop).
 		 */
-		check_engine(s, gh_join_begin(s->table, s->probe_keys, (size_t) s->nprobe,
-									  GH_JOIN_PROBE, &s->join));
+		s->join = gpuhash_op_join_begin(s->table, s->probe_keys, (size_t) s->nprobe,
+										 GH_JOIN_PROBE, s->pair_cap);
 		if (s->flags_only)
 		{
 			uint8	   *flags = MemoryContextAlloc(s->chunk_cxt, s->nprobe);
 
-			check_engine(s, gh_join_outer_matched(s->join, flags));
+			gpuhash_op_join_outer_matched(s->join, flags);
 			for (int64 i = 0; i < s->nprobe; i++)
 				if (flags[i])
 					s->outer_matched[s->probe_row[i]] = true;
@@ -536,7 +523,7 @@ next_chunk(GpuHashJoinState *s)
 		}
 		s->stat_probe_ms += gpuhash_elapsed_ms(start);
 		s->stat_peak_device = Max(s->stat_peak_device,
-								  gh_engine_peak_device_bytes(s->engine));
+								  gpuhash_ops_peak_device(&s->eng));
 	}
 	return true;
 }
@@ -579,7 +566,7 @@ next_pair_row(GpuHashJoinState *s)
 				return NULL;
 			CHECK_FOR_INTERRUPTS();
 			INSTR_TIME_SET_CURRENT(start);
-			check_engine(s, gh_join_next(s->join, s->pairs, s->pair_cap, &s->npairs));
+			s->npairs = gpuhash_op_join_next(s->join, s->pairs, s->pair_cap);
 			s->stat_probe_ms += gpuhash_elapsed_ms(start);
 			s->pair_pos = 0;
 			s->stat_pairs += s->npairs;
@@ -831,6 +818,7 @@ ExplainGpuHashJoin(CustomScanState *node, List *ancestors, ExplainState *es)
 		{
 			ExplainPropertyInteger("Peak Device Memory", "kB",
 								   (int64) (s->stat_peak_device / 1024), es);
+			ExplainPropertyText("Engine", gpuhash_ops_where(&s->eng), es);
 			if (s->stat_devices)
 				ExplainPropertyText("Devices Used", gpuhash_devices_text(s->stat_devices), es);
 		}

@@ -1,0 +1,481 @@
+/*-------------------------------------------------------------------------
+ *
+ * engine_ops.c
+ *	  The engine operations of plan nodes, run by the GPU service or by the
+ *	  backend's own engine (engine_ops.h).
+ *
+ * In the service, a request's arrays travel in a DSM segment the client
+ * makes and fills (service_shared.h, GhsData); groups come back in a
+ * segment the service makes, which the node keeps mapped until it frees
+ * them; a join's segment also holds the areas the service writes pairs
+ * and match flags into.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "utils/memutils.h"
+
+#include "engine_ops.h"
+#include "gpuhash.h"
+#include "service.h"
+
+/* groups that live in a reply segment */
+typedef struct GhOpReply
+{
+	gh_groups  *groups;
+	dsm_segment *seg;
+} GhOpReply;
+
+void
+gpuhash_ops_init(GhOps *ops, MemoryContext cxt)
+{
+	memset(ops, 0, sizeof(*ops));
+	ops->cxt = cxt;
+	ops->service = gpuhash_service_ready();
+}
+
+static gh_engine *
+backend_engine(GhOps *ops)
+{
+	if (ops->engine == NULL)
+		ops->engine = gpuhash_get_engine();
+	ops->used_backend = true;
+	return ops->engine;
+}
+
+static void
+check(GhOps *ops, gh_status st)
+{
+	if (st != GH_OK)
+		gpuhash_engine_error(ops->engine, st);
+}
+
+size_t
+gpuhash_ops_peak_device(GhOps *ops)
+{
+	size_t		peak = ops->service_peak;
+
+	if (ops->engine)
+		peak = Max(peak, gh_engine_peak_device_bytes(ops->engine));
+	return peak;
+}
+
+/* for EXPLAIN ANALYZE: where the node's operations ran */
+const char *
+gpuhash_ops_where(const GhOps *ops)
+{
+	if (ops->used_service && ops->used_backend)
+		return "GPU service and backend";
+	return ops->used_service ? "GPU service" : "backend";
+}
+
+/* ---- request segments ---- */
+
+/* A data segment of size bytes (header included), mapped until detached. */
+static GhsData *
+new_data(dsm_segment **seg, Size size, int ncols)
+{
+	GhsData    *d;
+
+	*seg = dsm_create(size, 0);
+	d = dsm_segment_address(*seg);
+	memset(d, 0, offsetof(GhsData, cols) + sizeof(GhsDataCol) * ncols);
+	d->ncols = ncols;
+	return d;
+}
+
+static Size
+header_size(int ncols)
+{
+	return GHS_ALIGN(offsetof(GhsData, cols) + sizeof(GhsDataCol) * ncols);
+}
+
+static void
+put(GhsData *d, Size off, const void *src, Size bytes)
+{
+	if (off && src && bytes)
+		memcpy((char *) d + off, src, bytes);
+}
+
+/* Lay out and copy columns (n rows each; inner ones inner_rows). */
+static void
+reserve_cols(Size *size, const gh_aggcol *cols, const uint8 *col_inner, int ncols,
+			 size_t n, size_t inner_rows, GhsDataCol *out)
+{
+	for (int c = 0; c < ncols; c++)
+	{
+		size_t		rows = (col_inner && col_inner[c]) ? inner_rows : n;
+
+		out[c].type = cols[c].type;
+		out[c].ops = cols[c].ops;
+		out[c].inner = col_inner && col_inner[c];
+		out[c].values = ghs_reserve(size, 8 * rows, true);
+		out[c].nulls = ghs_reserve(size, rows, cols[c].nulls != NULL);
+	}
+}
+
+static void
+put_cols(GhsData *d, const gh_aggcol *cols, size_t n, size_t inner_rows)
+{
+	for (int c = 0; c < d->ncols; c++)
+	{
+		size_t		rows = d->cols[c].inner ? inner_rows : n;
+
+		put(d, d->cols[c].values, cols[c].values, 8 * rows);
+		put(d, d->cols[c].nulls, cols[c].nulls, rows);
+	}
+}
+
+static Size
+cols_bytes(const gh_aggcol *cols, const uint8 *col_inner, int ncols, size_t n, size_t inner_rows)
+{
+	Size		size = 0;
+
+	for (int c = 0; c < ncols; c++)
+	{
+		size_t		rows = (col_inner && col_inner[c]) ? inner_rows : n;
+
+		size += 9 * rows + 32;
+	}
+	return size;
+}
+
+/* Turn a reply segment of groups into gh_groups pointing into it. */
+static gh_groups *
+groups_from_reply(GhOps *ops, dsm_segment *seg)
+{
+	char	   *base = dsm_segment_address(seg);
+	GhsGroupsReply *r = (GhsGroupsReply *) base;
+	gh_groups  *g = MemoryContextAllocZero(ops->cxt, sizeof(gh_groups));
+	GhOpReply  *keep = MemoryContextAlloc(ops->cxt, sizeof(GhOpReply));
+	MemoryContext old;
+
+	g->ngroups = r->ngroups;
+	g->keys = ghs_at(base, r->keys);
+	g->rows = ghs_at(base, r->rows);
+	g->ncols = r->ncols;
+	g->cols = MemoryContextAllocZero(ops->cxt, sizeof(gh_aggresult) * Max(r->ncols, 1));
+	for (int c = 0; c < r->ncols; c++)
+	{
+		g->cols[c].nonnull = ghs_at(base, r->cols[c].nonnull);
+		g->cols[c].sum_lo = ghs_at(base, r->cols[c].sum_lo);
+		g->cols[c].sum_hi = ghs_at(base, r->cols[c].sum_hi);
+		g->cols[c].fsum = ghs_at(base, r->cols[c].fsum);
+		g->cols[c].imin = ghs_at(base, r->cols[c].imin);
+		g->cols[c].imax = ghs_at(base, r->cols[c].imax);
+		g->cols[c].fmin = ghs_at(base, r->cols[c].fmin);
+		g->cols[c].fmax = ghs_at(base, r->cols[c].fmax);
+	}
+	g->partitions = r->partitions;
+	g->input_rows = r->input_rows;
+	g->ndevices = r->ndevices;
+	memcpy(g->devices, r->devices, sizeof(g->devices));
+	keep->groups = g;
+	keep->seg = seg;
+	old = MemoryContextSwitchTo(ops->cxt);
+	ops->replies = lappend(ops->replies, keep);
+	MemoryContextSwitchTo(old);
+	return g;
+}
+
+/* run call in the service for ops; note the engine's peak device memory */
+static void
+service_call(GhOps *ops, GhsCall *call)
+{
+	gpuhash_service_call(call);
+	ops->used_service = true;
+	ops->service_peak = Max(ops->service_peak, (size_t) call->result[3]);
+}
+
+static void
+init_call(GhsCall *call, GhsOp op, int worker, int32 object)
+{
+	memset(call, 0, sizeof(*call));
+	call->op = op;
+	call->worker = worker;
+	call->object = object;
+}
+
+/* ---- tables and joins ---- */
+
+GhOpTable *
+gpuhash_op_build(GhOps *ops, gh_kind kind, const uint64 *keys, const uint64 *rows, size_t n)
+{
+	GhOpTable  *t = MemoryContextAllocZero(ops->cxt, sizeof(GhOpTable));
+	Size		size = header_size(0) + 16 * n + 64;
+
+	t->ops = ops;
+	if (ops->service && gpuhash_service_has_room(size))
+	{
+		dsm_segment *seg;
+		GhsData    *d;
+		GhsCall		call;
+		Size		koff,
+					roff;
+
+		size = header_size(0);
+		koff = ghs_reserve(&size, 8 * n, true);
+		roff = ghs_reserve(&size, 8 * n, rows != NULL);
+		d = new_data(&seg, size, 0);
+		d->n = n;
+		d->keys = koff;
+		d->rows = roff;
+		put(d, d->keys, keys, 8 * n);
+		put(d, d->rows, rows, 8 * n);
+		init_call(&call, GHS_OP_BUILD, -1, 0);
+		call.kind = kind;
+		call.data = dsm_segment_handle(seg);
+		service_call(ops, &call);
+		dsm_detach(seg);
+		t->worker = call.ran_by;
+		t->id = call.result_object;
+		t->partitions = (int) call.result[0];
+		t->devices = call.result_devices;
+	}
+	else
+	{
+		gh_engine  *e = backend_engine(ops);
+		int			ids[GH_MAX_DEVICES];
+		int			nd;
+
+		check(ops, gh_build(e, kind, keys, rows, n, &t->local));
+		t->partitions = gh_table_partitions(t->local);
+		nd = gh_table_devices(t->local, ids, GH_MAX_DEVICES);
+		t->devices = gpuhash_device_mask(ids, nd);
+	}
+	return t;
+}
+
+/* ask the service to free object of worker; if no slot is free it goes at transaction end */
+static void
+post_free(int worker, int32 object)
+{
+	GhsCall		call;
+
+	init_call(&call, GHS_OP_FREE, worker, object);
+	(void) gpuhash_service_post(&call);
+}
+
+void
+gpuhash_op_table_free(GhOpTable *t)
+{
+	if (t == NULL)
+		return;
+	if (t->local)
+		gh_table_free(t->local);
+	else if (t->id != 0)
+		post_free(t->worker, t->id);
+	t->local = NULL;
+	t->id = 0;
+}
+
+GhOpJoin *
+gpuhash_op_join_begin(GhOpTable *t, const uint64 *keys, size_t n, gh_join_method method,
+					  size_t cap)
+{
+	GhOps	   *ops = t->ops;
+	GhOpJoin   *j = MemoryContextAllocZero(ops->cxt, sizeof(GhOpJoin));
+
+	j->table = t;
+	j->n = n;
+	j->cap = cap;
+	if (t->local)
+	{
+		check(ops, gh_join_begin(t->local, keys, n, method, &j->local));
+		j->total = gh_join_total(j->local);
+	}
+	else
+	{
+		Size		size = header_size(0);
+		Size		koff = ghs_reserve(&size, 8 * n, true);
+		Size		foff = ghs_reserve(&size, n, true);
+		Size		poff = ghs_reserve(&size, sizeof(gh_pair) * cap, true);
+		GhsData    *d = new_data(&j->data, size, 0);
+		GhsCall		call;
+
+		dsm_pin_mapping(j->data);
+		d->n = n;
+		d->cap = cap;
+		d->keys = koff;
+		d->flags = foff;
+		d->pairs = poff;
+		put(d, koff, keys, 8 * n);
+		init_call(&call, GHS_OP_JOIN_BEGIN, t->worker, t->id);
+		call.method = method;
+		call.data = dsm_segment_handle(j->data);
+		PG_TRY();
+		{
+			service_call(ops, &call);
+		}
+		PG_CATCH();
+		{
+			/* the mapping is pinned: the abort would not detach it */
+			dsm_detach(j->data);
+			j->data = NULL;
+			PG_RE_THROW();
+		}
+		PG_END_TRY();
+		j->id = call.result_object;
+		j->total = call.result[0];
+	}
+	return j;
+}
+
+size_t
+gpuhash_op_join_next(GhOpJoin *j, gh_pair *out, size_t cap)
+{
+	GhOps	   *ops = j->table->ops;
+	size_t		nout = 0;
+	GhsCall		call;
+	GhsData    *d;
+
+	if (j->local)
+	{
+		check(ops, gh_join_next(j->local, out, cap, &nout));
+		return nout;
+	}
+	init_call(&call, GHS_OP_JOIN_NEXT, j->table->worker, j->id);
+	call.arg[0] = Min(cap, j->cap);
+	service_call(ops, &call);
+	nout = (size_t) call.result[0];
+	d = dsm_segment_address(j->data);
+	memcpy(out, (char *) d + d->pairs, sizeof(gh_pair) * nout);
+	return nout;
+}
+
+void
+gpuhash_op_join_outer_matched(GhOpJoin *j, uint8 *flags)
+{
+	GhOps	   *ops = j->table->ops;
+	GhsCall		call;
+	GhsData    *d;
+
+	if (j->local)
+	{
+		check(ops, gh_join_outer_matched(j->local, flags));
+		return;
+	}
+	init_call(&call, GHS_OP_OUTER_MATCHED, j->table->worker, j->id);
+	service_call(ops, &call);
+	d = dsm_segment_address(j->data);
+	memcpy(flags, (char *) d + d->flags, j->n);
+}
+
+void
+gpuhash_op_join_free(GhOpJoin *j)
+{
+	if (j == NULL)
+		return;
+	if (j->local)
+		gh_join_free(j->local);
+	else if (j->id != 0)
+		post_free(j->table->worker, j->id);
+	if (j->data)
+		dsm_detach(j->data);
+	j->local = NULL;
+	j->id = 0;
+	j->data = NULL;
+}
+
+/* ---- aggregation ---- */
+
+gh_groups *
+gpuhash_op_aggregate(GhOps *ops, const uint64 *keys, size_t n, const gh_aggcol *cols, int ncols)
+{
+	Size		size = header_size(ncols) + 8 * n + cols_bytes(cols, NULL, ncols, n, 0) + 64;
+	gh_groups  *g = NULL;
+
+	if (ops->service && gpuhash_service_has_room(size))
+	{
+		dsm_segment *seg;
+		GhsData    *d;
+		GhsDataCol *dcols = palloc(sizeof(GhsDataCol) * Max(ncols, 1));
+		Size		koff;
+		GhsCall		call;
+
+		size = header_size(ncols);
+		koff = ghs_reserve(&size, 8 * n, true);
+		reserve_cols(&size, cols, NULL, ncols, n, 0, dcols);
+		d = new_data(&seg, size, ncols);
+		d->n = n;
+		d->keys = koff;
+		memcpy(d->cols, dcols, sizeof(GhsDataCol) * ncols);
+		put(d, koff, keys, 8 * n);
+		put_cols(d, cols, n, 0);
+		init_call(&call, GHS_OP_AGGREGATE, -1, 0);
+		call.data = dsm_segment_handle(seg);
+		service_call(ops, &call);
+		dsm_detach(seg);
+		return groups_from_reply(ops, call.reply);
+	}
+	check(ops, gh_aggregate(backend_engine(ops), keys, n, cols, ncols, &g));
+	return g;
+}
+
+gh_groups *
+gpuhash_op_join_aggregate(GhOpTable *t, const uint64 *keys, size_t n, gh_join_method method,
+						  const gh_joinagg *spec)
+{
+	GhOps	   *ops = t->ops;
+	int			ncols = spec->ncols;
+	gh_groups  *g = NULL;
+	dsm_segment *seg;
+	GhsData    *d;
+	GhsDataCol *dcols;
+	Size		size,
+				koff,
+				ookeys,
+				iokeys;
+	GhsCall		call;
+
+	if (t->local)
+	{
+		check(ops, gh_join_aggregate(t->local, keys, n, method, spec, &g));
+		return g;
+	}
+	dcols = palloc(sizeof(GhsDataCol) * Max(ncols, 1));
+	size = header_size(ncols);
+	koff = ghs_reserve(&size, 8 * n, true);
+	ookeys = ghs_reserve(&size, 8 * n, spec->outer_keys != NULL);
+	iokeys = ghs_reserve(&size, 8 * spec->inner_rows, spec->inner_keys != NULL);
+	reserve_cols(&size, spec->cols, spec->col_inner, ncols, n, spec->inner_rows, dcols);
+	d = new_data(&seg, size, ncols);
+	d->n = n;
+	d->inner_rows = spec->inner_rows;
+	d->keys = koff;
+	d->outer_keys = ookeys;
+	d->inner_keys = iokeys;
+	memcpy(d->cols, dcols, sizeof(GhsDataCol) * ncols);
+	put(d, koff, keys, 8 * n);
+	put(d, ookeys, spec->outer_keys, 8 * n);
+	put(d, iokeys, spec->inner_keys, 8 * spec->inner_rows);
+	put_cols(d, spec->cols, n, spec->inner_rows);
+	init_call(&call, GHS_OP_JOIN_AGGREGATE, t->worker, t->id);
+	call.method = method;
+	call.data = dsm_segment_handle(seg);
+	service_call(ops, &call);
+	dsm_detach(seg);
+	return groups_from_reply(ops, call.reply);
+}
+
+void
+gpuhash_op_groups_free(GhOps *ops, gh_groups *g)
+{
+	ListCell   *lc;
+
+	if (g == NULL)
+		return;
+	foreach(lc, ops->replies)
+	{
+		GhOpReply  *r = lfirst(lc);
+
+		if (r->groups == g)
+		{
+			dsm_detach(r->seg);
+			ops->replies = foreach_delete_current(ops->replies, lc);
+			return;
+		}
+	}
+	gh_groups_free(g);
+}

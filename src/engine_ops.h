@@ -1,0 +1,77 @@
+/*-------------------------------------------------------------------------
+ *
+ * engine_ops.h
+ *	  The engine operations plan nodes run, wherever they run: in the GPU
+ *	  service when it is up (service_worker.c), else in the backend's own
+ *	  engine (engine_session.c).  Every call raises its failures as
+ *	  PostgreSQL errors; the free calls never raise.
+ *
+ * A node keeps one GhOps.  Tables and joins stay where they were made: a
+ * join runs where its table is.  A build or an aggregation too large for
+ * the shared-memory file system runs in the backend.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef GPUHASH_ENGINE_OPS_H
+#define GPUHASH_ENGINE_OPS_H
+
+#include "postgres.h"
+
+#include "nodes/pg_list.h"
+#include "storage/dsm.h"
+
+#include "engine.h"
+
+typedef struct GhOps
+{
+	MemoryContext cxt;			/* holds tables, joins and results */
+	bool		service;		/* send operations to the GPU service */
+	bool		used_service;	/* some operation ran there */
+	bool		used_backend;	/* some operation ran in the backend */
+	gh_engine  *engine;			/* the backend's, once used */
+	size_t		service_peak;	/* the service engine's peak device bytes */
+	List	   *replies;		/* GhOpReply: groups living in reply segments */
+} GhOps;
+
+typedef struct GhOpTable
+{
+	GhOps	   *ops;
+	gh_table   *local;			/* in the backend, or NULL */
+	int			worker;			/* in the service: its worker and number */
+	int32		id;
+	int			partitions;
+	uint32		devices;		/* mask of device ids */
+} GhOpTable;
+
+typedef struct GhOpJoin
+{
+	GhOpTable  *table;
+	gh_join    *local;
+	int32		id;
+	dsm_segment *data;			/* the service's keys, pairs and flags */
+	size_t		n;
+	size_t		cap;
+	uint64		total;
+} GhOpJoin;
+
+extern void gpuhash_ops_init(GhOps *ops, MemoryContext cxt);
+extern size_t gpuhash_ops_peak_device(GhOps *ops);
+extern const char *gpuhash_ops_where(const GhOps *ops);
+
+extern GhOpTable *gpuhash_op_build(GhOps *ops, gh_kind kind, const uint64 *keys,
+								   const uint64 *rows, size_t n);
+extern void gpuhash_op_table_free(GhOpTable *t);
+/* cap: the most pairs one gpuhash_op_join_next will ask for */
+extern GhOpJoin *gpuhash_op_join_begin(GhOpTable *t, const uint64 *keys, size_t n,
+									   gh_join_method method, size_t cap);
+extern size_t gpuhash_op_join_next(GhOpJoin *j, gh_pair *out, size_t cap);
+extern void gpuhash_op_join_outer_matched(GhOpJoin *j, uint8 *flags);
+extern void gpuhash_op_join_free(GhOpJoin *j);
+
+extern gh_groups *gpuhash_op_aggregate(GhOps *ops, const uint64 *keys, size_t n,
+									   const gh_aggcol *cols, int ncols);
+extern gh_groups *gpuhash_op_join_aggregate(GhOpTable *t, const uint64 *keys, size_t n,
+											gh_join_method method, const gh_joinagg *spec);
+extern void gpuhash_op_groups_free(GhOps *ops, gh_groups *g);
+
+#endif							/* GPUHASH_ENGINE_OPS_H */

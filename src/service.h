@@ -1,0 +1,43 @@
+/*-------------------------------------------------------------------------
+ *
+ * service.h
+ *	  Talking to the GPU service (service_worker.c) from a backend or a
+ *	  parallel worker: one call, one request slot, a wait for the reply.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef GPUHASH_SERVICE_H
+#define GPUHASH_SERVICE_H
+
+#include "service_shared.h"
+
+typedef struct GhsCall
+{
+	/* the request */
+	GhsOp		op;
+	int			worker;			/* -1: any service worker */
+	int32		object;
+	int			kind;
+	int			method;
+	uint64		arg[2];
+	dsm_handle	data;			/* 0: none */
+	/* the reply */
+	int			ran_by;
+	dsm_segment *reply;			/* attached, mapping pinned; or NULL */
+	int32		result_object;
+	uint64		result[4];
+	uint32		result_devices;
+} GhsCall;
+
+/* _PG_init, when preloaded: shared memory and the workers */
+extern void gpuhash_service_init(void);
+/* whether this backend's gpuhash work should go to the service */
+extern bool gpuhash_service_ready(void);
+/* whether a DSM segment of this many bytes can be made without exhausting its space */
+extern bool gpuhash_service_has_room(Size bytes);
+/* run call in the service and wait; the service's errors are raised here */
+extern void gpuhash_service_call(GhsCall *call);
+/* queue call without waiting for it (frees); false if no slot is free now */
+extern bool gpuhash_service_post(GhsCall *call);
+
+#endif							/* GPUHASH_SERVICE_H */

@@ -1,0 +1,330 @@
+/*-------------------------------------------------------------------------
+ *
+ * service_client.c
+ *	  The client's half of the GPU service: its shared memory, set up when
+ *	  gpuhash is preloaded, and one request's trip through a slot
+ *	  (service_shared.h has the protocol).
+ *
+ * A client waits on its latch for the reply, serving interrupts: a cancel
+ * raises its error at once and leaves the slot to the service worker, which
+ * stops the engine at its next poll and frees the slot.  A worker that stops
+ * (or restarts) while a client waits fails the client's request.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <sys/statvfs.h>
+
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "storage/dsm_impl.h"
+#include "storage/ipc.h"
+#include "storage/latch.h"
+#include "storage/lwlock.h"
+#include "storage/proc.h"
+#include "storage/shmem.h"
+
+#include "gpuhash.h"
+#include "service.h"
+
+GhsShared  *gpuhash_service = NULL;
+
+static shmem_request_hook_type prev_shmem_request_hook = NULL;
+static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
+
+static void
+service_shmem_request(void)
+{
+	if (prev_shmem_request_hook)
+		prev_shmem_request_hook();
+	RequestAddinShmemSpace(sizeof(GhsShared));
+}
+
+static void
+service_shmem_startup(void)
+{
+	bool		found;
+	GhsShared  *shared;
+
+	if (prev_shmem_startup_hook)
+		prev_shmem_startup_hook();
+	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
+	shared = ShmemInitStruct("gpuhash GPU service", sizeof(GhsShared), &found);
+	if (!found)
+	{
+		memset(shared, 0, sizeof(GhsShared));
+		shared->nworkers = gpuhash_service_workers;
+		pg_atomic_init_u64(&shared->next_seq, 1);
+		ConditionVariableInit(&shared->slot_freed);
+		for (int i = 0; i < GHS_MAX_WORKERS; i++)
+		{
+			pg_atomic_init_u64(&shared->worker[i].requests, 0);
+			pg_atomic_init_u32(&shared->worker[i].objects, 0);
+		}
+		for (int i = 0; i < GHS_SLOTS; i++)
+		{
+			SpinLockInit(&shared->slots[i].mutex);
+			shared->slots[i].state = GHS_FREE;
+			shared->slots[i].ran_by = -1;
+		}
+	}
+	LWLockRelease(AddinShmemInitLock);
+	gpuhash_service = shared;
+}
+
+void
+gpuhash_service_init(void)
+{
+	if (!process_shared_preload_libraries_in_progress || gpuhash_service_workers <= 0)
+		return;
+	prev_shmem_request_hook = shmem_request_hook;
+	shmem_request_hook = service_shmem_request;
+	prev_shmem_startup_hook = shmem_startup_hook;
+	shmem_startup_hook = service_shmem_startup;
+	gpuhash_service_register();
+}
+
+static bool
+worker_running(int w)
+{
+	return w >= 0 && w < gpuhash_service->nworkers && gpuhash_service->worker[w].pid != 0;
+}
+
+bool
+gpuhash_service_ready(void)
+{
+	if (!gpuhash_use_service || gpuhash_service == NULL)
+		return false;
+	for (int w = 0; w < gpuhash_service->nworkers; w++)
+		if (worker_running(w))
+			return true;
+	return false;
+}
+
+/*
+ * POSIX shared memory lives in a file system of its own size (/dev/shm),
+ * often small in containers: a request that would fill half of it runs in
+ * the backend instead.
+ */
+bool
+gpuhash_service_has_room(Size bytes)
+{
+	struct statvfs fs;
+
+	if (dynamic_shared_memory_type != DSM_IMPL_POSIX)
+		return true;
+	if (statvfs("/dev/shm", &fs) != 0)
+		return true;
+	return bytes <= (Size) fs.f_bavail * fs.f_frsize / 2;
+}
+
+static void
+wake_workers(int worker)
+{
+	for (int w = 0; w < gpuhash_service->nworkers; w++)
+		if ((worker < 0 || w == worker) && worker_running(w))
+			SetLatch(&GetPGProcByNumber(gpuhash_service->worker[w].procno)->procLatch);
+}
+
+/* a free slot, now claimed; NULL if none is free and wait is false */
+static GhsSlot *
+claim_slot(bool wait)
+{
+	static int	start = 0;
+	GhsSlot    *got = NULL;
+	bool		sleeping = false;
+
+	for (;;)
+	{
+		for (int i = 0; i < GHS_SLOTS && got == NULL; i++)
+		{
+			GhsSlot    *slot = &gpuhash_service->slots[(start + i) % GHS_SLOTS];
+
+			SpinLockAcquire(&slot->mutex);
+			if (slot->state == GHS_FREE)
+			{
+				slot->state = GHS_CLAIMED;
+				got = slot;
+			}
+			SpinLockRelease(&slot->mutex);
+		}
+		if (got || !wait)
+			break;
+		if (!sleeping)
+			ConditionVariablePrepareToSleep(&gpuhash_service->slot_freed);
+		sleeping = true;
+		(void) ConditionVariableTimedSleep(&gpuhash_service->slot_freed, 100,
+										   PG_WAIT_EXTENSION);
+	}
+	if (sleeping)
+		ConditionVariableCancelSleep();
+	if (got)
+		start = (got - gpuhash_service->slots + 1) % GHS_SLOTS;
+	return got;
+}
+
+static void
+fill_request(GhsSlot *slot, const GhsCall *call, bool nowait)
+{
+	slot->cancel = false;
+	slot->nowait = nowait;
+	slot->worker = call->worker;
+	slot->ran_by = -1;
+	slot->client_procno = MyProc->pgprocno;
+	slot->client_pid = MyProcPid;
+	slot->client_lxid = MyProc->lxid;
+	slot->op = call->op;
+	memset(&slot->shape, 0, sizeof(slot->shape));
+	slot->shape.backend = gpuhash_resolved_backend();
+	slot->shape.memory_limit_mb = gpuhash_memory_limit_mb;
+	strlcpy(slot->shape.devices, gpuhash_devices_setting ? gpuhash_devices_setting : "all",
+			sizeof(slot->shape.devices));
+	slot->debug_fail_after = gpuhash_debug_fail_after;
+	slot->kind = call->kind;
+	slot->method = call->method;
+	slot->object = call->object;
+	slot->arg[0] = call->arg[0];
+	slot->arg[1] = call->arg[1];
+	slot->data = call->data;
+	slot->reply = 0;
+	slot->seq = pg_atomic_fetch_add_u64(&gpuhash_service->next_seq, 1);
+	pg_write_barrier();
+	SpinLockAcquire(&slot->mutex);
+	slot->state = GHS_QUEUED;
+	SpinLockRelease(&slot->mutex);
+	wake_workers(call->worker);
+}
+
+/* The client stops waiting: whoever holds the slot next frees it. */
+static void
+abandon(GhsSlot *slot)
+{
+	bool		freed = false;
+	int			ran_by;
+
+	SpinLockAcquire(&slot->mutex);
+	slot->cancel = true;
+	ran_by = slot->ran_by;
+	if (slot->state == GHS_CLAIMED || slot->state == GHS_QUEUED)
+	{
+		slot->state = GHS_FREE;
+		freed = true;
+	}
+	else if (slot->state == GHS_DONE)
+	{
+		slot->state = slot->reply ? GHS_ACKED : GHS_FREE;
+		freed = slot->state == GHS_FREE;
+	}
+	SpinLockRelease(&slot->mutex);
+	if (freed)
+		ConditionVariableBroadcast(&gpuhash_service->slot_freed);
+	else
+		wake_workers(ran_by);
+}
+
+static void
+wait_done(GhsSlot *slot)
+{
+	for (;;)
+	{
+		GhsState	state;
+		int			w;
+
+		SpinLockAcquire(&slot->mutex);
+		state = slot->state;
+		w = state == GHS_RUNNING ? slot->ran_by : slot->worker;
+		SpinLockRelease(&slot->mutex);
+		if (state == GHS_DONE)
+			return;
+		if (w >= 0 ? !worker_running(w) : !gpuhash_service_ready())
+			ereport(ERROR,
+					(errcode(ERRCODE_ADMIN_SHUTDOWN),
+					 errmsg("the gpuhash GPU service stopped during the query"),
+					 errhint("The server log says why; set gpuhash.service = off to run gpuhash in each backend.")));
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 100L,
+						 PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+		CHECK_FOR_INTERRUPTS();
+	}
+}
+
+void
+gpuhash_service_call(GhsCall *call)
+{
+	GhsSlot    *slot = claim_slot(true);
+	bool		freed;
+	int			sqlerrcode;
+	dsm_handle	reply;
+
+	fill_request(slot, call, false);
+	PG_TRY();
+	{
+		wait_done(slot);
+	}
+	PG_CATCH();
+	{
+		abandon(slot);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+
+	pg_read_barrier();
+	call->ran_by = slot->ran_by;
+	call->result_object = slot->result_object;
+	memcpy(call->result, slot->result, sizeof(call->result));
+	call->result_devices = slot->result_devices;
+	call->reply = NULL;
+	sqlerrcode = slot->sqlerrcode;
+	reply = slot->reply;
+	if (sqlerrcode == 0 && reply != 0)
+	{
+		call->reply = dsm_attach(reply);
+		if (call->reply)
+			dsm_pin_mapping(call->reply);
+	}
+	if (sqlerrcode != 0)
+	{
+		char		message[sizeof(slot->message)];
+		char		detail[sizeof(slot->detail)];
+		char		hint[sizeof(slot->hint)];
+
+		strlcpy(message, slot->message, sizeof(message));
+		strlcpy(detail, slot->detail, sizeof(detail));
+		strlcpy(hint, slot->hint, sizeof(hint));
+		abandon(slot);
+		if (sqlerrcode == ERRCODE_QUERY_CANCELED)
+			CHECK_FOR_INTERRUPTS();
+		ereport(ERROR,
+				(errcode(sqlerrcode),
+				 errmsg("%s", message),
+				 detail[0] ? errdetail("%s", detail) : 0,
+				 hint[0] ? errhint("%s", hint) : 0));
+	}
+	SpinLockAcquire(&slot->mutex);
+	slot->state = reply ? GHS_ACKED : GHS_FREE;
+	freed = !reply;
+	SpinLockRelease(&slot->mutex);
+	if (freed)
+		ConditionVariableBroadcast(&gpuhash_service->slot_freed);
+	else
+		wake_workers(call->ran_by);
+	if (reply != 0 && call->reply == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INTERNAL_ERROR),
+				 errmsg("gpuhash GPU service: the reply is gone")));
+}
+
+bool
+gpuhash_service_post(GhsCall *call)
+{
+	GhsSlot    *slot;
+
+	if (gpuhash_service == NULL)
+		return false;
+	slot = claim_slot(false);
+	if (slot == NULL)
+		return false;
+	fill_request(slot, call, true);
+	return true;
+}

@@ -1,0 +1,209 @@
+/*-------------------------------------------------------------------------
+ *
+ * service_shared.h
+ *	  What the GPU service processes and their clients share: the request
+ *	  slots in shared memory and the layout of the segments that carry a
+ *	  request's arrays and a reply's groups.
+ *
+ * A client (a backend or a parallel worker) claims a free slot, fills in
+ * the operation and, for arrays, the handle of a DSM segment it created,
+ * queues the slot and sets the service worker's latch.  The worker runs the
+ * operation with its own engine, leaves scalars in the slot and larger
+ * results in a segment of its own (reply), marks the slot done and sets the
+ * client's latch.  The client attaches the reply, then acknowledges; the
+ * worker detaches its reference and frees the slot.
+ *
+ *	FREE -> CLAIMED -> QUEUED -> RUNNING -> DONE -> ACKED -> FREE
+ *
+ * A client that stops waiting (cancel, error) sets cancel: a queued slot it
+ * frees itself, a running one the worker stops (the engine's interrupt
+ * callback reads the flag) and frees, a done one it acknowledges.
+ *
+ * Tables and joins built for a client stay in the worker that built them
+ * ("objects", named by a number); later operations on them go to that
+ * worker.  The client frees them when its plan node ends; objects whose
+ * client's transaction has ended (or whose client has exited) the worker
+ * frees on its own.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef GPUHASH_SERVICE_SHARED_H
+#define GPUHASH_SERVICE_SHARED_H
+
+#include "postgres.h"
+
+#include "port/atomics.h"
+#include "storage/condition_variable.h"
+#include "storage/dsm.h"
+#include "storage/spin.h"
+
+#include "engine.h"
+
+#define GHS_MAX_WORKERS 16
+#define GHS_SLOTS 256
+
+typedef enum GhsState
+{
+	GHS_FREE = 0,
+	GHS_CLAIMED,				/* a client is filling it in */
+	GHS_QUEUED,
+	GHS_RUNNING,
+	GHS_DONE,
+	GHS_ACKED					/* the client has the reply */
+} GhsState;
+
+typedef enum GhsOp
+{
+	GHS_OP_AGGREGATE = 1,		/* data: GhsData (keys, columns) -> groups */
+	GHS_OP_BUILD,				/* data: GhsData (keys, rows) -> object */
+	GHS_OP_JOIN_BEGIN,			/* object: table; data: GhsData (keys, pairs
+								 * and flags areas), kept -> object, total */
+	GHS_OP_JOIN_NEXT,			/* object: join; arg[0]: cap -> pairs written */
+	GHS_OP_OUTER_MATCHED,		/* object: join -> flags written */
+	GHS_OP_JOIN_AGGREGATE,		/* object: table; data: GhsData -> groups */
+	GHS_OP_FREE					/* object: table or join; nobody waits */
+} GhsOp;
+
+/* What shapes an engine: the client's settings, sent with every request. */
+typedef struct GhsShape
+{
+	int			backend;		/* gh_backend */
+	int			memory_limit_mb;
+	char		devices[64];
+} GhsShape;
+
+typedef struct GhsSlot
+{
+	slock_t		mutex;
+	GhsState	state;
+	bool		cancel;			/* the client stopped waiting */
+	bool		nowait;			/* nobody waits: free it when done */
+	int			worker;			/* service worker that must run it; -1: any */
+	int			ran_by;			/* the worker that took it */
+	uint64		seq;			/* queue order */
+	int			client_procno;
+	int			client_pid;
+	LocalTransactionId client_lxid;
+
+	/* the request */
+	GhsOp		op;
+	GhsShape	shape;
+	int			debug_fail_after;
+	int			kind;			/* gh_kind */
+	int			method;			/* gh_join_method */
+	int32		object;
+	uint64		arg[2];
+	dsm_handle	data;			/* the client's segment, or 0 */
+
+	/* the reply */
+	dsm_handle	reply;			/* the worker's segment, or 0 */
+	int32		result_object;
+	uint64		result[4];
+	uint32		result_devices;	/* device mask */
+	int			sqlerrcode;		/* 0: success */
+	char		message[256];
+	char		detail[256];
+	char		hint[256];
+} GhsSlot;
+
+typedef struct GhsWorkerInfo
+{
+	int			pid;			/* 0: not running */
+	int			procno;
+	uint32		generation;		/* bumped at every start */
+	pg_atomic_uint64 requests;	/* operations served */
+	pg_atomic_uint32 objects;	/* tables and joins held */
+} GhsWorkerInfo;
+
+typedef struct GhsShared
+{
+	int			nworkers;		/* gpuhash.service_workers at start */
+	pg_atomic_uint64 next_seq;
+	ConditionVariable slot_freed;
+	GhsWorkerInfo worker[GHS_MAX_WORKERS];
+	GhsSlot		slots[GHS_SLOTS];
+} GhsShared;
+
+extern GhsShared *gpuhash_service;	/* NULL unless preloaded */
+
+/*
+ * A request's data segment: this header, then the arrays at the offsets it
+ * gives (0: absent), each 16-byte aligned.
+ */
+typedef struct GhsDataCol
+{
+	int			type;			/* gh_valtype */
+	int			ops;			/* GH_AGG_* */
+	bool		inner;			/* a join aggregate's inner-side column */
+	Size		values;
+	Size		nulls;
+} GhsDataCol;
+
+typedef struct GhsData
+{
+	uint64		n;				/* keys */
+	uint64		inner_rows;		/* join aggregate: inner side's rows */
+	uint64		cap;			/* join: pairs area entries */
+	Size		keys;
+	Size		rows;
+	Size		outer_keys;		/* join aggregate: group keys */
+	Size		inner_keys;
+	Size		pairs;			/* join: pairs area */
+	Size		flags;			/* join: outer matched flags, n bytes */
+	int			ncols;
+	GhsDataCol	cols[FLEXIBLE_ARRAY_MEMBER];
+} GhsData;
+
+/* A reply of groups: this header, then the arrays (0: absent). */
+typedef struct GhsGroupsCol
+{
+	Size		nonnull;
+	Size		sum_lo;
+	Size		sum_hi;
+	Size		fsum;
+	Size		imin;
+	Size		imax;
+	Size		fmin;
+	Size		fmax;
+} GhsGroupsCol;
+
+typedef struct GhsGroupsReply
+{
+	uint64		ngroups;
+	uint64		input_rows;
+	int			partitions;
+	int			ndevices;
+	int			devices[GH_MAX_DEVICES];
+	Size		keys;
+	Size		rows;
+	int			ncols;
+	GhsGroupsCol cols[FLEXIBLE_ARRAY_MEMBER];
+} GhsGroupsReply;
+
+#define GHS_ALIGN(x) TYPEALIGN(16, (x))
+
+/* Room for an array of bytes at the end of a segment of *size bytes: its offset (0: absent). */
+static inline Size
+ghs_reserve(Size *size, Size bytes, bool present)
+{
+	Size		off;
+
+	if (!present)
+		return 0;
+	off = GHS_ALIGN(*size);
+	*size = off + Max(bytes, 1);
+	return off;
+}
+
+/* the address of the array at offset off of a mapped segment; NULL for 0 */
+static inline void *
+ghs_at(void *base, Size off)
+{
+	return off ? (char *) base + off : NULL;
+}
+
+/* service_worker.c */
+extern void gpuhash_service_register(void);
+extern PGDLLEXPORT void gpuhash_service_main(Datum arg);
+
+#endif							/* GPUHASH_SERVICE_SHARED_H */

@@ -1,0 +1,753 @@
+/*-------------------------------------------------------------------------
+ *
+ * service_worker.c
+ *	  The GPU service: background workers, started with the server when
+ *	  gpuhash is in shared_preload_libraries, that own the CUDA contexts and
+ *	  run the engine's operations for every backend and parallel worker.
+ *
+ * Opening an engine on a GPU creates a CUDA context, about half a second;
+ * without the service every backend and every parallel worker (a new
+ * process for each query) pays it.  A service worker opens its engines once
+ * and keeps them, one per engine shape (backend, devices, memory limit) the
+ * clients ask for.  The protocol is in service_shared.h.
+ *
+ * A worker serves one request at a time.  Errors raised while running one
+ * (the engine's, or running out of memory) are caught and sent back to the
+ * client with their SQLSTATE, message, detail and hint, so the client raises
+ * what it would have raised running the engine itself; the worker goes on.
+ * CUDA is never touched in the postmaster: the worker is a child process and
+ * opens its engines on its first request.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "postmaster/bgworker.h"
+#include "postmaster/interrupt.h"
+#include "storage/ipc.h"
+#include "storage/latch.h"
+#include "storage/proc.h"
+#include "utils/guc.h"
+#include "utils/memutils.h"
+
+#include "gpuhash.h"
+#include "service_shared.h"
+
+/* an engine the worker keeps open, by shape */
+typedef struct ServiceEngine
+{
+	GhsShape	shape;
+	gh_engine  *engine;
+	bool		failed;			/* a device fault: close once unused */
+	int			users;			/* objects on it */
+} ServiceEngine;
+
+#define MAX_ENGINES 8
+
+/* a table or join held for a client */
+typedef struct ServiceObject
+{
+	int32		id;
+	ServiceEngine *engine;
+	gh_table   *table;
+	gh_join    *join;
+	int32		table_id;		/* a join's table */
+	dsm_segment *data;			/* a join's keys and areas */
+	int			owner_procno;
+	int			owner_pid;
+	LocalTransactionId owner_lxid;
+	struct ServiceObject *next;
+} ServiceObject;
+
+static int	my_index = -1;
+static ServiceEngine engines[MAX_ENGINES];
+static ServiceObject *objects = NULL;
+static int32 next_object_id = 1;
+static dsm_segment *replies[GHS_SLOTS];	/* held until acknowledged */
+static GhsSlot *current_slot = NULL;
+
+void
+gpuhash_service_register(void)
+{
+	BackgroundWorker bgw;
+
+	for (int i = 0; i < gpuhash_service_workers; i++)
+	{
+		memset(&bgw, 0, sizeof(bgw));
+		bgw.bgw_flags = BGWORKER_SHMEM_ACCESS;
+		bgw.bgw_start_time = BgWorkerStart_PostmasterStart;
+		bgw.bgw_restart_time = 5;
+		snprintf(bgw.bgw_library_name, BGW_MAXLEN, "gpuhash");
+		snprintf(bgw.bgw_function_name, BGW_MAXLEN, "gpuhash_service_main");
+		snprintf(bgw.bgw_name, BGW_MAXLEN, "gpuhash GPU service %d", i);
+		snprintf(bgw.bgw_type, BGW_MAXLEN, "gpuhash GPU service");
+		bgw.bgw_main_arg = Int32GetDatum(i);
+		RegisterBackgroundWorker(&bgw);
+	}
+}
+
+/* the engine's interrupt poll, in the service: the client gave up, or shutdown */
+static bool
+service_interrupt(void)
+{
+	return ShutdownRequestPending || (current_slot != NULL && current_slot->cancel);
+}
+
+/* ---- engines ---- */
+
+static void
+close_unused_failed_engines(void)
+{
+	for (int i = 0; i < MAX_ENGINES; i++)
+		if (engines[i].engine && engines[i].failed && engines[i].users == 0)
+		{
+			gh_close(engines[i].engine);
+			engines[i].engine = NULL;
+		}
+}
+
+static ServiceEngine *
+get_engine(const GhsShape *shape)
+{
+	ServiceEngine *slot = NULL;
+
+	close_unused_failed_engines();
+	for (int i = 0; i < MAX_ENGINES; i++)
+	{
+		if (engines[i].engine && !engines[i].failed &&
+			memcmp(&engines[i].shape, shape, sizeof(GhsShape)) == 0)
+			return &engines[i];
+		if (engines[i].engine == NULL && slot == NULL)
+			slot = &engines[i];
+	}
+	if (slot == NULL)
+	{
+		/* every entry is open: close one no object uses */
+		for (int i = 0; i < MAX_ENGINES && slot == NULL; i++)
+			if (engines[i].users == 0)
+			{
+				gh_close(engines[i].engine);
+				engines[i].engine = NULL;
+				slot = &engines[i];
+			}
+		if (slot == NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
+					 errmsg("the gpuhash GPU service has too many engine shapes in use"),
+					 errhint("Use the same gpuhash.device, gpuhash.devices and gpuhash.memory_limit in every session.")));
+	}
+	gpuhash_memory_limit_mb = shape->memory_limit_mb;
+	slot->engine = gpuhash_open_engine((gh_backend) shape->backend, shape->devices);
+	slot->shape = *shape;
+	slot->failed = false;
+	slot->users = 0;
+	return slot;
+}
+
+/* raise the error for an engine failure; a device fault retires the engine */
+static void
+engine_failed(ServiceEngine *se, gh_status st) pg_attribute_noreturn();
+
+static void
+engine_failed(ServiceEngine *se, gh_status st)
+{
+	if (st == GH_ERR_DEVICE || st == GH_ERR_INTERNAL)
+		se->failed = true;
+	gpuhash_engine_error(se->engine, st);
+}
+
+/* ---- objects ---- */
+
+static ServiceObject *
+new_object(ServiceEngine *se, GhsSlot *slot)
+{
+	ServiceObject *o = MemoryContextAllocZero(TopMemoryContext, sizeof(ServiceObject));
+
+	o->id = next_object_id++;
+	if (next_object_id <= 0)
+		next_object_id = 1;
+	o->engine = se;
+	o->owner_procno = slot->client_procno;
+	o->owner_pid = slot->client_pid;
+	o->owner_lxid = slot->client_lxid;
+	o->next = objects;
+	objects = o;
+	se->users++;
+	pg_atomic_fetch_add_u32(&gpuhash_service->worker[my_index].objects, 1);
+	return o;
+}
+
+static ServiceObject *
+find_object(GhsSlot *slot, bool join)
+{
+	for (ServiceObject *o = objects; o; o = o->next)
+		if (o->id == slot->object)
+		{
+			if (o->owner_pid != slot->client_pid || (o->join != NULL) != join)
+				break;
+			return o;
+		}
+	ereport(ERROR,
+			(errcode(ERRCODE_INTERNAL_ERROR),
+			 errmsg("gpuhash GPU service: no %s %d for this process", join ? "join" : "table",
+					slot->object)));
+}
+
+static void
+free_object(ServiceObject *victim)
+{
+	ServiceObject **p;
+
+	/* a table's joins go first */
+	if (victim->join == NULL)
+	{
+		for (ServiceObject *o = objects; o;)
+		{
+			ServiceObject *next = o->next;
+
+			if (o->join != NULL && o->table_id == victim->id)
+				free_object(o);
+			o = next;
+		}
+	}
+	for (p = &objects; *p; p = &(*p)->next)
+		if (*p == victim)
+		{
+			*p = victim->next;
+			break;
+		}
+	if (victim->join)
+		gh_join_free(victim->join);
+	if (victim->table)
+		gh_table_free(victim->table);
+	if (victim->data)
+		dsm_detach(victim->data);
+	victim->engine->users--;
+	pg_atomic_fetch_sub_u32(&gpuhash_service->worker[my_index].objects, 1);
+	pfree(victim);
+}
+
+/* Free the objects of clients whose transaction has ended or who have exited. */
+static void
+reap_objects(void)
+{
+	for (ServiceObject *o = objects; o;)
+	{
+		ServiceObject *next = o->next;
+		PGPROC	   *proc = GetPGProcByNumber(o->owner_procno);
+
+		if (proc->pid != o->owner_pid || proc->lxid != o->owner_lxid)
+		{
+			/* a join may go with its table: restart the walk */
+			free_object(o);
+			o = objects;
+			continue;
+		}
+		o = next;
+	}
+}
+
+/* ---- replies ---- */
+
+static void
+copy_to(char *base, Size off, const void *src, Size bytes)
+{
+	if (off && bytes)
+		memcpy(base + off, src, bytes);
+}
+
+/* Send groups back in a reply segment of their own. */
+static void
+reply_groups(GhsSlot *slot, gh_groups *g)
+{
+	Size		size = GHS_ALIGN(offsetof(GhsGroupsReply, cols) + sizeof(GhsGroupsCol) * g->ncols);
+	Size		n = g->ngroups;
+	GhsGroupsReply hdr;
+	GhsGroupsCol *cols = palloc0(sizeof(GhsGroupsCol) * Max(g->ncols, 1));
+	dsm_segment *seg;
+	char	   *base;
+
+	memset(&hdr, 0, sizeof(hdr));
+	hdr.ngroups = n;
+	hdr.input_rows = g->input_rows;
+	hdr.partitions = g->partitions;
+	hdr.ndevices = g->ndevices;
+	memcpy(hdr.devices, g->devices, sizeof(hdr.devices));
+	hdr.ncols = g->ncols;
+	hdr.keys = ghs_reserve(&size, 8 * n, true);
+	hdr.rows = ghs_reserve(&size, 8 * n, true);
+	for (int c = 0; c < g->ncols; c++)
+	{
+		gh_aggresult *r = &g->cols[c];
+
+		cols[c].nonnull = ghs_reserve(&size, 8 * n, r->nonnull != NULL);
+		cols[c].sum_lo = ghs_reserve(&size, 8 * n, r->sum_lo != NULL);
+		cols[c].sum_hi = ghs_reserve(&size, 8 * n, r->sum_hi != NULL);
+		cols[c].fsum = ghs_reserve(&size, 8 * n, r->fsum != NULL);
+		cols[c].imin = ghs_reserve(&size, 8 * n, r->imin != NULL);
+		cols[c].imax = ghs_reserve(&size, 8 * n, r->imax != NULL);
+		cols[c].fmin = ghs_reserve(&size, 8 * n, r->fmin != NULL);
+		cols[c].fmax = ghs_reserve(&size, 8 * n, r->fmax != NULL);
+	}
+	seg = dsm_create(size, 0);
+	base = dsm_segment_address(seg);
+	memcpy(base, &hdr, offsetof(GhsGroupsReply, cols));
+	memcpy(base + offsetof(GhsGroupsReply, cols), cols, sizeof(GhsGroupsCol) * g->ncols);
+	copy_to(base, hdr.keys, g->keys, 8 * n);
+	copy_to(base, hdr.rows, g->rows, 8 * n);
+	for (int c = 0; c < g->ncols; c++)
+	{
+		gh_aggresult *r = &g->cols[c];
+
+		copy_to(base, cols[c].nonnull, r->nonnull, 8 * n);
+		copy_to(base, cols[c].sum_lo, r->sum_lo, 8 * n);
+		copy_to(base, cols[c].sum_hi, r->sum_hi, 8 * n);
+		copy_to(base, cols[c].fsum, r->fsum, 8 * n);
+		copy_to(base, cols[c].imin, r->imin, 8 * n);
+		copy_to(base, cols[c].imax, r->imax, 8 * n);
+		copy_to(base, cols[c].fmin, r->fmin, 8 * n);
+		copy_to(base, cols[c].fmax, r->fmax, 8 * n);
+	}
+	replies[slot - gpuhash_service->slots] = seg;
+	slot->reply = dsm_segment_handle(seg);
+	slot->result[0] = n;
+}
+
+/* ---- running a request ---- */
+
+static dsm_segment *
+attach_data(GhsSlot *slot)
+{
+	dsm_segment *seg = slot->data ? dsm_attach(slot->data) : NULL;
+
+	if (seg == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INTERNAL_ERROR),
+				 errmsg("gpuhash GPU service: the request's data is gone")));
+	return seg;
+}
+
+/* the engine columns a data segment describes */
+static gh_aggcol *
+data_cols(char *base, GhsData *d, uint8 **col_inner)
+{
+	gh_aggcol  *cols = palloc0(sizeof(gh_aggcol) * Max(d->ncols, 1));
+
+	*col_inner = palloc0(Max(d->ncols, 1));
+	for (int c = 0; c < d->ncols; c++)
+	{
+		cols[c].type = (gh_valtype) d->cols[c].type;
+		cols[c].ops = d->cols[c].ops;
+		cols[c].values = ghs_at(base, d->cols[c].values);
+		cols[c].nulls = ghs_at(base, d->cols[c].nulls);
+		(*col_inner)[c] = d->cols[c].inner;
+	}
+	return cols;
+}
+
+static void
+arm_debug_failure(ServiceEngine *se, GhsSlot *slot)
+{
+	gh_debug_inject_failure(se->engine, slot->debug_fail_after >= 0 ? 0 : -1,
+							slot->debug_fail_after, GH_ERR_DEVICE_NOMEM);
+}
+
+static void
+run_aggregate(GhsSlot *slot)
+{
+	ServiceEngine *se = get_engine(&slot->shape);
+	dsm_segment *seg = attach_data(slot);
+	char	   *base = dsm_segment_address(seg);
+	GhsData    *d = (GhsData *) base;
+	uint8	   *col_inner;
+	gh_aggcol  *cols = data_cols(base, d, &col_inner);
+	gh_groups  *g = NULL;
+	gh_status	st;
+
+	arm_debug_failure(se, slot);
+	st = gh_aggregate(se->engine, ghs_at(base, d->keys), d->n, cols, d->ncols, &g);
+	dsm_detach(seg);
+	if (st != GH_OK)
+		engine_failed(se, st);
+	PG_TRY();
+	{
+		reply_groups(slot, g);
+	}
+	PG_FINALLY();
+	{
+		gh_groups_free(g);
+	}
+	PG_END_TRY();
+	slot->result[3] = gh_engine_peak_device_bytes(se->engine);
+}
+
+static void
+run_build(GhsSlot *slot)
+{
+	ServiceEngine *se = get_engine(&slot->shape);
+	dsm_segment *seg = attach_data(slot);
+	char	   *base = dsm_segment_address(seg);
+	GhsData    *d = (GhsData *) base;
+	gh_table   *t = NULL;
+	gh_status	st;
+	ServiceObject *o;
+	int			ids[GH_MAX_DEVICES];
+	int			nd;
+
+	arm_debug_failure(se, slot);
+	st = gh_build(se->engine, (gh_kind) slot->kind, ghs_at(base, d->keys),
+				  ghs_at(base, d->rows), d->n, &t);
+	dsm_detach(seg);
+	if (st != GH_OK)
+		engine_failed(se, st);
+	o = new_object(se, slot);
+	o->table = t;
+	slot->result_object = o->id;
+	slot->result[0] = (uint64) gh_table_partitions(t);
+	nd = gh_table_devices(t, ids, GH_MAX_DEVICES);
+	slot->result_devices = gpuhash_device_mask(ids, nd);
+	slot->result[3] = gh_engine_peak_device_bytes(se->engine);
+}
+
+static void
+run_join_begin(GhsSlot *slot)
+{
+	ServiceObject *table = find_object(slot, false);
+	dsm_segment *seg = attach_data(slot);
+	char	   *base = dsm_segment_address(seg);
+	GhsData    *d = (GhsData *) base;
+	gh_join    *j = NULL;
+	gh_status	st;
+	ServiceObject *o;
+
+	st = gh_join_begin(table->table, ghs_at(base, d->keys), d->n,
+					   (gh_join_method) slot->method, &j);
+	if (st != GH_OK)
+	{
+		dsm_detach(seg);
+		engine_failed(table->engine, st);
+	}
+	o = new_object(table->engine, slot);
+	o->join = j;
+	o->table_id = table->id;
+	o->data = seg;
+	slot->result_object = o->id;
+	slot->result[0] = gh_join_total(j);
+	slot->result[3] = gh_engine_peak_device_bytes(table->engine->engine);
+}
+
+static void
+run_join_next(GhsSlot *slot)
+{
+	ServiceObject *o = find_object(slot, true);
+	char	   *base = dsm_segment_address(o->data);
+	GhsData    *d = (GhsData *) base;
+	size_t		nout = 0;
+	gh_status	st;
+
+	st = gh_join_next(o->join, ghs_at(base, d->pairs), Min(slot->arg[0], d->cap), &nout);
+	if (st != GH_OK)
+		engine_failed(o->engine, st);
+	slot->result[0] = nout;
+	slot->result[3] = gh_engine_peak_device_bytes(o->engine->engine);
+}
+
+static void
+run_outer_matched(GhsSlot *slot)
+{
+	ServiceObject *o = find_object(slot, true);
+	char	   *base = dsm_segment_address(o->data);
+	GhsData    *d = (GhsData *) base;
+	gh_status	st;
+
+	st = gh_join_outer_matched(o->join, ghs_at(base, d->flags));
+	if (st != GH_OK)
+		engine_failed(o->engine, st);
+}
+
+static void
+run_join_aggregate(GhsSlot *slot)
+{
+	ServiceObject *table = find_object(slot, false);
+	dsm_segment *seg = attach_data(slot);
+	char	   *base = dsm_segment_address(seg);
+	GhsData    *d = (GhsData *) base;
+	gh_joinagg	spec;
+	gh_groups  *g = NULL;
+	gh_status	st;
+
+	spec.outer_keys = ghs_at(base, d->outer_keys);
+	spec.inner_keys = ghs_at(base, d->inner_keys);
+	spec.inner_rows = d->inner_rows;
+	spec.cols = data_cols(base, d, (uint8 **) &spec.col_inner);
+	spec.ncols = d->ncols;
+	st = gh_join_aggregate(table->table, ghs_at(base, d->keys), d->n,
+						   (gh_join_method) slot->method, &spec, &g);
+	dsm_detach(seg);
+	if (st != GH_OK)
+		engine_failed(table->engine, st);
+	PG_TRY();
+	{
+		reply_groups(slot, g);
+	}
+	PG_FINALLY();
+	{
+		gh_groups_free(g);
+	}
+	PG_END_TRY();
+	slot->result[3] = gh_engine_peak_device_bytes(table->engine->engine);
+}
+
+static void
+run_free(GhsSlot *slot)
+{
+	for (ServiceObject *o = objects; o; o = o->next)
+		if (o->id == slot->object && o->owner_pid == slot->client_pid)
+		{
+			free_object(o);
+			return;
+		}
+}
+
+static void
+run_request(GhsSlot *slot)
+{
+	switch (slot->op)
+	{
+		case GHS_OP_AGGREGATE:
+			run_aggregate(slot);
+			break;
+		case GHS_OP_BUILD:
+			run_build(slot);
+			break;
+		case GHS_OP_JOIN_BEGIN:
+			run_join_begin(slot);
+			break;
+		case GHS_OP_JOIN_NEXT:
+			run_join_next(slot);
+			break;
+		case GHS_OP_OUTER_MATCHED:
+			run_outer_matched(slot);
+			break;
+		case GHS_OP_JOIN_AGGREGATE:
+			run_join_aggregate(slot);
+			break;
+		case GHS_OP_FREE:
+			run_free(slot);
+			break;
+		default:
+			elog(ERROR, "gpuhash GPU service: unknown operation %d", (int) slot->op);
+	}
+}
+
+/* Run one request; whatever it raises goes back to the client. */
+static void
+serve(GhsSlot *slot, MemoryContext cxt)
+{
+	MemoryContext old = MemoryContextSwitchTo(cxt);
+	bool		cancelled;
+	int			index = slot - gpuhash_service->slots;
+
+	slot->sqlerrcode = 0;
+	slot->reply = 0;
+	slot->result_object = 0;
+	memset(slot->result, 0, sizeof(slot->result));
+	slot->result_devices = 0;
+	current_slot = slot;
+	PG_TRY();
+	{
+		run_request(slot);
+	}
+	PG_CATCH();
+	{
+		ErrorData  *ed;
+
+		MemoryContextSwitchTo(cxt);
+		ed = CopyErrorData();
+		FlushErrorState();
+		if (replies[index])
+			dsm_detach(replies[index]);
+		replies[index] = NULL;
+		slot->reply = 0;
+		slot->sqlerrcode = ed->sqlerrcode ? ed->sqlerrcode : ERRCODE_INTERNAL_ERROR;
+		strlcpy(slot->message, ed->message ? ed->message : "unknown error", sizeof(slot->message));
+		strlcpy(slot->detail, ed->detail ? ed->detail : "", sizeof(slot->detail));
+		strlcpy(slot->hint, ed->hint ? ed->hint : "", sizeof(slot->hint));
+	}
+	PG_END_TRY();
+	current_slot = NULL;
+	MemoryContextSwitchTo(old);
+	MemoryContextReset(cxt);
+	pg_atomic_fetch_add_u64(&gpuhash_service->worker[my_index].requests, 1);
+
+	SpinLockAcquire(&slot->mutex);
+	cancelled = slot->cancel || slot->nowait;
+	slot->state = cancelled ? GHS_FREE : GHS_DONE;
+	SpinLockRelease(&slot->mutex);
+	if (cancelled)
+	{
+		if (replies[index])
+			dsm_detach(replies[index]);
+		replies[index] = NULL;
+		ConditionVariableBroadcast(&gpuhash_service->slot_freed);
+	}
+	else
+		SetLatch(&GetPGProcByNumber(slot->client_procno)->procLatch);
+}
+
+/* Drop the replies the clients have taken, and free their slots. */
+static void
+retire_acked(void)
+{
+	bool		freed = false;
+
+	for (int i = 0; i < GHS_SLOTS; i++)
+	{
+		GhsSlot    *slot = &gpuhash_service->slots[i];
+		bool		acked;
+
+		if (replies[i] == NULL)
+			continue;
+		SpinLockAcquire(&slot->mutex);
+		acked = slot->state == GHS_ACKED;
+		if (acked)
+			slot->state = GHS_FREE;
+		SpinLockRelease(&slot->mutex);
+		if (acked)
+		{
+			dsm_detach(replies[i]);
+			replies[i] = NULL;
+			freed = true;
+		}
+	}
+	if (freed)
+		ConditionVariableBroadcast(&gpuhash_service->slot_freed);
+}
+
+/* The oldest queued request this worker may run, now marked running; or NULL. */
+static GhsSlot *
+take_request(void)
+{
+	GhsSlot    *best = NULL;
+	uint64		best_seq = PG_UINT64_MAX;
+	bool		taken;
+
+	for (int i = 0; i < GHS_SLOTS; i++)
+	{
+		GhsSlot    *slot = &gpuhash_service->slots[i];
+
+		if (slot->state != GHS_QUEUED || (slot->worker != -1 && slot->worker != my_index))
+			continue;			/* unlocked peek; checked again below */
+		if (slot->seq < best_seq)
+		{
+			best = slot;
+			best_seq = slot->seq;
+		}
+	}
+	if (best == NULL)
+		return NULL;
+	SpinLockAcquire(&best->mutex);
+	taken = best->state == GHS_QUEUED && (best->worker == -1 || best->worker == my_index);
+	if (taken)
+	{
+		best->state = GHS_RUNNING;
+		best->ran_by = my_index;
+	}
+	SpinLockRelease(&best->mutex);
+	/* else another worker took it, or it was cancelled: look again */
+	return taken ? best : take_request();
+}
+
+/* After a restart: end what the previous incarnation of this worker left. */
+static void
+clear_leftovers(void)
+{
+	for (int i = 0; i < GHS_SLOTS; i++)
+	{
+		GhsSlot    *slot = &gpuhash_service->slots[i];
+		int			client = -1;
+
+		SpinLockAcquire(&slot->mutex);
+		if (slot->ran_by == my_index)
+		{
+			if (slot->state == GHS_ACKED || (slot->state == GHS_RUNNING && slot->cancel))
+				slot->state = GHS_FREE;
+			else if (slot->state == GHS_RUNNING)
+			{
+				slot->reply = 0;
+				slot->sqlerrcode = ERRCODE_ADMIN_SHUTDOWN;
+				strlcpy(slot->message, "the gpuhash GPU service worker restarted", sizeof(slot->message));
+				slot->detail[0] = slot->hint[0] = '\0';
+				slot->state = GHS_DONE;
+				client = slot->client_procno;
+			}
+		}
+		SpinLockRelease(&slot->mutex);
+		if (client >= 0)
+			SetLatch(&GetPGProcByNumber(client)->procLatch);
+	}
+}
+
+static void
+service_exit(int code, Datum arg)
+{
+	GhsWorkerInfo *me = &gpuhash_service->worker[my_index];
+
+	me->pid = 0;
+	pg_atomic_write_u32(&me->objects, 0);
+	ConditionVariableBroadcast(&gpuhash_service->slot_freed);
+}
+
+void
+gpuhash_service_main(Datum arg)
+{
+	GhsWorkerInfo *me;
+	MemoryContext request_cxt;
+
+	my_index = DatumGetInt32(arg);
+	pqsignal(SIGTERM, SignalHandlerForShutdownRequest);
+	pqsignal(SIGHUP, SignalHandlerForConfigReload);
+	BackgroundWorkerUnblockSignals();
+	if (gpuhash_service == NULL || my_index < 0 || my_index >= GHS_MAX_WORKERS)
+		elog(FATAL, "gpuhash GPU service: no shared state");
+
+	me = &gpuhash_service->worker[my_index];
+	clear_leftovers();
+	me->procno = MyProc->pgprocno;
+	me->generation++;
+	pg_write_barrier();
+	me->pid = MyProcPid;
+	on_shmem_exit(service_exit, (Datum) 0);
+	gpuhash_interrupt_hook = service_interrupt;
+	request_cxt = AllocSetContextCreate(TopMemoryContext, "gpuhash service request",
+										ALLOCSET_DEFAULT_SIZES);
+	ereport(LOG, (errmsg("gpuhash GPU service %d started", my_index)));
+
+	for (;;)
+	{
+		GhsSlot    *slot;
+
+		ResetLatch(MyLatch);
+		if (ShutdownRequestPending)
+			break;
+		if (ConfigReloadPending)
+		{
+			ConfigReloadPending = false;
+			ProcessConfigFile(PGC_SIGHUP);
+		}
+		retire_acked();
+		reap_objects();
+		slot = take_request();
+		if (slot != NULL)
+		{
+			serve(slot, request_cxt);
+			continue;
+		}
+		close_unused_failed_engines();
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+						 1000L, PG_WAIT_EXTENSION);
+	}
+	proc_exit(0);
+}
