@@ -40,6 +40,18 @@ LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
 COMMENT ON FUNCTION gpuhash_devices() IS
 'the GPUs gpuhash can use (no rows where there is none)';
 
+CREATE FUNCTION gpuhash_service()
+RETURNS TABLE (
+    worker int,
+    pid int,
+    requests bigint,
+    objects int)
+AS 'MODULE_PATHNAME', 'gpuhash_service_status'
+LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
+
+COMMENT ON FUNCTION gpuhash_service() IS
+'the GPU service processes (gpuhash in shared_preload_libraries): pid (NULL while one is not running), operations served, tables and joins held';
+
 -- One measurement of gpuhash_bench.  A named type rather than RETURNS TABLE:
 -- its columns share names with the function's arguments, which RETURNS TABLE
 -- does not allow.

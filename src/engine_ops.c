@@ -67,6 +67,8 @@ gpuhash_ops_where(const GhOps *ops)
 {
 	if (ops->used_service && ops->used_backend)
 		return "GPU service and backend";
+	if (!ops->used_service && !ops->used_backend)
+		return "none";
 	return ops->used_service ? "GPU service" : "backend";
 }
 

@@ -16,6 +16,8 @@
 
 #include <sys/statvfs.h>
 
+#include "fmgr.h"
+#include "funcapi.h"
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "storage/dsm_impl.h"
@@ -24,6 +26,7 @@
 #include "storage/lwlock.h"
 #include "storage/proc.h"
 #include "storage/shmem.h"
+#include "utils/tuplestore.h"
 
 #include "gpuhash.h"
 #include "service.h"
@@ -327,4 +330,32 @@ gpuhash_service_post(GhsCall *call)
 		return false;
 	fill_request(slot, call, true);
 	return true;
+}
+
+/* gpuhash_service(): the service workers, one row each (none without preload) */
+PG_FUNCTION_INFO_V1(gpuhash_service_status);
+
+Datum
+gpuhash_service_status(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+
+	InitMaterializedSRF(fcinfo, 0);
+	if (gpuhash_service == NULL)
+		return (Datum) 0;
+	for (int w = 0; w < gpuhash_service->nworkers; w++)
+	{
+		GhsWorkerInfo *info = &gpuhash_service->worker[w];
+		Datum		values[4];
+		bool		nulls[4] = {0};
+		int			pid = info->pid;
+
+		values[0] = Int32GetDatum(w);
+		values[1] = Int32GetDatum(pid);
+		nulls[1] = pid == 0;
+		values[2] = Int64GetDatum((int64) pg_atomic_read_u64(&info->requests));
+		values[3] = Int32GetDatum((int32) pg_atomic_read_u32(&info->objects));
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	return (Datum) 0;
 }

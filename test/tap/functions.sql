@@ -178,15 +178,17 @@ SELECT lives_ok($$SELECT * FROM gpuhash_bench(keys => 100, device => 'cpu', repe
                 'the session works after a cancelled benchmark');
 
 -- ---- settings ----
-SELECT is((SELECT count(*) FROM pg_settings WHERE name LIKE 'gpuhash.%'), 11::bigint,
-          'eleven settings');
+SELECT is((SELECT count(*) FROM pg_settings WHERE name LIKE 'gpuhash.%'), 13::bigint,
+          'thirteen settings');
 SELECT set_eq($$SELECT name FROM pg_settings WHERE name LIKE 'gpuhash.%'$$,
               ARRAY['gpuhash.enabled', 'gpuhash.enable_join', 'gpuhash.enable_groupby', 'gpuhash.enable_fusion',
                     'gpuhash.device', 'gpuhash.table', 'gpuhash.devices', 'gpuhash.min_rows',
-                    'gpuhash.memory_limit', 'gpuhash.chunk_rows', 'gpuhash.force'],
+                    'gpuhash.memory_limit', 'gpuhash.chunk_rows', 'gpuhash.force', 'gpuhash.service',
+                    'gpuhash.service_workers'],
               'the documented settings');
-SELECT is((SELECT count(*) FROM pg_settings WHERE name LIKE 'gpuhash.%' AND context <> 'user'), 0::bigint,
-          'every setting can be changed by any user in a session');
+SELECT is((SELECT array_agg(name) FROM pg_settings WHERE name LIKE 'gpuhash.%' AND context <> 'user'),
+          ARRAY['gpuhash.service_workers']::text[],
+          'every setting but service_workers (set at server start) can be changed by any user in a session');
 SELECT is((SELECT unit FROM pg_settings WHERE name = 'gpuhash.memory_limit'), 'MB',
           'memory_limit is in megabytes');
 SELECT throws_ok($$SET gpuhash.device = 'tpu'$$, '22023', NULL, 'device takes auto, gpu or cpu');

@@ -1,0 +1,214 @@
+-- The GPU service: with gpuhash preloaded, service processes run the engine
+-- for every backend and parallel worker.  Every query runs three ways --
+-- PostgreSQL's own plan, gpuhash forced on in the backend (gpuhash.service
+-- = off), gpuhash forced on through the service -- and must return the same
+-- rows; EXPLAIN ANALYZE must show where the engine ran.  Then the service's
+-- errors: an engine failure comes back with its SQLSTATE and the service
+-- goes on; a cancelled query leaves no table or join behind.  Skipped where
+-- the server was started without gpuhash in shared_preload_libraries.
+BEGIN;
+SELECT plan(60);
+
+SELECT setseed(0.4142);
+CREATE TABLE gh_sv_fact AS
+  SELECT g AS id,
+         CASE WHEN random() < 0.1 THEN NULL ELSE (random() * 5000)::int END AS k,
+         (random() * 1000)::bigint AS v,
+         CASE WHEN g % 11 = 0 THEN NULL ELSE (g % 7)::smallint END AS c,
+         (random() * 100)::numeric(8,2) AS price,
+         md5((g % 30)::text) AS t
+  FROM generate_series(1, 60000) g;
+CREATE TABLE gh_sv_dim AS
+  SELECT g AS id,
+         CASE WHEN random() < 0.05 THEN NULL ELSE (random() * 6000)::bigint END AS k,
+         (random() * 100)::int AS w
+  FROM generate_series(1, 8000) g;
+-- a hot key: 40 dim rows match a tenth of fact, more pairs than one fetch holds
+INSERT INTO gh_sv_dim SELECT 10000 + g, 7, g % 9 FROM generate_series(1, 40) g;
+UPDATE gh_sv_fact SET k = 7 WHERE id % 10 = 0;
+CREATE TABLE gh_sv_empty (k int, v bigint);
+ANALYZE gh_sv_fact, gh_sv_dim, gh_sv_empty;
+
+CREATE TEMP TABLE sv (name text, mode text, nrows bigint, digest text, plan text, served bigint);
+
+-- run q as mode says (pg, backend, service) into sv
+CREATE FUNCTION pg_temp.sv_run(name text, q text, mode text) RETURNS void
+LANGUAGE plpgsql AS $$
+DECLARE
+  p text := '';
+  line text;
+  n bigint;
+  d text;
+  before bigint := (SELECT coalesce(sum(requests), 0) FROM gpuhash_service());
+BEGIN
+  PERFORM set_config('gpuhash.enabled', (mode <> 'pg')::text, true);
+  PERFORM set_config('gpuhash.force', (mode <> 'pg')::text, true);
+  PERFORM set_config('gpuhash.service', (mode = 'service')::text, true);
+  EXECUTE format($f$SELECT count(*), md5(coalesce(string_agg(x::text, '|' ORDER BY x::text), ''))
+      FROM (%s) x$f$, q) INTO n, d;
+  FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS ON, TIMING OFF, SUMMARY OFF) ' || q LOOP
+    p := p || line || E'\n';
+  END LOOP;
+  INSERT INTO sv VALUES (name, mode, n, d, p,
+    (SELECT coalesce(sum(requests), 0) FROM gpuhash_service()) - before);
+END $$;
+
+-- three tests: the service's rows are PostgreSQL's and the backend's, and the
+-- service ran operations for it and none for the backend's run (with
+-- engine_ran = false: none either way).  gpuhash_service() counts them: EXPLAIN
+-- ANALYZE does not show the figures of parallel workers' nodes.
+CREATE FUNCTION pg_temp.sv_same(name text, q text, engine_ran boolean DEFAULT true)
+RETURNS SETOF text
+LANGUAGE plpgsql AS $$
+DECLARE
+  a sv; b sv; c sv;
+BEGIN
+  PERFORM pg_temp.sv_run(name, q, 'pg');
+  PERFORM pg_temp.sv_run(name, q, 'backend');
+  PERFORM pg_temp.sv_run(name, q, 'service');
+  SELECT * INTO a FROM sv WHERE sv.name = sv_same.name AND mode = 'pg';
+  SELECT * INTO b FROM sv WHERE sv.name = sv_same.name AND mode = 'backend';
+  SELECT * INTO c FROM sv WHERE sv.name = sv_same.name AND mode = 'service';
+  RETURN NEXT is(c.nrows || ' ' || c.digest, a.nrows || ' ' || a.digest,
+                 name || ': the service returns PostgreSQL''s rows');
+  RETURN NEXT is(c.nrows || ' ' || c.digest, b.nrows || ' ' || b.digest,
+                 name || ': the service returns the backend engine''s rows');
+  RETURN NEXT ok(b.served = 0 AND (c.served > 0) = engine_ran AND c.plan !~ 'Engine: backend',
+                 name || CASE WHEN engine_ran THEN ': the service ran the engine, and not with gpuhash.service off'
+                         ELSE ': no engine operation was needed' END);
+END $$;
+
+CREATE FUNCTION pg_temp.sv_tests() RETURNS SETOF text
+LANGUAGE plpgsql AS $$
+BEGIN
+  IF NOT EXISTS (SELECT 1 FROM gpuhash_service() WHERE pid IS NOT NULL) THEN
+    RETURN QUERY SELECT skip('gpuhash is not preloaded: no GPU service to test', 56);
+    RETURN;
+  END IF;
+  PERFORM set_config('max_parallel_workers_per_gather', '0', true);
+  RETURN QUERY SELECT * FROM pg_temp.sv_same('group by expression',
+    'SELECT k % 100, count(*), sum(v), min(v), max(v) FROM gh_sv_fact GROUP BY 1');
+  RETURN QUERY SELECT ok(c.plan ~ 'Engine: GPU service' AND b.plan ~ 'Engine: backend',
+                         'EXPLAIN ANALYZE shows where the engine ran')
+    FROM sv c, sv b WHERE c.name = 'group by expression' AND c.mode = 'service'
+                      AND b.name = c.name AND b.mode = 'backend';
+  RETURN QUERY SELECT * FROM pg_temp.sv_same('group by a NULL-able smallint',
+    'SELECT c, count(*), avg(v), sum(price) FROM gh_sv_fact GROUP BY c');
+  RETURN QUERY SELECT * FROM pg_temp.sv_same('group by text (dictionary)',
+    'SELECT t, count(*), sum(v) FROM gh_sv_fact GROUP BY t');
+  RETURN QUERY SELECT * FROM pg_temp.sv_same('plain aggregate of an empty table',
+    'SELECT k, count(*), sum(v) FROM gh_sv_empty GROUP BY k', false);
+  RETURN QUERY SELECT * FROM pg_temp.sv_same('fused join, grouped',
+    'SELECT d.w, count(*), sum(f.v) FROM gh_sv_fact f JOIN gh_sv_dim d ON f.k = d.k GROUP BY 1');
+  RETURN QUERY SELECT * FROM pg_temp.sv_same('fused join, plain',
+    'SELECT count(*), sum(d.w), max(f.price) FROM gh_sv_fact f JOIN gh_sv_dim d ON f.k = d.k');
+  RETURN QUERY SELECT * FROM pg_temp.sv_same('join rows',
+    'SELECT f.id, d.id FROM gh_sv_fact f JOIN gh_sv_dim d ON f.k = d.k');
+  -- small chunks and pair fetches: many round trips to the service
+  PERFORM set_config('gpuhash.chunk_rows', '1000', true);
+  RETURN QUERY SELECT * FROM pg_temp.sv_same('join rows, small chunks',
+    'SELECT f.id, d.id FROM gh_sv_fact f JOIN gh_sv_dim d ON f.k = d.k');
+  RETURN QUERY SELECT * FROM pg_temp.sv_same('left join, small chunks',
+    'SELECT f.id, d.w FROM gh_sv_fact f LEFT JOIN gh_sv_dim d ON f.k = d.k');
+  RETURN QUERY SELECT * FROM pg_temp.sv_same('full join, small chunks',
+    'SELECT f.id, d.id FROM gh_sv_fact f FULL JOIN gh_sv_dim d ON f.k = d.k');
+  RETURN QUERY SELECT * FROM pg_temp.sv_same('semi join (match flags only)',
+    'SELECT id FROM gh_sv_fact f WHERE EXISTS (SELECT 1 FROM gh_sv_dim d WHERE d.k = f.k)');
+  RETURN QUERY SELECT * FROM pg_temp.sv_same('anti join (match flags only)',
+    'SELECT id FROM gh_sv_fact f WHERE NOT EXISTS (SELECT 1 FROM gh_sv_dim d WHERE d.k = f.k)');
+  RETURN QUERY SELECT * FROM pg_temp.sv_same('join of an empty side',
+    'SELECT f.id FROM gh_sv_fact f JOIN gh_sv_empty e ON f.k = e.k', false);
+  PERFORM set_config('gpuhash.chunk_rows', '1048576', true);
+  -- several simulated devices in the service's engine (another engine shape)
+  PERFORM set_config('gpuhash.devices', '0,1,2', true);
+  RETURN QUERY SELECT * FROM pg_temp.sv_same('three simulated devices',
+    'SELECT d.w, count(*), sum(f.v) FROM gh_sv_fact f JOIN gh_sv_dim d ON f.k = d.k GROUP BY 1');
+  PERFORM set_config('gpuhash.devices', 'all', true);
+
+  -- parallel workers are clients too
+  PERFORM set_config('max_parallel_workers_per_gather', '2', true);
+  PERFORM set_config('parallel_setup_cost', '0', true);
+  PERFORM set_config('parallel_tuple_cost', '0', true);
+  PERFORM set_config('min_parallel_table_scan_size', '0', true);
+  PERFORM set_config('parallel_leader_participation', 'off', true);
+  RETURN QUERY SELECT * FROM pg_temp.sv_same('parallel group by',
+    'SELECT k % 100, count(*), sum(v) FROM gh_sv_fact GROUP BY 1');
+  RETURN QUERY SELECT * FROM pg_temp.sv_same('parallel fused join',
+    'SELECT d.w, count(*), sum(f.v) FROM gh_sv_fact f JOIN gh_sv_dim d ON f.k = d.k GROUP BY 1');
+  RETURN QUERY SELECT * FROM pg_temp.sv_same('parallel join rows',
+    'SELECT f.id, d.id FROM gh_sv_fact f JOIN gh_sv_dim d ON f.k = d.k');
+  RETURN QUERY SELECT ok(plan ~ 'Gather' AND plan ~ 'Workers Launched: 2',
+                         'parallel fused join: ran in two parallel workers')
+    FROM sv WHERE name = 'parallel fused join' AND mode = 'service';
+  PERFORM set_config('max_parallel_workers_per_gather', '0', true);
+
+  -- an engine failure in the service is the backend's error, and the service goes on
+  PERFORM set_config('gpuhash.enabled', 'on', true);
+  PERFORM set_config('gpuhash.force', 'on', true);
+  PERFORM set_config('gpuhash.service', 'on', true);
+  PERFORM set_config('gpuhash.debug_fail_after', '0', true);
+  RETURN QUERY SELECT throws_ok(
+    'SELECT k % 100, count(*) FROM gh_sv_fact GROUP BY 1', '53200', NULL,
+    'a device memory failure in the service raises out_of_memory');
+  RETURN QUERY SELECT throws_ok(
+    'SELECT count(*) FROM (SELECT f.id FROM gh_sv_fact f JOIN gh_sv_dim d ON f.k = d.k) x', '53200', NULL,
+    'a failed build in the service raises out_of_memory');
+  PERFORM set_config('gpuhash.debug_fail_after', '-1', true);
+  RETURN QUERY SELECT is((SELECT count(*) FROM (SELECT k % 100, count(*) FROM gh_sv_fact GROUP BY 1) x),
+                         101::bigint, 'after a failure the service serves the next query');
+
+END $$;
+
+SELECT * FROM pg_temp.sv_tests();
+
+-- a cancelled query: the error is the cancel's (statement_timeout is armed when
+-- a statement starts, so it is set here, between statements), and its tables
+-- and joins are freed
+CREATE FUNCTION pg_temp.sv_cancelled(q text) RETURNS text
+LANGUAGE plpgsql AS $$
+BEGIN
+  IF NOT EXISTS (SELECT 1 FROM gpuhash_service() WHERE pid IS NOT NULL) THEN
+    RETURN skip('gpuhash is not preloaded: no GPU service to test');
+  END IF;
+  BEGIN
+    EXECUTE q;
+  EXCEPTION WHEN query_canceled THEN
+    RETURN pass('a statement timeout while the service joins cancels the query');
+  END;
+  RETURN fail('a statement timeout while the service joins cancels the query');
+END $$;
+
+CREATE FUNCTION pg_temp.sv_after_cancel() RETURNS SETOF text
+LANGUAGE plpgsql AS $$
+DECLARE
+  objects bigint;
+BEGIN
+  IF NOT EXISTS (SELECT 1 FROM gpuhash_service() WHERE pid IS NOT NULL) THEN
+    RETURN QUERY SELECT skip('gpuhash is not preloaded: no GPU service to test', 3);
+    RETURN;
+  END IF;
+  FOR i IN 1..50 LOOP
+    SELECT sum(s.objects) INTO objects FROM gpuhash_service() s;
+    EXIT WHEN objects = 0;
+    PERFORM pg_sleep(0.1);
+  END LOOP;
+  RETURN NEXT is(objects, 0::bigint, 'no table or join is left in the service');
+  RETURN NEXT ok((SELECT bool_and(pid IS NOT NULL) FROM gpuhash_service()),
+                 'every service worker still runs');
+  RETURN NEXT ok((SELECT sum(requests) FROM gpuhash_service()) > 0,
+                 'gpuhash_service() counts the operations served');
+END $$;
+
+SET LOCAL gpuhash.enabled = on;
+SET LOCAL gpuhash.force = on;
+SET LOCAL gpuhash.service = on;
+SET LOCAL max_parallel_workers_per_gather = 0;
+SET LOCAL gpuhash.chunk_rows = 1000;
+SET LOCAL statement_timeout = '50ms';
+SELECT pg_temp.sv_cancelled($q$SELECT count(*), sum(x.a + x.b) FROM (SELECT f.id a, d.id b
+  FROM gh_sv_fact f JOIN gh_sv_dim d ON f.k = d.k CROSS JOIN generate_series(1, 20)) x$q$);
+SET LOCAL statement_timeout = 0;
+SELECT * FROM pg_temp.sv_after_cancel();
+
+SELECT * FROM finish();
+ROLLBACK;
