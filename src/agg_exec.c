@@ -403,15 +403,20 @@ reserve_row(GpuHashAggState *s)
 	old = MemoryContextSwitchTo(s->data_cxt);
 	if (s->cap == 0)
 	{
-		s->cap = 4096;
-		s->keys = palloc(sizeof(uint64) * s->cap);
-		s->patterns = palloc(s->cap);
+		/*
+		 * Sized by the planner's estimate of the input (at most 16M rows at
+		 * first): growing by doubling copies the arrays and touches fresh
+		 * memory again, which costs more than collecting the rows.
+		 */
+		s->cap = Max(4096, Min(s->cap_hint + s->cap_hint / 16, INT64CONST(1) << 24));
+		s->keys = palloc_extended(sizeof(uint64) * s->cap, MCXT_ALLOC_HUGE);
+		s->patterns = palloc_extended(s->cap, MCXT_ALLOC_HUGE);
 		if (s->fused_kind >= 0)
-			s->jkeys = palloc(sizeof(uint64) * s->cap);
+			s->jkeys = palloc_extended(sizeof(uint64) * s->cap, MCXT_ALLOC_HUGE);
 		for (int c = 0; c < s->ncols; c++)
 		{
-			s->values[c] = palloc(8 * s->cap);
-			s->nulls[c] = s->col_nulls[c] ? palloc(s->cap) : NULL;
+			s->values[c] = palloc_extended(8 * s->cap, MCXT_ALLOC_HUGE);
+			s->nulls[c] = s->col_nulls[c] ? palloc_extended(s->cap, MCXT_ALLOC_HUGE) : NULL;
 		}
 	}
 	else
@@ -674,6 +679,7 @@ aggregate_input(GpuHashAggState *s)
 		gha_aggregate_fused(s);
 	else
 	{
+		s->cap_hint = (int64) s->input_ps->plan->plan_rows;
 		for (;;)
 		{
 			TupleTableSlot *slot = ExecProcNode(s->input_ps);

@@ -80,6 +80,7 @@ read_side(GpuHashAggState *s, PlanState *ps, int side)
 	TupleTableSlot *scan = s->css.ss.ss_ScanTupleSlot;
 
 	s->cur_side = side;
+	s->cap_hint = (int64) ps->plan->plan_rows;
 	for (;;)
 	{
 		TupleTableSlot *slot = ExecProcNode(ps);

@@ -74,6 +74,7 @@ typedef struct GpuHashAggState
 	/* collected input */
 	int64		nrows;
 	int64		cap;
+	int64		cap_hint;	/* rows the input is expected to have */
 	uint64	   *keys;
 	uint8	   *patterns;
 	void	  **values;			/* per engine column, 8 bytes per row */

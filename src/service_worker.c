@@ -139,6 +139,23 @@ get_engine(const GhsShape *shape)
 					 errhint("Use the same gpuhash.device, gpuhash.devices and gpuhash.memory_limit in every session.")));
 	}
 	gpuhash_memory_limit_mb = shape->memory_limit_mb;
+	if (shape->memory_limit_mb == 0 && shape->backend == GH_BACKEND_CUDA &&
+		gpuhash_service->nworkers > 1)
+	{
+		/*
+		 * Every worker's engine would take 90% of the device's free memory,
+		 * and workers run at once: each gets its share instead.
+		 */
+		gh_device_info info[GH_MAX_DEVICES];
+		int			nd = gh_list_devices(info, GH_MAX_DEVICES);
+		size_t		least = 0;
+
+		for (int i = 0; i < nd; i++)
+			if (least == 0 || info[i].mem_free < least)
+				least = info[i].mem_free;
+		if (least > 0)
+			gpuhash_memory_limit_mb = (int) Max(least / 10 * 9 / gpuhash_service->nworkers >> 20, 1);
+	}
 	slot->engine = gpuhash_open_engine((gh_backend) shape->backend, shape->devices);
 	slot->shape = *shape;
 	slot->failed = false;

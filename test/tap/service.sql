@@ -119,11 +119,15 @@ BEGIN
   RETURN QUERY SELECT * FROM pg_temp.sv_same('join of an empty side',
     'SELECT f.id FROM gh_sv_fact f JOIN gh_sv_empty e ON f.k = e.k', false);
   PERFORM set_config('gpuhash.chunk_rows', '1048576', true);
-  -- several simulated devices in the service's engine (another engine shape)
-  PERFORM set_config('gpuhash.devices', '0,1,2', true);
-  RETURN QUERY SELECT * FROM pg_temp.sv_same('three simulated devices',
+  -- another engine shape in the service: a small memory limit (partitions) and,
+  -- on the CPU backend, three simulated devices
+  PERFORM set_config('gpuhash.memory_limit', '1', true);
+  PERFORM set_config('gpuhash.devices',
+    CASE WHEN current_setting('gpuhash.device') = 'cpu' THEN '0,1,2' ELSE 'all' END, true);
+  RETURN QUERY SELECT * FROM pg_temp.sv_same('another engine shape',
     'SELECT d.w, count(*), sum(f.v) FROM gh_sv_fact f JOIN gh_sv_dim d ON f.k = d.k GROUP BY 1');
   PERFORM set_config('gpuhash.devices', 'all', true);
+  PERFORM set_config('gpuhash.memory_limit', '0', true);
 
   -- parallel workers are clients too
   PERFORM set_config('max_parallel_workers_per_gather', '2', true);
