@@ -625,13 +625,14 @@ gha_add_result(GpuHashAggState *s, uint8 pattern, instr_time start)
 	s->nresults++;
 }
 
-/* Aggregate the rows of one NULL pattern (all rows when only one is present). */
-static void
-aggregate_pattern(GpuHashAggState *s, uint8 pattern, int64 count)
+/*
+ * The rows of one NULL pattern: the keys (returned) and cols, count rows
+ * (all rows when only one pattern is present, without copying).
+ */
+static uint64 *
+pattern_rows(GpuHashAggState *s, uint8 pattern, int64 count, gh_aggcol *cols)
 {
 	uint64	   *keys = s->keys;
-	gh_aggcol  *cols = palloc(sizeof(gh_aggcol) * Max(s->ncols, 1));
-	instr_time	start;
 
 	for (int c = 0; c < s->ncols; c++)
 	{
@@ -663,6 +664,22 @@ aggregate_pattern(GpuHashAggState *s, uint8 pattern, int64 count)
 			n++;
 		}
 	}
+	return keys;
+}
+
+/* Aggregate the rows of one NULL pattern, or send them to the pool. */
+static void
+aggregate_pattern(GpuHashAggState *s, uint8 pattern, int64 count)
+{
+	gh_aggcol  *cols = palloc(sizeof(gh_aggcol) * Max(s->ncols, 1));
+	uint64	   *keys = pattern_rows(s, pattern, count, cols);
+	instr_time	start;
+
+	if (gha_pool_active(s))
+	{
+		gha_pool_append(s, 0, pattern, keys, NULL, count, cols);
+		return;
+	}
 	INSTR_TIME_SET_CURRENT(start);
 	s->results[s->nresults] = gpuhash_op_aggregate(&s->eng, keys, (size_t) count, cols, s->ncols);
 	gha_add_result(s, pattern, start);
@@ -679,6 +696,8 @@ aggregate_input(GpuHashAggState *s)
 		gha_aggregate_fused(s);
 	else
 	{
+		if (gha_pool_active(s))
+			gha_pool_attach(s);
 		s->cap_hint = (int64) s->input_ps->plan->plan_rows;
 		for (;;)
 		{
@@ -696,6 +715,8 @@ aggregate_input(GpuHashAggState *s)
 		for (int p = 0; p < GHA_MAX_PATTERNS; p++)
 			if (counts[p] > 0)
 				aggregate_pattern(s, (uint8) p, counts[p]);
+		if (gha_pool_active(s))
+			gha_pool_done(s);
 	}
 	/* without GROUP BY, an aggregate over no rows is still one row */
 	s->empty_row = s->nkeys == 0 && s->mode != GHA_MODE_PARTIAL && s->stat_groups == 0;
@@ -966,7 +987,7 @@ ExplainGpuHashAgg(CustomScanState *node, List *ancestors, ExplainState *es)
 	}
 	if (keys != NIL)
 		ExplainPropertyList("Group Key", keys, es);
-	if (node->ss.ps.plan->parallel_aware)
+	if (node->ss.ps.plan->parallel_aware && s->fused_kind >= 0)
 		ExplainPropertyBool("Shared Inner Side", true, es);
 	ExplainPropertyInteger("Aggregates", NULL,
 						   list_length(list_nth(cscan->custom_exprs, GHA_EXPR_ARGS)), es);
@@ -993,7 +1014,7 @@ ExplainGpuHashAgg(CustomScanState *node, List *ancestors, ExplainState *es)
 			{
 				/* reading each side, its input plan included */
 				ExplainPropertyFloat("Inner Read Time", "ms", s->stat_inner_ms, 3, es);
-				if (node->ss.ps.plan->parallel_aware)
+				if (node->ss.ps.plan->parallel_aware && !s->pool_used)
 					ExplainPropertyFloat("Inner Share Time", "ms", s->stat_share_ms, 3, es);
 				ExplainPropertyFloat("Outer Read Time", "ms", s->stat_outer_ms, 3, es);
 			}
@@ -1007,6 +1028,9 @@ ExplainGpuHashAgg(CustomScanState *node, List *ancestors, ExplainState *es)
 			ExplainPropertyInteger("Peak Device Memory", "kB",
 								   (int64) (s->stat_peak_device / 1024), es);
 			ExplainPropertyText("Engine", gpuhash_ops_where(&s->eng), es);
+			if (s->pool_used)
+				ExplainPropertyText("Pool", s->pool_finisher ? "aggregated by this process" :
+									"rows appended", es);
 			if (s->stat_devices)
 				ExplainPropertyText("Devices Used", gpuhash_devices_text(s->stat_devices), es);
 		}

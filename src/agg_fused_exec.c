@@ -3,13 +3,12 @@
  * agg_fused_exec.c
  *	  Executor half of a fused GpuHashAgg's input (agg.h, "FUSED JOIN"):
  *	  read both sides of the join into arrays and let the engine join and
- *	  aggregate them; in a parallel plan, share the inner side (agg_shared.c).
+ *	  aggregate them; in a parallel plan, share the inner side (agg_shared.c)
+ *	  or feed the GPU service's pool (agg_pool.c).
  *
  * INTERFACE ROUTINES
  *		gha_aggregate_fused		both inputs read, gh_join_aggregate run
  *		gha_scan_expr_side		which input an expression reads
- *		gha_estimate_dsm, gha_initialize_dsm, gha_reinitialize_dsm,
- *		gha_initialize_worker	the parallel-aware node's CustomExecMethods
  *
  * The inner input is read first, evaluating its join key and only the
  * grouping columns and aggregates that read the inner side (gha_collect_row
@@ -156,29 +155,33 @@ gha_aggregate_fused(GpuHashAggState *s)
 	uint8	   *col_inner;
 	gh_joinagg	spec;
 	bool		early = false;
+	bool		pooled = gha_pool_active(s);
 	instr_time	start;
 
-	if (s->shared)
+	if (pooled)
+		gha_pool_attach(s);
+	else if (s->shared)
 		early = gha_shared_attach(s->shared);
 	INSTR_TIME_SET_CURRENT(start);
 	read_side(s, s->inner_ps, 1);
 	s->stat_inner_ms += gpuhash_elapsed_ms(start);
 	take_side(s, &inner);
-	if (s->shared)
+	if (s->shared && !pooled)
 	{
 		INSTR_TIME_SET_CURRENT(start);
 		share_inner(s, early, &inner);
 		s->stat_share_ms += gpuhash_elapsed_ms(start);
 	}
 	s->stat_inner_rows += inner.n;
-	if (inner.n > 0)
+	/* pooled, other processes' inner rows may join this one's outer rows */
+	if (inner.n > 0 || pooled)
 	{
 		INSTR_TIME_SET_CURRENT(start);
 		read_side(s, s->input_ps, 0);
 		s->stat_outer_ms += gpuhash_elapsed_ms(start);
 		s->stat_outer_rows += s->nrows;
 	}
-	if (inner.n == 0 || s->nrows == 0)
+	if (!pooled && (inner.n == 0 || s->nrows == 0))
 		return;					/* no pairs, no groups */
 
 	for (int i = 0; i < s->nkeys; i++)
@@ -201,6 +204,13 @@ gha_aggregate_fused(GpuHashAggState *s)
 	spec.col_inner = col_inner;
 	spec.ncols = s->ncols;
 
+	if (pooled)
+	{
+		gha_pool_append(s, 1, 0, inner.keys, inner.jkeys, inner.n, cols);
+		gha_pool_append(s, 0, 0, s->keys, s->jkeys, s->nrows, cols);
+		gha_pool_done(s);
+		return;
+	}
 	INSTR_TIME_SET_CURRENT(start);
 	s->table = gpuhash_op_build(&s->eng, (gh_kind) s->fused_kind, inner.jkeys, NULL,
 								(size_t) inner.n);
@@ -212,31 +222,3 @@ gha_aggregate_fused(GpuHashAggState *s)
 	gha_add_result(s, 0, start);
 }
 
-Size
-gha_estimate_dsm(CustomScanState *node, ParallelContext *pcxt)
-{
-	return gha_shared_size();
-}
-
-void
-gha_initialize_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
-{
-	GpuHashAggState *s = (GpuHashAggState *) node;
-
-	s->shared = coordinate;
-	gha_shared_init(s->shared, node->ss.ps.state->es_query_dsa, true);
-}
-
-void
-gha_reinitialize_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
-{
-	gha_shared_init(coordinate, node->ss.ps.state->es_query_dsa, false);
-}
-
-void
-gha_initialize_worker(CustomScanState *node, shm_toc *toc, void *coordinate)
-{
-	GpuHashAggState *s = (GpuHashAggState *) node;
-
-	s->shared = coordinate;
-}

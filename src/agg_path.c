@@ -338,7 +338,13 @@ make_agg_path(PlannerInfo *root, RelOptInfo *output_rel, Path *input, PathTarget
 	cpath->path.parent = output_rel;
 	cpath->path.pathtarget = target;
 	cpath->path.param_info = NULL;
-	cpath->path.parallel_aware = fused != NULL && fused->shared;
+	/*
+	 * parallel-aware: a fused join reading its inner side in shares, and any
+	 * partial node whose engine columns are the same in every process (no
+	 * dictionary, no CPU aggregate), which may feed a pool (agg_pool.c)
+	 */
+	cpath->path.parallel_aware = (fused != NULL && fused->shared) ||
+		(mode == GHA_MODE_PARTIAL && fused == NULL && ndict == 0 && !cpu_aggs);
 	cpath->path.parallel_safe = mode == GHA_MODE_PARTIAL ||
 		(mode == GHA_MODE_FULL && output_rel->consider_parallel && input->parallel_safe);
 	cpath->path.parallel_workers = mode == GHA_MODE_PARTIAL ? input->parallel_workers : 0;

@@ -106,6 +106,10 @@ typedef struct GpuHashAggState
 	int			dict_side;		/* the side of the dictionary's columns */
 	uint64	   *jkeys;			/* per collected row, its join key */
 	GhaSharedInner *shared;		/* parallel-aware: the inner side, shared */
+	struct GhaPoolShared *pool;	/* parallel-aware: the GPU service's pool */
+	bool		pool_used;		/* this process fed the pool (for EXPLAIN) */
+	bool		pool_late;		/* attached after the pool was aggregated */
+	bool		pool_finisher;	/* this process aggregated the pool */
 	GhOpTable  *table;
 	bool		empty_row;		/* a plain aggregate over no rows: one row */
 	gh_groups  *empty_group;
@@ -118,6 +122,7 @@ typedef struct GpuHashAggState
 	double		stat_inner_ms;	/* reading them (their input plans included) */
 	double		stat_share_ms;	/* sharing the inner side (waiting included) */
 	double		stat_outer_ms;
+	double		stat_pool_ms;	/* appending to the pool */
 	int			stat_partitions;
 	double		stat_engine_ms;
 	size_t		stat_peak_device;
@@ -131,6 +136,14 @@ extern void gha_add_result(GpuHashAggState *s, uint8 pattern, instr_time start);
 /* agg_fused_exec.c */
 extern int	gha_scan_expr_side(const GpuHashScanMap *map, Node *expr);
 extern void gha_aggregate_fused(GpuHashAggState *s);
+
+/* agg_pool.c */
+typedef struct GhaPoolShared GhaPoolShared;
+extern bool gha_pool_active(GpuHashAggState *s);
+extern void gha_pool_attach(GpuHashAggState *s);
+extern void gha_pool_append(GpuHashAggState *s, int side, int pattern, const uint64 *keys,
+							const uint64 *jkeys, int64 n, const gh_aggcol *cols);
+extern void gha_pool_done(GpuHashAggState *s);
 extern Size gha_estimate_dsm(CustomScanState *node, ParallelContext *pcxt);
 extern void gha_initialize_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate);
 extern void gha_reinitialize_dsm(CustomScanState *node, ParallelContext *pcxt,

@@ -481,3 +481,90 @@ gpuhash_op_groups_free(GhOps *ops, gh_groups *g)
 	}
 	gh_groups_free(g);
 }
+
+/* ---- pools (service_pool.c) ---- */
+
+void
+gpuhash_op_pool_create(GhOps *ops, int kind, GhOpPool *pool)
+{
+	GhsCall		call;
+
+	init_call(&call, GHS_OP_POOL_CREATE, -1, 0);
+	call.kind = kind;
+	service_call(ops, &call);
+	pool->worker = call.ran_by;
+	pool->id = call.result_object;
+}
+
+void
+gpuhash_op_pool_append(GhOps *ops, const GhOpPool *pool, int side, int pattern,
+					   const uint64 *keys, const uint64 *jkeys, size_t n,
+					   const gh_aggcol *cols, const uint8 *col_inner, int ncols)
+{
+	GhsDataCol *dcols = palloc(sizeof(GhsDataCol) * Max(ncols, 1));
+	Size		size = header_size(ncols);
+	Size		koff = ghs_reserve(&size, 8 * n, true);
+	Size		joff = ghs_reserve(&size, 8 * n, jkeys != NULL);
+	dsm_segment *seg;
+	GhsData    *d;
+	GhsCall		call;
+
+	for (int c = 0; c < ncols; c++)
+	{
+		bool		mine = (col_inner && col_inner[c]) == (side == 1);
+
+		dcols[c].type = cols[c].type;
+		dcols[c].ops = cols[c].ops;
+		dcols[c].inner = col_inner && col_inner[c];
+		dcols[c].values = ghs_reserve(&size, 8 * n, mine);
+		dcols[c].nulls = ghs_reserve(&size, n, mine && cols[c].nulls != NULL);
+	}
+	d = new_data(&seg, size, ncols);
+	d->n = n;
+	d->keys = koff;
+	d->jkeys = joff;
+	memcpy(d->cols, dcols, sizeof(GhsDataCol) * ncols);
+	put(d, koff, keys, 8 * n);
+	put(d, joff, jkeys, 8 * n);
+	for (int c = 0; c < ncols; c++)
+	{
+		put(d, dcols[c].values, cols[c].values, 8 * n);
+		put(d, dcols[c].nulls, cols[c].nulls, n);
+	}
+	init_call(&call, GHS_OP_POOL_APPEND, pool->worker, pool->id);
+	call.arg[0] = side;
+	call.arg[1] = pattern;
+	call.data = dsm_segment_handle(seg);
+	service_call(ops, &call);
+	dsm_detach(seg);
+	pfree(dcols);
+}
+
+/* the NULL patterns appended to the pool: a bit each in mask[4] */
+void
+gpuhash_op_pool_patterns(GhOps *ops, const GhOpPool *pool, uint64 *mask)
+{
+	GhsCall		call;
+
+	init_call(&call, GHS_OP_POOL_PATTERNS, pool->worker, pool->id);
+	service_call(ops, &call);
+	memcpy(mask, call.result, 4 * sizeof(uint64));
+}
+
+gh_groups *
+gpuhash_op_pool_finish(GhOps *ops, const GhOpPool *pool, int pattern)
+{
+	GhsCall		call;
+
+	init_call(&call, GHS_OP_POOL_FINISH, pool->worker, pool->id);
+	call.arg[1] = pattern;
+	service_call(ops, &call);
+	return groups_from_reply(ops, call.reply);
+}
+
+void
+gpuhash_op_pool_free(const GhOpPool *pool)
+{
+	if (pool->id != 0)
+		post_free(pool->worker, pool->id);
+}

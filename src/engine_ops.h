@@ -74,4 +74,23 @@ extern gh_groups *gpuhash_op_join_aggregate(GhOpTable *t, const uint64 *keys, si
 											gh_join_method method, const gh_joinagg *spec);
 extern void gpuhash_op_groups_free(GhOps *ops, gh_groups *g);
 
+/*
+ * Pools (GPU service only): the rows of a parallel aggregation appended by
+ * every process, aggregated once (service_pool.c).  side 1 is a fused
+ * join's inner side; col_inner says which columns belong to it.
+ */
+typedef struct GhOpPool
+{
+	int			worker;
+	int32		id;
+} GhOpPool;
+
+extern void gpuhash_op_pool_create(GhOps *ops, int kind, GhOpPool *pool);
+extern void gpuhash_op_pool_append(GhOps *ops, const GhOpPool *pool, int side, int pattern,
+								   const uint64 *keys, const uint64 *jkeys, size_t n,
+								   const gh_aggcol *cols, const uint8 *col_inner, int ncols);
+extern void gpuhash_op_pool_patterns(GhOps *ops, const GhOpPool *pool, uint64 *mask);
+extern gh_groups *gpuhash_op_pool_finish(GhOps *ops, const GhOpPool *pool, int pattern);
+extern void gpuhash_op_pool_free(const GhOpPool *pool);
+
 #endif							/* GPUHASH_ENGINE_OPS_H */

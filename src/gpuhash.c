@@ -35,6 +35,7 @@ int			gpuhash_chunk_rows = 1048576;
 bool		gpuhash_force = false;
 int			gpuhash_debug_fail_after = -1;
 int			gpuhash_service_workers = 1;
+bool		gpuhash_enable_pool = true;
 bool		gpuhash_use_service = true;
 
 static const struct config_enum_entry device_options[] = {
@@ -136,6 +137,11 @@ _PG_init(void)
 							 "Sends gpuhash's work to the GPU service processes when they run.",
 							 "Off: each backend and parallel worker runs gpuhash's engine itself.",
 							 &gpuhash_use_service, true,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomBoolVariable("gpuhash.enable_pool",
+							 "Lets the processes of a parallel GROUP BY pool their rows in the GPU service, to be aggregated once.",
+							 "Off: each process aggregates its share and the partial groups go through the Gather.",
+							 &gpuhash_enable_pool, true,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomIntVariable("gpuhash.service_workers",
 							"GPU service processes started with the server (gpuhash in shared_preload_libraries).",

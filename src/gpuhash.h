@@ -39,6 +39,7 @@ extern bool gpuhash_force;
 extern int	gpuhash_debug_fail_after;
 extern int	gpuhash_service_workers;
 extern bool gpuhash_use_service;
+extern bool gpuhash_enable_pool;
 
 /*
  * gpuhash.force scales our paths' costs by this: far below any plan without

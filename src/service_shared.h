@@ -61,7 +61,18 @@ typedef enum GhsOp
 	GHS_OP_JOIN_NEXT,			/* object: join; arg[0]: cap -> pairs written */
 	GHS_OP_OUTER_MATCHED,		/* object: join -> flags written */
 	GHS_OP_JOIN_AGGREGATE,		/* object: table; data: GhsData -> groups */
-	GHS_OP_FREE					/* object: table or join; nobody waits */
+	GHS_OP_FREE,				/* object: table, join or pool; nobody waits */
+	/*
+	 * A pool: the rows of one parallel aggregation, appended by every
+	 * process of the query, aggregated once by the last (agg_pool.c).
+	 */
+	GHS_OP_POOL_CREATE,			/* kind: a fused join's table kind, or -1 */
+	GHS_OP_POOL_APPEND,			/* object: pool; arg[0]: side (1: a fused
+								 * join's inner), arg[1]: NULL pattern; data:
+								 * GhsData (keys, jkeys, columns) */
+	GHS_OP_POOL_PATTERNS,		/* object: pool -> result[0..3]: a bit per
+								 * NULL pattern appended */
+	GHS_OP_POOL_FINISH			/* object: pool; arg[1]: pattern -> groups */
 } GhsOp;
 
 /* What shapes an engine: the client's settings, sent with every request. */
@@ -146,6 +157,7 @@ typedef struct GhsData
 	uint64		cap;			/* join: pairs area entries */
 	Size		keys;
 	Size		rows;
+	Size		jkeys;			/* pool append: a fused join's join keys */
 	Size		outer_keys;		/* join aggregate: group keys */
 	Size		inner_keys;
 	Size		pairs;			/* join: pairs area */
@@ -205,5 +217,18 @@ ghs_at(void *base, Size off)
 /* service_worker.c */
 extern void gpuhash_service_register(void);
 extern PGDLLEXPORT void gpuhash_service_main(Datum arg);
+/* inside a service worker */
+extern int32 gpuhash_service_new_id(void);
+extern void gpuhash_service_count_object(int delta);
+extern void gpuhash_service_reply_groups(GhsSlot *slot, gh_groups *g);
+extern void gpuhash_service_engine_failed(gh_engine *e, gh_status st) pg_attribute_noreturn();
+
+/* service_pool.c, inside a service worker */
+extern void gpuhash_pool_create(GhsSlot *slot);
+extern void gpuhash_pool_append(GhsSlot *slot, char *base);
+extern void gpuhash_pool_patterns(GhsSlot *slot);
+extern void gpuhash_pool_finish(GhsSlot *slot, gh_engine *e);
+extern bool gpuhash_pool_free(int32 id);
+extern void gpuhash_pool_reap(void);
 
 #endif							/* GPUHASH_SERVICE_SHARED_H */

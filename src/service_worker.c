@@ -175,16 +175,42 @@ engine_failed(ServiceEngine *se, gh_status st)
 	gpuhash_engine_error(se->engine, st);
 }
 
+void
+gpuhash_service_engine_failed(gh_engine *e, gh_status st)
+{
+	for (int i = 0; i < MAX_ENGINES; i++)
+		if (engines[i].engine == e)
+			engine_failed(&engines[i], st);
+	gpuhash_engine_error(e, st);
+}
+
 /* ---- objects ---- */
+
+int32
+gpuhash_service_new_id(void)
+{
+	int32		id = next_object_id++;
+
+	if (next_object_id <= 0)
+		next_object_id = 1;
+	return id;
+}
+
+void
+gpuhash_service_count_object(int delta)
+{
+	if (delta > 0)
+		pg_atomic_fetch_add_u32(&gpuhash_service->worker[my_index].objects, delta);
+	else
+		pg_atomic_fetch_sub_u32(&gpuhash_service->worker[my_index].objects, -delta);
+}
 
 static ServiceObject *
 new_object(ServiceEngine *se, GhsSlot *slot)
 {
 	ServiceObject *o = MemoryContextAllocZero(TopMemoryContext, sizeof(ServiceObject));
 
-	o->id = next_object_id++;
-	if (next_object_id <= 0)
-		next_object_id = 1;
+	o->id = gpuhash_service_new_id();
 	o->engine = se;
 	o->owner_procno = slot->client_procno;
 	o->owner_pid = slot->client_pid;
@@ -192,7 +218,7 @@ new_object(ServiceEngine *se, GhsSlot *slot)
 	o->next = objects;
 	objects = o;
 	se->users++;
-	pg_atomic_fetch_add_u32(&gpuhash_service->worker[my_index].objects, 1);
+	gpuhash_service_count_object(1);
 	return o;
 }
 
@@ -242,7 +268,7 @@ free_object(ServiceObject *victim)
 	if (victim->data)
 		dsm_detach(victim->data);
 	victim->engine->users--;
-	pg_atomic_fetch_sub_u32(&gpuhash_service->worker[my_index].objects, 1);
+	gpuhash_service_count_object(-1);
 	pfree(victim);
 }
 
@@ -276,8 +302,8 @@ copy_to(char *base, Size off, const void *src, Size bytes)
 }
 
 /* Send groups back in a reply segment of their own. */
-static void
-reply_groups(GhsSlot *slot, gh_groups *g)
+void
+gpuhash_service_reply_groups(GhsSlot *slot, gh_groups *g)
 {
 	Size		size = GHS_ALIGN(offsetof(GhsGroupsReply, cols) + sizeof(GhsGroupsCol) * g->ncols);
 	Size		n = g->ngroups;
@@ -390,7 +416,7 @@ run_aggregate(GhsSlot *slot)
 		engine_failed(se, st);
 	PG_TRY();
 	{
-		reply_groups(slot, g);
+		gpuhash_service_reply_groups(slot, g);
 	}
 	PG_FINALLY();
 	{
@@ -507,7 +533,7 @@ run_join_aggregate(GhsSlot *slot)
 		engine_failed(table->engine, st);
 	PG_TRY();
 	{
-		reply_groups(slot, g);
+		gpuhash_service_reply_groups(slot, g);
 	}
 	PG_FINALLY();
 	{
@@ -526,6 +552,33 @@ run_free(GhsSlot *slot)
 			free_object(o);
 			return;
 		}
+	(void) gpuhash_pool_free(slot->object);
+}
+
+static void
+run_pool_append(GhsSlot *slot)
+{
+	dsm_segment *seg = attach_data(slot);
+
+	PG_TRY();
+	{
+		gpuhash_pool_append(slot, dsm_segment_address(seg));
+	}
+	PG_FINALLY();
+	{
+		dsm_detach(seg);
+	}
+	PG_END_TRY();
+}
+
+static void
+run_pool_finish(GhsSlot *slot)
+{
+	ServiceEngine *se = get_engine(&slot->shape);
+
+	arm_debug_failure(se, slot);
+	gpuhash_pool_finish(slot, se->engine);
+	slot->result[3] = gh_engine_peak_device_bytes(se->engine);
 }
 
 static void
@@ -553,6 +606,18 @@ run_request(GhsSlot *slot)
 			break;
 		case GHS_OP_FREE:
 			run_free(slot);
+			break;
+		case GHS_OP_POOL_CREATE:
+			gpuhash_pool_create(slot);
+			break;
+		case GHS_OP_POOL_APPEND:
+			run_pool_append(slot);
+			break;
+		case GHS_OP_POOL_PATTERNS:
+			gpuhash_pool_patterns(slot);
+			break;
+		case GHS_OP_POOL_FINISH:
+			run_pool_finish(slot);
 			break;
 		default:
 			elog(ERROR, "gpuhash GPU service: unknown operation %d", (int) slot->op);
@@ -756,6 +821,7 @@ gpuhash_service_main(Datum arg)
 		}
 		retire_acked();
 		reap_objects();
+		gpuhash_pool_reap();
 		slot = take_request();
 		if (slot != NULL)
 		{

@@ -178,13 +178,13 @@ SELECT lives_ok($$SELECT * FROM gpuhash_bench(keys => 100, device => 'cpu', repe
                 'the session works after a cancelled benchmark');
 
 -- ---- settings ----
-SELECT is((SELECT count(*) FROM pg_settings WHERE name LIKE 'gpuhash.%'), 13::bigint,
-          'thirteen settings');
+SELECT is((SELECT count(*) FROM pg_settings WHERE name LIKE 'gpuhash.%'), 14::bigint,
+          'fourteen settings');
 SELECT set_eq($$SELECT name FROM pg_settings WHERE name LIKE 'gpuhash.%'$$,
               ARRAY['gpuhash.enabled', 'gpuhash.enable_join', 'gpuhash.enable_groupby', 'gpuhash.enable_fusion',
                     'gpuhash.device', 'gpuhash.table', 'gpuhash.devices', 'gpuhash.min_rows',
                     'gpuhash.memory_limit', 'gpuhash.chunk_rows', 'gpuhash.force', 'gpuhash.service',
-                    'gpuhash.service_workers'],
+                    'gpuhash.service_workers', 'gpuhash.enable_pool'],
               'the documented settings');
 SELECT is((SELECT array_agg(name) FROM pg_settings WHERE name LIKE 'gpuhash.%' AND context <> 'user'),
           ARRAY['gpuhash.service_workers']::text[],

@@ -7,7 +7,7 @@
 -- goes on; a cancelled query leaves no table or join behind.  Skipped where
 -- the server was started without gpuhash in shared_preload_libraries.
 BEGIN;
-SELECT plan(60);
+SELECT plan(67);
 
 SELECT setseed(0.4142);
 CREATE TABLE gh_sv_fact AS
@@ -82,7 +82,7 @@ CREATE FUNCTION pg_temp.sv_tests() RETURNS SETOF text
 LANGUAGE plpgsql AS $$
 BEGIN
   IF NOT EXISTS (SELECT 1 FROM gpuhash_service() WHERE pid IS NOT NULL) THEN
-    RETURN QUERY SELECT skip('gpuhash is not preloaded: no GPU service to test', 56);
+    RETURN QUERY SELECT skip('gpuhash is not preloaded: no GPU service to test', 63);
     RETURN;
   END IF;
   PERFORM set_config('max_parallel_workers_per_gather', '0', true);
@@ -144,6 +144,17 @@ BEGIN
   RETURN QUERY SELECT ok(plan ~ 'Gather' AND plan ~ 'Workers Launched: 2',
                          'parallel fused join: ran in two parallel workers')
     FROM sv WHERE name = 'parallel fused join' AND mode = 'service';
+  -- pooled: the processes append their rows to one pool in the service and the
+  -- last one out returns every group, once
+  RETURN QUERY SELECT ok(plan ~ 'Gather[^\n]*actual rows=101 loops',
+                         'parallel group by: the pooled groups come through the Gather once')
+    FROM sv WHERE name = 'parallel group by' AND mode = 'service';
+  RETURN QUERY SELECT * FROM pg_temp.sv_same('parallel group by with NULL patterns',
+    'SELECT c, k % 50, count(*), sum(v), max(v), avg(v) FROM gh_sv_fact GROUP BY 1, 2');
+  PERFORM set_config('gpuhash.enable_pool', 'off', true);
+  RETURN QUERY SELECT * FROM pg_temp.sv_same('parallel group by, no pool',
+    'SELECT c, k % 50, count(*), sum(v), max(v), avg(v) FROM gh_sv_fact GROUP BY 1, 2');
+  PERFORM set_config('gpuhash.enable_pool', 'on', true);
   PERFORM set_config('max_parallel_workers_per_gather', '0', true);
 
   -- an engine failure in the service is the backend's error, and the service goes on

@@ -1,0 +1,189 @@
+/*-------------------------------------------------------------------------
+ *
+ * agg_pool.c
+ *	  A parallel GpuHashAgg's shared state: the inner side of a fused join
+ *	  read in shares (agg_shared.c), and the pool in the GPU service that
+ *	  collects every process's rows for one aggregation at the end.
+ *
+ * INTERFACE ROUTINES
+ *		gha_estimate_dsm, gha_initialize_dsm, gha_reinitialize_dsm,
+ *		gha_initialize_worker	the parallel-aware node's CustomExecMethods
+ *		gha_pool_active			does this node feed a pool?
+ *		gha_pool_attach			join before reading any row
+ *		gha_pool_append			send a share of rows to the pool
+ *		gha_pool_done			detach; the last process out aggregates
+ *
+ * A partial GpuHashAgg with neither dictionary columns nor numeric sums
+ * (their engine columns differ between processes) is parallel-aware.  When
+ * the GPU service runs, the leader creates a pool there as it sets up the
+ * parallel query, and every process of the query, instead of aggregating
+ * its share and sending partial groups through the Gather, appends its
+ * rows to the pool.  Processes attach to a barrier before they read: the
+ * one that detaches last knows every row is in, asks the service to
+ * aggregate the pool (or join and aggregate it) once, and returns the
+ * groups as partial values, one row per group; the others return none.
+ * A process that attaches after that finds its input exhausted (the
+ * partial scans have handed out every block) and returns nothing.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "storage/barrier.h"
+#include "utils/wait_event.h"
+
+#include "agg_state.h"
+#include "gpuhash.h"
+#include "service.h"
+
+struct GhaPoolShared
+{
+	bool		pooled;			/* the processes feed a pool */
+	GhOpPool	pool;
+	Barrier		barrier;		/* phase 0: appending; 1: aggregated */
+};
+
+static Size
+pool_offset(void)
+{
+	return MAXALIGN(gha_shared_size());
+}
+
+Size
+gha_estimate_dsm(CustomScanState *node, ParallelContext *pcxt)
+{
+	return pool_offset() + sizeof(GhaPoolShared);
+}
+
+/* May this node's processes feed a pool?  (Decided by the leader.) */
+static bool
+poolable(GpuHashAggState *s)
+{
+	if (!gpuhash_enable_pool || s->mode != GHA_MODE_PARTIAL || s->dict != NULL ||
+		s->ncols != s->nstatic_cols || !gpuhash_service_ready())
+		return false;
+	for (int a = 0; a < s->naggs; a++)
+		if (s->numcols[a] || s->agg_cpu[a] >= 0)
+			return false;
+	return true;
+}
+
+static void
+pool_init(GpuHashAggState *s, GhaPoolShared *p)
+{
+	p->pooled = poolable(s);
+	p->pool.worker = -1;
+	p->pool.id = 0;
+	if (p->pooled)
+		gpuhash_op_pool_create(&s->eng, s->fused_kind, &p->pool);
+	BarrierInit(&p->barrier, 0);
+}
+
+void
+gha_initialize_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
+{
+	GpuHashAggState *s = (GpuHashAggState *) node;
+
+	if (s->fused_kind >= 0)
+	{
+		s->shared = coordinate;
+		gha_shared_init(s->shared, node->ss.ps.state->es_query_dsa, true);
+	}
+	s->pool = (GhaPoolShared *) ((char *) coordinate + pool_offset());
+	pool_init(s, s->pool);
+}
+
+void
+gha_reinitialize_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
+{
+	GpuHashAggState *s = (GpuHashAggState *) node;
+	GhaPoolShared *p = (GhaPoolShared *) ((char *) coordinate + pool_offset());
+
+	if (s->fused_kind >= 0)
+		gha_shared_init(coordinate, node->ss.ps.state->es_query_dsa, false);
+	/* the last scan's pool was freed by its last process, or goes at transaction end */
+	pool_init(s, p);
+}
+
+void
+gha_initialize_worker(CustomScanState *node, shm_toc *toc, void *coordinate)
+{
+	GpuHashAggState *s = (GpuHashAggState *) node;
+
+	if (s->fused_kind >= 0)
+		s->shared = coordinate;
+	s->pool = (GhaPoolShared *) ((char *) coordinate + pool_offset());
+}
+
+bool
+gha_pool_active(GpuHashAggState *s)
+{
+	return s->pool != NULL && s->pool->pooled;
+}
+
+void
+gha_pool_attach(GpuHashAggState *s)
+{
+	s->pool_used = true;
+	s->pool_late = BarrierAttach(&s->pool->barrier) > 0;
+}
+
+/*
+ * Append rows to the pool: n rows of one NULL pattern (a fused join: of
+ * one side, 1 the inner), with their packed grouping keys, join keys (a
+ * fused join) and engine columns.
+ */
+void
+gha_pool_append(GpuHashAggState *s, int side, int pattern, const uint64 *keys,
+				const uint64 *jkeys, int64 n, const gh_aggcol *cols)
+{
+	uint8	   *col_inner = palloc0(Max(s->ncols, 1));
+	instr_time	start;
+
+	if (n == 0)
+		return;
+	if (s->pool_late)
+		elog(ERROR, "gpuhash: rows for a pool that was already aggregated");
+	if (s->ncols != s->nstatic_cols)
+		elog(ERROR, "gpuhash: a pooled aggregation made columns while it read");
+	for (int c = 0; c < s->ncols; c++)
+		col_inner[c] = s->fused_kind >= 0 && s->col_side[c] == 1;
+	INSTR_TIME_SET_CURRENT(start);
+	gpuhash_op_pool_append(&s->eng, &s->pool->pool, side, pattern, keys, jkeys, (size_t) n,
+						   cols, col_inner, s->ncols);
+	s->stat_pool_ms += gpuhash_elapsed_ms(start);
+	pfree(col_inner);
+}
+
+/*
+ * This process has appended all its rows.  The last one out aggregates the
+ * pool: its node returns every group, the others none.
+ */
+void
+gha_pool_done(GpuHashAggState *s)
+{
+	uint64		mask[4];
+	instr_time	start;
+
+	if (s->pool_late)
+	{
+		BarrierDetach(&s->pool->barrier);
+		return;
+	}
+	if (!BarrierArriveAndDetach(&s->pool->barrier))
+		return;
+	s->pool_finisher = true;
+	INSTR_TIME_SET_CURRENT(start);
+	gpuhash_op_pool_patterns(&s->eng, &s->pool->pool, mask);
+	for (int p = 0; p < GHA_MAX_PATTERNS; p++)
+	{
+		if (!(mask[p / 64] & (UINT64CONST(1) << (p % 64))))
+			continue;
+		INSTR_TIME_SET_CURRENT(start);
+		s->results[s->nresults] = gpuhash_op_pool_finish(&s->eng, &s->pool->pool, p);
+		if (s->fused_kind >= 0)
+			s->stat_pairs += (int64) s->results[s->nresults]->input_rows;
+		gha_add_result(s, (uint8) p, start);
+	}
+	gpuhash_op_pool_free(&s->pool->pool);
+}

@@ -1,0 +1,318 @@
+/*-------------------------------------------------------------------------
+ *
+ * service_pool.c
+ *	  Pools, in the GPU service: the input rows of one parallel aggregation,
+ *	  appended by every process of the query, aggregated once.
+ *
+ * Without a pool, each process of a parallel GROUP BY aggregates its share
+ * on the device and sends its partial groups through the Gather to the
+ * final node, which aggregates them again: with many groups, the partial
+ * groups outnumber the groups many times over and the tuple queues become
+ * the bottleneck.  With one, each process appends its rows here (host
+ * memory of the service worker), and the last process to finish asks for
+ * the groups of all of them: one device aggregation, one row per group.  A
+ * fused join's pool keeps its two sides apart, and is joined and aggregated
+ * at the end (the inner side built once).
+ *
+ * Rows are kept per NULL pattern (agg_exec.c) and, for a fused join, per
+ * side; every append must bring the same columns.  Any process of the query
+ * may append to the pool and free it; the creator's transaction owns it.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "storage/proc.h"
+#include "utils/memutils.h"
+
+#include "gpuhash.h"
+#include "service_shared.h"
+
+#define POOL_PATTERNS 256
+
+/* the rows of one side and pattern, in arrays that grow */
+typedef struct PoolPart
+{
+	uint64		n;
+	uint64		cap;
+	uint64	   *keys;
+	uint64	   *jkeys;
+	uint64	  **values;			/* per column, NULL for the other side's */
+	uint8	  **nulls;
+} PoolPart;
+
+typedef struct ServicePool
+{
+	int32		id;
+	int			kind;			/* fused join: the table kind; -1: plain */
+	int			ncols;			/* -1 until the first append */
+	GhsDataCol *layout;
+	PoolPart   *parts[2][POOL_PATTERNS];
+	int			owner_procno;
+	int			owner_pid;
+	LocalTransactionId owner_lxid;
+	struct ServicePool *next;
+} ServicePool;
+
+static ServicePool *pools = NULL;
+
+static void *
+grow(void *p, Size bytes)
+{
+	void	   *q = realloc(p, Max(bytes, 1));
+
+	if (q == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_OUT_OF_MEMORY),
+				 errmsg("the gpuhash GPU service ran out of host memory for a pool")));
+	return q;
+}
+
+static void
+free_part(PoolPart *part, int ncols)
+{
+	if (part == NULL)
+		return;
+	free(part->keys);
+	free(part->jkeys);
+	for (int c = 0; c < ncols; c++)
+	{
+		free(part->values[c]);
+		free(part->nulls[c]);
+	}
+	free(part->values);
+	free(part->nulls);
+	free(part);
+}
+
+static void
+free_pool(ServicePool *pool)
+{
+	ServicePool **p;
+
+	for (p = &pools; *p; p = &(*p)->next)
+		if (*p == pool)
+		{
+			*p = pool->next;
+			break;
+		}
+	for (int side = 0; side < 2; side++)
+		for (int i = 0; i < POOL_PATTERNS; i++)
+			free_part(pool->parts[side][i], Max(pool->ncols, 0));
+	if (pool->layout)
+		pfree(pool->layout);
+	pfree(pool);
+	gpuhash_service_count_object(-1);
+}
+
+static ServicePool *
+find_pool(int32 id)
+{
+	for (ServicePool *p = pools; p; p = p->next)
+		if (p->id == id)
+			return p;
+	ereport(ERROR,
+			(errcode(ERRCODE_INTERNAL_ERROR),
+			 errmsg("gpuhash GPU service: no pool %d", id)));
+}
+
+void
+gpuhash_pool_create(GhsSlot *slot)
+{
+	ServicePool *pool = MemoryContextAllocZero(TopMemoryContext, sizeof(ServicePool));
+
+	pool->id = gpuhash_service_new_id();
+	pool->kind = slot->kind;
+	pool->ncols = -1;
+	pool->owner_procno = slot->client_procno;
+	pool->owner_pid = slot->client_pid;
+	pool->owner_lxid = slot->client_lxid;
+	pool->next = pools;
+	pools = pool;
+	gpuhash_service_count_object(1);
+	slot->result_object = pool->id;
+}
+
+/* Append the rows of a request's data segment to the pool. */
+void
+gpuhash_pool_append(GhsSlot *slot, char *base)
+{
+	ServicePool *pool = find_pool(slot->object);
+	GhsData    *d = (GhsData *) base;
+	int			side = slot->arg[0] ? 1 : 0;
+	int			pattern = (int) slot->arg[1];
+	PoolPart   *part;
+	uint64		n = d->n;
+	uint64		at;
+
+	if (pattern < 0 || pattern >= POOL_PATTERNS || (side == 1 && pool->kind < 0))
+		elog(ERROR, "gpuhash GPU service: bad pool append");
+	if (pool->ncols < 0)
+	{
+		pool->ncols = d->ncols;
+		pool->layout = MemoryContextAlloc(TopMemoryContext,
+										  sizeof(GhsDataCol) * Max(d->ncols, 1));
+		memcpy(pool->layout, d->cols, sizeof(GhsDataCol) * d->ncols);
+	}
+	if (d->ncols != pool->ncols)
+		elog(ERROR, "gpuhash GPU service: a pool's appends differ in their columns");
+	for (int c = 0; c < d->ncols; c++)
+		if (d->cols[c].type != pool->layout[c].type || d->cols[c].ops != pool->layout[c].ops ||
+			d->cols[c].inner != pool->layout[c].inner)
+			elog(ERROR, "gpuhash GPU service: a pool's appends differ in their columns");
+
+	part = pool->parts[side][pattern];
+	if (part == NULL)
+	{
+		part = grow(NULL, sizeof(PoolPart));
+		memset(part, 0, sizeof(PoolPart));
+		part->values = grow(NULL, sizeof(uint64 *) * Max(pool->ncols, 1));
+		part->nulls = grow(NULL, sizeof(uint8 *) * Max(pool->ncols, 1));
+		memset(part->values, 0, sizeof(uint64 *) * Max(pool->ncols, 1));
+		memset(part->nulls, 0, sizeof(uint8 *) * Max(pool->ncols, 1));
+		pool->parts[side][pattern] = part;
+	}
+	if (part->n + n > part->cap)
+	{
+		uint64		cap = Max(part->n + n, part->cap * 2);
+
+		part->keys = grow(part->keys, 8 * cap);
+		if (pool->kind >= 0)
+			part->jkeys = grow(part->jkeys, 8 * cap);
+		for (int c = 0; c < pool->ncols; c++)
+			if (pool->layout[c].inner == side)
+			{
+				part->values[c] = grow(part->values[c], 8 * cap);
+				part->nulls[c] = grow(part->nulls[c], cap);
+			}
+		part->cap = cap;
+	}
+	at = part->n;
+	memcpy(part->keys + at, ghs_at(base, d->keys), 8 * n);
+	if (pool->kind >= 0)
+		memcpy(part->jkeys + at, ghs_at(base, d->jkeys), 8 * n);
+	for (int c = 0; c < pool->ncols; c++)
+	{
+		if (pool->layout[c].inner != side)
+			continue;
+		memcpy(part->values[c] + at, ghs_at(base, d->cols[c].values), 8 * n);
+		if (d->cols[c].nulls)
+			memcpy(part->nulls[c] + at, ghs_at(base, d->cols[c].nulls), n);
+		else
+			memset(part->nulls[c] + at, 0, n);
+	}
+	part->n += n;
+}
+
+void
+gpuhash_pool_patterns(GhsSlot *slot)
+{
+	ServicePool *pool = find_pool(slot->object);
+
+	for (int i = 0; i < POOL_PATTERNS; i++)
+		if (pool->parts[0][i] && pool->parts[0][i]->n > 0)
+			slot->result[i / 64] |= UINT64CONST(1) << (i % 64);
+}
+
+/* the engine columns of a side's part (both parts for a fused join) */
+static gh_aggcol *
+part_cols(ServicePool *pool, PoolPart *outer, PoolPart *inner, uint8 **col_inner)
+{
+	gh_aggcol  *cols = palloc0(sizeof(gh_aggcol) * Max(pool->ncols, 1));
+
+	*col_inner = palloc0(Max(pool->ncols, 1));
+	for (int c = 0; c < pool->ncols; c++)
+	{
+		PoolPart   *part = pool->layout[c].inner ? inner : outer;
+
+		cols[c].type = (gh_valtype) pool->layout[c].type;
+		cols[c].ops = pool->layout[c].ops;
+		cols[c].values = part->values[c];
+		cols[c].nulls = part->nulls[c];
+		(*col_inner)[c] = pool->layout[c].inner;
+	}
+	return cols;
+}
+
+/* Aggregate (or join and aggregate) the rows of one pattern; reply the groups. */
+void
+gpuhash_pool_finish(GhsSlot *slot, gh_engine *e)
+{
+	ServicePool *pool = find_pool(slot->object);
+	int			pattern = (int) slot->arg[1];
+	PoolPart   *outer = (pattern >= 0 && pattern < POOL_PATTERNS) ? pool->parts[0][pattern] : NULL;
+	PoolPart   *inner = pool->parts[1][0];
+	gh_groups  *g = NULL;
+	gh_groups	empty;
+	gh_aggcol  *cols;
+	uint8	   *col_inner;
+	gh_status	st = GH_OK;
+
+	if (outer == NULL || outer->n == 0 || (pool->kind >= 0 && (inner == NULL || inner->n == 0)))
+	{
+		/* nothing to join or aggregate: no groups */
+		memset(&empty, 0, sizeof(empty));
+		empty.ncols = Max(pool->ncols, 0);
+		empty.cols = palloc0(sizeof(gh_aggresult) * Max(empty.ncols, 1));
+		gpuhash_service_reply_groups(slot, &empty);
+		return;
+	}
+	cols = part_cols(pool, outer, inner, &col_inner);
+	if (pool->kind < 0)
+		st = gh_aggregate(e, outer->keys, outer->n, cols, pool->ncols, &g);
+	else
+	{
+		gh_table   *t = NULL;
+		gh_joinagg	spec;
+
+		spec.outer_keys = outer->keys;
+		spec.inner_keys = inner->keys;
+		spec.inner_rows = inner->n;
+		spec.cols = cols;
+		spec.col_inner = col_inner;
+		spec.ncols = pool->ncols;
+		st = gh_build(e, (gh_kind) pool->kind, inner->jkeys, NULL, inner->n, &t);
+		if (st == GH_OK)
+			st = gh_join_aggregate(t, outer->jkeys, outer->n, GH_JOIN_AUTO, &spec, &g);
+		gh_table_free(t);
+	}
+	if (st != GH_OK)
+		gpuhash_service_engine_failed(e, st);
+	PG_TRY();
+	{
+		gpuhash_service_reply_groups(slot, g);
+	}
+	PG_FINALLY();
+	{
+		gh_groups_free(g);
+	}
+	PG_END_TRY();
+}
+
+/* Free pool id (any process of its query may); false if there is none. */
+bool
+gpuhash_pool_free(int32 id)
+{
+	for (ServicePool *p = pools; p; p = p->next)
+		if (p->id == id)
+		{
+			free_pool(p);
+			return true;
+		}
+	return false;
+}
+
+/* Free the pools whose creator's transaction has ended. */
+void
+gpuhash_pool_reap(void)
+{
+	for (ServicePool *p = pools; p;)
+	{
+		ServicePool *next = p->next;
+		PGPROC	   *proc = GetPGProcByNumber(p->owner_procno);
+
+		if (proc->pid != p->owner_pid || proc->lxid != p->owner_lxid)
+			free_pool(p);
+		p = next;
+	}
+}
