@@ -254,7 +254,7 @@ gpuhash_pool_finish(GhsSlot *slot, gh_engine *e)
 		memset(&empty, 0, sizeof(empty));
 		empty.ncols = Max(pool->ncols, 0);
 		empty.cols = palloc0(sizeof(gh_aggresult) * Max(empty.ncols, 1));
-		gpuhash_service_reply_groups(slot, &empty);
+		gpuhash_service_reply_groups(slot, &empty, false);
 		return;
 	}
 	cols = part_cols(pool, outer, inner, &col_inner);
@@ -278,15 +278,7 @@ gpuhash_pool_finish(GhsSlot *slot, gh_engine *e)
 	}
 	if (st != GH_OK)
 		gpuhash_service_engine_failed(e, st);
-	PG_TRY();
-	{
-		gpuhash_service_reply_groups(slot, g);
-	}
-	PG_FINALLY();
-	{
-		gh_groups_free(g);
-	}
-	PG_END_TRY();
+	gpuhash_service_reply_groups(slot, g, true);
 }
 
 /* Free pool id (any process of its query may); false if there is none. */

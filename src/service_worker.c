@@ -302,8 +302,8 @@ copy_to(char *base, Size off, const void *src, Size bytes)
 }
 
 /* Send groups back in a reply segment of their own. */
-void
-gpuhash_service_reply_groups(GhsSlot *slot, gh_groups *g)
+static void
+write_reply(GhsSlot *slot, gh_groups *g)
 {
 	Size		size = GHS_ALIGN(offsetof(GhsGroupsReply, cols) + sizeof(GhsGroupsCol) * g->ncols);
 	Size		n = g->ngroups;
@@ -356,6 +356,22 @@ gpuhash_service_reply_groups(GhsSlot *slot, gh_groups *g)
 	replies[slot - gpuhash_service->slots] = seg;
 	slot->reply = dsm_segment_handle(seg);
 	slot->result[0] = n;
+}
+
+/* Reply the groups; the engine's g (engine_made) is freed, whatever happens. */
+void
+gpuhash_service_reply_groups(GhsSlot *slot, gh_groups *g, bool engine_made)
+{
+	PG_TRY();
+	{
+		write_reply(slot, g);
+	}
+	PG_FINALLY();
+	{
+		if (engine_made)
+			gh_groups_free(g);
+	}
+	PG_END_TRY();
 }
 
 /* ---- running a request ---- */
@@ -414,15 +430,7 @@ run_aggregate(GhsSlot *slot)
 	dsm_detach(seg);
 	if (st != GH_OK)
 		engine_failed(se, st);
-	PG_TRY();
-	{
-		gpuhash_service_reply_groups(slot, g);
-	}
-	PG_FINALLY();
-	{
-		gh_groups_free(g);
-	}
-	PG_END_TRY();
+	gpuhash_service_reply_groups(slot, g, true);
 	slot->result[3] = gh_engine_peak_device_bytes(se->engine);
 }
 
@@ -531,15 +539,7 @@ run_join_aggregate(GhsSlot *slot)
 	dsm_detach(seg);
 	if (st != GH_OK)
 		engine_failed(table->engine, st);
-	PG_TRY();
-	{
-		gpuhash_service_reply_groups(slot, g);
-	}
-	PG_FINALLY();
-	{
-		gh_groups_free(g);
-	}
-	PG_END_TRY();
+	gpuhash_service_reply_groups(slot, g, true);
 	slot->result[3] = gh_engine_peak_device_bytes(table->engine->engine);
 }
 

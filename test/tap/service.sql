@@ -29,6 +29,10 @@ UPDATE gh_sv_fact SET k = 7 WHERE id % 10 = 0;
 CREATE TABLE gh_sv_empty (k int, v bigint);
 ANALYZE gh_sv_fact, gh_sv_dim, gh_sv_empty;
 
+-- is a GPU service worker running?
+CREATE FUNCTION pg_temp.sv_up() RETURNS boolean
+LANGUAGE sql AS $$ SELECT EXISTS (SELECT 1 FROM gpuhash_service() WHERE pid IS NOT NULL) $$;
+
 CREATE TEMP TABLE sv (name text, mode text, nrows bigint, digest text, plan text, served bigint);
 
 -- run q as mode says (pg, backend, service) into sv
@@ -81,7 +85,7 @@ END $$;
 CREATE FUNCTION pg_temp.sv_tests() RETURNS SETOF text
 LANGUAGE plpgsql AS $$
 BEGIN
-  IF NOT EXISTS (SELECT 1 FROM gpuhash_service() WHERE pid IS NOT NULL) THEN
+  IF NOT pg_temp.sv_up() THEN
     RETURN QUERY SELECT skip('gpuhash is not preloaded: no GPU service to test', 63);
     RETURN;
   END IF;
@@ -182,7 +186,7 @@ SELECT * FROM pg_temp.sv_tests();
 CREATE FUNCTION pg_temp.sv_cancelled(q text) RETURNS text
 LANGUAGE plpgsql AS $$
 BEGIN
-  IF NOT EXISTS (SELECT 1 FROM gpuhash_service() WHERE pid IS NOT NULL) THEN
+  IF NOT pg_temp.sv_up() THEN
     RETURN skip('gpuhash is not preloaded: no GPU service to test');
   END IF;
   BEGIN
@@ -198,7 +202,7 @@ LANGUAGE plpgsql AS $$
 DECLARE
   objects bigint;
 BEGIN
-  IF NOT EXISTS (SELECT 1 FROM gpuhash_service() WHERE pid IS NOT NULL) THEN
+  IF NOT pg_temp.sv_up() THEN
     RETURN QUERY SELECT skip('gpuhash is not preloaded: no GPU service to test', 3);
     RETURN;
   END IF;
