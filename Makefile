@@ -37,6 +37,9 @@ PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
+# PGXS tracks no header dependencies: a changed header rebuilds every object of src/
+$(patsubst %.c,%.o,$(wildcard src/*.c)): $(wildcard src/*.h) cuda/engine.h
+
 cuda/%.o: cuda/%.cu $(wildcard cuda/*.h cuda/*.cuh)
 	$(NVCC) $(NVCC_FLAGS) -c $< -o $@
 

@@ -84,10 +84,13 @@ gpuhash_scan_map_init(GpuHashScanMap *map, List *sides, List *attnos)
 	map->ncols = list_length(sides);
 	map->sides = palloc(sizeof(int) * Max(map->ncols, 1));
 	map->attnos = palloc(sizeof(AttrNumber) * Max(map->ncols, 1));
+	map->maxatt[0] = map->maxatt[1] = 0;
 	for (int i = 0; i < map->ncols; i++)
 	{
 		map->sides[i] = list_nth_int(sides, i);
 		map->attnos[i] = (AttrNumber) list_nth_int(attnos, i);
+		if (map->sides[i] == 0 || map->sides[i] == 1)
+			map->maxatt[map->sides[i]] = Max(map->maxatt[map->sides[i]], map->attnos[i]);
 	}
 }
 
@@ -102,10 +105,11 @@ gpuhash_fill_scan_slot(const GpuHashScanMap *map, TupleTableSlot *scan,
 					   TupleTableSlot *outer, TupleTableSlot *inner)
 {
 	ExecClearTuple(scan);
-	if (outer)
-		slot_getallattrs(outer);
-	if (inner)
-		slot_getallattrs(inner);
+	/* deform only as far as the last column read */
+	if (outer && map->maxatt[0] > 0)
+		slot_getsomeattrs(outer, map->maxatt[0]);
+	if (inner && map->maxatt[1] > 0)
+		slot_getsomeattrs(inner, map->maxatt[1]);
 	for (int i = 0; i < map->ncols; i++)
 	{
 		TupleTableSlot *from;
@@ -127,3 +131,4 @@ gpuhash_fill_scan_slot(const GpuHashScanMap *map, TupleTableSlot *scan,
 	}
 	return ExecStoreVirtualTuple(scan);
 }
+

@@ -38,6 +38,7 @@ typedef struct GpuHashScanMap
 	int			ncols;
 	int		   *sides;
 	AttrNumber *attnos;
+	AttrNumber	maxatt[2];		/* the last column read of each input */
 } GpuHashScanMap;
 
 /* executor */
