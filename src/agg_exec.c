@@ -110,7 +110,9 @@ release_results(void *arg)
 	GpuHashAggState *s = (GpuHashAggState *) arg;
 
 	for (int i = 0; i < s->nresults; i++)
-		gpuhash_op_groups_free(&s->eng, s->results[i]);
+		if (!s->result_identity[i])
+			gpuhash_op_groups_free(&s->eng, s->results[i]);
+	memset(s->result_identity, 0, sizeof(s->result_identity));
 	s->nresults = 0;
 	s->empty_row = false;
 	gpuhash_op_table_free(s->table);
@@ -667,6 +669,76 @@ pattern_rows(GpuHashAggState *s, uint8 pattern, int64 count, gh_aggcol *cols)
 	return keys;
 }
 
+/*
+ * Is this final node's input the groups of a pool (agg_pool.c)?  Then each
+ * group comes once, from the one process that aggregated the pool.  Asked
+ * once the Gather has started (its DSM exists until the plan ends).
+ */
+static bool
+input_pooled(GpuHashAggState *s)
+{
+	PlanState  *child;
+
+	if (s->mode != GHA_MODE_FINAL || !IsA(s->input_ps, GatherState))
+		return false;
+	child = outerPlanState(s->input_ps);
+	return child != NULL && IsA(child, CustomScanState) &&
+		((CustomScanState *) child)->methods == &gpuhash_agg_exec_methods &&
+		gha_pool_active((GpuHashAggState *) child);
+}
+
+/*
+ * The groups of n input rows whose keys are all different: each row is its
+ * own group, as the engine would return it (a count of 1, sums, minima and
+ * maxima of the row's value).  The arrays point into the collected input,
+ * which is then kept until the results are released.
+ */
+static gh_groups *
+identity_groups(GpuHashAggState *s, uint64 *keys, int64 n, const gh_aggcol *cols)
+{
+	MemoryContext old = MemoryContextSwitchTo(s->data_cxt);
+	gh_groups  *g = palloc0(sizeof(gh_groups));
+	int64	   *ones = palloc_extended(sizeof(int64) * Max(n, 1), MCXT_ALLOC_HUGE);
+
+	for (int64 i = 0; i < n; i++)
+		ones[i] = 1;
+	g->ngroups = (size_t) n;
+	g->keys = keys;
+	g->rows = ones;
+	g->input_rows = (uint64) n;
+	g->ncols = s->ncols;
+	g->cols = palloc0(sizeof(gh_aggresult) * Max(s->ncols, 1));
+	for (int c = 0; c < s->ncols; c++)
+	{
+		gh_aggresult *r = &g->cols[c];
+		int64	   *v = (int64 *) cols[c].values;
+		const uint8 *nulls = cols[c].nulls;
+
+		r->nonnull = ones;
+		if (nulls)
+		{
+			r->nonnull = palloc_extended(sizeof(int64) * Max(n, 1), MCXT_ALLOC_HUGE);
+			for (int64 i = 0; i < n; i++)
+				r->nonnull[i] = !nulls[i];
+		}
+		if (cols[c].type == GH_FLOAT64)
+		{
+			r->fsum = r->fmin = r->fmax = (double *) v;
+			continue;
+		}
+		r->sum_lo = (uint64_t *) v;
+		r->imin = r->imax = v;
+		if (cols[c].ops & GH_AGG_SUM)
+		{
+			r->sum_hi = palloc_extended(sizeof(int64) * Max(n, 1), MCXT_ALLOC_HUGE);
+			for (int64 i = 0; i < n; i++)
+				r->sum_hi[i] = v[i] < 0 ? -1 : 0;
+		}
+	}
+	MemoryContextSwitchTo(old);
+	return g;
+}
+
 /* Aggregate the rows of one NULL pattern, or send them to the pool. */
 static void
 aggregate_pattern(GpuHashAggState *s, uint8 pattern, int64 count)
@@ -681,6 +753,14 @@ aggregate_pattern(GpuHashAggState *s, uint8 pattern, int64 count)
 		return;
 	}
 	INSTR_TIME_SET_CURRENT(start);
+	if (s->input_pooled)
+	{
+		/* one row a group already: nothing to aggregate again */
+		s->results[s->nresults] = identity_groups(s, keys, count, cols);
+		s->result_identity[s->nresults] = true;
+		gha_add_result(s, pattern, start);
+		return;
+	}
 	s->results[s->nresults] = gpuhash_op_aggregate(&s->eng, keys, (size_t) count, cols, s->ncols);
 	gha_add_result(s, pattern, start);
 }
@@ -691,6 +771,7 @@ aggregate_input(GpuHashAggState *s)
 	ExprContext *econtext = s->css.ss.ps.ps_ExprContext;
 	TupleTableSlot *scan = s->css.ss.ss_ScanTupleSlot;
 	int64		counts[GHA_MAX_PATTERNS] = {0};
+	bool		first = true;
 
 	if (s->fused_kind >= 0)
 		gha_aggregate_fused(s);
@@ -703,6 +784,9 @@ aggregate_input(GpuHashAggState *s)
 		{
 			TupleTableSlot *slot = ExecProcNode(s->input_ps);
 
+			if (first)
+				s->input_pooled = input_pooled(s);
+			first = false;
 			if (TupIsNull(slot))
 				break;
 			CHECK_FOR_INTERRUPTS();
@@ -721,7 +805,8 @@ aggregate_input(GpuHashAggState *s)
 	/* without GROUP BY, an aggregate over no rows is still one row */
 	s->empty_row = s->nkeys == 0 && s->mode != GHA_MODE_PARTIAL && s->stat_groups == 0;
 	/* the input is no longer needed once the engine has the groups */
-	MemoryContextReset(s->data_cxt);
+	if (!s->input_pooled)
+		MemoryContextReset(s->data_cxt);
 	s->keys = NULL;
 	s->jkeys = NULL;
 	s->cap = s->nrows = 0;
@@ -1031,6 +1116,8 @@ ExplainGpuHashAgg(CustomScanState *node, List *ancestors, ExplainState *es)
 			if (s->pool_used)
 				ExplainPropertyText("Pool", s->pool_finisher ? "aggregated by this process" :
 									"rows appended", es);
+			if (s->input_pooled)
+				ExplainPropertyText("Pool", "its groups taken as they are", es);
 			if (s->stat_devices)
 				ExplainPropertyText("Devices Used", gpuhash_devices_text(s->stat_devices), es);
 		}

@@ -84,6 +84,8 @@ typedef struct GpuHashAggState
 	int			nresults;
 	uint8		result_pattern[GHA_MAX_PATTERNS];
 	gh_groups  *results[GHA_MAX_PATTERNS];
+	bool		result_identity[GHA_MAX_PATTERNS];	/* made here from pooled groups */
+	bool		input_pooled;	/* final: the input is a pool's groups, each once */
 	int			cur;
 	size_t		cur_group;
 	bool		aggregated;

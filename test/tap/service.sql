@@ -7,7 +7,7 @@
 -- goes on; a cancelled query leaves no table or join behind.  Skipped where
 -- the server was started without gpuhash in shared_preload_libraries.
 BEGIN;
-SELECT plan(67);
+SELECT plan(68);
 
 SELECT setseed(0.4142);
 CREATE TABLE gh_sv_fact AS
@@ -86,7 +86,7 @@ CREATE FUNCTION pg_temp.sv_tests() RETURNS SETOF text
 LANGUAGE plpgsql AS $$
 BEGIN
   IF NOT pg_temp.sv_up() THEN
-    RETURN QUERY SELECT skip('gpuhash is not preloaded: no GPU service to test', 63);
+    RETURN QUERY SELECT skip('gpuhash is not preloaded: no GPU service to test', 64);
     RETURN;
   END IF;
   PERFORM set_config('max_parallel_workers_per_gather', '0', true);
@@ -150,14 +150,16 @@ BEGIN
     FROM sv WHERE name = 'parallel fused join' AND mode = 'service';
   -- pooled: the processes append their rows to one pool in the service and the
   -- last one out returns every group, once
-  RETURN QUERY SELECT ok(plan ~ 'Gather[^\n]*actual rows=101 loops',
-                         'parallel group by: the pooled groups come through the Gather once')
+  RETURN QUERY SELECT ok(plan ~ 'Gather[^\n]*actual rows=101 loops' AND plan ~ 'Pool: its groups taken as they are',
+                         'parallel group by: the pooled groups come through the Gather once and are not aggregated again')
     FROM sv WHERE name = 'parallel group by' AND mode = 'service';
   RETURN QUERY SELECT * FROM pg_temp.sv_same('parallel group by with NULL patterns',
     'SELECT c, k % 50, count(*), sum(v), max(v), avg(v) FROM gh_sv_fact GROUP BY 1, 2');
   PERFORM set_config('gpuhash.enable_pool', 'off', true);
   RETURN QUERY SELECT * FROM pg_temp.sv_same('parallel group by, no pool',
     'SELECT c, k % 50, count(*), sum(v), max(v), avg(v) FROM gh_sv_fact GROUP BY 1, 2');
+  RETURN QUERY SELECT ok(plan !~ 'Pool:', 'parallel group by, no pool: partial groups aggregated again')
+    FROM sv WHERE name = 'parallel group by, no pool' AND mode = 'service';
   PERFORM set_config('gpuhash.enable_pool', 'on', true);
   PERFORM set_config('max_parallel_workers_per_gather', '0', true);
 
