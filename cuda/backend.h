@@ -121,6 +121,12 @@ typedef struct gh_backend_ops
 	 */
 	size_t		(*joinagg_bytes_per_pair) (const gh_joinagg *spec,
 										   size_t outer_rows, size_t *fixed);
+
+	/*
+	 * Give the device memory the allocator keeps for reuse back to the
+	 * driver (NULL: nothing is kept).
+	 */
+	void		(*trim) (gh_engine *e);
 } gh_backend_ops;
 
 struct gh_engine

@@ -492,4 +492,5 @@ const gh_backend_ops gh_cpu_ops = {
 	.build_bytes_per_row = cpu_build_bytes_per_row,
 	.agg_bytes_per_row = cpu_agg_bytes_per_row,
 	.joinagg_bytes_per_pair = gh_cpu_joinagg_bytes_per_pair,
+	.trim = NULL,
 };

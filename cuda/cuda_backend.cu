@@ -528,6 +528,26 @@ cuda_bench(gh_engine *e, gh_bench_op op, gh_kind kind, size_t n, int reps,
 	return gh_cuda_bench(e, op, kind, n, reps, load_factor, out);
 }
 
+/*
+ * Frees are stream-ordered: after a failed or cancelled operation the
+ * allocator's pool keeps what was freed until the next synchronisation.
+ * Synchronise and trim every device's pool to nothing.
+ */
+static void
+cuda_trim(gh_engine *e)
+{
+	gh_cuda_state *state = (gh_cuda_state *) e->bstate;
+
+	for (int d = 0; state != nullptr && d < state->ndev; d++)
+	{
+		gh_cuda_ctx ctx;
+
+		if (gh_cuda_enter(e, d, &ctx) == GH_OK)
+			gh_cuda_pool_release(&ctx);
+	}
+	(void) cudaGetLastError();
+}
+
 extern "C" const gh_backend_ops gh_cuda_ops = {
 	"cuda",
 	cuda_open,
@@ -545,4 +565,5 @@ extern "C" const gh_backend_ops gh_cuda_ops = {
 	cuda_build_bytes_per_row,
 	gh_cuda_agg_bytes_per_row,
 	gh_cuda_joinagg_bytes_per_pair,
+	cuda_trim,
 };

@@ -212,6 +212,13 @@ gh_engine_peak_device_bytes(const gh_engine *e)
 	return e->peak_device_bytes;
 }
 
+void
+gh_release_cached_memory(gh_engine *e)
+{
+	if (e != NULL && e->ops->trim != NULL)
+		e->ops->trim(e);
+}
+
 gh_kind
 gh_choose_kind(const gh_engine *e, size_t n)
 {

@@ -133,6 +133,12 @@ extern int	gh_engine_ndevices(const gh_engine *e);
 /* Bytes of device memory the engine holds now (all devices), and at most. */
 extern size_t gh_engine_device_bytes(const gh_engine *e);
 extern size_t gh_engine_peak_device_bytes(const gh_engine *e);
+/*
+ * Give the device memory the engine keeps cached for reuse back to the
+ * driver.  After a failed or cancelled operation the memory it had freed
+ * may be held until the next one; a long-lived process calls this then.
+ */
+extern void gh_release_cached_memory(gh_engine *e);
 
 /* ---- build and lookup ---- */
 

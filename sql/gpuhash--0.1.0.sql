@@ -45,12 +45,14 @@ RETURNS TABLE (
     worker int,
     pid int,
     requests bigint,
-    objects int)
+    objects int,
+    engines int,
+    operation text)
 AS 'MODULE_PATHNAME', 'gpuhash_service_status'
 LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
 
 COMMENT ON FUNCTION gpuhash_service() IS
-'the GPU service processes (gpuhash in shared_preload_libraries): pid (NULL while one is not running), operations served, tables and joins held';
+'the GPU service processes (gpuhash in shared_preload_libraries): pid (NULL while one is not running), operations served, tables, joins and pools held, engines open, the operation running now (NULL: idle)';
 
 -- One measurement of gpuhash_bench.  A named type rather than RETURNS TABLE:
 -- its columns share names with the function's arguments, which RETURNS TABLE

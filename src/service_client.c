@@ -26,6 +26,7 @@
 #include "storage/lwlock.h"
 #include "storage/proc.h"
 #include "storage/shmem.h"
+#include "utils/builtins.h"
 #include "utils/tuplestore.h"
 
 #include "gpuhash.h"
@@ -64,6 +65,8 @@ service_shmem_startup(void)
 		{
 			pg_atomic_init_u64(&shared->worker[i].requests, 0);
 			pg_atomic_init_u32(&shared->worker[i].objects, 0);
+			pg_atomic_init_u32(&shared->worker[i].running, 0);
+			pg_atomic_init_u32(&shared->worker[i].engines, 0);
 		}
 		for (int i = 0; i < GHS_SLOTS; i++)
 		{
@@ -332,6 +335,34 @@ gpuhash_service_post(GhsCall *call)
 	return true;
 }
 
+/* what gpuhash_service() shows a worker running */
+static const char *
+op_name(uint32 op)
+{
+	switch ((GhsOp) op)
+	{
+		case GHS_OP_AGGREGATE:
+			return "aggregate";
+		case GHS_OP_BUILD:
+			return "build";
+		case GHS_OP_JOIN_BEGIN:
+		case GHS_OP_JOIN_NEXT:
+		case GHS_OP_OUTER_MATCHED:
+			return "join";
+		case GHS_OP_JOIN_AGGREGATE:
+			return "join and aggregate";
+		case GHS_OP_FREE:
+			return "free";
+		case GHS_OP_POOL_CREATE:
+		case GHS_OP_POOL_APPEND:
+		case GHS_OP_POOL_PATTERNS:
+			return "pool";
+		case GHS_OP_POOL_FINISH:
+			return "aggregate a pool";
+	}
+	return "unknown";
+}
+
 /* gpuhash_service(): the service workers, one row each (none without preload) */
 PG_FUNCTION_INFO_V1(gpuhash_service_status);
 
@@ -346,15 +377,19 @@ gpuhash_service_status(PG_FUNCTION_ARGS)
 	for (int w = 0; w < gpuhash_service->nworkers; w++)
 	{
 		GhsWorkerInfo *info = &gpuhash_service->worker[w];
-		Datum		values[4];
-		bool		nulls[4] = {0};
+		Datum		values[6];
+		bool		nulls[6] = {0};
 		int			pid = info->pid;
+		uint32		op = pg_atomic_read_u32(&info->running);
 
 		values[0] = Int32GetDatum(w);
 		values[1] = Int32GetDatum(pid);
 		nulls[1] = pid == 0;
 		values[2] = Int64GetDatum((int64) pg_atomic_read_u64(&info->requests));
 		values[3] = Int32GetDatum((int32) pg_atomic_read_u32(&info->objects));
+		values[4] = Int32GetDatum((int32) pg_atomic_read_u32(&info->engines));
+		values[5] = CStringGetTextDatum(op_name(op));
+		nulls[5] = op == 0 || pid == 0;
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	return (Datum) 0;

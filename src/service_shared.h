@@ -124,6 +124,8 @@ typedef struct GhsWorkerInfo
 	uint32		generation;		/* bumped at every start */
 	pg_atomic_uint64 requests;	/* operations served */
 	pg_atomic_uint32 objects;	/* tables and joins held */
+	pg_atomic_uint32 running;	/* the operation running now (GhsOp), 0: idle */
+	pg_atomic_uint32 engines;	/* engines open */
 } GhsWorkerInfo;
 
 typedef struct GhsShared

@@ -104,6 +104,7 @@ close_unused_failed_engines(void)
 		if (engines[i].engine && engines[i].failed && engines[i].users == 0)
 		{
 			gh_close(engines[i].engine);
+			pg_atomic_fetch_sub_u32(&gpuhash_service->worker[my_index].engines, 1);
 			engines[i].engine = NULL;
 		}
 }
@@ -129,6 +130,7 @@ get_engine(const GhsShape *shape)
 			if (engines[i].users == 0)
 			{
 				gh_close(engines[i].engine);
+			pg_atomic_fetch_sub_u32(&gpuhash_service->worker[my_index].engines, 1);
 				engines[i].engine = NULL;
 				slot = &engines[i];
 			}
@@ -157,6 +159,7 @@ get_engine(const GhsShape *shape)
 			gpuhash_memory_limit_mb = (int) Max(least / 10 * 9 / gpuhash_service->nworkers >> 20, 1);
 	}
 	slot->engine = gpuhash_open_engine((gh_backend) shape->backend, shape->devices);
+	pg_atomic_fetch_add_u32(&gpuhash_service->worker[my_index].engines, 1);
 	slot->shape = *shape;
 	slot->failed = false;
 	slot->users = 0;
@@ -637,6 +640,7 @@ serve(GhsSlot *slot, MemoryContext cxt)
 	slot->result_object = 0;
 	memset(slot->result, 0, sizeof(slot->result));
 	slot->result_devices = 0;
+	pg_atomic_write_u32(&gpuhash_service->worker[my_index].running, (uint32) slot->op);
 	current_slot = slot;
 	PG_TRY();
 	{
@@ -653,6 +657,10 @@ serve(GhsSlot *slot, MemoryContext cxt)
 			dsm_detach(replies[index]);
 		replies[index] = NULL;
 		slot->reply = 0;
+		/* what the failed operation freed goes back to the driver now */
+		for (int i = 0; i < MAX_ENGINES; i++)
+			if (engines[i].engine)
+				gh_release_cached_memory(engines[i].engine);
 		slot->sqlerrcode = ed->sqlerrcode ? ed->sqlerrcode : ERRCODE_INTERNAL_ERROR;
 		strlcpy(slot->message, ed->message ? ed->message : "unknown error", sizeof(slot->message));
 		strlcpy(slot->detail, ed->detail ? ed->detail : "", sizeof(slot->detail));
@@ -661,6 +669,7 @@ serve(GhsSlot *slot, MemoryContext cxt)
 	PG_END_TRY();
 	current_slot = NULL;
 	MemoryContextSwitchTo(old);
+	pg_atomic_write_u32(&gpuhash_service->worker[my_index].running, 0);
 	MemoryContextReset(cxt);
 	pg_atomic_fetch_add_u64(&gpuhash_service->worker[my_index].requests, 1);
 
@@ -779,6 +788,8 @@ service_exit(int code, Datum arg)
 
 	me->pid = 0;
 	pg_atomic_write_u32(&me->objects, 0);
+	pg_atomic_write_u32(&me->engines, 0);
+	pg_atomic_write_u32(&me->running, 0);
 	ConditionVariableBroadcast(&gpuhash_service->slot_freed);
 }
 

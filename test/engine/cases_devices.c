@@ -312,7 +312,7 @@ failure_cases(void)
 
 			if (run.backend == GH_BACKEND_CUDA && op == FAIL_BUILD_PASSES)
 				cfg.memory_limit = (size_t) 1 << 20;
-			case_begin("a failure on device %d of %d during %s fails it, frees every device's memory, and the engine works afterwards",
+			case_begin("a failure on device %d of %d during %s fails it, frees every device's memory, gives cached memory back, and the engine works afterwards",
 					   dev, nd, fail_op_names[op]);
 			e = open_engine(&cfg);
 			if (e == NULL)
@@ -340,6 +340,9 @@ failure_cases(void)
 					break;
 				}
 			}
+			/* cached memory given back (a long-lived process does so after failures) */
+			gh_release_cached_memory(e);
+			check_device_bytes(e, fresh, "after giving cached memory back");
 			/* the engine still works */
 			{
 				gh_table   *t = NULL;

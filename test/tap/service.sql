@@ -7,7 +7,7 @@
 -- goes on; a cancelled query leaves no table or join behind.  Skipped where
 -- the server was started without gpuhash in shared_preload_libraries.
 BEGIN;
-SELECT plan(68);
+SELECT plan(69);
 
 SELECT setseed(0.4142);
 CREATE TABLE gh_sv_fact AS
@@ -205,7 +205,7 @@ DECLARE
   objects bigint;
 BEGIN
   IF NOT pg_temp.sv_up() THEN
-    RETURN QUERY SELECT skip('gpuhash is not preloaded: no GPU service to test', 3);
+    RETURN QUERY SELECT skip('gpuhash is not preloaded: no GPU service to test', 4);
     RETURN;
   END IF;
   FOR i IN 1..50 LOOP
@@ -218,6 +218,9 @@ BEGIN
                  'every service worker still runs');
   RETURN NEXT ok((SELECT sum(requests) FROM gpuhash_service()) > 0,
                  'gpuhash_service() counts the operations served');
+  RETURN NEXT ok((SELECT sum(engines) FROM gpuhash_service()) > 0 AND
+                 (SELECT count(*) FROM gpuhash_service() WHERE operation IS NOT NULL) = 0,
+                 'gpuhash_service() shows the engines open, and no operation running when idle');
 END $$;
 
 SET LOCAL gpuhash.enabled = on;
