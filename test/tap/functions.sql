@@ -1,10 +1,10 @@
--- pgTAP: gpuhash's SQL functions, gpuhash_devices() and gpuhash_bench(), and
+-- pgTAP: gpuhash's SQL functions, gpuhash_devices(), gpuhash_service() and gpuhash_bench(), and
 -- its settings.  What pg_regress output cannot say: SQLSTATEs of every bad
 -- argument, behaviour that depends on whether a GPU is present (checked both
 -- ways, whichever this machine has), and that a long benchmark stops on
 -- cancel.
 BEGIN;
-SELECT plan(68);
+SELECT plan(71);
 
 -- ---- the extension's objects ----
 SELECT has_extension('gpuhash');
@@ -25,6 +25,17 @@ SELECT columns_are('gpuhash_bench_result',
                          'mkeys_per_s', 'gb_per_s', 'devices', 'device_id', 'exchange_ms']);
 SELECT col_type_is('gpuhash_bench_result', 'keys', 'bigint');
 SELECT col_type_is('gpuhash_bench_result', 'milliseconds', 'double precision');
+
+-- ---- gpuhash_service ----
+SELECT has_function('gpuhash_service', ARRAY[]::text[]);
+SELECT is(pg_get_function_result('gpuhash_service()'::regprocedure),
+          'TABLE(worker integer, pid integer, requests bigint, objects integer, engines integer, '
+          'operation text)',
+          'gpuhash_service() returns the documented columns');
+SELECT is((SELECT count(*) FROM gpuhash_service()),
+          CASE WHEN current_setting('shared_preload_libraries') ~ 'gpuhash'
+               THEN current_setting('gpuhash.service_workers')::bigint ELSE 0 END,
+          'gpuhash_service(): a row per service worker when preloaded, none otherwise');
 
 -- ---- gpuhash_devices ----
 SELECT lives_ok('SELECT * FROM gpuhash_devices()', 'gpuhash_devices() runs with or without a GPU');
