@@ -14,6 +14,7 @@
 #include "postgres.h"
 
 #include "fmgr.h"
+#include "miscadmin.h"
 #include "utils/guc.h"
 #include <limits.h>
 
@@ -143,7 +144,9 @@ _PG_init(void)
 							 "Off: each process aggregates its share and the partial groups go through the Gather.",
 							 &gpuhash_enable_pool, true,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
-	DefineCustomIntVariable("gpuhash.service_workers",
+	/* a server-start setting can only be defined while the server starts */
+	if (process_shared_preload_libraries_in_progress)
+		DefineCustomIntVariable("gpuhash.service_workers",
 							"GPU service processes started with the server (gpuhash in shared_preload_libraries).",
 							"Each holds its own engines and serves one request at a time; 0 starts none.",
 							&gpuhash_service_workers, 1, 0, GHS_MAX_WORKERS,

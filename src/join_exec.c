@@ -53,6 +53,7 @@
 
 #include "engine.h"
 #include "engine_ops.h"
+#include "join_filter.h"
 #include "gpuhash.h"
 #include "join.h"
 #include "keys.h"
@@ -110,6 +111,8 @@ typedef struct GpuHashJoinState
 	bool	   *inner_matched;	/* RIGHT/FULL only */
 	GhOpTable  *table;
 	uint32		stat_devices;	/* devices the table was built on */
+	bool		drop_unmatched; /* inner, semi, right: unmatched outer rows give nothing */
+	GhjFilter	filter;			/* the inner keys (join_filter.c), when drop_unmatched */
 	bool		built;
 
 	/* current outer chunk */
@@ -133,6 +136,7 @@ typedef struct GpuHashJoinState
 	/* EXPLAIN ANALYZE */
 	int64		stat_chunks;
 	int64		stat_pairs;
+	int64		stat_filtered;	/* outer rows the filter dropped */
 	double		stat_build_ms;
 	double		stat_probe_ms;
 	size_t		stat_peak_device;
@@ -288,6 +292,8 @@ BeginGpuHashJoin(CustomScanState *node, EState *estate, int eflags)
 	s->recheck = s->exact ? NULL : ExecInitQual(hashclauses, &node->ss.ps);
 	s->joinqual = ExecInitQual(joinquals, &node->ss.ps);
 	s->has_joinqual = (joinquals != NIL);
+	s->drop_unmatched = s->jointype == JOIN_INNER || s->jointype == JOIN_SEMI ||
+		s->jointype == JOIN_RIGHT;
 
 	s->node_cxt = AllocSetContextCreate(estate->es_query_cxt, "GpuHashJoin",
 										ALLOCSET_DEFAULT_SIZES);
@@ -432,6 +438,12 @@ build_inner(GpuHashJoinState *s)
 		s->inner_matched = MemoryContextAllocExtended(s->inner_cxt, Max(s->ninner, 1),
 													  MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
 
+	if (s->drop_unmatched)
+	{
+		old = MemoryContextSwitchTo(s->inner_cxt);
+		gpuhash_filter_build(&s->filter, keys, nkeys);
+		MemoryContextSwitchTo(old);
+	}
 	release_table(s);
 	if (nkeys > 0)
 	{
@@ -481,7 +493,21 @@ next_chunk(GpuHashJoinState *s)
 		CHECK_FOR_INTERRUPTS();
 		ResetExprContext(econtext);
 		fill_scan_slot(s, slot, NULL);
-		if (compute_key(s, &s->okeys, &key))
+		if (!compute_key(s, &s->okeys, &key))
+		{
+			/* a NULL key matches nothing */
+			if (s->drop_unmatched)
+			{
+				s->stat_filtered++;
+				continue;
+			}
+		}
+		else if (s->drop_unmatched && !gpuhash_filter_may_contain(&s->filter, key))
+		{
+			s->stat_filtered++;
+			continue;
+		}
+		else
 		{
 			s->probe_keys[s->nprobe] = key;
 			s->probe_row[s->nprobe] = s->nouter;
@@ -807,6 +833,8 @@ ExplainGpuHashJoin(CustomScanState *node, List *ancestors, ExplainState *es)
 	if (es->analyze && s->built)
 	{
 		ExplainPropertyInteger("Inner Rows", NULL, s->ninner, es);
+		if (s->drop_unmatched)
+			ExplainPropertyInteger("Outer Rows Filtered", NULL, s->stat_filtered, es);
 		ExplainPropertyInteger("Chunks", NULL, s->stat_chunks, es);
 		ExplainPropertyInteger("Partitions", NULL, s->stat_partitions, es);
 		if (es->timing)
