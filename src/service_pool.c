@@ -301,9 +301,8 @@ gpuhash_pool_reap(void)
 	for (ServicePool *p = pools; p;)
 	{
 		ServicePool *next = p->next;
-		PGPROC	   *proc = GetPGProcByNumber(p->owner_procno);
 
-		if (proc->pid != p->owner_pid || proc->lxid != p->owner_lxid)
+		if (gpuhash_service_owner_gone(p->owner_procno, p->owner_pid, p->owner_lxid))
 			free_pool(p);
 		p = next;
 	}

@@ -222,6 +222,7 @@ extern PGDLLEXPORT void gpuhash_service_main(Datum arg);
 /* inside a service worker */
 extern int32 gpuhash_service_new_id(void);
 extern void gpuhash_service_count_object(int delta);
+extern bool gpuhash_service_owner_gone(int procno, int pid, LocalTransactionId lxid);
 extern void gpuhash_service_reply_groups(GhsSlot *slot, gh_groups *g, bool engine_made);
 extern void gpuhash_service_engine_failed(gh_engine *e, gh_status st) pg_attribute_noreturn();
 

@@ -275,6 +275,15 @@ free_object(ServiceObject *victim)
 	pfree(victim);
 }
 
+/* Has the client that made an object ended its transaction, or exited? */
+bool
+gpuhash_service_owner_gone(int procno, int pid, LocalTransactionId lxid)
+{
+	PGPROC	   *proc = GetPGProcByNumber(procno);
+
+	return proc->pid != pid || proc->lxid != lxid;
+}
+
 /* Free the objects of clients whose transaction has ended or who have exited. */
 static void
 reap_objects(void)
@@ -282,9 +291,8 @@ reap_objects(void)
 	for (ServiceObject *o = objects; o;)
 	{
 		ServiceObject *next = o->next;
-		PGPROC	   *proc = GetPGProcByNumber(o->owner_procno);
 
-		if (proc->pid != o->owner_pid || proc->lxid != o->owner_lxid)
+		if (gpuhash_service_owner_gone(o->owner_procno, o->owner_pid, o->owner_lxid))
 		{
 			/* a join may go with its table: restart the walk */
 			free_object(o);
