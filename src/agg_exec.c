@@ -110,9 +110,8 @@ release_results(void *arg)
 	GpuHashAggState *s = (GpuHashAggState *) arg;
 
 	for (int i = 0; i < s->nresults; i++)
-		if (!s->result_identity[i])
+		if (!s->input_pooled)	/* pooled groups point into the input */
 			gpuhash_op_groups_free(&s->eng, s->results[i]);
-	memset(s->result_identity, 0, sizeof(s->result_identity));
 	s->nresults = 0;
 	s->empty_row = false;
 	gpuhash_op_table_free(s->table);
@@ -749,7 +748,7 @@ aggregate_pattern(GpuHashAggState *s, uint8 pattern, int64 count)
 
 	if (gha_pool_active(s))
 	{
-		gha_pool_append(s, 0, pattern, keys, NULL, count, cols);
+		gha_pool_append(s, 0, pattern, keys, NULL, count, cols, NULL);
 		return;
 	}
 	INSTR_TIME_SET_CURRENT(start);
@@ -757,7 +756,6 @@ aggregate_pattern(GpuHashAggState *s, uint8 pattern, int64 count)
 	{
 		/* one row a group already: nothing to aggregate again */
 		s->results[s->nresults] = identity_groups(s, keys, count, cols);
-		s->result_identity[s->nresults] = true;
 		gha_add_result(s, pattern, start);
 		return;
 	}

@@ -197,6 +197,13 @@ gha_aggregate_fused(GpuHashAggState *s)
 		cols[c].values = col_inner[c] ? inner.values[c] : s->values[c];
 		cols[c].nulls = col_inner[c] ? inner.nulls[c] : s->nulls[c];
 	}
+	if (pooled)
+	{
+		gha_pool_append(s, 1, 0, inner.keys, inner.jkeys, inner.n, cols, col_inner);
+		gha_pool_append(s, 0, 0, s->keys, s->jkeys, s->nrows, cols, col_inner);
+		gha_pool_done(s);
+		return;
+	}
 	spec.outer_keys = keyed[0] ? s->keys : NULL;
 	spec.inner_keys = keyed[1] ? inner.keys : NULL;
 	spec.inner_rows = (size_t) inner.n;
@@ -204,13 +211,6 @@ gha_aggregate_fused(GpuHashAggState *s)
 	spec.col_inner = col_inner;
 	spec.ncols = s->ncols;
 
-	if (pooled)
-	{
-		gha_pool_append(s, 1, 0, inner.keys, inner.jkeys, inner.n, cols);
-		gha_pool_append(s, 0, 0, s->keys, s->jkeys, s->nrows, cols);
-		gha_pool_done(s);
-		return;
-	}
 	INSTR_TIME_SET_CURRENT(start);
 	s->table = gpuhash_op_build(&s->eng, (gh_kind) s->fused_kind, inner.jkeys, NULL,
 								(size_t) inner.n);

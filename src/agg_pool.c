@@ -131,13 +131,12 @@ gha_pool_attach(GpuHashAggState *s)
 /*
  * Append rows to the pool: n rows of one NULL pattern (a fused join: of
  * one side, 1 the inner), with their packed grouping keys, join keys (a
- * fused join) and engine columns.
+ * fused join) and engine columns (col_inner: a fused join's inner ones).
  */
 void
 gha_pool_append(GpuHashAggState *s, int side, int pattern, const uint64 *keys,
-				const uint64 *jkeys, int64 n, const gh_aggcol *cols)
+				const uint64 *jkeys, int64 n, const gh_aggcol *cols, const uint8 *col_inner)
 {
-	uint8	   *col_inner = palloc0(Max(s->ncols, 1));
 	instr_time	start;
 
 	if (n == 0)
@@ -146,13 +145,10 @@ gha_pool_append(GpuHashAggState *s, int side, int pattern, const uint64 *keys,
 		elog(ERROR, "gpuhash: rows for a pool that was already aggregated");
 	if (s->ncols != s->nstatic_cols)
 		elog(ERROR, "gpuhash: a pooled aggregation made columns while it read");
-	for (int c = 0; c < s->ncols; c++)
-		col_inner[c] = s->fused_kind >= 0 && s->col_side[c] == 1;
 	INSTR_TIME_SET_CURRENT(start);
 	gpuhash_op_pool_append(&s->eng, &s->pool->pool, side, pattern, keys, jkeys, (size_t) n,
 						   cols, col_inner, s->ncols);
 	s->stat_pool_ms += gpuhash_elapsed_ms(start);
-	pfree(col_inner);
 }
 
 /*

@@ -84,8 +84,8 @@ typedef struct GpuHashAggState
 	int			nresults;
 	uint8		result_pattern[GHA_MAX_PATTERNS];
 	gh_groups  *results[GHA_MAX_PATTERNS];
-	bool		result_identity[GHA_MAX_PATTERNS];	/* made here from pooled groups */
-	bool		input_pooled;	/* final: the input is a pool's groups, each once */
+	bool		input_pooled;	/* final: the input is a pool's groups, each once; the
+								 * results are then identity_groups() over it */
 	int			cur;
 	size_t		cur_group;
 	bool		aggregated;
@@ -144,7 +144,8 @@ typedef struct GhaPoolShared GhaPoolShared;
 extern bool gha_pool_active(GpuHashAggState *s);
 extern void gha_pool_attach(GpuHashAggState *s);
 extern void gha_pool_append(GpuHashAggState *s, int side, int pattern, const uint64 *keys,
-							const uint64 *jkeys, int64 n, const gh_aggcol *cols);
+							const uint64 *jkeys, int64 n, const gh_aggcol *cols,
+							const uint8 *col_inner);
 extern void gha_pool_done(GpuHashAggState *s);
 extern Size gha_estimate_dsm(CustomScanState *node, ParallelContext *pcxt);
 extern void gha_initialize_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate);

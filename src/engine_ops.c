@@ -74,16 +74,21 @@ gpuhash_ops_where(const GhOps *ops)
 
 /* ---- request segments ---- */
 
-/* A data segment of size bytes (header included), mapped until detached. */
+/*
+ * A data segment of size bytes (header included), mapped until detached,
+ * with the column layout dcols (ncols entries) in its header.
+ */
 static GhsData *
-new_data(dsm_segment **seg, Size size, int ncols)
+new_data(dsm_segment **seg, Size size, const GhsDataCol *dcols, int ncols)
 {
 	GhsData    *d;
 
 	*seg = dsm_create(size, 0);
 	d = dsm_segment_address(*seg);
-	memset(d, 0, offsetof(GhsData, cols) + sizeof(GhsDataCol) * ncols);
+	memset(d, 0, offsetof(GhsData, cols));
 	d->ncols = ncols;
+	if (ncols > 0)
+		memcpy(d->cols, dcols, sizeof(GhsDataCol) * ncols);
 	return d;
 }
 
@@ -100,21 +105,29 @@ put(GhsData *d, Size off, const void *src, Size bytes)
 		memcpy((char *) d + off, src, bytes);
 }
 
-/* Lay out and copy columns (n rows each; inner ones inner_rows). */
-static void
+/*
+ * Lay out columns: n rows each, inner ones (col_inner) inner_rows.  side 0
+ * or 1: only that side's columns get arrays (a pool append); -1: all.
+ */
+static GhsDataCol *
 reserve_cols(Size *size, const gh_aggcol *cols, const uint8 *col_inner, int ncols,
-			 size_t n, size_t inner_rows, GhsDataCol *out)
+			 size_t n, size_t inner_rows, int side)
 {
+	GhsDataCol *out = palloc(sizeof(GhsDataCol) * Max(ncols, 1));
+
 	for (int c = 0; c < ncols; c++)
 	{
-		size_t		rows = (col_inner && col_inner[c]) ? inner_rows : n;
+		bool		inner = col_inner && col_inner[c];
+		bool		present = side < 0 || inner == (side == 1);
+		size_t		rows = inner ? inner_rows : n;
 
 		out[c].type = cols[c].type;
 		out[c].ops = cols[c].ops;
-		out[c].inner = col_inner && col_inner[c];
-		out[c].values = ghs_reserve(size, 8 * rows, true);
-		out[c].nulls = ghs_reserve(size, rows, cols[c].nulls != NULL);
+		out[c].inner = inner;
+		out[c].values = ghs_reserve(size, 8 * rows, present);
+		out[c].nulls = ghs_reserve(size, rows, present && cols[c].nulls != NULL);
 	}
+	return out;
 }
 
 static void
@@ -127,20 +140,6 @@ put_cols(GhsData *d, const gh_aggcol *cols, size_t n, size_t inner_rows)
 		put(d, d->cols[c].values, cols[c].values, 8 * rows);
 		put(d, d->cols[c].nulls, cols[c].nulls, rows);
 	}
-}
-
-static Size
-cols_bytes(const gh_aggcol *cols, const uint8 *col_inner, int ncols, size_t n, size_t inner_rows)
-{
-	Size		size = 0;
-
-	for (int c = 0; c < ncols; c++)
-	{
-		size_t		rows = (col_inner && col_inner[c]) ? inner_rows : n;
-
-		size += 9 * rows + 32;
-	}
-	return size;
 }
 
 /* Turn a reply segment of groups into gh_groups pointing into it. */
@@ -205,7 +204,9 @@ GhOpTable *
 gpuhash_op_build(GhOps *ops, gh_kind kind, const uint64 *keys, const uint64 *rows, size_t n)
 {
 	GhOpTable  *t = MemoryContextAllocZero(ops->cxt, sizeof(GhOpTable));
-	Size		size = header_size(0) + 16 * n + 64;
+	Size		size = header_size(0);
+	Size		koff = ghs_reserve(&size, 8 * n, true);
+	Size		roff = ghs_reserve(&size, 8 * n, rows != NULL);
 
 	t->ops = ops;
 	if (ops->service && gpuhash_service_has_room(size))
@@ -213,13 +214,8 @@ gpuhash_op_build(GhOps *ops, gh_kind kind, const uint64 *keys, const uint64 *row
 		dsm_segment *seg;
 		GhsData    *d;
 		GhsCall		call;
-		Size		koff,
-					roff;
 
-		size = header_size(0);
-		koff = ghs_reserve(&size, 8 * n, true);
-		roff = ghs_reserve(&size, 8 * n, rows != NULL);
-		d = new_data(&seg, size, 0);
+		d = new_data(&seg, size, NULL, 0);
 		d->n = n;
 		d->keys = koff;
 		d->rows = roff;
@@ -293,7 +289,7 @@ gpuhash_op_join_begin(GhOpTable *t, const uint64 *keys, size_t n, gh_join_method
 		Size		koff = ghs_reserve(&size, 8 * n, true);
 		Size		foff = ghs_reserve(&size, n, true);
 		Size		poff = ghs_reserve(&size, sizeof(gh_pair) * cap, true);
-		GhsData    *d = new_data(&j->data, size, 0);
+		GhsData    *d = new_data(&j->data, size, NULL, 0);
 		GhsCall		call;
 
 		dsm_pin_mapping(j->data);
@@ -385,24 +381,20 @@ gpuhash_op_join_free(GhOpJoin *j)
 gh_groups *
 gpuhash_op_aggregate(GhOps *ops, const uint64 *keys, size_t n, const gh_aggcol *cols, int ncols)
 {
-	Size		size = header_size(ncols) + 8 * n + cols_bytes(cols, NULL, ncols, n, 0) + 64;
+	Size		size = header_size(ncols);
+	Size		koff = ghs_reserve(&size, 8 * n, true);
+	GhsDataCol *dcols = reserve_cols(&size, cols, NULL, ncols, n, 0, -1);
 	gh_groups  *g = NULL;
 
 	if (ops->service && gpuhash_service_has_room(size))
 	{
 		dsm_segment *seg;
 		GhsData    *d;
-		GhsDataCol *dcols = palloc(sizeof(GhsDataCol) * Max(ncols, 1));
-		Size		koff;
 		GhsCall		call;
 
-		size = header_size(ncols);
-		koff = ghs_reserve(&size, 8 * n, true);
-		reserve_cols(&size, cols, NULL, ncols, n, 0, dcols);
-		d = new_data(&seg, size, ncols);
+		d = new_data(&seg, size, dcols, ncols);
 		d->n = n;
 		d->keys = koff;
-		memcpy(d->cols, dcols, sizeof(GhsDataCol) * ncols);
 		put(d, koff, keys, 8 * n);
 		put_cols(d, cols, n, 0);
 		init_call(&call, GHS_OP_AGGREGATE, -1, 0);
@@ -436,19 +428,17 @@ gpuhash_op_join_aggregate(GhOpTable *t, const uint64 *keys, size_t n, gh_join_me
 		check(ops, gh_join_aggregate(t->local, keys, n, method, spec, &g));
 		return g;
 	}
-	dcols = palloc(sizeof(GhsDataCol) * Max(ncols, 1));
 	size = header_size(ncols);
 	koff = ghs_reserve(&size, 8 * n, true);
 	ookeys = ghs_reserve(&size, 8 * n, spec->outer_keys != NULL);
 	iokeys = ghs_reserve(&size, 8 * spec->inner_rows, spec->inner_keys != NULL);
-	reserve_cols(&size, spec->cols, spec->col_inner, ncols, n, spec->inner_rows, dcols);
-	d = new_data(&seg, size, ncols);
+	dcols = reserve_cols(&size, spec->cols, spec->col_inner, ncols, n, spec->inner_rows, -1);
+	d = new_data(&seg, size, dcols, ncols);
 	d->n = n;
 	d->inner_rows = spec->inner_rows;
 	d->keys = koff;
 	d->outer_keys = ookeys;
 	d->inner_keys = iokeys;
-	memcpy(d->cols, dcols, sizeof(GhsDataCol) * ncols);
 	put(d, koff, keys, 8 * n);
 	put(d, ookeys, spec->outer_keys, 8 * n);
 	put(d, iokeys, spec->inner_keys, 8 * spec->inner_rows);
@@ -501,36 +491,21 @@ gpuhash_op_pool_append(GhOps *ops, const GhOpPool *pool, int side, int pattern,
 					   const uint64 *keys, const uint64 *jkeys, size_t n,
 					   const gh_aggcol *cols, const uint8 *col_inner, int ncols)
 {
-	GhsDataCol *dcols = palloc(sizeof(GhsDataCol) * Max(ncols, 1));
 	Size		size = header_size(ncols);
 	Size		koff = ghs_reserve(&size, 8 * n, true);
 	Size		joff = ghs_reserve(&size, 8 * n, jkeys != NULL);
+	GhsDataCol *dcols = reserve_cols(&size, cols, col_inner, ncols, n, n, side);
 	dsm_segment *seg;
 	GhsData    *d;
 	GhsCall		call;
 
-	for (int c = 0; c < ncols; c++)
-	{
-		bool		mine = (col_inner && col_inner[c]) == (side == 1);
-
-		dcols[c].type = cols[c].type;
-		dcols[c].ops = cols[c].ops;
-		dcols[c].inner = col_inner && col_inner[c];
-		dcols[c].values = ghs_reserve(&size, 8 * n, mine);
-		dcols[c].nulls = ghs_reserve(&size, n, mine && cols[c].nulls != NULL);
-	}
-	d = new_data(&seg, size, ncols);
+	d = new_data(&seg, size, dcols, ncols);
 	d->n = n;
 	d->keys = koff;
 	d->jkeys = joff;
-	memcpy(d->cols, dcols, sizeof(GhsDataCol) * ncols);
 	put(d, koff, keys, 8 * n);
 	put(d, joff, jkeys, 8 * n);
-	for (int c = 0; c < ncols; c++)
-	{
-		put(d, dcols[c].values, cols[c].values, 8 * n);
-		put(d, dcols[c].nulls, cols[c].nulls, n);
-	}
+	put_cols(d, cols, n, n);
 	init_call(&call, GHS_OP_POOL_APPEND, pool->worker, pool->id);
 	call.arg[0] = side;
 	call.arg[1] = pattern;

@@ -484,6 +484,7 @@ next_chunk(GpuHashJoinState *s)
 	{
 		TupleTableSlot *slot = ExecProcNode(s->outer_ps);
 		uint64		key;
+		bool		valid;
 
 		if (TupIsNull(slot))
 		{
@@ -493,21 +494,14 @@ next_chunk(GpuHashJoinState *s)
 		CHECK_FOR_INTERRUPTS();
 		ResetExprContext(econtext);
 		fill_scan_slot(s, slot, NULL);
-		if (!compute_key(s, &s->okeys, &key))
-		{
-			/* a NULL key matches nothing */
-			if (s->drop_unmatched)
-			{
-				s->stat_filtered++;
-				continue;
-			}
-		}
-		else if (s->drop_unmatched && !gpuhash_filter_may_contain(&s->filter, key))
+		valid = compute_key(s, &s->okeys, &key);
+		/* a NULL key, or one no inner row has, matches nothing */
+		if (s->drop_unmatched && (!valid || !gpuhash_filter_may_contain(&s->filter, key)))
 		{
 			s->stat_filtered++;
 			continue;
 		}
-		else
+		if (valid)
 		{
 			s->probe_keys[s->nprobe] = key;
 			s->probe_row[s->nprobe] = s->nouter;

@@ -35,9 +35,10 @@ gpuhash_filter_build(GhjFilter *f, const uint64 *keys, int64 n)
 	f->bits = palloc_extended(nbits / 8, MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
 	for (int64 i = 0; i < n; i++)
 	{
-		uint64		h = gpuhash_filter_mix(keys[i]);
-		uint64		a = h & f->mask;
-		uint64		b = (h >> 32 | h << 32) & f->mask;
+		uint64		a,
+					b;
+
+		gpuhash_filter_bits(f, keys[i], &a, &b);
 
 		f->bits[a >> 6] |= UINT64CONST(1) << (a & 63);
 		f->bits[b >> 6] |= UINT64CONST(1) << (b & 63);

@@ -29,14 +29,24 @@ gpuhash_filter_mix(uint64 key)
 	return key ^ (key >> 31);
 }
 
+/* the key's two bits: both halves of the mixed word */
+static inline void
+gpuhash_filter_bits(const GhjFilter *f, uint64 key, uint64 *a, uint64 *b)
+{
+	uint64		h = gpuhash_filter_mix(key);
+
+	*a = h & f->mask;
+	*b = (h >> 32 | h << 32) & f->mask;
+}
+
 /* false: no inner row has this key; true: one may */
 static inline bool
 gpuhash_filter_may_contain(const GhjFilter *f, uint64 key)
 {
-	uint64		h = gpuhash_filter_mix(key);
-	uint64		a = h & f->mask;
-	uint64		b = (h >> 32 | h << 32) & f->mask;
+	uint64		a,
+				b;
 
+	gpuhash_filter_bits(f, key, &a, &b);
 	return (f->bits[a >> 6] >> (a & 63) & 1) && (f->bits[b >> 6] >> (b & 63) & 1);
 }
 

@@ -97,15 +97,19 @@ worker_running(int w)
 	return w >= 0 && w < gpuhash_service->nworkers && gpuhash_service->worker[w].pid != 0;
 }
 
-bool
-gpuhash_service_ready(void)
+static bool
+any_worker_running(void)
 {
-	if (!gpuhash_use_service || gpuhash_service == NULL)
-		return false;
-	for (int w = 0; w < gpuhash_service->nworkers; w++)
+	for (int w = 0; gpuhash_service != NULL && w < gpuhash_service->nworkers; w++)
 		if (worker_running(w))
 			return true;
 	return false;
+}
+
+bool
+gpuhash_service_ready(void)
+{
+	return gpuhash_use_service && any_worker_running();
 }
 
 /*
@@ -243,7 +247,7 @@ wait_done(GhsSlot *slot)
 		SpinLockRelease(&slot->mutex);
 		if (state == GHS_DONE)
 			return;
-		if (w >= 0 ? !worker_running(w) : !gpuhash_service_ready())
+		if (w >= 0 ? !worker_running(w) : !any_worker_running())
 			ereport(ERROR,
 					(errcode(ERRCODE_ADMIN_SHUTDOWN),
 					 errmsg("the gpuhash GPU service stopped during the query"),
@@ -394,3 +398,4 @@ gpuhash_service_status(PG_FUNCTION_ARGS)
 	}
 	return (Datum) 0;
 }
+

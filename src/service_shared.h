@@ -121,7 +121,6 @@ typedef struct GhsWorkerInfo
 {
 	int			pid;			/* 0: not running */
 	int			procno;
-	uint32		generation;		/* bumped at every start */
 	pg_atomic_uint64 requests;	/* operations served */
 	pg_atomic_uint32 objects;	/* tables and joins held */
 	pg_atomic_uint32 running;	/* the operation running now (GhsOp), 0: idle */

@@ -98,15 +98,19 @@ service_interrupt(void)
 /* ---- engines ---- */
 
 static void
+close_engine(ServiceEngine *se)
+{
+	gh_close(se->engine);
+	se->engine = NULL;
+	pg_atomic_fetch_sub_u32(&gpuhash_service->worker[my_index].engines, 1);
+}
+
+static void
 close_unused_failed_engines(void)
 {
 	for (int i = 0; i < MAX_ENGINES; i++)
 		if (engines[i].engine && engines[i].failed && engines[i].users == 0)
-		{
-			gh_close(engines[i].engine);
-			pg_atomic_fetch_sub_u32(&gpuhash_service->worker[my_index].engines, 1);
-			engines[i].engine = NULL;
-		}
+			close_engine(&engines[i]);
 }
 
 static ServiceEngine *
@@ -129,9 +133,7 @@ get_engine(const GhsShape *shape)
 		for (int i = 0; i < MAX_ENGINES && slot == NULL; i++)
 			if (engines[i].users == 0)
 			{
-				gh_close(engines[i].engine);
-			pg_atomic_fetch_sub_u32(&gpuhash_service->worker[my_index].engines, 1);
-				engines[i].engine = NULL;
+				close_engine(&engines[i]);
 				slot = &engines[i];
 			}
 		if (slot == NULL)
@@ -817,7 +819,6 @@ gpuhash_service_main(Datum arg)
 	me = &gpuhash_service->worker[my_index];
 	clear_leftovers();
 	me->procno = MyProc->pgprocno;
-	me->generation++;
 	pg_write_barrier();
 	me->pid = MyProcPid;
 	on_shmem_exit(service_exit, (Datum) 0);
