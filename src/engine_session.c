@@ -74,8 +74,12 @@ gpuhash_gpu_present(void)
 	if (gpu_present < 0)
 	{
 		gh_device_info info[GH_MAX_DEVICES];
+		int			n = gpuhash_service_gpus();
 
-		gpu_present = gh_list_devices(info, GH_MAX_DEVICES) > 0;
+		/* the GPU service knows; asking CUDA here would open a context */
+		if (n < 0)
+			n = gh_list_devices(info, GH_MAX_DEVICES);
+		gpu_present = n > 0;
 	}
 	return gpu_present > 0;
 }

@@ -37,6 +37,8 @@ extern bool gpuhash_service_ready(void);
 extern bool gpuhash_service_has_room(Size bytes);
 /* run call in the service and wait; the service's errors are raised here */
 extern void gpuhash_service_call(GhsCall *call);
+/* the GPUs the service sees; -1: unknown */
+extern int	gpuhash_service_gpus(void);
 /* queue call without waiting for it (frees); false if no slot is free now */
 extern bool gpuhash_service_post(GhsCall *call);
 

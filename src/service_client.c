@@ -59,6 +59,7 @@ service_shmem_startup(void)
 	{
 		memset(shared, 0, sizeof(GhsShared));
 		shared->nworkers = gpuhash_service_workers;
+		shared->ngpus = -1;
 		pg_atomic_init_u64(&shared->next_seq, 1);
 		ConditionVariableInit(&shared->slot_freed);
 		for (int i = 0; i < GHS_MAX_WORKERS; i++)
@@ -399,3 +400,19 @@ gpuhash_service_status(PG_FUNCTION_ARGS)
 	return (Datum) 0;
 }
 
+/*
+ * The GPUs the service sees, or -1 when it cannot say (not preloaded, not
+ * started yet).  Asking CUDA in the backend would create a CUDA context
+ * there, which the service exists to spare it.
+ */
+int
+gpuhash_service_gpus(void)
+{
+	int			n;
+
+	if (gpuhash_service == NULL)
+		return -1;
+	n = gpuhash_service->ngpus;
+	pg_read_barrier();
+	return n;
+}

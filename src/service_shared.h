@@ -130,6 +130,7 @@ typedef struct GhsWorkerInfo
 typedef struct GhsShared
 {
 	int			nworkers;		/* gpuhash.service_workers at start */
+	int			ngpus;			/* GPUs a service worker saw at its start; -1: not yet */
 	pg_atomic_uint64 next_seq;
 	ConditionVariable slot_freed;
 	GhsWorkerInfo worker[GHS_MAX_WORKERS];

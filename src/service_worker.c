@@ -820,6 +820,14 @@ gpuhash_service_main(Datum arg)
 	clear_leftovers();
 	me->procno = MyProc->pgprocno;
 	pg_write_barrier();
+	{
+		/* what backends planning with gpuhash.device = auto ask (service_client.c) */
+		gh_device_info info[GH_MAX_DEVICES];
+		int			n = gh_list_devices(info, GH_MAX_DEVICES);
+
+		pg_write_barrier();
+		gpuhash_service->ngpus = n;
+	}
 	me->pid = MyProcPid;
 	on_shmem_exit(service_exit, (Datum) 0);
 	gpuhash_interrupt_hook = service_interrupt;
