@@ -127,6 +127,15 @@ typedef struct gh_backend_ops
 	 * driver (NULL: nothing is kept).
 	 */
 	void		(*trim) (gh_engine *e);
+	/*
+	 * The rows of heap pages (gh_extract_pages; engine_pages.c has checked
+	 * the arguments), on device index 0.
+	 */
+	gh_status	(*extract_pages) (gh_engine *e, const gh_pagespec *spec,
+								  const void *base, const uint32_t *pages,
+								  size_t npages, gh_pagerows *out);
+	/* Register host memory for direct device reads (NULL: nothing to do). */
+	gh_status	(*register_host) (gh_engine *e, void *base, size_t bytes);
 } gh_backend_ops;
 
 struct gh_engine

@@ -493,4 +493,6 @@ const gh_backend_ops gh_cpu_ops = {
 	.agg_bytes_per_row = cpu_agg_bytes_per_row,
 	.joinagg_bytes_per_pair = gh_cpu_joinagg_bytes_per_pair,
 	.trim = NULL,
+	.extract_pages = gh_cpu_extract_pages,
+	.register_host = NULL,
 };

@@ -131,6 +131,9 @@ extern gh_status gh_cpu_aggregate(gh_engine *e, int dev, const uint64_t *keys,
 								  size_t n, const gh_aggcol *cols, int ncols,
 								  gh_groups **out);
 extern size_t gh_cpu_agg_bytes_per_row(int ncols);
+extern gh_status gh_cpu_extract_pages(gh_engine *e, const gh_pagespec *spec,
+									   const void *base, const uint32_t *pages,
+									   size_t npages, gh_pagerows *out);
 extern gh_status gh_cpu_probe_aggregate(gh_engine *e, void *probe,
 										uint64_t first, size_t count,
 										const gh_joinagg *spec,

@@ -202,6 +202,8 @@ cuda_close(gh_engine *e)
 
 	if (state == nullptr)
 		return;
+	if (state->page_stage != nullptr)
+		(void) cudaFreeHost(state->page_stage);
 	for (int d = 0; d < state->ndev; d++)
 	{
 		gh_cuda_dev *dev = &state->dev[d];
@@ -566,4 +568,6 @@ extern "C" const gh_backend_ops gh_cuda_ops = {
 	gh_cuda_agg_bytes_per_row,
 	gh_cuda_joinagg_bytes_per_pair,
 	cuda_trim,
+	gh_cuda_extract_pages,
+	gh_cuda_register_host,
 };

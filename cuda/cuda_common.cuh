@@ -60,6 +60,9 @@ typedef struct gh_cuda_state
 	 * (peer access enabled); otherwise copies between them go through
 	 * pinned host memory */
 	bool		peer[GH_MAX_DEVICES][GH_MAX_DEVICES];
+	/* pinned staging for pages in unregistered host memory (cuda_pages.cu) */
+	void	   *page_stage;
+	size_t		page_stage_bytes;
 } gh_cuda_state;
 
 /* Pinned host words [GH_CUDA_PINNED_XCHG, +GH_MAX_DEVICES) of each device

@@ -264,6 +264,11 @@ gh_status	gh_cuda_probe_aggregate(gh_engine *e, void *probe, uint64_t first,
 size_t		gh_cuda_joinagg_bytes_per_pair(const gh_joinagg *spec,
 										   size_t outer_rows, size_t *fixed);
 
+/* gh_extract_pages and gh_register_host on device index 0 (cuda_pages.cu). */
+gh_status	gh_cuda_extract_pages(gh_engine *e, const gh_pagespec *spec, const void *base,
+								  const uint32_t *pages, size_t npages, gh_pagerows *out);
+gh_status	gh_cuda_register_host(gh_engine *e, void *base, size_t bytes);
+
 gh_status	gh_cuda_bench(gh_engine *e, gh_bench_op op, gh_kind kind,
 						  size_t n, int reps, double load_factor,
 						  gh_bench_result *out);

@@ -377,6 +377,64 @@ extern gh_status gh_bench(gh_engine *e, gh_bench_op op, gh_kind kind,
 						  size_t n, int reps, double load_factor,
 						  gh_bench_result *out);
 
+/* ---- rows of heap pages ---- */
+
+/*
+ * Reading PostgreSQL heap pages (heap_page.h spells out the layout): the
+ * columns of every LP_NORMAL tuple of a list of pages.  Attributes
+ * 1..natts are walked, all of fixed width; out_of[a] names the output
+ * column of attribute a+1 (-1: not wanted).  An output column holds 1-, 2-,
+ * 4- or 8-byte values, as PostgreSQL's fetch_att makes Datums of them.
+ */
+#define GH_PAGE_MAX_ATTS 64
+#define GH_PAGE_MAX_OUT 16
+
+typedef struct gh_pagespec
+{
+	uint32_t	page_size;		/* bytes per page, a multiple of 16 */
+	uint32_t	max_tuples;		/* line pointers a page can hold */
+	int			natts;
+	int			nout;
+	int16_t		attlen[GH_PAGE_MAX_ATTS];
+	uint8_t		attalign[GH_PAGE_MAX_ATTS]; /* 1, 2, 4 or 8 */
+	int8_t		out_of[GH_PAGE_MAX_ATTS];
+} gh_pagespec;
+
+/*
+ * Where the rows go (the caller's arrays).  Page p's rows are
+ * [first[p], first[p + 1]), in line pointer order; a malformed page
+ * (bad[p] = 1) has none and must be read some other way.
+ */
+typedef struct gh_pagerows
+{
+	size_t		cap;			/* rows the arrays hold: npages * max_tuples */
+	uint64_t   *values[GH_PAGE_MAX_OUT];
+	uint8_t    *nulls[GH_PAGE_MAX_OUT];	/* nonzero: SQL NULL */
+	uint32_t   *first;			/* npages + 1 entries */
+	uint8_t    *bad;			/* npages entries */
+	size_t		nrows;			/* out: rows written */
+} gh_pagerows;
+
+/*
+ * The rows of npages pages, page p starting at base + pages[p] * page_size
+ * in host memory.  The CUDA backend reads the pages over the bus straight
+ * from host memory registered with gh_register_host, and through a staging
+ * copy otherwise.  The caller keeps the pages from changing, or checks
+ * afterwards that they did not.
+ */
+extern gh_status gh_extract_pages(gh_engine *e, const gh_pagespec *spec,
+								  const void *base, const uint32_t *pages,
+								  size_t npages, gh_pagerows *out);
+
+/*
+ * Register host memory (a long-lived mapping, such as PostgreSQL's shared
+ * buffers) for direct reads by the devices: once per process; the
+ * registration lasts until the process exits.  A no-op for the CPU backend.
+ */
+extern gh_status gh_register_host(gh_engine *e, void *base, size_t bytes);
+/* Is [base, base + bytes) inside memory registered by gh_register_host? */
+extern bool gh_host_registered(const void *base, size_t bytes);
+
 /* ---- testing ---- */
 
 /*

@@ -68,6 +68,7 @@
 #include "utils/ruleutils.h"
 
 #include "agg_state.h"
+#include "page_scan.h"
 #include "gpuhash.h"
 #include "keys.h"
 
@@ -770,6 +771,7 @@ aggregate_input(GpuHashAggState *s)
 	TupleTableSlot *scan = s->css.ss.ss_ScanTupleSlot;
 	int64		counts[GHA_MAX_PATTERNS] = {0};
 	bool		first = true;
+	GhPageScan *pages = NULL;
 
 	if (s->fused_kind >= 0)
 		gha_aggregate_fused(s);
@@ -777,10 +779,12 @@ aggregate_input(GpuHashAggState *s)
 	{
 		if (gha_pool_active(s))
 			gha_pool_attach(s);
+		pages = gpuhash_page_scan_begin(s->input_ps, gpuhash_scan_map_used(&s->map, 0), &s->eng);
 		s->cap_hint = (int64) s->input_ps->plan->plan_rows;
 		for (;;)
 		{
-			TupleTableSlot *slot = ExecProcNode(s->input_ps);
+			TupleTableSlot *slot = pages ? gpuhash_page_scan_next(pages) :
+				ExecProcNode(s->input_ps);
 
 			if (first)
 				s->input_pooled = input_pooled(s);
@@ -794,6 +798,8 @@ aggregate_input(GpuHashAggState *s)
 			gha_collect_row(s, econtext, -1);
 			counts[s->patterns[s->nrows - 1]]++;
 		}
+		if (pages)
+			gpuhash_page_scan_end(pages, &s->page_stats);
 		for (int p = 0; p < GHA_MAX_PATTERNS; p++)
 			if (counts[p] > 0)
 				aggregate_pattern(s, (uint8) p, counts[p]);
@@ -1118,6 +1124,7 @@ ExplainGpuHashAgg(CustomScanState *node, List *ancestors, ExplainState *es)
 				ExplainPropertyText("Pool", "its groups taken as they are", es);
 			if (s->stat_devices)
 				ExplainPropertyText("Devices Used", gpuhash_devices_text(s->stat_devices), es);
+			gpuhash_page_stats_explain(&s->page_stats, es);
 		}
 	}
 }

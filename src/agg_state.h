@@ -18,6 +18,7 @@
 #include "agg.h"
 #include "engine.h"
 #include "engine_ops.h"
+#include "page_scan.h"
 #include "keys.h"
 #include "scantuple.h"
 
@@ -129,6 +130,7 @@ typedef struct GpuHashAggState
 	double		stat_engine_ms;
 	size_t		stat_peak_device;
 	uint32		stat_devices;	/* devices that aggregated */
+	GhPageStats page_stats;	/* heap pages read directly (page_scan.h) */
 } GpuHashAggState;
 
 /* agg_exec.c */

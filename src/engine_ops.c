@@ -35,8 +35,8 @@ gpuhash_ops_init(GhOps *ops, MemoryContext cxt)
 	ops->service = gpuhash_service_ready();
 }
 
-static gh_engine *
-backend_engine(GhOps *ops)
+gh_engine *
+gpuhash_ops_engine(GhOps *ops)
 {
 	if (ops->engine == NULL)
 		ops->engine = gpuhash_get_engine();
@@ -181,8 +181,8 @@ groups_from_reply(GhOps *ops, dsm_segment *seg)
 }
 
 /* run call in the service for ops; note the engine's peak device memory */
-static void
-service_call(GhOps *ops, GhsCall *call)
+void
+gpuhash_ops_service_call(GhOps *ops, GhsCall *call)
 {
 	gpuhash_service_call(call);
 	ops->used_service = true;
@@ -224,7 +224,7 @@ gpuhash_op_build(GhOps *ops, gh_kind kind, const uint64 *keys, const uint64 *row
 		init_call(&call, GHS_OP_BUILD, -1, 0);
 		call.kind = kind;
 		call.data = dsm_segment_handle(seg);
-		service_call(ops, &call);
+		gpuhash_ops_service_call(ops, &call);
 		dsm_detach(seg);
 		t->worker = call.ran_by;
 		t->id = call.result_object;
@@ -233,7 +233,7 @@ gpuhash_op_build(GhOps *ops, gh_kind kind, const uint64 *keys, const uint64 *row
 	}
 	else
 	{
-		gh_engine  *e = backend_engine(ops);
+		gh_engine  *e = gpuhash_ops_engine(ops);
 		int			ids[GH_MAX_DEVICES];
 		int			nd;
 
@@ -304,7 +304,7 @@ gpuhash_op_join_begin(GhOpTable *t, const uint64 *keys, size_t n, gh_join_method
 		call.data = dsm_segment_handle(j->data);
 		PG_TRY();
 		{
-			service_call(ops, &call);
+			gpuhash_ops_service_call(ops, &call);
 		}
 		PG_CATCH();
 		{
@@ -335,7 +335,7 @@ gpuhash_op_join_next(GhOpJoin *j, gh_pair *out, size_t cap)
 	}
 	init_call(&call, GHS_OP_JOIN_NEXT, j->table->worker, j->id);
 	call.arg[0] = Min(cap, j->cap);
-	service_call(ops, &call);
+	gpuhash_ops_service_call(ops, &call);
 	nout = (size_t) call.result[0];
 	d = dsm_segment_address(j->data);
 	memcpy(out, (char *) d + d->pairs, sizeof(gh_pair) * nout);
@@ -355,7 +355,7 @@ gpuhash_op_join_outer_matched(GhOpJoin *j, uint8 *flags)
 		return;
 	}
 	init_call(&call, GHS_OP_OUTER_MATCHED, j->table->worker, j->id);
-	service_call(ops, &call);
+	gpuhash_ops_service_call(ops, &call);
 	d = dsm_segment_address(j->data);
 	memcpy(flags, (char *) d + d->flags, j->n);
 }
@@ -399,11 +399,11 @@ gpuhash_op_aggregate(GhOps *ops, const uint64 *keys, size_t n, const gh_aggcol *
 		put_cols(d, cols, n, 0);
 		init_call(&call, GHS_OP_AGGREGATE, -1, 0);
 		call.data = dsm_segment_handle(seg);
-		service_call(ops, &call);
+		gpuhash_ops_service_call(ops, &call);
 		dsm_detach(seg);
 		return groups_from_reply(ops, call.reply);
 	}
-	check(ops, gh_aggregate(backend_engine(ops), keys, n, cols, ncols, &g));
+	check(ops, gh_aggregate(gpuhash_ops_engine(ops), keys, n, cols, ncols, &g));
 	return g;
 }
 
@@ -446,7 +446,7 @@ gpuhash_op_join_aggregate(GhOpTable *t, const uint64 *keys, size_t n, gh_join_me
 	init_call(&call, GHS_OP_JOIN_AGGREGATE, t->worker, t->id);
 	call.method = method;
 	call.data = dsm_segment_handle(seg);
-	service_call(ops, &call);
+	gpuhash_ops_service_call(ops, &call);
 	dsm_detach(seg);
 	return groups_from_reply(ops, call.reply);
 }
@@ -481,7 +481,7 @@ gpuhash_op_pool_create(GhOps *ops, int kind, GhOpPool *pool)
 
 	init_call(&call, GHS_OP_POOL_CREATE, -1, 0);
 	call.kind = kind;
-	service_call(ops, &call);
+	gpuhash_ops_service_call(ops, &call);
 	pool->worker = call.ran_by;
 	pool->id = call.result_object;
 }
@@ -510,7 +510,7 @@ gpuhash_op_pool_append(GhOps *ops, const GhOpPool *pool, int side, int pattern,
 	call.arg[0] = side;
 	call.arg[1] = pattern;
 	call.data = dsm_segment_handle(seg);
-	service_call(ops, &call);
+	gpuhash_ops_service_call(ops, &call);
 	dsm_detach(seg);
 	pfree(dcols);
 }
@@ -522,7 +522,7 @@ gpuhash_op_pool_patterns(GhOps *ops, const GhOpPool *pool, uint64 *mask)
 	GhsCall		call;
 
 	init_call(&call, GHS_OP_POOL_PATTERNS, pool->worker, pool->id);
-	service_call(ops, &call);
+	gpuhash_ops_service_call(ops, &call);
 	memcpy(mask, call.result, 4 * sizeof(uint64));
 }
 
@@ -533,7 +533,7 @@ gpuhash_op_pool_finish(GhOps *ops, const GhOpPool *pool, int pattern)
 
 	init_call(&call, GHS_OP_POOL_FINISH, pool->worker, pool->id);
 	call.arg[1] = pattern;
-	service_call(ops, &call);
+	gpuhash_ops_service_call(ops, &call);
 	return groups_from_reply(ops, call.reply);
 }
 

@@ -55,6 +55,10 @@ typedef struct GhOpJoin
 } GhOpJoin;
 
 extern void gpuhash_ops_init(GhOps *ops, MemoryContext cxt);
+/* the backend's own engine (opened on first use), and a call to the service */
+extern gh_engine *gpuhash_ops_engine(GhOps *ops);
+struct GhsCall;
+extern void gpuhash_ops_service_call(GhOps *ops, struct GhsCall *call);
 extern size_t gpuhash_ops_peak_device(GhOps *ops);
 extern const char *gpuhash_ops_where(const GhOps *ops);
 

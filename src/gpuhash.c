@@ -38,6 +38,9 @@ int			gpuhash_debug_fail_after = -1;
 int			gpuhash_service_workers = 1;
 bool		gpuhash_enable_pool = true;
 bool		gpuhash_use_service = true;
+bool		gpuhash_read_pages = true;
+bool		gpuhash_ship_pages = true;
+bool		gpuhash_register_buffers = true;
 
 static const struct config_enum_entry device_options[] = {
 	{"auto", GPUHASH_DEVICE_AUTO, false},
@@ -144,7 +147,23 @@ _PG_init(void)
 							 "Off: each process aggregates its share and the partial groups go through the Gather.",
 							 &gpuhash_enable_pool, true,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomBoolVariable("gpuhash.read_pages",
+							 "Lets gpuhash nodes read the heap pages of a plain sequential scan below them themselves.",
+							 "Only the columns the query needs are taken from each page, without going through the scan; off: every row comes through the Seq Scan.",
+							 &gpuhash_read_pages, true,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomBoolVariable("gpuhash.ship_pages",
+							 "Sends the all-visible heap pages gpuhash reads to the engine (the GPU) by page number, to have their columns taken there.",
+							 "Needs gpuhash.read_pages; off: the backend takes the columns itself.",
+							 &gpuhash_ship_pages, true,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
 	/* a server-start setting can only be defined while the server starts */
+	if (process_shared_preload_libraries_in_progress)
+		DefineCustomBoolVariable("gpuhash.register_buffers",
+								 "Has the GPU service register PostgreSQL's shared buffers with the GPU once, so that shipped pages cross the bus without a copy.",
+								 "Off: shipped pages are copied into a staging buffer first.",
+								 &gpuhash_register_buffers, true,
+								 PGC_POSTMASTER, 0, NULL, NULL, NULL);
 	if (process_shared_preload_libraries_in_progress)
 		DefineCustomIntVariable("gpuhash.service_workers",
 							"GPU service processes started with the server (gpuhash in shared_preload_libraries).",

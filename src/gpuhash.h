@@ -40,6 +40,9 @@ extern int	gpuhash_debug_fail_after;
 extern int	gpuhash_service_workers;
 extern bool gpuhash_use_service;
 extern bool gpuhash_enable_pool;
+extern bool gpuhash_read_pages;
+extern bool gpuhash_ship_pages;
+extern bool gpuhash_register_buffers;
 
 /*
  * gpuhash.force scales our paths' costs by this: far below any plan without

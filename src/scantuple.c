@@ -132,3 +132,15 @@ gpuhash_fill_scan_slot(const GpuHashScanMap *map, TupleTableSlot *scan,
 	return ExecStoreVirtualTuple(scan);
 }
 
+
+/* The columns of input side (0 outer, 1 inner) the map reads. */
+Bitmapset *
+gpuhash_scan_map_used(const GpuHashScanMap *map, int side)
+{
+	Bitmapset  *used = NULL;
+
+	for (int i = 0; i < map->ncols; i++)
+		if (map->sides[i] == side && map->attnos[i] > 0)
+			used = bms_add_member(used, map->attnos[i]);
+	return used;
+}

@@ -43,6 +43,7 @@ typedef struct GpuHashScanMap
 
 /* executor */
 extern void gpuhash_scan_map_init(GpuHashScanMap *map, List *sides, List *attnos);
+extern Bitmapset *gpuhash_scan_map_used(const GpuHashScanMap *map, int side);
 extern TupleTableSlot *gpuhash_fill_scan_slot(const GpuHashScanMap *map,
 											  TupleTableSlot *scan,
 											  TupleTableSlot *outer,

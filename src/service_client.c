@@ -364,6 +364,8 @@ op_name(uint32 op)
 			return "pool";
 		case GHS_OP_POOL_FINISH:
 			return "aggregate a pool";
+		case GHS_OP_EXTRACT_PAGES:
+			return "read pages";
 	}
 	return "unknown";
 }

@@ -72,7 +72,9 @@ typedef enum GhsOp
 								 * GhsData (keys, jkeys, columns) */
 	GHS_OP_POOL_PATTERNS,		/* object: pool -> result[0..3]: a bit per
 								 * NULL pattern appended */
-	GHS_OP_POOL_FINISH			/* object: pool; arg[1]: pattern -> groups */
+	GHS_OP_POOL_FINISH,			/* object: pool; arg[1]: pattern -> groups */
+	GHS_OP_EXTRACT_PAGES		/* data: GhsPages, rows written into it ->
+								 * result[0]: rows */
 } GhsOp;
 
 /* What shapes an engine: the client's settings, sent with every request. */
@@ -167,6 +169,23 @@ typedef struct GhsData
 	int			ncols;
 	GhsDataCol	cols[FLEXIBLE_ARRAY_MEMBER];
 } GhsData;
+
+/*
+ * A page extraction's segment (page_ops.c): the pages are shared buffers
+ * (buffer numbers less one) the client keeps pinned; the service writes the
+ * rows into the arrays at the offsets given.
+ */
+typedef struct GhsPages
+{
+	gh_pagespec spec;
+	uint64		npages;
+	uint64		cap;			/* rows each column array holds */
+	Size		pages;			/* uint32 buffer ids */
+	Size		first;			/* uint32, npages + 1 */
+	Size		bad;
+	Size		values[GH_PAGE_MAX_OUT];
+	Size		nulls[GH_PAGE_MAX_OUT];
+} GhsPages;
 
 /* A reply of groups: this header, then the arrays (0: absent). */
 typedef struct GhsGroupsCol

@@ -26,6 +26,7 @@
 #include "pgstat.h"
 #include "postmaster/bgworker.h"
 #include "postmaster/interrupt.h"
+#include "storage/bufmgr.h"
 #include "storage/ipc.h"
 #include "storage/latch.h"
 #include "storage/proc.h"
@@ -161,6 +162,26 @@ get_engine(const GhsShape *shape)
 			gpuhash_memory_limit_mb = (int) Max(least / 10 * 9 / gpuhash_service->nworkers >> 20, 1);
 	}
 	slot->engine = gpuhash_open_engine((gh_backend) shape->backend, shape->devices);
+	if (shape->backend == GH_BACKEND_CUDA && gpuhash_register_buffers &&
+		!gh_host_registered(BufferBlocks, (size_t) NBuffers * BLCKSZ))
+	{
+		/* once per process: shipped pages then cross the bus in place */
+		instr_time	start;
+		gh_status	st;
+
+		INSTR_TIME_SET_CURRENT(start);
+		st = gh_register_host(slot->engine, BufferBlocks, (size_t) NBuffers * BLCKSZ);
+		if (st == GH_OK)
+			ereport(LOG,
+					(errmsg("gpuhash GPU service %d registered %zu MB of shared buffers in %.0f ms",
+							my_index, ((size_t) NBuffers * BLCKSZ) >> 20,
+							gpuhash_elapsed_ms(start))));
+		else
+			ereport(LOG,
+					(errmsg("gpuhash GPU service %d could not register the shared buffers: %s",
+							my_index, gh_last_error(slot->engine)),
+					 errdetail("Shipped pages go through a staging copy.")));
+	}
 	pg_atomic_fetch_add_u32(&gpuhash_service->worker[my_index].engines, 1);
 	slot->shape = *shape;
 	slot->failed = false;
@@ -594,6 +615,39 @@ run_pool_finish(GhsSlot *slot)
 	slot->result[3] = gh_engine_peak_device_bytes(se->engine);
 }
 
+/*
+ * The rows of shared-buffer pages the client has pinned: read in place, the
+ * rows written into the client's segment.
+ */
+static void
+run_extract_pages(GhsSlot *slot)
+{
+	ServiceEngine *se = get_engine(&slot->shape);
+	dsm_segment *seg = attach_data(slot);
+	char	   *base = dsm_segment_address(seg);
+	GhsPages   *p = (GhsPages *) base;
+	gh_pagerows rows;
+	gh_status	st;
+
+	memset(&rows, 0, sizeof(rows));
+	rows.cap = p->cap;
+	rows.first = ghs_at(base, p->first);
+	rows.bad = ghs_at(base, p->bad);
+	for (int o = 0; o < p->spec.nout && o < GH_PAGE_MAX_OUT; o++)
+	{
+		rows.values[o] = ghs_at(base, p->values[o]);
+		rows.nulls[o] = ghs_at(base, p->nulls[o]);
+	}
+	arm_debug_failure(se, slot);
+	st = gh_extract_pages(se->engine, &p->spec, BufferBlocks, ghs_at(base, p->pages),
+						  p->npages, &rows);
+	dsm_detach(seg);
+	if (st != GH_OK)
+		engine_failed(se, st);
+	slot->result[0] = rows.nrows;
+	slot->result[3] = gh_engine_peak_device_bytes(se->engine);
+}
+
 static void
 run_request(GhsSlot *slot)
 {
@@ -631,6 +685,9 @@ run_request(GhsSlot *slot)
 			break;
 		case GHS_OP_POOL_FINISH:
 			run_pool_finish(slot);
+			break;
+		case GHS_OP_EXTRACT_PAGES:
+			run_extract_pages(slot);
 			break;
 		default:
 			elog(ERROR, "gpuhash GPU service: unknown operation %d", (int) slot->op);

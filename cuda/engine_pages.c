@@ -1,0 +1,111 @@
+/*-------------------------------------------------------------------------
+ *
+ * engine_pages.c
+ *	  The common layer of gh_extract_pages and gh_register_host: argument
+ *	  checks, the process's one registered host range, dispatch to the
+ *	  backend.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "engine_internal.h"
+
+/* The host range registered in this process (gh_register_host). */
+static void *registered_base;
+static size_t registered_bytes;
+
+static gh_status
+check_spec(gh_engine *e, const gh_pagespec *spec)
+{
+	int			outs = 0;
+
+	if (spec->page_size == 0 || spec->page_size % 16 != 0 || spec->page_size > 32768 ||
+		spec->max_tuples == 0 || spec->max_tuples > spec->page_size / 4 ||
+		spec->natts < 1 || spec->natts > GH_PAGE_MAX_ATTS ||
+		spec->nout < 1 || spec->nout > GH_PAGE_MAX_OUT)
+		return gh_fail(e, GH_ERR_INVALID, "gh_extract_pages: bad page description");
+	for (int a = 0; a < spec->natts; a++)
+	{
+		int			al = spec->attalign[a];
+		int			o = spec->out_of[a];
+
+		if (spec->attlen[a] <= 0 || (al != 1 && al != 2 && al != 4 && al != 8))
+			return gh_fail(e, GH_ERR_INVALID,
+						   "gh_extract_pages: attribute %d is not of fixed width", a + 1);
+		if (o < -1 || o >= spec->nout)
+			return gh_fail(e, GH_ERR_INVALID,
+						   "gh_extract_pages: attribute %d has no output column %d", a + 1, o);
+		if (o >= 0)
+		{
+			int			len = spec->attlen[a];
+
+			if (len != 1 && len != 2 && len != 4 && len != 8)
+				return gh_fail(e, GH_ERR_INVALID,
+							   "gh_extract_pages: output attribute %d is %d bytes wide",
+							   a + 1, len);
+			outs++;
+		}
+	}
+	if (outs != spec->nout)
+		return gh_fail(e, GH_ERR_INVALID,
+					   "gh_extract_pages: %d output columns named, %d declared",
+					   outs, spec->nout);
+	return GH_OK;
+}
+
+gh_status
+gh_extract_pages(gh_engine *e, const gh_pagespec *spec, const void *base,
+				 const uint32_t *pages, size_t npages, gh_pagerows *out)
+{
+	if (e == NULL)
+		return GH_ERR_INVALID;
+	if (spec == NULL || out == NULL || (npages > 0 && (base == NULL || pages == NULL)) ||
+		out->first == NULL || out->bad == NULL ||
+		((uintptr_t) base) % 16 != 0 || out->cap > UINT32_MAX)
+		return gh_fail(e, GH_ERR_INVALID, "gh_extract_pages: missing argument");
+	GH_TRY_STATUS(check_spec(e, spec));
+	if (npages > out->cap / spec->max_tuples)
+		return gh_fail(e, GH_ERR_INVALID,
+					   "gh_extract_pages: room for %zu rows, %zu pages may hold more",
+					   out->cap, npages);
+	for (int o = 0; o < spec->nout; o++)
+		if (out->values[o] == NULL || out->nulls[o] == NULL)
+			return gh_fail(e, GH_ERR_INVALID, "gh_extract_pages: output column %d missing", o);
+	out->nrows = 0;
+	out->first[0] = 0;
+	if (npages == 0)
+		return GH_OK;
+	CHECK_INTERRUPT(e);
+	return e->ops->extract_pages(e, spec, base, pages, npages, out);
+}
+
+gh_status
+gh_register_host(gh_engine *e, void *base, size_t bytes)
+{
+	gh_status	st;
+
+	if (e == NULL)
+		return GH_ERR_INVALID;
+	if (base == NULL || bytes == 0)
+		return gh_fail(e, GH_ERR_INVALID, "gh_register_host: empty range");
+	if (e->ops->register_host == NULL || gh_host_registered(base, bytes))
+		return GH_OK;
+	if (registered_base != NULL)
+		return gh_fail(e, GH_ERR_INVALID,
+					   "gh_register_host: this process has registered another range");
+	st = e->ops->register_host(e, base, bytes);
+	if (st == GH_OK)
+	{
+		registered_base = base;
+		registered_bytes = bytes;
+	}
+	return st;
+}
+
+bool
+gh_host_registered(const void *base, size_t bytes)
+{
+	const char *b = (const char *) base;
+	const char *r = (const char *) registered_base;
+
+	return r != NULL && b >= r && b + bytes <= r + registered_bytes;
+}

@@ -1,0 +1,186 @@
+/*-------------------------------------------------------------------------
+ *
+ * heap_page.h
+ *	  Reading the rows of a PostgreSQL heap page: the line pointers, the
+ *	  tuple headers and the fixed-width columns, the same code on the host
+ *	  (C) and on the device (CUDA).
+ *
+ * The engine includes no PostgreSQL header, so the layout is spelled out
+ * here; src/page_scan.c checks every constant against PostgreSQL's own
+ * definitions at compile time.  A page is:
+ *
+ *	header (24 bytes; pd_lower at 12: the end of the line pointers)
+ *	line pointers (4 bytes each: lp_off 15 bits, lp_flags 2, lp_len 15)
+ *	... tuples: header (t_infomask2 at 18, t_infomask at 20, t_hoff at 22,
+ *	    the NULL bitmap from 23 when t_infomask has HEAP_HASNULL), then the
+ *	    columns from t_hoff, each aligned (relative to the tuple, whose start
+ *	    is maximally aligned) to its attalign
+ *
+ * Nothing here trusts the page: every offset and length is checked against
+ * the page and the tuple before it is followed, and a page that fails a
+ * check is reported as malformed (its rows are then read by PostgreSQL's
+ * own code, which reports real corruption as PostgreSQL does).  Visibility
+ * is the caller's business: these functions return every LP_NORMAL tuple.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef GPUHASH_HEAP_PAGE_H
+#define GPUHASH_HEAP_PAGE_H
+
+#include <stdint.h>
+#include <string.h>
+
+#include "engine.h"
+
+#ifdef __CUDACC__
+#define GH_HOSTDEV __host__ __device__
+#else
+#define GH_HOSTDEV
+#endif
+
+#define GH_PAGE_HEADER_SIZE 24
+#define GH_PAGE_LOWER_OFF 12
+#define GH_ITEMID_SIZE 4
+#define GH_LP_NORMAL 1
+#define GH_TUP_INFOMASK2_OFF 18
+#define GH_TUP_INFOMASK_OFF 20
+#define GH_TUP_HOFF_OFF 22
+#define GH_TUP_BITS_OFF 23
+#define GH_TUP_HASNULL 0x0001
+#define GH_TUP_NATTS_MASK 0x07FF
+
+GH_HOSTDEV static inline uint16_t
+gh_page_u16(const uint8_t *p)
+{
+	return (uint16_t) (p[0] | (p[1] << 8));
+}
+
+GH_HOSTDEV static inline uint32_t
+gh_page_u32(const uint8_t *p)
+{
+	return (uint32_t) p[0] | ((uint32_t) p[1] << 8) |
+		((uint32_t) p[2] << 16) | ((uint32_t) p[3] << 24);
+}
+
+/* The number of line pointers of a page, or -1 if its header is malformed. */
+GH_HOSTDEV static inline int
+gh_page_items(const uint8_t *page, const gh_pagespec *spec)
+{
+	uint32_t	lower = gh_page_u16(page + GH_PAGE_LOWER_OFF);
+	uint32_t	n;
+
+	if (lower < GH_PAGE_HEADER_SIZE || lower > spec->page_size ||
+		(lower - GH_PAGE_HEADER_SIZE) % GH_ITEMID_SIZE != 0)
+		return -1;
+	n = (lower - GH_PAGE_HEADER_SIZE) / GH_ITEMID_SIZE;
+	return n > spec->max_tuples ? -1 : (int) n;
+}
+
+/*
+ * The columns of line pointer i (0-based) of a page into vals[]/nulls[]
+ * (spec->nout entries): 1 if it is a row, 0 if the line pointer is not
+ * LP_NORMAL, -1 if the tuple is malformed.  A value is what PostgreSQL's
+ * fetch_att makes of it: 1-, 2- and 4-byte values sign-extended.
+ */
+GH_HOSTDEV static inline int
+gh_page_tuple(const uint8_t *page, const gh_pagespec *spec, int i,
+			  uint64_t *vals, uint8_t *nulls)
+{
+	uint32_t	lp = gh_page_u32(page + GH_PAGE_HEADER_SIZE + GH_ITEMID_SIZE * i);
+	uint32_t	off = lp & 0x7FFF;
+	uint32_t	flags = (lp >> 15) & 3;
+	uint32_t	len = lp >> 17;
+	const uint8_t *tup;
+	uint32_t	natts,
+				hoff,
+				pos;
+	int			hasnull;
+
+	if (flags != GH_LP_NORMAL)
+		return 0;
+	if (off < GH_PAGE_HEADER_SIZE || len < GH_TUP_BITS_OFF || off + len > spec->page_size ||
+		off % 8 != 0)
+		return -1;
+	tup = page + off;
+	natts = gh_page_u16(tup + GH_TUP_INFOMASK2_OFF) & GH_TUP_NATTS_MASK;
+	hasnull = (gh_page_u16(tup + GH_TUP_INFOMASK_OFF) & GH_TUP_HASNULL) != 0;
+	hoff = tup[GH_TUP_HOFF_OFF];
+	if (hoff < GH_TUP_BITS_OFF || hoff > len || hoff % 8 != 0 ||
+		(hasnull && GH_TUP_BITS_OFF + (natts + 7) / 8 > hoff))
+		return -1;
+	pos = hoff;
+	for (int a = 0; a < spec->natts; a++)
+	{
+		int			o = spec->out_of[a];
+		uint32_t	alen = (uint32_t) spec->attlen[a];
+		bool		isnull;
+
+		isnull = (uint32_t) a >= natts ||
+			(hasnull && !(tup[GH_TUP_BITS_OFF + a / 8] & (1 << (a % 8))));
+		if (!isnull)
+		{
+			uint32_t	al = spec->attalign[a];
+
+			pos = (pos + al - 1) & ~(al - 1);
+			if (pos + alen > len)
+				return -1;
+		}
+		if (o >= 0)
+		{
+			uint64_t	v = 0;
+
+			nulls[o] = isnull;
+			if (!isnull)
+			{
+				const uint8_t *p = tup + pos;
+
+				if (alen == 1)
+					v = (uint64_t) (int64_t) (int8_t) p[0];
+				else if (alen == 2)
+					v = (uint64_t) (int64_t) (int16_t) gh_page_u16(p);
+				else if (alen == 4)
+					v = (uint64_t) (int64_t) (int32_t) gh_page_u32(p);
+				else
+					v = (uint64_t) gh_page_u32(p) | ((uint64_t) gh_page_u32(p + 4) << 32);
+			}
+			vals[o] = v;
+		}
+		if (!isnull)
+			pos += alen;
+	}
+	return 1;
+}
+
+/*
+ * All rows of one page into rows [at, ...) of out's arrays: the number of
+ * rows, or -1 (nothing usable written) if the page is malformed.
+ */
+static inline long
+gh_page_extract(const uint8_t *page, const gh_pagespec *spec, gh_pagerows *out, size_t at)
+{
+	int			items = gh_page_items(page, spec);
+	long		rows = 0;
+
+	if (items < 0)
+		return -1;
+	for (int i = 0; i < items; i++)
+	{
+		uint64_t	vals[GH_PAGE_MAX_OUT];
+		uint8_t		nulls[GH_PAGE_MAX_OUT];
+		int			r = gh_page_tuple(page, spec, i, vals, nulls);
+
+		if (r < 0)
+			return -1;
+		if (r == 0)
+			continue;
+		for (int o = 0; o < spec->nout; o++)
+		{
+			out->values[o][at + rows] = vals[o];
+			out->nulls[o][at + rows] = nulls[o];
+		}
+		rows++;
+	}
+	return rows;
+}
+
+#endif							/* GPUHASH_HEAP_PAGE_H */

@@ -1,0 +1,114 @@
+/*-------------------------------------------------------------------------
+ *
+ * page_ops.c
+ *	  Page extraction in the GPU service or the backend (page_ops.h).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "storage/bufmgr.h"
+#include "utils/memutils.h"
+
+#include "gpuhash.h"
+#include "page_ops.h"
+#include "service.h"
+
+GhOpPages *
+gpuhash_op_pages_begin(GhOps *ops, const gh_pagespec *spec, size_t max_pages)
+{
+	GhOpPages  *pp = MemoryContextAllocZero(ops->cxt, sizeof(GhOpPages));
+	size_t		cap = max_pages * spec->max_tuples;
+	Size		size = GHS_ALIGN(sizeof(GhsPages));
+	Size		pages = ghs_reserve(&size, sizeof(uint32) * max_pages, true);
+	Size		first = ghs_reserve(&size, sizeof(uint32) * (max_pages + 1), true);
+	Size		bad = ghs_reserve(&size, max_pages, true);
+	Size		values[GH_PAGE_MAX_OUT];
+	Size		nulls[GH_PAGE_MAX_OUT];
+
+	pp->ops = ops;
+	pp->spec = *spec;
+	pp->max_pages = max_pages;
+	pp->rows.cap = cap;
+	for (int o = 0; o < spec->nout; o++)
+	{
+		values[o] = ghs_reserve(&size, sizeof(uint64) * cap, true);
+		nulls[o] = ghs_reserve(&size, cap, true);
+	}
+	if (ops->service && gpuhash_service_has_room(size))
+	{
+		char	   *base;
+		GhsPages   *hdr;
+
+		pp->seg = dsm_create(size, 0);
+		base = dsm_segment_address(pp->seg);
+		hdr = (GhsPages *) base;
+		memset(hdr, 0, sizeof(GhsPages));
+		hdr->spec = *spec;
+		hdr->cap = cap;
+		hdr->pages = pages;
+		hdr->first = first;
+		hdr->bad = bad;
+		pp->pages = ghs_at(base, pages);
+		pp->rows.first = ghs_at(base, first);
+		pp->rows.bad = ghs_at(base, bad);
+		for (int o = 0; o < spec->nout; o++)
+		{
+			hdr->values[o] = values[o];
+			hdr->nulls[o] = nulls[o];
+			pp->rows.values[o] = ghs_at(base, values[o]);
+			pp->rows.nulls[o] = ghs_at(base, nulls[o]);
+		}
+	}
+	else
+	{
+		MemoryContext old = MemoryContextSwitchTo(ops->cxt);
+
+		pp->pages = palloc(sizeof(uint32) * max_pages);
+		pp->rows.first = palloc(sizeof(uint32) * (max_pages + 1));
+		pp->rows.bad = palloc(max_pages);
+		for (int o = 0; o < spec->nout; o++)
+		{
+			pp->rows.values[o] = palloc_extended(sizeof(uint64) * cap, MCXT_ALLOC_HUGE);
+			pp->rows.nulls[o] = palloc_extended(cap, MCXT_ALLOC_HUGE);
+		}
+		MemoryContextSwitchTo(old);
+	}
+	return pp;
+}
+
+void
+gpuhash_op_pages_extract(GhOpPages *pp, size_t npages)
+{
+	Assert(npages <= pp->max_pages);
+	if (pp->seg)
+	{
+		GhsPages   *hdr = dsm_segment_address(pp->seg);
+		GhsCall		call;
+
+		hdr->npages = npages;
+		memset(&call, 0, sizeof(call));
+		call.op = GHS_OP_EXTRACT_PAGES;
+		call.worker = -1;
+		call.data = dsm_segment_handle(pp->seg);
+		gpuhash_ops_service_call(pp->ops, &call);
+		pp->rows.nrows = (size_t) call.result[0];
+	}
+	else
+	{
+		gh_engine  *e = gpuhash_ops_engine(pp->ops);
+		gh_status	st;
+
+		st = gh_extract_pages(e, &pp->spec, BufferBlocks, pp->pages, npages, &pp->rows);
+		if (st != GH_OK)
+			gpuhash_engine_error(e, st);
+	}
+}
+
+void
+gpuhash_op_pages_end(GhOpPages *pp)
+{
+	if (pp->seg)
+		dsm_detach(pp->seg);
+	pp->seg = NULL;
+}

@@ -1,0 +1,506 @@
+/*-------------------------------------------------------------------------
+ *
+ * page_scan.c
+ *	  Reading a Seq Scan's heap pages directly, shipping the all-visible
+ *	  ones to the engine (see page_scan.h).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/heapam.h"
+#include "access/htup_details.h"
+#include "access/relscan.h"
+#include "access/tableam.h"
+#include "access/xact.h"
+#include "catalog/pg_class.h"
+#include "commands/explain.h"
+#include "executor/executor.h"
+#include "executor/instrument.h"
+#include "miscadmin.h"
+#include "optimizer/optimizer.h"
+#include "storage/bufmgr.h"
+#include "storage/bufpage.h"
+#include "storage/predicate.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+#include "utils/snapmgr.h"
+
+#include "gpuhash.h"
+#include "heap_page.h"
+#include "page_ops.h"
+#include "page_scan.h"
+
+/* heap_page.h spells out PostgreSQL's layout: hold it to it */
+StaticAssertDecl(SizeOfPageHeaderData == GH_PAGE_HEADER_SIZE, "page header size");
+StaticAssertDecl(offsetof(PageHeaderData, pd_lower) == GH_PAGE_LOWER_OFF, "pd_lower");
+StaticAssertDecl(sizeof(ItemIdData) == GH_ITEMID_SIZE, "line pointer size");
+StaticAssertDecl(LP_NORMAL == GH_LP_NORMAL, "LP_NORMAL");
+StaticAssertDecl(offsetof(HeapTupleHeaderData, t_infomask2) == GH_TUP_INFOMASK2_OFF, "t_infomask2");
+StaticAssertDecl(offsetof(HeapTupleHeaderData, t_infomask) == GH_TUP_INFOMASK_OFF, "t_infomask");
+StaticAssertDecl(offsetof(HeapTupleHeaderData, t_hoff) == GH_TUP_HOFF_OFF, "t_hoff");
+StaticAssertDecl(offsetof(HeapTupleHeaderData, t_bits) == GH_TUP_BITS_OFF, "t_bits");
+StaticAssertDecl(HEAP_HASNULL == GH_TUP_HASNULL, "HEAP_HASNULL");
+StaticAssertDecl(HEAP_NATTS_MASK == GH_TUP_NATTS_MASK, "HEAP_NATTS_MASK");
+StaticAssertDecl(BLCKSZ % 16 == 0, "BLCKSZ");
+
+struct GhPageScan
+{
+	SeqScanState *ss;
+	Relation	rel;
+	TupleDesc	desc;
+	Snapshot	snapshot;
+	MemoryContext cxt;
+	bool		ship;
+	gh_pagespec spec;
+	AttrNumber	out_att[GH_PAGE_MAX_OUT];	/* heap attribute of each column */
+
+	/* blocks: the parallel scan's shared allocator, or 0..nblocks-1 */
+	ParallelBlockTableScanDesc pbscan;
+	ParallelBlockTableScanWorkerData pbwork;
+	bool		pstarted;
+	BlockNumber next_block;
+	BlockNumber nblocks;
+	bool		done;
+	BufferAccessStrategy strategy;
+
+	/* the batch: shipped pages (pinned) and rows read on the CPU */
+	GhOpPages  *shipping;
+	int			max_pages;
+	int			nship;
+	Buffer	   *bufs;
+	XLogRecPtr *lsns;
+	bool	   *dropped;
+	gh_pagerows cpu;
+	int			cpu_pages;		/* read on the CPU in this batch */
+	Datum	   *values;			/* one tuple deformed by PostgreSQL */
+	bool	   *isnull;
+
+	/* delivering the batch: CPU rows, then each kept shipped page's rows */
+	size_t		cpu_cur;
+	size_t		cur;
+	int			cur_page;
+	size_t		cur_end;
+
+	TupleTableSlot *row;		/* the heap row, virtual */
+	double		returned;
+	GhPageStats stats;
+};
+
+/* The heap attributes of the Vars of scanrelid in node: false if any is not a column. */
+static bool
+add_columns(Node *node, Index scanrelid, Bitmapset **atts)
+{
+	Bitmapset  *found = NULL;
+	int			x = -1;
+
+	pull_varattnos(node, scanrelid, &found);
+	while ((x = bms_next_member(found, x)) >= 0)
+	{
+		AttrNumber	a = x + FirstLowInvalidHeapAttributeNumber;
+
+		if (a <= 0)
+			return false;		/* a system column or the whole row */
+		*atts = bms_add_member(*atts, a);
+	}
+	return true;
+}
+
+/* Does line pointer packing match heap_page.h's reading of it? */
+static bool
+line_pointer_layout_ok(void)
+{
+	ItemIdData	id;
+	uint32		w;
+
+	ItemIdSetNormal(&id, 4096, 1234);
+	memcpy(&w, &id, sizeof(w));
+	return w == (4096u | (GH_LP_NORMAL << 15) | (1234u << 17));
+}
+
+/* The page description of the columns needed, or false if they cannot be read so. */
+static bool
+make_spec(GhPageScan *ps, const Bitmapset *needed)
+{
+	int			maxatt = 0;
+	int			x = -1;
+
+	if (bms_is_empty(needed) || bms_num_members(needed) > GH_PAGE_MAX_OUT)
+		return false;
+	while ((x = bms_next_member(needed, x)) >= 0)
+		maxatt = x;
+	if (maxatt > GH_PAGE_MAX_ATTS || maxatt > ps->desc->natts)
+		return false;
+	memset(&ps->spec, 0, sizeof(ps->spec));
+	ps->spec.page_size = BLCKSZ;
+	ps->spec.max_tuples = MaxHeapTuplesPerPage;
+	ps->spec.natts = maxatt;
+	for (int a = 1; a <= maxatt; a++)
+	{
+		Form_pg_attribute att = TupleDescAttr(ps->desc, a - 1);
+
+		if (att->attlen <= 0)
+			return false;
+		ps->spec.attlen[a - 1] = att->attlen;
+		ps->spec.attalign[a - 1] = att_align_nominal(1, att->attalign) == 1 ? 1 :
+			(uint8) att_align_nominal(1, att->attalign);
+		ps->spec.out_of[a - 1] = -1;
+		if (!bms_is_member(a, needed))
+			continue;
+		if (!att->attbyval || att->atthasmissing || att->attisdropped ||
+			!(att->attlen == 1 || att->attlen == 2 || att->attlen == 4 || att->attlen == 8))
+			return false;
+		ps->spec.out_of[a - 1] = (int8) ps->spec.nout;
+		ps->out_att[ps->spec.nout++] = a;
+	}
+	return true;
+}
+
+GhPageScan *
+gpuhash_page_scan_begin(PlanState *input, const Bitmapset *used, GhOps *ops)
+{
+	SeqScanState *ss;
+	Relation	rel;
+	EState	   *estate = input->state;
+	Bitmapset  *needed = NULL;
+	Scan	   *plan;
+	GhPageScan *ps;
+	MemoryContext cxt,
+				old;
+	TableScanDesc sd;
+
+	if (!gpuhash_read_pages || !IsA(input, SeqScanState))
+		return NULL;
+	ss = (SeqScanState *) input;
+	plan = (Scan *) input->plan;
+	rel = ss->ss.ss_currentRelation;
+	if (rel == NULL || rel->rd_tableam != GetHeapamTableAmRoutine() ||
+		(rel->rd_rel->relkind != RELKIND_RELATION && rel->rd_rel->relkind != RELKIND_MATVIEW) ||
+		!RelationNeedsWAL(rel) || estate->es_epq_active != NULL ||
+		!IsMVCCSnapshot(estate->es_snapshot) || IsolationIsSerializable() ||
+		!line_pointer_layout_ok())
+		return NULL;
+	/* the columns the scan reads: its quals', and its output's */
+	if (!add_columns((Node *) plan->plan.qual, plan->scanrelid, &needed))
+		return NULL;
+	if (input->ps_ProjInfo != NULL)
+	{
+		if (!add_columns((Node *) plan->plan.targetlist, plan->scanrelid, &needed))
+			return NULL;
+	}
+	else
+		needed = bms_union(needed, used);
+
+	cxt = AllocSetContextCreate(CurrentMemoryContext, "gpuhash page scan",
+								ALLOCSET_DEFAULT_SIZES);
+	old = MemoryContextSwitchTo(cxt);
+	ps = palloc0(sizeof(GhPageScan));
+	ps->cxt = cxt;
+	ps->ss = ss;
+	ps->rel = rel;
+	ps->desc = RelationGetDescr(rel);
+	ps->snapshot = estate->es_snapshot;
+	if (!make_spec(ps, needed))
+	{
+		MemoryContextSwitchTo(old);
+		MemoryContextDelete(cxt);
+		return NULL;
+	}
+	sd = ss->ss.ss_currentScanDesc;
+	if (plan->plan.parallel_aware && sd != NULL && sd->rs_parallel != NULL)
+		ps->pbscan = (ParallelBlockTableScanDesc) sd->rs_parallel;
+	else
+		ps->nblocks = RelationGetNumberOfBlocks(rel);
+	/* like a Seq Scan: a table larger than a quarter of the buffers uses a ring */
+	if (RelationGetNumberOfBlocks(rel) > (BlockNumber) (NBuffers / 4))
+		ps->strategy = GetAccessStrategy(BAS_BULKREAD);
+
+	/* pins held per batch stay a small share of the buffers */
+	ps->max_pages = Min(2048, Max(8, NBuffers / 128));
+	ps->ship = gpuhash_ship_pages;
+	ps->bufs = palloc(sizeof(Buffer) * ps->max_pages);
+	ps->lsns = palloc(sizeof(XLogRecPtr) * ps->max_pages);
+	ps->dropped = palloc0(sizeof(bool) * ps->max_pages);
+	ps->cpu.cap = (size_t) 2 * ps->max_pages * MaxHeapTuplesPerPage;
+	ps->cpu.first = palloc(sizeof(uint32) * (2 * ps->max_pages + 1));
+	ps->cpu.bad = palloc(2 * ps->max_pages);
+	for (int o = 0; o < ps->spec.nout; o++)
+	{
+		ps->cpu.values[o] = palloc_extended(sizeof(uint64) * ps->cpu.cap, MCXT_ALLOC_HUGE);
+		ps->cpu.nulls[o] = palloc_extended(ps->cpu.cap, MCXT_ALLOC_HUGE);
+	}
+	ps->values = palloc(sizeof(Datum) * ps->desc->natts);
+	ps->isnull = palloc(sizeof(bool) * ps->desc->natts);
+	ps->row = MakeSingleTupleTableSlot(ps->desc, &TTSOpsVirtual);
+	for (int a = 0; a < ps->desc->natts; a++)
+	{
+		ps->row->tts_values[a] = (Datum) 0;
+		ps->row->tts_isnull[a] = true;
+	}
+	MemoryContextSwitchTo(old);
+	if (ps->ship)
+		ps->shipping = gpuhash_op_pages_begin(ops, &ps->spec, ps->max_pages);
+	if (input->instrument)
+		InstrStartNode(input->instrument);
+	return ps;
+}
+
+static BlockNumber
+next_block(GhPageScan *ps)
+{
+	if (ps->pbscan)
+	{
+		if (!ps->pstarted)
+		{
+			table_block_parallelscan_startblock_init(ps->rel, &ps->pbwork, ps->pbscan);
+			ps->pstarted = true;
+		}
+		return table_block_parallelscan_nextpage(ps->rel, &ps->pbwork, ps->pbscan);
+	}
+	if (ps->next_block >= ps->nblocks)
+		return InvalidBlockNumber;
+	return ps->next_block++;
+}
+
+/*
+ * Read a share-locked page as a Seq Scan does: each tuple checked against
+ * the snapshot and deformed by PostgreSQL, into the CPU rows.
+ */
+static void
+read_checked(GhPageScan *ps, Buffer buf)
+{
+	Page		page = BufferGetPage(buf);
+	BlockNumber blk = BufferGetBlockNumber(buf);
+	OffsetNumber lines = PageGetMaxOffsetNumber(page);
+	bool		all_visible = PageIsAllVisible(page) && !ps->snapshot->takenDuringRecovery;
+	size_t		r = ps->cpu.nrows;
+
+	for (OffsetNumber off = FirstOffsetNumber; off <= lines; off++)
+	{
+		ItemId		lpp = PageGetItemId(page, off);
+		HeapTupleData tup;
+		bool		valid;
+
+		if (!ItemIdIsNormal(lpp))
+			continue;
+		tup.t_tableOid = RelationGetRelid(ps->rel);
+		tup.t_data = (HeapTupleHeader) PageGetItem(page, lpp);
+		tup.t_len = ItemIdGetLength(lpp);
+		ItemPointerSet(&tup.t_self, blk, off);
+		valid = all_visible || HeapTupleSatisfiesVisibility(&tup, ps->snapshot, buf);
+		if (!valid)
+			continue;
+		heap_deform_tuple(&tup, ps->desc, ps->values, ps->isnull);
+		for (int o = 0; o < ps->spec.nout; o++)
+		{
+			int			a = ps->out_att[o] - 1;
+
+			ps->cpu.values[o][r] = (uint64) ps->values[a];
+			ps->cpu.nulls[o][r] = ps->isnull[a];
+		}
+		r++;
+	}
+	ps->cpu.nrows = r;
+	ps->cpu_pages++;
+	ps->stats.checked++;
+}
+
+/* Take the next batch of pages: false when there are no more rows at all. */
+static bool
+next_batch(GhPageScan *ps)
+{
+	ps->cpu.nrows = 0;
+	ps->cpu_pages = 0;
+	ps->nship = 0;
+	ps->cpu_cur = 0;
+	ps->cur = 0;
+	ps->cur_page = -1;
+	ps->cur_end = 0;
+	while (!ps->done && ps->nship < ps->max_pages && ps->cpu_pages < ps->max_pages)
+	{
+		BlockNumber blk = next_block(ps);
+		Buffer		buf;
+		Page		page;
+
+		if (blk == InvalidBlockNumber)
+		{
+			ps->done = true;
+			break;
+		}
+		CHECK_FOR_INTERRUPTS();
+		buf = ReadBufferExtended(ps->rel, MAIN_FORKNUM, blk, RBM_NORMAL, ps->strategy);
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		page = BufferGetPage(buf);
+		if (PageIsAllVisible(page) && !ps->snapshot->takenDuringRecovery)
+		{
+			if (ps->ship)
+			{
+				/* keep the pin: the page stays in its buffer while the engine reads it */
+				ps->lsns[ps->nship] = PageGetLSN(page);
+				LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+				ps->shipping->pages[ps->nship] = (uint32) (buf - 1);
+				ps->bufs[ps->nship++] = buf;
+				continue;
+			}
+			else
+			{
+				long		rows = gh_page_extract((const uint8_t *) page, &ps->spec,
+												   &ps->cpu, ps->cpu.nrows);
+
+				if (rows >= 0)
+				{
+					ps->cpu.nrows += rows;
+					ps->cpu_pages++;
+					ps->stats.direct++;
+					UnlockReleaseBuffer(buf);
+					continue;
+				}
+			}
+		}
+		read_checked(ps, buf);
+		UnlockReleaseBuffer(buf);
+	}
+	if (ps->nship > 0)
+	{
+		gpuhash_op_pages_extract(ps->shipping, ps->nship);
+		for (int p = 0; p < ps->nship; p++)
+		{
+			Buffer		buf = ps->bufs[p];
+			Page		page;
+
+			LockBuffer(buf, BUFFER_LOCK_SHARE);
+			page = BufferGetPage(buf);
+			ps->dropped[p] = PageGetLSN(page) != ps->lsns[p] || !PageIsAllVisible(page) ||
+				ps->shipping->rows.bad[p];
+			if (ps->dropped[p])
+			{
+				ps->stats.reread++;
+				read_checked(ps, buf);
+			}
+			else
+				ps->stats.shipped++;
+			UnlockReleaseBuffer(buf);
+		}
+	}
+	return !(ps->done && ps->cpu.nrows == 0 && ps->nship == 0);
+}
+
+/* The next row of the batch into the heap row: false when the batch is used up. */
+static bool
+next_row(GhPageScan *ps)
+{
+	const gh_pagerows *rows;
+	size_t		r;
+	TupleTableSlot *row = ps->row;
+
+	if (ps->cpu_cur < ps->cpu.nrows)
+	{
+		rows = &ps->cpu;
+		r = ps->cpu_cur++;
+	}
+	else
+	{
+		const gh_pagerows *sh;
+
+		if (ps->shipping == NULL)
+			return false;
+		sh = &ps->shipping->rows;
+
+		while (ps->cur >= ps->cur_end)
+		{
+			if (++ps->cur_page >= ps->nship)
+				return false;
+			if (ps->dropped[ps->cur_page])
+				continue;
+			ps->cur = sh->first[ps->cur_page];
+			ps->cur_end = sh->first[ps->cur_page + 1];
+		}
+		rows = sh;
+		r = ps->cur++;
+	}
+	ExecClearTuple(row);
+	for (int o = 0; o < ps->spec.nout; o++)
+	{
+		int			a = ps->out_att[o] - 1;
+
+		row->tts_values[a] = (Datum) rows->values[o][r];
+		row->tts_isnull[a] = rows->nulls[o][r] != 0;
+	}
+	ExecStoreVirtualTuple(row);
+	return true;
+}
+
+TupleTableSlot *
+gpuhash_page_scan_next(GhPageScan *ps)
+{
+	ScanState  *scan = &ps->ss->ss;
+	ExprContext *econtext = scan->ps.ps_ExprContext;
+	ExprState  *qual = scan->ps.qual;
+	ProjectionInfo *proj = scan->ps.ps_ProjInfo;
+
+	for (;;)
+	{
+		if (!next_row(ps))
+		{
+			if (!next_batch(ps))
+				return NULL;
+			continue;
+		}
+		if (qual == NULL && proj == NULL)
+		{
+			ps->returned++;
+			return ps->row;
+		}
+		ResetExprContext(econtext);
+		econtext->ecxt_scantuple = ps->row;
+		if (qual != NULL && !ExecQual(qual, econtext))
+		{
+			InstrCountFiltered1(scan, 1);
+			continue;
+		}
+		ps->returned++;
+		return proj ? ExecProject(proj) : ps->row;
+	}
+}
+
+void
+gpuhash_page_scan_end(GhPageScan *ps, GhPageStats *stats)
+{
+	PlanState  *input = &ps->ss->ss.ps;
+
+	if (input->instrument)
+		InstrStopNode(input->instrument, ps->returned);
+	if (ps->shipping)
+		gpuhash_op_pages_end(ps->shipping);
+	if (ps->strategy)
+		FreeAccessStrategy(ps->strategy);
+	ExecDropSingleTupleTableSlot(ps->row);
+	stats->shipped += ps->stats.shipped;
+	stats->direct += ps->stats.direct;
+	stats->checked += ps->stats.checked;
+	stats->reread += ps->stats.reread;
+	MemoryContextDelete(ps->cxt);
+}
+
+void
+gpuhash_page_stats_explain(const GhPageStats *stats, ExplainState *es)
+{
+	if (stats->shipped + stats->direct + stats->checked == 0)
+		return;
+	if (es->format == EXPLAIN_FORMAT_TEXT)
+	{
+		char	   *s = psprintf("shipped=" INT64_FORMAT " read in backend=" INT64_FORMAT
+								 " with visibility checks=" INT64_FORMAT
+								 " reread after a change=" INT64_FORMAT,
+								 stats->shipped, stats->direct, stats->checked, stats->reread);
+
+		ExplainPropertyText("Heap Pages", s, es);
+	}
+	else
+	{
+		ExplainPropertyInteger("Heap Pages Shipped", NULL, stats->shipped, es);
+		ExplainPropertyInteger("Heap Pages Read in Backend", NULL, stats->direct, es);
+		ExplainPropertyInteger("Heap Pages Checked", NULL, stats->checked, es);
+		ExplainPropertyInteger("Heap Pages Reread", NULL, stats->reread, es);
+	}
+}

@@ -1,0 +1,67 @@
+/*-------------------------------------------------------------------------
+ *
+ * page_scan.h
+ *	  Reading the heap pages of a plain Seq Scan below a gpuhash node
+ *	  directly: only the columns the query uses, all-visible pages shipped
+ *	  to the engine (the GPU) by buffer number.
+ *
+ * A gpuhash node whose input is a Seq Scan (parallel or not) over an
+ * ordinary logged heap table, whose used columns are fixed-width
+ * pass-by-value types preceded only by fixed-width columns, reads the
+ * table's blocks itself (taking them from the parallel scan's shared block
+ * allocator under Gather) instead of pulling tuples through the scan.  The
+ * rows come back one by one in a slot shaped as the scan's output, after
+ * the scan's own quals and projection, so the node sees what the scan would
+ * have returned.  Per block:
+ *
+ *	all-visible (PD_ALL_VISIBLE, snapshot not taken during recovery): every
+ *		tuple is visible to the query's snapshot.  With gpuhash.ship_pages,
+ *		the buffer stays pinned, its LSN is noted, and its number goes in a
+ *		batch to the engine, which reads the page in place and takes the
+ *		columns out; afterwards each page is checked under a share lock:
+ *		if its LSN or its all-visible flag changed (any change to a page of
+ *		a logged relation moves its LSN), the rows taken from it are
+ *		dropped and the page is read again on the CPU.  Without shipping,
+ *		the backend takes the columns itself under the share lock.
+ *	otherwise: the page's tuples are checked against the snapshot and
+ *		deformed by PostgreSQL's own code under the share lock, as a Seq
+ *		Scan does.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef GPUHASH_PAGE_SCAN_H
+#define GPUHASH_PAGE_SCAN_H
+
+#include "postgres.h"
+
+#include "nodes/bitmapset.h"
+#include "nodes/execnodes.h"
+
+#include "engine_ops.h"
+
+typedef struct GhPageScan GhPageScan;
+
+/* What EXPLAIN ANALYZE shows: pages by how they were read. */
+typedef struct GhPageStats
+{
+	int64		shipped;		/* taken out by the engine */
+	int64		direct;			/* taken out by the backend, no visibility checks */
+	int64		checked;		/* tuple by tuple with visibility checks */
+	int64		reread;			/* shipped, changed meanwhile, read again */
+} GhPageStats;
+
+/*
+ * Start reading input's pages for a node that reads the output columns
+ * used (1-based) of input; NULL if the input is not such a scan (then pull
+ * tuples from it as usual).
+ */
+extern GhPageScan *gpuhash_page_scan_begin(PlanState *input, const Bitmapset *used,
+										   GhOps *ops);
+/* The next row, as the scan would return it; NULL at the end. */
+extern TupleTableSlot *gpuhash_page_scan_next(GhPageScan *ps);
+/* Release everything; add the scan's counts to *stats. */
+extern void gpuhash_page_scan_end(GhPageScan *ps, GhPageStats *stats);
+/* EXPLAIN ANALYZE's line, if any pages were read */
+extern void gpuhash_page_stats_explain(const GhPageStats *stats, ExplainState *es);
+
+#endif							/* GPUHASH_PAGE_SCAN_H */
