@@ -15,6 +15,8 @@ DATA = sql/$(EXTENSION)--$(EXTVERSION).sql
 TESTS = $(sort $(filter-out sql/$(EXTENSION)--%,$(wildcard sql/*.sql)))
 REGRESS = $(patsubst sql/%.sql,%,$(TESTS))
 REGRESS_OPTS = --inputdir=. --load-extension=$(EXTENSION)
+ISOLATION = $(patsubst specs/%.spec,%,$(sort $(wildcard specs/*.spec)))
+ISOLATION_OPTS = --load-extension=$(EXTENSION)
 
 CUDA_HOME ?= /usr/local/cuda
 NVCC = $(CUDA_HOME)/bin/nvcc
@@ -27,7 +29,7 @@ CUDA_LIBS = -L$(CUDA_HOME)/lib64 -lcudart_static -lrt -ldl -lpthread -lstdc++
 PG_CPPFLAGS = -Icuda
 PG_CFLAGS = -std=gnu11
 SHLIB_LINK = $(CUDA_LIBS)
-EXTRA_CLEAN = test/engine/engine_test test/bench_devices results regression.diffs regression.out
+EXTRA_CLEAN = test/engine/engine_test test/bench_devices results regression.diffs regression.out output_iso
 
 # The CUDA objects have no LLVM bitcode; JIT inlining of the C parts is not
 # worth a second toolchain.  (override: Makefile.global would set it.)

@@ -2,11 +2,12 @@
 -- values are refused.  gpuhash.device's current value is never shown: test
 -- runs choose it (CPU or GPU) and the output must be the same for both.
 
--- every setting, as pg_settings describes it (gpuhash.service_workers exists
--- only where gpuhash is preloaded: the pgTAP suite checks it)
+-- every setting, as pg_settings describes it (gpuhash.service_workers and
+-- gpuhash.register_buffers exist only where gpuhash is preloaded: the pgTAP
+-- suite checks them)
 SELECT name, vartype, unit, boot_val, min_val, max_val, enumvals, context
 FROM pg_settings
-WHERE name LIKE 'gpuhash.%' AND name <> 'gpuhash.service_workers'
+WHERE name LIKE 'gpuhash.%' AND name NOT IN ('gpuhash.service_workers', 'gpuhash.register_buffers')
 ORDER BY name COLLATE "C";
 
 -- every setting has a description

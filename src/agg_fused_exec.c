@@ -77,12 +77,13 @@ read_side(GpuHashAggState *s, PlanState *ps, int side)
 {
 	ExprContext *econtext = s->css.ss.ps.ps_ExprContext;
 	TupleTableSlot *scan = s->css.ss.ss_ScanTupleSlot;
+	GhPageScan *pages = gpuhash_page_scan_begin(ps, gpuhash_scan_map_used(&s->map, side), &s->eng);
 
 	s->cur_side = side;
 	s->cap_hint = (int64) ps->plan->plan_rows;
 	for (;;)
 	{
-		TupleTableSlot *slot = ExecProcNode(ps);
+		TupleTableSlot *slot = pages ? gpuhash_page_scan_next(pages) : ExecProcNode(ps);
 		uint64		jkey;
 
 		if (TupIsNull(slot))
@@ -96,6 +97,8 @@ read_side(GpuHashAggState *s, PlanState *ps, int side)
 		gha_collect_row(s, econtext, side);
 		s->jkeys[s->nrows - 1] = jkey;
 	}
+	if (pages)
+		gpuhash_page_scan_end(pages, &s->page_stats);
 }
 
 /*

@@ -41,6 +41,7 @@ bool		gpuhash_use_service = true;
 bool		gpuhash_read_pages = true;
 bool		gpuhash_ship_pages = true;
 bool		gpuhash_register_buffers = true;
+bool		gpuhash_debug_reread_pages = false;
 
 static const struct config_enum_entry device_options[] = {
 	{"auto", GPUHASH_DEVICE_AUTO, false},
@@ -175,6 +176,11 @@ _PG_init(void)
 							"For testing how queries clean up after device failures.",
 							&gpuhash_debug_fail_after, -1, -1, INT_MAX,
 							PGC_SUSET, GUC_NOT_IN_SAMPLE | GUC_NO_SHOW_ALL, NULL, NULL, NULL);
+	DefineCustomBoolVariable("gpuhash.debug_reread_pages",
+							 "Developer option: treat every other page shipped to the engine as changed while it was read, so that it is read again on the CPU.",
+							 "For testing the recheck of shipped pages.",
+							 &gpuhash_debug_reread_pages, false,
+							 PGC_SUSET, GUC_NOT_IN_SAMPLE | GUC_NO_SHOW_ALL, NULL, NULL, NULL);
 	MarkGUCPrefixReserved("gpuhash");
 
 	gpuhash_join_init();

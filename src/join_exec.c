@@ -54,6 +54,7 @@
 #include "engine.h"
 #include "engine_ops.h"
 #include "join_filter.h"
+#include "page_scan.h"
 #include "gpuhash.h"
 #include "join.h"
 #include "keys.h"
@@ -137,6 +138,9 @@ typedef struct GpuHashJoinState
 	int64		stat_chunks;
 	int64		stat_pairs;
 	int64		stat_filtered;	/* outer rows the filter dropped */
+	GhPageScan *outer_pages;	/* the outer side's pages, read directly */
+	bool		outer_pages_begun;
+	GhPageStats page_stats;
 	double		stat_build_ms;
 	double		stat_probe_ms;
 	size_t		stat_peak_device;
@@ -169,6 +173,16 @@ gpuhash_join_create_state(CustomScan *cscan)
 	s->css.flags = cscan->flags;
 	s->css.methods = &gpuhash_join_exec_methods;
 	return (Node *) s;
+}
+
+/* Stop reading the outer side's pages directly (at its end, or a rescan). */
+static void
+end_outer_pages(GpuHashJoinState *s)
+{
+	if (s->outer_pages)
+		gpuhash_page_scan_end(s->outer_pages, &s->page_stats);
+	s->outer_pages = NULL;
+	s->outer_pages_begun = false;
 }
 
 /* ---- engine objects: freed with the node's memory, whatever happens ---- */
@@ -396,6 +410,7 @@ build_inner(GpuHashJoinState *s)
 	uint64	   *rows;
 	instr_time	start;
 	MemoryContext old;
+	GhPageScan *inner_pages;
 
 	MemoryContextReset(s->inner_cxt);
 	gpuhash_rowstore_clear(&s->inner_rows);
@@ -405,9 +420,11 @@ build_inner(GpuHashJoinState *s)
 	MemoryContextSwitchTo(old);
 	s->ninner = 0;
 
+	inner_pages = gpuhash_page_scan_begin(s->inner_ps, gpuhash_scan_map_used(&s->map, 1), &s->eng);
 	for (;;)
 	{
-		TupleTableSlot *slot = ExecProcNode(s->inner_ps);
+		TupleTableSlot *slot = inner_pages ? gpuhash_page_scan_next(inner_pages) :
+			ExecProcNode(s->inner_ps);
 		uint64		key;
 		bool		valid;
 
@@ -433,6 +450,8 @@ build_inner(GpuHashJoinState *s)
 		}
 		s->ninner++;
 	}
+	if (inner_pages)
+		gpuhash_page_scan_end(inner_pages, &s->page_stats);
 
 	if (s->jointype == JOIN_RIGHT || s->jointype == JOIN_FULL)
 		s->inner_matched = MemoryContextAllocExtended(s->inner_cxt, Max(s->ninner, 1),
@@ -480,15 +499,23 @@ next_chunk(GpuHashJoinState *s)
 	s->nouter = 0;
 	s->nprobe = 0;
 
+	if (!s->outer_pages_begun)
+	{
+		s->outer_pages = gpuhash_page_scan_begin(s->outer_ps, gpuhash_scan_map_used(&s->map, 0),
+												 &s->eng);
+		s->outer_pages_begun = true;
+	}
 	while (s->nouter < limit)
 	{
-		TupleTableSlot *slot = ExecProcNode(s->outer_ps);
+		TupleTableSlot *slot = s->outer_pages ? gpuhash_page_scan_next(s->outer_pages) :
+			ExecProcNode(s->outer_ps);
 		uint64		key;
 		bool		valid;
 
 		if (TupIsNull(slot))
 		{
 			s->outer_done = true;
+			end_outer_pages(s);
 			break;
 		}
 		CHECK_FOR_INTERRUPTS();
@@ -722,6 +749,7 @@ EndGpuHashJoin(CustomScanState *node)
 	GpuHashJoinState *s = (GpuHashJoinState *) node;
 
 	release_table(s);
+	end_outer_pages(s);
 	ExecEndNode(s->outer_ps);
 	ExecEndNode(s->inner_ps);
 }
@@ -738,6 +766,7 @@ ReScanGpuHashJoin(CustomScanState *node)
 		UpdateChangedParamSet(s->outer_ps, chg);
 		UpdateChangedParamSet(s->inner_ps, chg);
 	}
+	end_outer_pages(s);
 	release_join(s);
 	MemoryContextReset(s->chunk_cxt);
 	gpuhash_rowstore_clear(&s->outer_rows);
@@ -829,6 +858,8 @@ ExplainGpuHashJoin(CustomScanState *node, List *ancestors, ExplainState *es)
 		ExplainPropertyInteger("Inner Rows", NULL, s->ninner, es);
 		if (s->drop_unmatched)
 			ExplainPropertyInteger("Outer Rows Filtered", NULL, s->stat_filtered, es);
+		if (es->costs)
+			gpuhash_page_stats_explain(&s->page_stats, es);
 		ExplainPropertyInteger("Chunks", NULL, s->stat_chunks, es);
 		ExplainPropertyInteger("Partitions", NULL, s->stat_partitions, es);
 		if (es->timing)

@@ -15,9 +15,10 @@
 #include "service.h"
 
 GhOpPages *
-gpuhash_op_pages_begin(GhOps *ops, const gh_pagespec *spec, size_t max_pages)
+gpuhash_op_pages_begin(GhOps *ops, const gh_pagespec *spec, size_t max_pages,
+					   MemoryContext cxt)
 {
-	GhOpPages  *pp = MemoryContextAllocZero(ops->cxt, sizeof(GhOpPages));
+	GhOpPages  *pp = MemoryContextAllocZero(cxt, sizeof(GhOpPages));
 	size_t		cap = max_pages * spec->max_tuples;
 	Size		size = GHS_ALIGN(sizeof(GhsPages));
 	Size		pages = ghs_reserve(&size, sizeof(uint32) * max_pages, true);
@@ -62,7 +63,7 @@ gpuhash_op_pages_begin(GhOps *ops, const gh_pagespec *spec, size_t max_pages)
 	}
 	else
 	{
-		MemoryContext old = MemoryContextSwitchTo(ops->cxt);
+		MemoryContext old = MemoryContextSwitchTo(cxt);
 
 		pp->pages = palloc(sizeof(uint32) * max_pages);
 		pp->rows.first = palloc(sizeof(uint32) * (max_pages + 1));

@@ -32,7 +32,7 @@ typedef struct GhOpPages
 } GhOpPages;
 
 extern GhOpPages *gpuhash_op_pages_begin(GhOps *ops, const gh_pagespec *spec,
-										 size_t max_pages);
+										 size_t max_pages, MemoryContext cxt);
 extern void gpuhash_op_pages_extract(GhOpPages *pp, size_t npages);
 extern void gpuhash_op_pages_end(GhOpPages *pp);
 

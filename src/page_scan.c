@@ -191,7 +191,7 @@ gpuhash_page_scan_begin(PlanState *input, const Bitmapset *used, GhOps *ops)
 	else
 		needed = bms_union(needed, used);
 
-	cxt = AllocSetContextCreate(CurrentMemoryContext, "gpuhash page scan",
+	cxt = AllocSetContextCreate(estate->es_query_cxt, "gpuhash page scan",
 								ALLOCSET_DEFAULT_SIZES);
 	old = MemoryContextSwitchTo(cxt);
 	ps = palloc0(sizeof(GhPageScan));
@@ -239,7 +239,7 @@ gpuhash_page_scan_begin(PlanState *input, const Bitmapset *used, GhOps *ops)
 	}
 	MemoryContextSwitchTo(old);
 	if (ps->ship)
-		ps->shipping = gpuhash_op_pages_begin(ops, &ps->spec, ps->max_pages);
+		ps->shipping = gpuhash_op_pages_begin(ops, &ps->spec, ps->max_pages, ps->cxt);
 	if (input->instrument)
 		InstrStartNode(input->instrument);
 	return ps;
@@ -371,7 +371,8 @@ next_batch(GhPageScan *ps)
 			LockBuffer(buf, BUFFER_LOCK_SHARE);
 			page = BufferGetPage(buf);
 			ps->dropped[p] = PageGetLSN(page) != ps->lsns[p] || !PageIsAllVisible(page) ||
-				ps->shipping->rows.bad[p];
+				ps->shipping->rows.bad[p] ||
+				(gpuhash_debug_reread_pages && p % 2 == 0);
 			if (ps->dropped[p])
 			{
 				ps->stats.reread++;

@@ -1,0 +1,204 @@
+-- Heap pages read directly (src/page_scan.c): a gpuhash node over a plain
+-- Seq Scan of an ordinary table reads its pages itself, shipping all-visible
+-- pages to the engine (gpuhash.ship_pages) or taking their columns in the
+-- backend, and reading the others with visibility checks.  Every query must
+-- return the same rows with gpuhash off and forced on, with shipping on and
+-- off, through the GPU service and the backend's own engine, serial and in
+-- parallel.  EXPLAIN ANALYZE's "Heap Pages" must account for every page of
+-- the table exactly once, and must be absent where the columns cannot be
+-- read from pages (a variable-width column before a used one, a column
+-- added with a default, a temporary table).  The tables are ordinary (temporary
+-- ones use local buffers) and are frozen before the tests, outside the
+-- test's transaction.
+SET client_min_messages = warning;
+DROP TABLE IF EXISTS ps_fact, ps_dim, ps_wide, ps_added, ps_dropped, ps_dirty;
+SELECT setseed(0.31);
+-- 70000 rows: NULLs in every column, skewed and duplicated keys
+CREATE TABLE ps_fact AS
+  SELECT CASE WHEN g % 23 = 0 THEN NULL
+              WHEN g % 5 = 0 THEN 7
+              ELSE (random() * 3000)::int8 END AS k,
+         CASE WHEN g % 11 = 0 THEN NULL ELSE (random() * 1e6)::int4 - 500000 END AS v,
+         CASE WHEN g % 13 = 0 THEN NULL ELSE (g % 30000 - 15000)::int2 END AS s,
+         CASE WHEN g % 17 = 0 THEN NULL ELSE date '2000-01-01' + (g % 9000) END AS d,
+         CASE WHEN g % 19 = 0 THEN NULL ELSE g % 3 = 0 END AS b,
+         CASE WHEN g % 29 = 0 THEN NULL ELSE g / 7.0 END::float8 AS f
+  FROM generate_series(1, 70000) g;
+CREATE TABLE ps_dim AS
+  SELECT CASE WHEN g % 97 = 0 THEN NULL ELSE g END::int8 AS k, g * 3 AS w
+  FROM generate_series(1, 2500) g;
+-- fixed-width columns that are not read (uuid, char(1)) before the used
+-- ones, and text: columns after it cannot be read from pages
+CREATE TABLE ps_wide AS
+  SELECT (g % 400)::int4 AS a, md5(g::text)::uuid AS u, 'x'::"char" AS c, (g % 5)::int8 AS k,
+         repeat('t', g % 40) AS t, g::int8 AS v
+  FROM generate_series(1, 20000) g;
+CREATE TABLE ps_added AS SELECT (g % 50)::int8 AS k, g AS v FROM generate_series(1, 20000) g;
+ALTER TABLE ps_added ADD COLUMN m int4 DEFAULT 7, ADD COLUMN n int4;
+INSERT INTO ps_added SELECT g % 50, g, g % 3, g % 4 FROM generate_series(1, 5000) g;
+CREATE TABLE ps_dropped AS
+  SELECT (g % 70)::int8 AS a, g::int8 AS x, (g % 9)::int4 AS k, g::int8 AS v
+  FROM generate_series(1, 20000) g;
+ALTER TABLE ps_dropped DROP COLUMN x;
+CREATE TABLE ps_dirty AS SELECT (g % 300)::int8 AS k, g::int8 AS v FROM generate_series(1, 60000) g;
+VACUUM (FREEZE, ANALYZE) ps_fact, ps_dim, ps_wide, ps_added, ps_dropped, ps_dirty;
+-- (a first VACUUM right after the load may freeze without setting pages
+-- all-visible; the second does)
+VACUUM ps_fact, ps_dim, ps_wide, ps_added, ps_dropped, ps_dirty;
+-- pages that are no longer all-visible, and dead tuples in them
+UPDATE ps_dirty SET v = -v WHERE v <= 3000 AND v % 7 = 0;
+DELETE FROM ps_dirty WHERE v BETWEEN 30000 AND 31000 AND v % 3 = 0;
+ANALYZE ps_dirty;
+RESET client_min_messages;
+
+BEGIN;
+SELECT plan(81);
+
+SET LOCAL max_parallel_workers_per_gather = 0;
+\ir lib/digests.sql
+
+-- run q with gpuhash forced on: the numbers of EXPLAIN ANALYZE's Heap Pages line(s), summed
+CREATE FUNCTION pg_temp.pages(q text, OUT shipped bigint, OUT direct bigint,
+                              OUT checked bigint, OUT reread bigint, OUT lines int)
+LANGUAGE plpgsql AS $$
+DECLARE
+  line text;
+  m text[];
+BEGIN
+  shipped := 0; direct := 0; checked := 0; reread := 0; lines := 0;
+  PERFORM set_config('gpuhash.enabled', 'on', true);
+  PERFORM set_config('gpuhash.force', 'on', true);
+  FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS ON, TIMING OFF, SUMMARY OFF) ' || q LOOP
+    m := regexp_match(line, 'Heap Pages: shipped=(\d+) read in backend=(\d+) with visibility checks=(\d+) reread after a change=(\d+)');
+    IF m IS NOT NULL THEN
+      shipped := shipped + m[1]::bigint;
+      direct := direct + m[2]::bigint;
+      checked := checked + m[3]::bigint;
+      reread := reread + m[4]::bigint;
+      lines := lines + 1;
+    END IF;
+  END LOOP;
+END $$;
+
+CREATE FUNCTION pg_temp.relpages(VARIADIC rels regclass[]) RETURNS bigint
+LANGUAGE sql AS $$ SELECT sum(pg_relation_size(r) / current_setting('block_size')::int)::bigint FROM unnest(rels) r $$;
+
+-- same rows, and every page of rels read once, as expected: shipped, or in
+-- the backend, or checked (counted at least, for tables with changed pages)
+CREATE FUNCTION pg_temp.reads_pages(name text, q text, node text, rels regclass[], how text)
+RETURNS SETOF text
+LANGUAGE plpgsql AS $$
+DECLARE
+  p record;
+  want bigint := pg_temp.relpages(VARIADIC rels);
+BEGIN
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(name, q, node);
+  p := pg_temp.pages(q);
+  RETURN NEXT is(p.shipped + p.direct + p.checked, want, name || ': every page read once');
+  RETURN NEXT ok(CASE how WHEN 'shipped' THEN p.shipped = want
+                          WHEN 'direct' THEN p.direct = want
+                          WHEN 'mixed' THEN p.checked > 0 AND p.shipped + p.direct > 0
+                          WHEN 'reread' THEN p.reread > 0 AND p.reread <= p.checked END,
+                 name || ': pages ' || how || ' (shipped ' || p.shipped || ', in backend ' || p.direct ||
+                 ', checked ' || p.checked || ', reread ' || p.reread || ' of ' || want || ')');
+END $$;
+
+-- the columns cannot be read from pages: same rows, no Heap Pages line
+CREATE FUNCTION pg_temp.no_pages(name text, q text, node text) RETURNS SETOF text
+LANGUAGE plpgsql AS $$
+BEGIN
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(name, q, node);
+  RETURN NEXT is((pg_temp.pages(q)).lines, 0, name || ': read through the scan');
+END $$;
+
+-- GROUP BY over every column type, with a filter and expressions
+SELECT pg_temp.reads_pages('group by k', $$
+  SELECT k, count(*), count(v), sum(v), min(v), max(v), sum(s), min(d), max(d),
+         count(*) FILTER (WHERE b), sum(f) FROM ps_fact GROUP BY k$$, 'GpuHashAgg', '{ps_fact}', 'shipped');
+SELECT pg_temp.reads_pages('group by expressions, scan filter', $$
+  SELECT k % 100, d, count(*), sum(v::int8 * 2) FROM ps_fact WHERE s > -3000 AND b GROUP BY 1, 2$$,
+  'GpuHashAgg', '{ps_fact}', 'shipped');
+SELECT pg_temp.reads_pages('group by a boolean', $$
+  SELECT b, count(*), sum(v), min(k), max(d), sum(s) FROM ps_fact GROUP BY b$$, 'GpuHashAgg', '{ps_fact}', 'shipped');
+-- a fused join: both sides read from pages
+SELECT pg_temp.reads_pages('fused join', $$
+  SELECT d.w % 10, count(*), sum(f.v) FROM ps_fact f JOIN ps_dim d ON f.k = d.k GROUP BY 1$$,
+  'Fused Join', '{ps_fact,ps_dim}', 'shipped');
+-- a GpuHashJoin returning rows: its outer rows come from pages
+SET LOCAL gpuhash.enable_fusion = off;
+SELECT pg_temp.reads_pages('join', $$
+  SELECT f.k, f.s, d.w FROM ps_fact f JOIN ps_dim d ON f.k = d.k WHERE f.v > 0$$,
+  'GpuHashJoin', '{ps_fact,ps_dim}', 'shipped');
+SELECT pg_temp.reads_pages('left join', $$
+  SELECT f.k, f.d, d.w FROM ps_fact f LEFT JOIN ps_dim d ON f.k = d.k$$,
+  'GpuHashJoin', '{ps_fact,ps_dim}', 'shipped');
+RESET gpuhash.enable_fusion;
+
+-- columns taken out in the backend
+SET LOCAL gpuhash.ship_pages = off;
+SELECT pg_temp.reads_pages('group by k, in the backend', $$
+  SELECT k, count(*), sum(v), min(d), sum(f) FROM ps_fact GROUP BY k$$, 'GpuHashAgg', '{ps_fact}', 'direct');
+SELECT pg_temp.reads_pages('fused join, in the backend', $$
+  SELECT count(*), sum(d.w) FROM ps_fact f JOIN ps_dim d ON f.k = d.k$$, 'Fused Join', '{ps_fact,ps_dim}', 'direct');
+RESET gpuhash.ship_pages;
+
+-- shipped to the backend's own engine
+SET LOCAL gpuhash.service = off;
+SELECT pg_temp.reads_pages('group by k, own engine', $$
+  SELECT k, count(*), sum(v), max(d) FROM ps_fact GROUP BY k$$, 'GpuHashAgg', '{ps_fact}', 'shipped');
+RESET gpuhash.service;
+
+-- skipped fixed-width columns and a dropped column are walked over
+SELECT pg_temp.reads_pages('uuid and "char" before the key', $$
+  SELECT k, count(*), sum(a) FROM ps_wide GROUP BY k$$, 'GpuHashAgg', '{ps_wide}', 'shipped');
+SELECT pg_temp.reads_pages('a dropped column before the key', $$
+  SELECT k, count(*), sum(v), max(a) FROM ps_dropped GROUP BY k$$, 'GpuHashAgg', '{ps_dropped}', 'shipped');
+-- a column added without a default reads as NULL in the older rows
+SELECT pg_temp.reads_pages('a column added without a default', $$
+  SELECT n, count(*), sum(v) FROM ps_added GROUP BY n$$, 'GpuHashAgg', '{ps_added}', 'shipped');
+
+-- pages changed since the last VACUUM: read with visibility checks
+SELECT pg_temp.reads_pages('changed pages', $$
+  SELECT k, count(*), sum(v) FROM ps_dirty GROUP BY k$$, 'GpuHashAgg', '{ps_dirty}', 'mixed');
+-- shipped pages taken as changed: their rows are dropped and read again
+SET LOCAL gpuhash.debug_reread_pages = on;
+SELECT pg_temp.reads_pages('shipped pages read again', $$
+  SELECT k, count(*), sum(v), min(d) FROM ps_fact GROUP BY k$$, 'GpuHashAgg', '{ps_fact}', 'reread');
+SELECT pg_temp.reads_pages('fused join, pages read again', $$
+  SELECT count(*), sum(f.v), sum(d.w) FROM ps_fact f JOIN ps_dim d ON f.k = d.k$$,
+  'Fused Join', '{ps_fact,ps_dim}', 'reread');
+RESET gpuhash.debug_reread_pages;
+
+-- what cannot be read from pages goes through the scan, with the same rows
+SELECT pg_temp.no_pages('a text column before the column read', $$
+  SELECT k, count(*), sum(v) FROM ps_wide GROUP BY k$$, 'GpuHashAgg');
+SELECT pg_temp.no_pages('a column added with a default', $$
+  SELECT m, count(*), sum(v) FROM ps_added GROUP BY m$$, 'GpuHashAgg');
+SELECT pg_temp.no_pages('a system column', $$
+  SELECT k, count(*), max(xmin::text::int8) FROM ps_dim GROUP BY k$$, 'GpuHashAgg');
+SET LOCAL gpuhash.read_pages = off;
+SELECT pg_temp.no_pages('gpuhash.read_pages off', $$
+  SELECT k, count(*), sum(v) FROM ps_fact GROUP BY k$$, 'GpuHashAgg');
+RESET gpuhash.read_pages;
+CREATE TEMP TABLE ps_temp AS SELECT * FROM ps_dirty;
+ANALYZE ps_temp;
+SELECT pg_temp.no_pages('a temporary table', $$
+  SELECT k, count(*), sum(v) FROM ps_temp GROUP BY k$$, 'GpuHashAgg');
+
+-- in parallel: the processes share the scan's blocks
+SET LOCAL max_parallel_workers_per_gather = 2;
+SET LOCAL parallel_setup_cost = 0;
+SET LOCAL parallel_tuple_cost = 0;
+SET LOCAL min_parallel_table_scan_size = 0;
+SELECT * FROM pg_temp.same_rows('parallel group by k', $$
+  SELECT k, count(*), sum(v), min(d), max(s) FROM ps_fact GROUP BY k$$, 'Parallel Seq Scan');
+SELECT * FROM pg_temp.same_rows('parallel fused join', $$
+  SELECT d.w % 7, count(*), sum(f.v) FROM ps_fact f JOIN ps_dim d ON f.k = d.k GROUP BY 1$$, 'Parallel Seq Scan');
+SELECT * FROM pg_temp.same_rows('parallel, changed pages', $$
+  SELECT k % 10, count(*), sum(v) FROM ps_dirty GROUP BY 1$$, 'Parallel Seq Scan');
+
+SELECT * FROM finish();
+ROLLBACK;
+
+SET client_min_messages = warning;
+DROP TABLE ps_fact, ps_dim, ps_wide, ps_added, ps_dropped, ps_dirty;
