@@ -176,7 +176,7 @@ gpuhash_page_scan_begin(PlanState *input, const Bitmapset *used, GhOps *ops)
 	rel = ss->ss.ss_currentRelation;
 	if (rel == NULL || rel->rd_tableam != GetHeapamTableAmRoutine() ||
 		(rel->rd_rel->relkind != RELKIND_RELATION && rel->rd_rel->relkind != RELKIND_MATVIEW) ||
-		!RelationNeedsWAL(rel) || estate->es_epq_active != NULL ||
+		RelationUsesLocalBuffers(rel) || estate->es_epq_active != NULL ||
 		!IsMVCCSnapshot(estate->es_snapshot) || IsolationIsSerializable() ||
 		!line_pointer_layout_ok())
 		return NULL;

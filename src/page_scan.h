@@ -6,7 +6,8 @@
  *	  to the engine (the GPU) by buffer number.
  *
  * A gpuhash node whose input is a Seq Scan (parallel or not) over an
- * ordinary logged heap table, whose used columns are fixed-width
+ * ordinary heap table (logged or unlogged; not a temporary one: those
+ * live in local buffers), whose used columns are fixed-width
  * pass-by-value types preceded only by fixed-width columns, reads the
  * table's blocks itself (taking them from the parallel scan's shared block
  * allocator under Gather) instead of pulling tuples through the scan.  The
@@ -19,10 +20,13 @@
  *		the buffer stays pinned, its LSN is noted, and its number goes in a
  *		batch to the engine, which reads the page in place and takes the
  *		columns out; afterwards each page is checked under a share lock:
- *		if its LSN or its all-visible flag changed (any change to a page of
- *		a logged relation moves its LSN), the rows taken from it are
- *		dropped and the page is read again on the CPU.  Without shipping,
+ *		if its all-visible flag or its LSN changed, the rows taken from it
+ *		are dropped and the page is read again on the CPU.  Without shipping,
  *		the backend takes the columns itself under the share lock.
+ *		(A change to an all-visible page clears the flag first, under the
+ *		exclusive lock, and nothing can set it again while the pin is held:
+ *		that takes a cleanup lock.  So the flag alone detects a change, on
+ *		unlogged tables too; on logged ones the LSN moves as well.)
  *	otherwise: the page's tuples are checked against the snapshot and
  *		deformed by PostgreSQL's own code under the share lock, as a Seq
  *		Scan does.

@@ -9,6 +9,9 @@
 # 2. Queries (GH_BENCH_QUERIES=1): test/bench_queries.sh, a join and GROUP BY
 #    on generated tables, gpuhash against PostgreSQL's own plans (its own
 #    environment: FACT_ROWS, REPS, WORKERS, ...).
+# 2b. Heap pages (GH_BENCH_PAGES=1): test/bench_queries.sh with BENCH_PAGES=1:
+#    the same tables, PostgreSQL vs gpuhash reading rows through the Seq Scan,
+#    reading pages in the backend, and shipping pages to the GPU.
 # 3. Star Schema Benchmark (GH_BENCH_SSB=1): test/bench_ssb.sh, its 13
 #    queries on generated data, gpuhash against PostgreSQL's own plans (its
 #    own environment: SF, REPS, WORKERS, BREAKDOWN, ...; on the CPU backend
@@ -74,6 +77,13 @@ if [ "${GH_BENCH_QUERIES:-0}" = 1 ]; then
 	echo "### Queries (test/bench_queries.sh)"
 	echo
 	bash test/bench_queries.sh
+fi
+
+if [ "${GH_BENCH_PAGES:-0}" = 1 ]; then
+	echo
+	echo "### Heap pages (test/bench_queries.sh, BENCH_PAGES=1)"
+	echo
+	BENCH_PAGES=1 bash test/bench_queries.sh
 fi
 
 if [ "${GH_BENCH_SSB:-0}" = 1 ]; then

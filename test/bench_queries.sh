@@ -17,6 +17,10 @@
 # Environment: FACT_ROWS (100000000), REPS (3), WORKERS ("2 8"),
 # GPUHASH_DEVICE (gpu), GPUHASH_FORCE (on; off times the plans the cost model
 # chooses with gpuhash enabled), BENCH_QUERIES (all|join|groupby), LOADERS (8).
+# BENCH_PAGES=1: the heap-page table instead: scan, join and both GROUP BYs,
+# PostgreSQL vs gpuhash with rows through the Seq Scan (gpuhash.read_pages =
+# off), with pages read in the backend (gpuhash.ship_pages = off) and with
+# all-visible pages shipped to the GPU (the default).
 # Connection: the usual PGHOST/PGPORT/PGUSER/PGDATABASE.
 set -euo pipefail
 FACT_ROWS=${FACT_ROWS:-100000000}
@@ -45,6 +49,8 @@ load() {
 	wait
 	$PSQL -c "INSERT INTO dim SELECT g, g % 1000 FROM generate_series(1, $DIM_ROWS) g"
 	$PSQL -c "VACUUM (FREEZE, ANALYZE) fact" -c "VACUUM (FREEZE, ANALYZE) dim"
+	# a second VACUUM sets the pages all-visible where the first only froze them
+	$PSQL -c "VACUUM fact" -c "VACUUM dim"
 }
 
 [ "$(rows_of fact)" = "$FACT_ROWS" ] && [ "$(rows_of dim)" = "$DIM_ROWS" ] || load
@@ -78,6 +84,41 @@ time_query() {
 	printf '%s\n' "${ms[@]}" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'
 }
 
+if [ "${BENCH_PAGES:-0}" = 1 ]; then
+	# heap pages: read through the Seq Scan, read in the backend, shipped to the GPU
+	names="scan join groupby_100k groupby_10m"
+	header="| query |"
+	sep="|---|"
+	for w in $WORKERS; do
+		header+=" PostgreSQL, $w w (s) | rows through the scan (s) | pages read in backend (s) | pages shipped (s) | shipped vs PostgreSQL |"
+		sep+="---|---|---|---|---|"
+	done
+	echo "$header"
+	echo "$sep"
+	for n in $names; do
+		line="| \`${Q[$n]}\` |"
+		for w in $WORKERS; do
+			base="SET max_parallel_workers_per_gather = $w; SET gpuhash.device = '$DEVICE';"
+			on="$base SET gpuhash.enabled = on; SET gpuhash.force = $FORCE;"
+			pg=$(time_query "$base SET gpuhash.enabled = off;" "${Q[$n]}")
+			scan=$(time_query "$on SET gpuhash.read_pages = off;" "${Q[$n]}")
+			backend=$(time_query "$on SET gpuhash.ship_pages = off;" "${Q[$n]}")
+			shipped=$(time_query "$on" "${Q[$n]}")
+			for t in "$pg" "$scan" "$backend" "$shipped"; do
+				line+=" $(awk -v a="$t" 'BEGIN{printf "%.2f", a/1000}') |"
+			done
+			line+=" $(awk -v a="$pg" -v b="$shipped" 'BEGIN{printf "%.2fx", a/b}') |"
+		done
+		echo "$line"
+	done
+	echo
+	echo "plans with pages shipped (${WORKERS##* } workers):"
+	for n in $names; do
+		$PSQL -c "SET max_parallel_workers_per_gather = ${WORKERS##* }; SET gpuhash.device = '$DEVICE'; SET gpuhash.force = $FORCE" \
+		      -c "EXPLAIN (ANALYZE) ${Q[$n]}"
+	done
+	exit 0
+fi
 declare -A T
 header="| query |"
 sep="|---|"

@@ -24,7 +24,7 @@ CREATE TABLE ps_fact AS
          CASE WHEN g % 19 = 0 THEN NULL ELSE g % 3 = 0 END AS b,
          CASE WHEN g % 29 = 0 THEN NULL ELSE g / 7.0 END::float8 AS f
   FROM generate_series(1, 70000) g;
-CREATE TABLE ps_dim AS
+CREATE UNLOGGED TABLE ps_dim AS
   SELECT CASE WHEN g % 97 = 0 THEN NULL ELSE g END::int8 AS k, g * 3 AS w
   FROM generate_series(1, 2500) g;
 -- fixed-width columns that are not read (uuid, char(1)) before the used
