@@ -395,8 +395,8 @@ add_column(GpuHashAggState *s, gh_valtype type, int ops, bool with_nulls)
 }
 
 /* Grow the input arrays to hold one more row. */
-static void
-reserve_row(GpuHashAggState *s)
+void
+gha_reserve_row(GpuHashAggState *s)
 {
 	MemoryContext old;
 
@@ -505,7 +505,7 @@ gha_collect_row(GpuHashAggState *s, ExprContext *econtext, int side)
 	int64		r;
 	uint32		id = 0;
 
-	reserve_row(s);
+	gha_reserve_row(s);
 	r = s->nrows;
 	foreach(lc, s->key_states)
 	{
@@ -555,9 +555,7 @@ gha_collect_row(GpuHashAggState *s, ExprContext *econtext, int side)
 		int			c = s->agg_col[a];
 		bool		isnull = false;
 		Datum		d = (Datum) 0;
-		Oid			t = s->intypes[a];
 		bool		final = (s->mode == GHA_MODE_FINAL);
-		int64	   *iv;
 
 		if ((c < 0 && s->agg_cpu[a] < 0) || (side >= 0 && s->agg_side[a] != side))
 			continue;
@@ -589,25 +587,7 @@ gha_collect_row(GpuHashAggState *s, ExprContext *econtext, int side)
 			collect_numeric(s, s->numcols[a], r, d, isnull);
 			continue;
 		}
-		iv = (int64 *) s->values[c] + r;
-		s->nulls[c][r] = isnull;
-		*iv = 0;
-		if (isnull || (!final && (s->ops[a] == GHA_COUNT_STAR || s->ops[a] == GHA_COUNT)))
-			continue;
-		if (s->cols[c].type == GH_FLOAT64)
-			*(double *) iv = (t == FLOAT4OID) ? (double) DatumGetFloat4(d) : DatumGetFloat8(d);
-		else if (t == FLOAT4OID)
-			*iv = gpuhash_float_order((double) DatumGetFloat4(d));
-		else if (t == FLOAT8OID)
-			*iv = gpuhash_float_order(DatumGetFloat8(d));
-		else if (t == INT2OID)
-			*iv = DatumGetInt16(d);
-		else if (t == INT4OID || t == DATEOID)
-			*iv = DatumGetInt32(d);
-		else if (t == OIDOID)
-			*iv = (int64) DatumGetObjectId(d);
-		else
-			*iv = DatumGetInt64(d);
+		gha_store_agg_value(s, a, c, r, d, isnull);
 	}
 	s->nrows++;
 }
@@ -781,7 +761,8 @@ aggregate_input(GpuHashAggState *s)
 			gha_pool_attach(s);
 		pages = gpuhash_page_scan_begin(s->input_ps, gpuhash_scan_map_used(&s->map, 0), &s->eng);
 		s->cap_hint = (int64) s->input_ps->plan->plan_rows;
-		for (;;)
+		/* the columns straight from the pages where they are the input as it is */
+		for (bool direct = pages && gha_collect_pages(s, pages, counts); !direct;)
 		{
 			TupleTableSlot *slot = pages ? gpuhash_page_scan_next(pages) :
 				ExecProcNode(s->input_ps);

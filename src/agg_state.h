@@ -12,6 +12,7 @@
 #include "postgres.h"
 
 #include "access/parallel.h"
+#include "catalog/pg_type.h"
 #include "nodes/execnodes.h"
 #include "portability/instr_time.h"
 
@@ -133,9 +134,47 @@ typedef struct GpuHashAggState
 	GhPageStats page_stats;	/* heap pages read directly (page_scan.h) */
 } GpuHashAggState;
 
+/*
+ * Aggregate a's input value d (or NULL) of row r into its engine column c,
+ * as the engine wants it: counts only need the NULL flag; sums, minima and
+ * maxima the value as int64 (floats for min/max in an order-keeping int64)
+ * or double.
+ */
+static inline void
+gha_store_agg_value(GpuHashAggState *s, int a, int c, int64 r, Datum d, bool isnull)
+{
+	int64	   *iv = (int64 *) s->values[c] + r;
+	Oid			t = s->intypes[a];
+	bool		final = (s->mode == GHA_MODE_FINAL);
+
+	s->nulls[c][r] = isnull;
+	*iv = 0;
+	if (isnull || (!final && (s->ops[a] == GHA_COUNT_STAR || s->ops[a] == GHA_COUNT)))
+		return;
+	if (s->cols[c].type == GH_FLOAT64)
+		*(double *) iv = (t == FLOAT4OID) ? (double) DatumGetFloat4(d) : DatumGetFloat8(d);
+	else if (t == FLOAT4OID)
+		*iv = gpuhash_float_order((double) DatumGetFloat4(d));
+	else if (t == FLOAT8OID)
+		*iv = gpuhash_float_order(DatumGetFloat8(d));
+	else if (t == INT2OID)
+		*iv = DatumGetInt16(d);
+	else if (t == INT4OID || t == DATEOID)
+		*iv = DatumGetInt32(d);
+	else if (t == OIDOID)
+		*iv = (int64) DatumGetObjectId(d);
+	else
+		*iv = DatumGetInt64(d);
+}
+
 /* agg_exec.c */
+extern void gha_reserve_row(GpuHashAggState *s);
 extern void gha_collect_row(GpuHashAggState *s, ExprContext *econtext, int side);
 extern void gha_add_result(GpuHashAggState *s, uint8 pattern, instr_time start);
+
+/* agg_pages.c: false (nothing read) if the columns cannot be taken as they are */
+struct GhPageScan;
+extern bool gha_collect_pages(GpuHashAggState *s, struct GhPageScan *ps, int64 *counts);
 
 /* agg_fused_exec.c */
 extern int	gha_scan_expr_side(const GpuHashScanMap *map, Node *expr);

@@ -505,3 +505,54 @@ gpuhash_page_stats_explain(const GhPageStats *stats, ExplainState *es)
 		ExplainPropertyInteger("Heap Pages Reread", NULL, stats->reread, es);
 	}
 }
+
+/* ---- runs of rows, for nodes that take the columns as they are ---- */
+
+bool
+gpuhash_page_scan_plain(const GhPageScan *ps)
+{
+	return ps->ss->ss.ps.qual == NULL && ps->ss->ss.ps.ps_ProjInfo == NULL;
+}
+
+int
+gpuhash_page_scan_column(const GhPageScan *ps, AttrNumber attno)
+{
+	for (int o = 0; o < ps->spec.nout; o++)
+		if (ps->out_att[o] == attno)
+			return o;
+	return -1;
+}
+
+bool
+gpuhash_page_scan_next_run(GhPageScan *ps, const gh_pagerows **rows, size_t *first,
+						   size_t *end)
+{
+	Assert(gpuhash_page_scan_plain(ps));
+	for (;;)
+	{
+		if (ps->cpu_cur < ps->cpu.nrows)
+		{
+			*rows = &ps->cpu;
+			*first = ps->cpu_cur;
+			*end = ps->cpu.nrows;
+			ps->cpu_cur = ps->cpu.nrows;
+		}
+		else if (ps->shipping != NULL && ps->cur_page + 1 < ps->nship)
+		{
+			const gh_pagerows *sh = &ps->shipping->rows;
+			int			p = ++ps->cur_page;
+
+			if (ps->dropped[p] || sh->first[p] == sh->first[p + 1])
+				continue;
+			*rows = sh;
+			*first = sh->first[p];
+			*end = sh->first[p + 1];
+		}
+		else if (next_batch(ps))
+			continue;
+		else
+			return false;
+		ps->returned += (double) (*end - *first);
+		return true;
+	}
+}

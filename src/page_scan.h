@@ -63,6 +63,16 @@ extern GhPageScan *gpuhash_page_scan_begin(PlanState *input, const Bitmapset *us
 										   GhOps *ops);
 /* The next row, as the scan would return it; NULL at the end. */
 extern TupleTableSlot *gpuhash_page_scan_next(GhPageScan *ps);
+/*
+ * Rows in runs, the columns as the page reader took them (only where the
+ * scan has no filter and no projection: gpuhash_page_scan_plain): rows
+ * [*first, *end) of *rows; its column o holds heap attribute
+ * gpuhash_page_scan_column(attno) == o.  Instead of gpuhash_page_scan_next.
+ */
+extern bool gpuhash_page_scan_plain(const GhPageScan *ps);
+extern int	gpuhash_page_scan_column(const GhPageScan *ps, AttrNumber attno);
+extern bool gpuhash_page_scan_next_run(GhPageScan *ps, const gh_pagerows **rows,
+									   size_t *first, size_t *end);
 /* Release everything; add the scan's counts to *stats. */
 extern void gpuhash_page_scan_end(GhPageScan *ps, GhPageStats *stats);
 /* EXPLAIN ANALYZE's line, if any pages were read */
