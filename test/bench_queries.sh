@@ -87,6 +87,11 @@ time_query() {
 if [ "${BENCH_PAGES:-0}" = 1 ]; then
 	# heap pages: read through the Seq Scan, read in the backend, shipped to the GPU
 	names="scan join groupby_100k groupby_10m"
+	# warm-up: every GPU service worker registers the shared buffers at its first GPU engine
+	for r in 1 2 3; do
+		$PSQL -c "SET max_parallel_workers_per_gather = ${WORKERS##* }; SET gpuhash.device = '$DEVICE'; SET gpuhash.force = on" \
+		      -c "SELECT count(*) FROM (${Q[groupby_100k]}) q" >/dev/null
+	done
 	header="| query |"
 	sep="|---|"
 	for w in $WORKERS; do
