@@ -40,7 +40,7 @@ PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
 # PGXS tracks no header dependencies: a changed header rebuilds every object of src/
-$(patsubst %.c,%.o,$(wildcard src/*.c)): $(wildcard src/*.h) cuda/engine.h
+$(patsubst %.c,%.o,$(wildcard src/*.c)): $(wildcard src/*.h) cuda/engine.h cuda/heap_page.h
 
 cuda/%.o: cuda/%.cu $(wildcard cuda/*.h cuda/*.cuh)
 	$(NVCC) $(NVCC_FLAGS) -c $< -o $@

@@ -17,6 +17,7 @@ static gh_status
 check_spec(gh_engine *e, const gh_pagespec *spec)
 {
 	int			outs = 0;
+	uint32_t	named = 0;		/* output columns named so far */
 
 	if (spec->page_size == 0 || spec->page_size % 16 != 0 || spec->page_size > 32768 ||
 		spec->max_tuples == 0 || spec->max_tuples > spec->page_size / 4 ||
@@ -42,6 +43,10 @@ check_spec(gh_engine *e, const gh_pagespec *spec)
 				return gh_fail(e, GH_ERR_INVALID,
 							   "gh_extract_pages: output attribute %d is %d bytes wide",
 							   a + 1, len);
+			if (named & (UINT32_C(1) << o))
+				return gh_fail(e, GH_ERR_INVALID,
+							   "gh_extract_pages: output column %d named twice", o);
+			named |= UINT32_C(1) << o;
 			outs++;
 		}
 	}

@@ -26,6 +26,10 @@
  *					side of a join, every table kind, join method, device
  *					count and limit; empty inputs, invalid arguments,
  *					cancellation, a failure on one device
+ *	cases_pages.c	gh_extract_pages on heap pages written as PostgreSQL
+ *					does (random schemas, NULLs, line pointer kinds, full
+ *					and empty pages), malformed pages, invalid arguments;
+ *					gh_register_host and reading registered pages
  *
  * Prints one line per failing case and ends with "N passed, N failed";
  * the exit status is 1 if any case failed.
@@ -335,6 +339,7 @@ run_backend(gh_backend backend)
 	run_agg_cases();
 	run_device_cases();
 	run_joinagg_cases();
+	run_pages_cases();
 	printf("-- %s backend: %.1f s\n", run.backend_name, seconds() - t0);
 	fflush(stdout);
 }

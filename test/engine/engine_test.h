@@ -211,6 +211,7 @@ extern void run_agg_cases(void);	/* cases_agg.c */
 extern void run_api_cases(void);	/* cases_api.c */
 extern void run_device_cases(void);	/* cases_devices.c */
 extern void run_joinagg_cases(void);	/* cases_joinagg.c */
+extern void run_pages_cases(void);	/* cases_pages.c */
 
 /*
  * Build a table of kind on e and check it against the oracle: the build,
