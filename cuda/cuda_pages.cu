@@ -236,3 +236,23 @@ gh_cuda_register_host(gh_engine *e, void *base, size_t bytes)
 	GH_CUDA_TRY(e, err);
 	return GH_OK;
 }
+
+extern "C" const char *
+gh_cuda_register_range(void *base, size_t bytes)
+{
+	int			n = 0;
+	cudaError_t err;
+
+	if (cudaGetDeviceCount(&n) != cudaSuccess || n == 0)
+	{
+		(void) cudaGetLastError();
+		return "no CUDA device";
+	}
+	err = cudaSetDevice(0);
+	if (err == cudaSuccess)
+		err = cudaHostRegister(base, bytes, cudaHostRegisterPortable | cudaHostRegisterMapped);
+	if (err == cudaErrorHostMemoryAlreadyRegistered)
+		err = cudaSuccess;
+	(void) cudaGetLastError();
+	return err == cudaSuccess ? nullptr : cudaGetErrorString(err);
+}

@@ -432,6 +432,21 @@ extern gh_status gh_extract_pages(gh_engine *e, const gh_pagespec *spec,
  * registration lasts until the process exits.  A no-op for the CPU backend.
  */
 extern gh_status gh_register_host(gh_engine *e, void *base, size_t bytes);
+/*
+ * Register the range in a background thread instead (CUDA only: pinning a
+ * large mapping takes seconds, longer where its pages were never touched),
+ * so that the caller goes on serving requests meanwhile;
+ * gh_host_registered turns true when it is done.  GH_ERR_INVALID if a range
+ * is registered or being registered already.  The thread blocks every
+ * signal and calls nothing but the CUDA driver.
+ */
+#define GH_REGISTER_NONE 0
+#define GH_REGISTER_RUNNING 1
+#define GH_REGISTER_DONE 2
+#define GH_REGISTER_FAILED 3
+extern gh_status gh_register_host_start(void *base, size_t bytes);
+/* GH_REGISTER_*; once done or failed, how long it took and the error */
+extern int	gh_register_host_status(double *seconds, const char **error);
 /* Is [base, base + bytes) inside memory registered by gh_register_host? */
 extern bool gh_host_registered(const void *base, size_t bytes);
 

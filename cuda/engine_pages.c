@@ -7,11 +7,17 @@
  *
  *-------------------------------------------------------------------------
  */
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <time.h>
+
 #include "engine_internal.h"
 
 /* The host range registered in this process (gh_register_host). */
 static void *registered_base;
 static size_t registered_bytes;
+static int	bg_state;			/* atomic: GH_REGISTER_*, of gh_register_host_start */
 
 static gh_status
 check_spec(gh_engine *e, const gh_pagespec *spec)
@@ -94,14 +100,15 @@ gh_register_host(gh_engine *e, void *base, size_t bytes)
 		return gh_fail(e, GH_ERR_INVALID, "gh_register_host: empty range");
 	if (e->ops->register_host == NULL || gh_host_registered(base, bytes))
 		return GH_OK;
-	if (registered_base != NULL)
+	if (__atomic_load_n(&registered_base, __ATOMIC_ACQUIRE) != NULL ||
+		__atomic_load_n(&bg_state, __ATOMIC_ACQUIRE) == GH_REGISTER_RUNNING)
 		return gh_fail(e, GH_ERR_INVALID,
 					   "gh_register_host: this process has registered another range");
 	st = e->ops->register_host(e, base, bytes);
 	if (st == GH_OK)
 	{
-		registered_base = base;
 		registered_bytes = bytes;
+		__atomic_store_n(&registered_base, base, __ATOMIC_RELEASE);
 	}
 	return st;
 }
@@ -110,7 +117,83 @@ bool
 gh_host_registered(const void *base, size_t bytes)
 {
 	const char *b = (const char *) base;
-	const char *r = (const char *) registered_base;
+	const char *r = __atomic_load_n(&registered_base, __ATOMIC_ACQUIRE);
 
 	return r != NULL && b >= r && b + bytes <= r + registered_bytes;
+}
+
+/* ---- registering in the background ---- */
+
+
+static void *bg_base;
+static size_t bg_bytes;
+static double bg_seconds;
+static char bg_error[256];
+
+static void *
+register_in_background(void *arg)
+{
+	struct timespec t0,
+				t1;
+	const char *err;
+
+	(void) arg;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	err = gh_cuda_register_range(bg_base, bg_bytes);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	bg_seconds = (double) (t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+	if (err == NULL)
+	{
+		registered_bytes = bg_bytes;
+		__atomic_store_n(&registered_base, bg_base, __ATOMIC_RELEASE);
+		__atomic_store_n(&bg_state, GH_REGISTER_DONE, __ATOMIC_RELEASE);
+	}
+	else
+	{
+		snprintf(bg_error, sizeof(bg_error), "%s", err);
+		__atomic_store_n(&bg_state, GH_REGISTER_FAILED, __ATOMIC_RELEASE);
+	}
+	return NULL;
+}
+
+gh_status
+gh_register_host_start(void *base, size_t bytes)
+{
+	pthread_t	thread;
+	sigset_t	all,
+				old;
+	int			rc;
+
+	if (base == NULL || bytes == 0)
+		return GH_ERR_INVALID;
+	if (__atomic_load_n(&bg_state, __ATOMIC_ACQUIRE) != GH_REGISTER_NONE ||
+		__atomic_load_n(&registered_base, __ATOMIC_ACQUIRE) != NULL)
+		return GH_ERR_INVALID;
+	bg_base = base;
+	bg_bytes = bytes;
+	__atomic_store_n(&bg_state, GH_REGISTER_RUNNING, __ATOMIC_RELEASE);
+	/* the thread takes no signals: they stay with the calling thread */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	rc = pthread_create(&thread, NULL, register_in_background, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc != 0)
+	{
+		__atomic_store_n(&bg_state, GH_REGISTER_NONE, __ATOMIC_RELEASE);
+		return GH_ERR_HOST_NOMEM;
+	}
+	pthread_detach(thread);
+	return GH_OK;
+}
+
+int
+gh_register_host_status(double *seconds, const char **error)
+{
+	int			st = __atomic_load_n(&bg_state, __ATOMIC_ACQUIRE);
+
+	if (seconds)
+		*seconds = st >= GH_REGISTER_DONE ? bg_seconds : 0;
+	if (error)
+		*error = st == GH_REGISTER_FAILED ? bg_error : NULL;
+	return st;
 }

@@ -162,26 +162,6 @@ get_engine(const GhsShape *shape)
 			gpuhash_memory_limit_mb = (int) Max(least / 10 * 9 / gpuhash_service->nworkers >> 20, 1);
 	}
 	slot->engine = gpuhash_open_engine((gh_backend) shape->backend, shape->devices);
-	if (shape->backend == GH_BACKEND_CUDA && gpuhash_register_buffers &&
-		!gh_host_registered(BufferBlocks, (size_t) NBuffers * BLCKSZ))
-	{
-		/* once per process: shipped pages then cross the bus in place */
-		instr_time	start;
-		gh_status	st;
-
-		INSTR_TIME_SET_CURRENT(start);
-		st = gh_register_host(slot->engine, BufferBlocks, (size_t) NBuffers * BLCKSZ);
-		if (st == GH_OK)
-			ereport(LOG,
-					(errmsg("gpuhash GPU service %d registered %zu MB of shared buffers in %.0f ms",
-							my_index, ((size_t) NBuffers * BLCKSZ) >> 20,
-							gpuhash_elapsed_ms(start))));
-		else
-			ereport(LOG,
-					(errmsg("gpuhash GPU service %d could not register the shared buffers: %s",
-							my_index, gh_last_error(slot->engine)),
-					 errdetail("Shipped pages go through a staging copy.")));
-	}
 	pg_atomic_fetch_add_u32(&gpuhash_service->worker[my_index].engines, 1);
 	slot->shape = *shape;
 	slot->failed = false;
@@ -860,11 +840,32 @@ service_exit(int code, Datum arg)
 	ConditionVariableBroadcast(&gpuhash_service->slot_freed);
 }
 
+/* Log how registering the shared buffers went, once it has: true then. */
+static bool
+report_registration(void)
+{
+	double		seconds;
+	const char *error;
+	int			st = gh_register_host_status(&seconds, &error);
+
+	if (st == GH_REGISTER_DONE)
+		ereport(LOG,
+				(errmsg("gpuhash GPU service %d registered %zu MB of shared buffers in %.1f s",
+						my_index, ((size_t) NBuffers * BLCKSZ) >> 20, seconds)));
+	else if (st == GH_REGISTER_FAILED)
+		ereport(LOG,
+				(errmsg("gpuhash GPU service %d could not register the shared buffers: %s",
+						my_index, error),
+				 errdetail("Shipped pages go through a staging copy.")));
+	return st == GH_REGISTER_DONE || st == GH_REGISTER_FAILED;
+}
+
 void
 gpuhash_service_main(Datum arg)
 {
 	GhsWorkerInfo *me;
 	MemoryContext request_cxt;
+	bool		registering = false;
 
 	my_index = DatumGetInt32(arg);
 	pqsignal(SIGTERM, SignalHandlerForShutdownRequest);
@@ -884,6 +885,14 @@ gpuhash_service_main(Datum arg)
 
 		pg_write_barrier();
 		gpuhash_service->ngpus = n;
+		/*
+		 * Pin the shared buffers for the GPU once, in the background (it
+		 * takes seconds): shipped pages then cross the bus in place; until
+		 * it is done they go through a staging copy.
+		 */
+		if (n > 0 && gpuhash_register_buffers)
+			registering = gh_register_host_start(BufferBlocks,
+												 (size_t) NBuffers * BLCKSZ) == GH_OK;
 	}
 	me->pid = MyProcPid;
 	on_shmem_exit(service_exit, (Datum) 0);
@@ -904,6 +913,8 @@ gpuhash_service_main(Datum arg)
 			ConfigReloadPending = false;
 			ProcessConfigFile(PGC_SIGHUP);
 		}
+		if (registering)
+			registering = !report_registration();
 		retire_acked();
 		reap_objects();
 		gpuhash_pool_reap();

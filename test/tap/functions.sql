@@ -189,21 +189,23 @@ SELECT lives_ok($$SELECT * FROM gpuhash_bench(keys => 100, device => 'cpu', repe
                 'the session works after a cancelled benchmark');
 
 -- ---- settings ----
-SELECT is((SELECT count(*) FROM pg_settings WHERE name LIKE 'gpuhash.%' AND name <> 'gpuhash.service_workers'),
-          13::bigint, 'thirteen settings, and gpuhash.service_workers where gpuhash is preloaded');
-SELECT is(EXISTS (SELECT 1 FROM pg_settings WHERE name = 'gpuhash.service_workers'),
-          current_setting('shared_preload_libraries') ~ 'gpuhash',
-          'gpuhash.service_workers exists exactly where gpuhash is preloaded (a server-start setting)');
-SELECT set_eq($$SELECT name FROM pg_settings WHERE name LIKE 'gpuhash.%' AND name <> 'gpuhash.service_workers'$$,
+SELECT is((SELECT count(*) FROM pg_settings WHERE name LIKE 'gpuhash.%'
+           AND name NOT IN ('gpuhash.service_workers', 'gpuhash.register_buffers')),
+          15::bigint, 'fifteen settings, and two more where gpuhash is preloaded');
+SELECT is((SELECT count(*) FROM pg_settings WHERE name IN ('gpuhash.service_workers', 'gpuhash.register_buffers')),
+          CASE WHEN current_setting('shared_preload_libraries') ~ 'gpuhash' THEN 2 ELSE 0 END::bigint,
+          'gpuhash.service_workers and gpuhash.register_buffers exist exactly where gpuhash is preloaded (server-start settings)');
+SELECT set_eq($$SELECT name FROM pg_settings WHERE name LIKE 'gpuhash.%'
+                AND name NOT IN ('gpuhash.service_workers', 'gpuhash.register_buffers')$$,
               ARRAY['gpuhash.enabled', 'gpuhash.enable_join', 'gpuhash.enable_groupby', 'gpuhash.enable_fusion',
                     'gpuhash.device', 'gpuhash.table', 'gpuhash.devices', 'gpuhash.min_rows',
                     'gpuhash.memory_limit', 'gpuhash.chunk_rows', 'gpuhash.force', 'gpuhash.service',
-                    'gpuhash.enable_pool'],
+                    'gpuhash.enable_pool', 'gpuhash.read_pages', 'gpuhash.ship_pages'],
               'the documented settings');
-SELECT is((SELECT coalesce(array_agg(name), '{}') FROM pg_settings WHERE name LIKE 'gpuhash.%' AND context <> 'user'),
+SELECT is((SELECT coalesce(array_agg(name ORDER BY name), '{}') FROM pg_settings WHERE name LIKE 'gpuhash.%' AND context <> 'user'),
           CASE WHEN current_setting('shared_preload_libraries') ~ 'gpuhash'
-               THEN ARRAY['gpuhash.service_workers'] ELSE '{}' END::text[],
-          'every setting but service_workers (set at server start) can be changed by any user in a session');
+               THEN ARRAY['gpuhash.register_buffers', 'gpuhash.service_workers'] ELSE '{}' END::text[],
+          'every setting but service_workers and register_buffers (set at server start) can be changed by any user in a session');
 SELECT is((SELECT unit FROM pg_settings WHERE name = 'gpuhash.memory_limit'), 'MB',
           'memory_limit is in megabytes');
 SELECT throws_ok($$SET gpuhash.device = 'tpu'$$, '22023', NULL, 'device takes auto, gpu or cpu');
