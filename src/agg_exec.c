@@ -762,7 +762,7 @@ aggregate_input(GpuHashAggState *s)
 		pages = gpuhash_page_scan_begin(s->input_ps, gpuhash_scan_map_used(&s->map, 0), &s->eng);
 		s->cap_hint = (int64) s->input_ps->plan->plan_rows;
 		/* the columns straight from the pages where they are the input as it is */
-		for (bool direct = pages && gha_collect_pages(s, pages, counts); !direct;)
+		for (bool direct = pages && gha_collect_pages(s, pages, -1, counts); !direct;)
 		{
 			TupleTableSlot *slot = pages ? gpuhash_page_scan_next(pages) :
 				ExecProcNode(s->input_ps);

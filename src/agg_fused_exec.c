@@ -81,7 +81,8 @@ read_side(GpuHashAggState *s, PlanState *ps, int side)
 
 	s->cur_side = side;
 	s->cap_hint = (int64) ps->plan->plan_rows;
-	for (;;)
+	/* the columns straight from the pages where they are the input as it is */
+	for (bool direct = pages && gha_collect_pages(s, pages, side, NULL); !direct;)
 	{
 		TupleTableSlot *slot = pages ? gpuhash_page_scan_next(pages) : ExecProcNode(ps);
 		uint64		jkey;

@@ -3,8 +3,10 @@
  * agg_pages.c
  *	  A GpuHashAgg whose input is read from heap pages (page_scan.h), taking
  *	  the rows in runs straight from the page reader's columns: when every
- *	  grouping column and every aggregate's argument is a column of the
- *	  table, no expression is evaluated and no slot is filled per row.
+ *	  grouping column, aggregate argument and (fused join) join key read
+ *	  from that input is a column of the table, no expression is evaluated
+ *	  and no slot is filled per row.  What it stores per row is what
+ *	  gha_collect_row and the fused join's reading store.
  *
  *-------------------------------------------------------------------------
  */
@@ -16,9 +18,9 @@
 #include "agg_state.h"
 #include "page_scan.h"
 
-/* The page reader's column holding scan-tuple Var expr of the input, or -1. */
+/* The page reader's column holding scan-tuple Var expr of input side, or -1. */
 static int
-page_column(GpuHashAggState *s, GhPageScan *ps, Expr *expr)
+page_column(GpuHashAggState *s, GhPageScan *ps, Expr *expr, int side)
 {
 	Var		   *var = (Var *) expr;
 	int			i;
@@ -26,64 +28,121 @@ page_column(GpuHashAggState *s, GhPageScan *ps, Expr *expr)
 	if (expr == NULL || !IsA(expr, Var) || var->varno != INDEX_VAR)
 		return -1;
 	i = var->varattno - 1;
-	if (i < 0 || i >= s->map.ncols || s->map.sides[i] != 0 || s->map.attnos[i] <= 0)
+	if (i < 0 || i >= s->map.ncols || s->map.sides[i] != side || s->map.attnos[i] <= 0)
 		return -1;
 	return gpuhash_page_scan_column(ps, s->map.attnos[i]);
 }
 
-bool
-gha_collect_pages(GpuHashAggState *s, GhPageScan *ps, int64 *counts)
+/*
+ * The page columns the node reads from input side (0 or 1 of a fused
+ * join, -1 the only input): false if something is not a plain column.
+ */
+static bool
+plan_columns(GpuHashAggState *s, GhPageScan *ps, int side, int *key_col, int *arg_col,
+			 int *jkey_col)
 {
-	int		   *key_col = palloc(sizeof(int) * Max(s->nkeys, 1));
-	int		   *arg_col = palloc(sizeof(int) * Max(s->naggs, 1));
-	const gh_pagerows *rows;
-	size_t		first,
-				end;
+	int			input = Max(side, 0);
 	ListCell   *lc;
 	int			i = 0;
 
-	if (s->fused_kind >= 0 || s->dict != NULL || s->mode == GHA_MODE_FINAL ||
-		!gpuhash_page_scan_plain(ps))
+	if (s->mode == GHA_MODE_FINAL || !gpuhash_page_scan_plain(ps) ||
+		(s->dict != NULL && (side < 0 || s->dict_side == side)))
 		return false;
 	foreach(lc, s->key_states)
 	{
-		if (s->key_mode[i] == GHA_KEY_DICT ||
-			(key_col[i] = page_column(s, ps, ((ExprState *) lfirst(lc))->expr)) < 0)
-			return false;
+		key_col[i] = -1;
+		if (side < 0 || s->key_side[i] == side)
+		{
+			if (s->key_mode[i] == GHA_KEY_DICT ||
+				(key_col[i] = page_column(s, ps, ((ExprState *) lfirst(lc))->expr, input)) < 0)
+				return false;
+		}
 		i++;
 	}
 	for (int a = 0; a < s->naggs; a++)
 	{
 		arg_col[a] = -1;
+		if (side >= 0 && s->agg_side[a] != side)
+			continue;
 		if (s->agg_cpu[a] >= 0 || s->numcols[a] != NULL || s->filters[a] != NULL ||
 			s->agg_col2[a] >= 0)
 			return false;
 		if (s->agg_col[a] < 0 || s->ops[a] == GHA_COUNT_STAR)
 			continue;
-		if ((arg_col[a] = page_column(s, ps, s->args[a]->expr)) < 0)
+		if ((arg_col[a] = page_column(s, ps, s->args[a]->expr, input)) < 0)
 			return false;
 	}
+	for (int k = 0; side >= 0 && k < s->njkeys; k++)
+		if ((jkey_col[k] = page_column(s, ps, s->jkey[side][k]->expr, side)) < 0)
+			return false;
+	return true;
+}
 
+bool
+gha_collect_pages(GpuHashAggState *s, GhPageScan *ps, int side, int64 *counts)
+{
+	int		   *key_col = palloc(sizeof(int) * Max(s->nkeys, 1));
+	int		   *arg_col = palloc(sizeof(int) * Max(s->naggs, 1));
+	int		   *jkey_col = palloc(sizeof(int) * Max(s->njkeys, 1));
+	const gh_pagerows *rows;
+	size_t		first,
+				end;
+
+	if (!plan_columns(s, ps, side, key_col, arg_col, jkey_col))
+		return false;
 	while (gpuhash_page_scan_next_run(ps, &rows, &first, &end))
 	{
 		CHECK_FOR_INTERRUPTS();
 		for (size_t r = first; r < end; r++)
 		{
 			uint64		key = 0;
+			uint64		jkey = 0;
 			uint8		pattern = 0;
 			int64		n;
+			bool		skip = false;
 
+			/* a fused join's row whose join key is NULL joins nothing */
+			for (int k = 0; side >= 0 && k < s->njkeys; k++)
+			{
+				int			o = jkey_col[k];
+
+				if (rows->nulls[o][r])
+				{
+					skip = true;
+					break;
+				}
+				jkey |= gpuhash_exact_key_column(s->jfamily[side][k], s->jtype[side][k],
+												 (Datum) rows->values[o][r],
+												 s->jwidth[k], s->jshift[k]);
+			}
+			if (skip)
+				continue;
 			gha_reserve_row(s);
 			n = s->nrows;
 			for (int k = 0; k < s->nkeys; k++)
 			{
 				int			o = key_col[k];
 
+				if (o < 0)
+					continue;
 				if (rows->nulls[o][r])
 					pattern |= (uint8) (1 << k);
 				else
 					key |= (gpuhash_pack_key(s->keytypes[k], (Datum) rows->values[o][r]) &
 							s->key_mask[k]) << s->key_shift[k];
+			}
+			if (side >= 0 && pattern != 0)
+			{
+				/* a fused node's NULL flags travel in the key */
+				for (int k = 0; k < s->nkeys; k++)
+					if (pattern & (1 << k))
+					{
+						if (s->key_nullbit[k] < 0)
+							elog(ERROR, "gpuhash: NULL in grouping column %d, planned as never NULL",
+								 k + 1);
+						key |= UINT64CONST(1) << (s->pattern_shift + s->key_nullbit[k]);
+					}
+				pattern = 0;
 			}
 			s->keys[n] = key;
 			s->patterns[n] = pattern;
@@ -92,7 +151,7 @@ gha_collect_pages(GpuHashAggState *s, GhPageScan *ps, int64 *counts)
 				int			c = s->agg_col[a];
 				int			o = arg_col[a];
 
-				if (c < 0)
+				if (c < 0 || (side >= 0 && s->agg_side[a] != side))
 					continue;
 				if (o < 0)
 					gha_store_agg_value(s, a, c, n, (Datum) 0, false);
@@ -100,8 +159,11 @@ gha_collect_pages(GpuHashAggState *s, GhPageScan *ps, int64 *counts)
 					gha_store_agg_value(s, a, c, n, (Datum) rows->values[o][r],
 										rows->nulls[o][r] != 0);
 			}
+			if (side >= 0)
+				s->jkeys[n] = jkey;
 			s->nrows++;
-			counts[pattern]++;
+			if (counts)
+				counts[pattern]++;
 		}
 	}
 	return true;

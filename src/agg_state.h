@@ -172,9 +172,14 @@ extern void gha_reserve_row(GpuHashAggState *s);
 extern void gha_collect_row(GpuHashAggState *s, ExprContext *econtext, int side);
 extern void gha_add_result(GpuHashAggState *s, uint8 pattern, instr_time start);
 
-/* agg_pages.c: false (nothing read) if the columns cannot be taken as they are */
+/*
+ * agg_pages.c: read input side (0, 1 of a fused join; -1 the only input)
+ * from its pages in runs; false (nothing read) if the columns cannot be
+ * taken as they are.  counts: rows per NULL pattern, or NULL.
+ */
 struct GhPageScan;
-extern bool gha_collect_pages(GpuHashAggState *s, struct GhPageScan *ps, int64 *counts);
+extern bool gha_collect_pages(GpuHashAggState *s, struct GhPageScan *ps, int side,
+							  int64 *counts);
 
 /* agg_fused_exec.c */
 extern int	gha_scan_expr_side(const GpuHashScanMap *map, Node *expr);

@@ -52,6 +52,7 @@ struct GhPageScan
 	Snapshot	snapshot;
 	MemoryContext cxt;
 	bool		ship;
+	bool		plain_tlist;	/* the scan outputs columns: no projection, or Vars only */
 	gh_pagespec spec;
 	AttrNumber	out_att[GH_PAGE_MAX_OUT];	/* heap attribute of each column */
 
@@ -199,6 +200,19 @@ gpuhash_page_scan_begin(PlanState *input, const Bitmapset *used, GhOps *ops)
 	ps->ss = ss;
 	ps->rel = rel;
 	ps->desc = RelationGetDescr(rel);
+	ps->plain_tlist = true;
+	if (input->ps_ProjInfo != NULL)
+	{
+		ListCell   *lc;
+
+		foreach(lc, plan->plan.targetlist)
+		{
+			Var		   *var = (Var *) lfirst_node(TargetEntry, lc)->expr;
+
+			if (!IsA(var, Var) || var->varno != plan->scanrelid || var->varattno <= 0)
+				ps->plain_tlist = false;
+		}
+	}
 	ps->snapshot = estate->es_snapshot;
 	if (!make_spec(ps, needed))
 	{
@@ -480,6 +494,7 @@ gpuhash_page_scan_end(GhPageScan *ps, GhPageStats *stats)
 	stats->direct += ps->stats.direct;
 	stats->checked += ps->stats.checked;
 	stats->reread += ps->stats.reread;
+	stats->rows_direct += ps->stats.rows_direct;
 	MemoryContextDelete(ps->cxt);
 }
 
@@ -496,6 +511,8 @@ gpuhash_page_stats_explain(const GhPageStats *stats, ExplainState *es)
 								 stats->shipped, stats->direct, stats->checked, stats->reread);
 
 		ExplainPropertyText("Heap Pages", s, es);
+		if (stats->rows_direct > 0)
+			ExplainPropertyInteger("Heap Rows Taken Directly", NULL, stats->rows_direct, es);
 	}
 	else
 	{
@@ -503,6 +520,7 @@ gpuhash_page_stats_explain(const GhPageStats *stats, ExplainState *es)
 		ExplainPropertyInteger("Heap Pages Read in Backend", NULL, stats->direct, es);
 		ExplainPropertyInteger("Heap Pages Checked", NULL, stats->checked, es);
 		ExplainPropertyInteger("Heap Pages Reread", NULL, stats->reread, es);
+		ExplainPropertyInteger("Heap Rows Taken Directly", NULL, stats->rows_direct, es);
 	}
 }
 
@@ -511,12 +529,24 @@ gpuhash_page_stats_explain(const GhPageStats *stats, ExplainState *es)
 bool
 gpuhash_page_scan_plain(const GhPageScan *ps)
 {
-	return ps->ss->ss.ps.qual == NULL && ps->ss->ss.ps.ps_ProjInfo == NULL;
+	return ps->ss->ss.ps.qual == NULL && ps->plain_tlist;
 }
 
 int
 gpuhash_page_scan_column(const GhPageScan *ps, AttrNumber attno)
 {
+	/* the scan's output column: a heap column, through a projection of Vars */
+	if (ps->ss->ss.ps.ps_ProjInfo != NULL)
+	{
+		TargetEntry *tle;
+
+		if (attno < 1 || attno > list_length(ps->ss->ss.ps.plan->targetlist))
+			return -1;
+		tle = list_nth_node(TargetEntry, ps->ss->ss.ps.plan->targetlist, attno - 1);
+		if (!IsA(tle->expr, Var))
+			return -1;
+		attno = ((Var *) tle->expr)->varattno;
+	}
 	for (int o = 0; o < ps->spec.nout; o++)
 		if (ps->out_att[o] == attno)
 			return o;
@@ -553,6 +583,7 @@ gpuhash_page_scan_next_run(GhPageScan *ps, const gh_pagerows **rows, size_t *fir
 		else
 			return false;
 		ps->returned += (double) (*end - *first);
+		ps->stats.rows_direct += (int64) (*end - *first);
 		return true;
 	}
 }

@@ -52,6 +52,7 @@ typedef struct GhPageStats
 	int64		direct;			/* taken out by the backend, no visibility checks */
 	int64		checked;		/* tuple by tuple with visibility checks */
 	int64		reread;			/* shipped, changed meanwhile, read again */
+	int64		rows_direct;	/* rows taken in runs (gpuhash_page_scan_next_run) */
 } GhPageStats;
 
 /*
@@ -65,9 +66,9 @@ extern GhPageScan *gpuhash_page_scan_begin(PlanState *input, const Bitmapset *us
 extern TupleTableSlot *gpuhash_page_scan_next(GhPageScan *ps);
 /*
  * Rows in runs, the columns as the page reader took them (only where the
- * scan has no filter and no projection: gpuhash_page_scan_plain): rows
- * [*first, *end) of *rows; its column o holds heap attribute
- * gpuhash_page_scan_column(attno) == o.  Instead of gpuhash_page_scan_next.
+ * scan has no filter and outputs plain columns: gpuhash_page_scan_plain):
+ * rows [*first, *end) of *rows; its column gpuhash_page_scan_column(attno)
+ * holds the scan's output column attno.  Instead of gpuhash_page_scan_next.
  */
 extern bool gpuhash_page_scan_plain(const GhPageScan *ps);
 extern int	gpuhash_page_scan_column(const GhPageScan *ps, AttrNumber attno);

@@ -53,7 +53,7 @@ ANALYZE ps_dirty;
 RESET client_min_messages;
 
 BEGIN;
-SELECT plan(81);
+SELECT plan(88);
 
 SET LOCAL max_parallel_workers_per_gather = 0;
 \ir lib/digests.sql
@@ -112,6 +112,23 @@ BEGIN
   RETURN NEXT is((pg_temp.pages(q)).lines, 0, name || ': read through the scan');
 END $$;
 
+-- the rows a query's gpuhash nodes took in runs straight from the page columns
+CREATE FUNCTION pg_temp.direct_rows(q text) RETURNS bigint
+LANGUAGE plpgsql AS $$
+DECLARE
+  line text;
+  n bigint := 0;
+BEGIN
+  PERFORM set_config('gpuhash.enabled', 'on', true);
+  PERFORM set_config('gpuhash.force', 'on', true);
+  FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS ON, TIMING OFF, SUMMARY OFF) ' || q LOOP
+    IF line ~ 'Heap Rows Taken Directly: ' THEN
+      n := n + substring(line FROM 'Heap Rows Taken Directly: ([0-9]+)')::bigint;
+    END IF;
+  END LOOP;
+  RETURN n;
+END $$;
+
 -- GROUP BY over every column type, with a filter and expressions
 SELECT pg_temp.reads_pages('group by k', $$
   SELECT k, count(*), count(v), sum(v), min(v), max(v), sum(s), min(d), max(d),
@@ -125,6 +142,9 @@ SELECT pg_temp.reads_pages('group by a boolean', $$
 SELECT pg_temp.reads_pages('fused join', $$
   SELECT d.w % 10, count(*), sum(f.v) FROM ps_fact f JOIN ps_dim d ON f.k = d.k GROUP BY 1$$,
   'Fused Join', '{ps_fact,ps_dim}', 'shipped');
+SELECT pg_temp.reads_pages('fused join, outer grouping columns with NULLs', $$
+  SELECT f.s, f.b, count(*), sum(d.w), max(f.d) FROM ps_fact f JOIN ps_dim d ON f.k = d.k GROUP BY 1, 2$$,
+  'Fused Join', '{ps_fact,ps_dim}', 'shipped');
 -- a GpuHashJoin returning rows: its outer rows come from pages
 SET LOCAL gpuhash.enable_fusion = off;
 SELECT pg_temp.reads_pages('join', $$
@@ -134,6 +154,15 @@ SELECT pg_temp.reads_pages('left join', $$
   SELECT f.k, f.d, d.w FROM ps_fact f LEFT JOIN ps_dim d ON f.k = d.k$$,
   'GpuHashJoin', '{ps_fact,ps_dim}', 'shipped');
 RESET gpuhash.enable_fusion;
+
+-- plain columns are taken in runs, without a slot per row; expressions,
+-- filters and the scan's quals go row by row
+SELECT is(pg_temp.direct_rows($$SELECT k, count(*), sum(v), max(d), min(f) FROM ps_fact GROUP BY k$$),
+          (SELECT count(*) FROM ps_fact), 'group by plain columns: every row taken directly');
+SELECT is(pg_temp.direct_rows($$SELECT f.s, f.b, count(*), sum(d.w) FROM ps_fact f JOIN ps_dim d ON f.k = d.k GROUP BY 1, 2$$),
+          (SELECT count(*) FROM ps_fact) + (SELECT count(*) FROM ps_dim), 'fused join on plain columns: every row of both sides taken directly');
+SELECT is(pg_temp.direct_rows($$SELECT k % 100, count(*) FROM ps_fact WHERE b GROUP BY 1$$),
+          0::bigint, 'a scan filter and an expression: rows one by one');
 
 -- columns taken out in the backend
 SET LOCAL gpuhash.ship_pages = off;
