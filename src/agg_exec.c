@@ -537,14 +537,7 @@ gha_collect_row(GpuHashAggState *s, ExprContext *econtext, int side)
 	}
 	if (s->fused_kind >= 0 && pattern != 0)
 	{
-		/* a fused node's NULL flags travel in the key */
-		for (i = 0; i < s->nkeys; i++)
-			if (pattern & (1 << i))
-			{
-				if (s->key_nullbit[i] < 0)
-					elog(ERROR, "gpuhash: NULL in grouping column %d, planned as never NULL", i + 1);
-				key |= UINT64CONST(1) << (s->pattern_shift + s->key_nullbit[i]);
-			}
+		key |= gha_fused_null_bits(s, pattern);
 		pattern = 0;
 	}
 	s->keys[r] = key;

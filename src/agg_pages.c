@@ -133,15 +133,7 @@ gha_collect_pages(GpuHashAggState *s, GhPageScan *ps, int side, int64 *counts)
 			}
 			if (side >= 0 && pattern != 0)
 			{
-				/* a fused node's NULL flags travel in the key */
-				for (int k = 0; k < s->nkeys; k++)
-					if (pattern & (1 << k))
-					{
-						if (s->key_nullbit[k] < 0)
-							elog(ERROR, "gpuhash: NULL in grouping column %d, planned as never NULL",
-								 k + 1);
-						key |= UINT64CONST(1) << (s->pattern_shift + s->key_nullbit[k]);
-					}
+				key |= gha_fused_null_bits(s, pattern);
 				pattern = 0;
 			}
 			s->keys[n] = key;

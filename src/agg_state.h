@@ -167,6 +167,25 @@ gha_store_agg_value(GpuHashAggState *s, int a, int c, int64 r, Datum d, bool isn
 		*iv = DatumGetInt64(d);
 }
 
+/*
+ * A fused node's NULL flags travel in the key: the bits of the grouping
+ * columns that are NULL in pattern.
+ */
+static inline uint64
+gha_fused_null_bits(const GpuHashAggState *s, uint8 pattern)
+{
+	uint64		bits = 0;
+
+	for (int i = 0; i < s->nkeys; i++)
+		if (pattern & (1 << i))
+		{
+			if (s->key_nullbit[i] < 0)
+				elog(ERROR, "gpuhash: NULL in grouping column %d, planned as never NULL", i + 1);
+			bits |= UINT64CONST(1) << (s->pattern_shift + s->key_nullbit[i]);
+		}
+	return bits;
+}
+
 /* agg_exec.c */
 extern void gha_reserve_row(GpuHashAggState *s);
 extern void gha_collect_row(GpuHashAggState *s, ExprContext *econtext, int side);
