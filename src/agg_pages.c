@@ -18,11 +18,16 @@
 #include "agg_state.h"
 #include "page_scan.h"
 
-/* The page reader's column holding scan-tuple Var expr of input side, or -1. */
+/*
+ * The page reader's column holding scan-tuple Var expr of input side, or -1;
+ * with mod NULL, only a column the scan outputs as it is.
+ */
 static int
-page_column(GpuHashAggState *s, GhPageScan *ps, Expr *expr, int side)
+page_column(GpuHashAggState *s, GhPageScan *ps, Expr *expr, int side, GhPageMod *mod)
 {
 	Var		   *var = (Var *) expr;
+	GhPageMod	none;
+	int			col;
 	int			i;
 
 	if (expr == NULL || !IsA(expr, Var) || var->varno != INDEX_VAR)
@@ -30,7 +35,8 @@ page_column(GpuHashAggState *s, GhPageScan *ps, Expr *expr, int side)
 	i = var->varattno - 1;
 	if (i < 0 || i >= s->map.ncols || s->map.sides[i] != side || s->map.attnos[i] <= 0)
 		return -1;
-	return gpuhash_page_scan_column(ps, s->map.attnos[i]);
+	col = gpuhash_page_scan_column(ps, s->map.attnos[i], mod ? mod : &none);
+	return (mod == NULL && none.by != 0) ? -1 : col;
 }
 
 /*
@@ -38,8 +44,8 @@ page_column(GpuHashAggState *s, GhPageScan *ps, Expr *expr, int side)
  * join, -1 the only input): false if something is not a plain column.
  */
 static bool
-plan_columns(GpuHashAggState *s, GhPageScan *ps, int side, int *key_col, int *arg_col,
-			 int *jkey_col)
+plan_columns(GpuHashAggState *s, GhPageScan *ps, int side, int *key_col, GhPageMod *key_mod,
+			 int *arg_col, int *jkey_col)
 {
 	int			input = Max(side, 0);
 	ListCell   *lc;
@@ -54,7 +60,8 @@ plan_columns(GpuHashAggState *s, GhPageScan *ps, int side, int *key_col, int *ar
 		if (side < 0 || s->key_side[i] == side)
 		{
 			if (s->key_mode[i] == GHA_KEY_DICT ||
-				(key_col[i] = page_column(s, ps, ((ExprState *) lfirst(lc))->expr, input)) < 0)
+				(key_col[i] = page_column(s, ps, ((ExprState *) lfirst(lc))->expr, input,
+										   &key_mod[i])) < 0)
 				return false;
 		}
 		i++;
@@ -69,11 +76,11 @@ plan_columns(GpuHashAggState *s, GhPageScan *ps, int side, int *key_col, int *ar
 			return false;
 		if (s->agg_col[a] < 0 || s->ops[a] == GHA_COUNT_STAR)
 			continue;
-		if ((arg_col[a] = page_column(s, ps, s->args[a]->expr, input)) < 0)
+		if ((arg_col[a] = page_column(s, ps, s->args[a]->expr, input, NULL)) < 0)
 			return false;
 	}
 	for (int k = 0; side >= 0 && k < s->njkeys; k++)
-		if ((jkey_col[k] = page_column(s, ps, s->jkey[side][k]->expr, side)) < 0)
+		if ((jkey_col[k] = page_column(s, ps, s->jkey[side][k]->expr, side, NULL)) < 0)
 			return false;
 	return true;
 }
@@ -82,13 +89,14 @@ bool
 gha_collect_pages(GpuHashAggState *s, GhPageScan *ps, int side, int64 *counts)
 {
 	int		   *key_col = palloc(sizeof(int) * Max(s->nkeys, 1));
+	GhPageMod  *key_mod = palloc0(sizeof(GhPageMod) * Max(s->nkeys, 1));
 	int		   *arg_col = palloc(sizeof(int) * Max(s->naggs, 1));
 	int		   *jkey_col = palloc(sizeof(int) * Max(s->njkeys, 1));
 	const gh_pagerows *rows;
 	size_t		first,
 				end;
 
-	if (!plan_columns(s, ps, side, key_col, arg_col, jkey_col))
+	if (!plan_columns(s, ps, side, key_col, key_mod, arg_col, jkey_col))
 		return false;
 	while (gpuhash_page_scan_next_run(ps, &rows, &first, &end))
 	{
@@ -128,7 +136,8 @@ gha_collect_pages(GpuHashAggState *s, GhPageScan *ps, int side, int64 *counts)
 				if (rows->nulls[o][r])
 					pattern |= (uint8) (1 << k);
 				else
-					key |= (gpuhash_pack_key(s->keytypes[k], (Datum) rows->values[o][r]) &
+					key |= (gpuhash_pack_key(s->keytypes[k],
+											 gpuhash_page_mod(&key_mod[k], (Datum) rows->values[o][r])) &
 							s->key_mask[k]) << s->key_shift[k];
 			}
 			if (side >= 0 && pattern != 0)

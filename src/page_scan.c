@@ -18,10 +18,12 @@
 #include "executor/executor.h"
 #include "executor/instrument.h"
 #include "miscadmin.h"
+#include "nodes/nodeFuncs.h"
 #include "optimizer/optimizer.h"
 #include "storage/bufmgr.h"
 #include "storage/bufpage.h"
 #include "storage/predicate.h"
+#include "utils/fmgroids.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
@@ -87,6 +89,8 @@ struct GhPageScan
 	double		returned;
 	GhPageStats stats;
 };
+
+static AttrNumber plain_output(Index scanrelid, Expr *expr, GhPageMod *mod);
 
 /* The heap attributes of the Vars of scanrelid in node: false if any is not a column. */
 static bool
@@ -207,9 +211,9 @@ gpuhash_page_scan_begin(PlanState *input, const Bitmapset *used, GhOps *ops)
 
 		foreach(lc, plan->plan.targetlist)
 		{
-			Var		   *var = (Var *) lfirst_node(TargetEntry, lc)->expr;
+			GhPageMod	mod;
 
-			if (!IsA(var, Var) || var->varno != plan->scanrelid || var->varattno <= 0)
+			if (plain_output(plan->scanrelid, lfirst_node(TargetEntry, lc)->expr, &mod) == 0)
 				ps->plain_tlist = false;
 		}
 	}
@@ -532,20 +536,57 @@ gpuhash_page_scan_plain(const GhPageScan *ps)
 	return ps->ss->ss.ps.qual == NULL && ps->plain_tlist;
 }
 
-int
-gpuhash_page_scan_column(const GhPageScan *ps, AttrNumber attno)
+/*
+ * A projected output column the runs can give: a column of the table, or
+ * an integer column modulo a non-zero constant (int2mod, int4mod, int8mod);
+ * its heap attribute, or 0.
+ */
+static AttrNumber
+plain_output(Index scanrelid, Expr *expr, GhPageMod *mod)
 {
-	/* the scan's output column: a heap column, through a projection of Vars */
+	OpExpr	   *op = (OpExpr *) expr;
+	Const	   *c;
+	Var		   *var;
+
+	mod->by = 0;
+	mod->type = InvalidOid;
+	if (IsA(expr, OpExpr) && list_length(op->args) == 2)
+	{
+		set_opfuncid(op);
+		c = (Const *) lsecond(op->args);
+		if (!IsA(c, Const) || c->constisnull)
+			return 0;
+		mod->type = op->opfuncid == F_INT8MOD ? INT8OID :
+			op->opfuncid == F_INT4MOD ? INT4OID :
+			op->opfuncid == F_INT2MOD ? INT2OID : InvalidOid;
+		if (mod->type == InvalidOid)
+			return 0;
+		mod->by = mod->type == INT8OID ? DatumGetInt64(c->constvalue) :
+			mod->type == INT4OID ? DatumGetInt32(c->constvalue) : DatumGetInt16(c->constvalue);
+		if (mod->by == 0)
+			return 0;			/* division by zero: the projection raises it */
+		expr = linitial(op->args);
+	}
+	var = (Var *) expr;
+	if (!IsA(var, Var) || var->varno != scanrelid || var->varattno <= 0)
+		return 0;
+	return var->varattno;
+}
+
+int
+gpuhash_page_scan_column(const GhPageScan *ps, AttrNumber attno, GhPageMod *mod)
+{
+	mod->by = 0;
+	mod->type = InvalidOid;
+	/* the scan's output column: a heap column, through a projection */
 	if (ps->ss->ss.ps.ps_ProjInfo != NULL)
 	{
-		TargetEntry *tle;
+		List	   *tlist = ps->ss->ss.ps.plan->targetlist;
 
-		if (attno < 1 || attno > list_length(ps->ss->ss.ps.plan->targetlist))
+		if (attno < 1 || attno > list_length(tlist))
 			return -1;
-		tle = list_nth_node(TargetEntry, ps->ss->ss.ps.plan->targetlist, attno - 1);
-		if (!IsA(tle->expr, Var))
-			return -1;
-		attno = ((Var *) tle->expr)->varattno;
+		attno = plain_output(((Scan *) ps->ss->ss.ps.plan)->scanrelid,
+							 list_nth_node(TargetEntry, tlist, attno - 1)->expr, mod);
 	}
 	for (int o = 0; o < ps->spec.nout; o++)
 		if (ps->out_att[o] == attno)

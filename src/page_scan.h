@@ -38,6 +38,7 @@
 
 #include "postgres.h"
 
+#include "catalog/pg_type.h"
 #include "nodes/bitmapset.h"
 #include "nodes/execnodes.h"
 
@@ -71,7 +72,32 @@ extern TupleTableSlot *gpuhash_page_scan_next(GhPageScan *ps);
  * holds the scan's output column attno.  Instead of gpuhash_page_scan_next.
  */
 extern bool gpuhash_page_scan_plain(const GhPageScan *ps);
-extern int	gpuhash_page_scan_column(const GhPageScan *ps, AttrNumber attno);
+/*
+ * An output column the runs give as a column modulo a constant (a grouping
+ * expression the scan computes): by 0 for the column itself.
+ */
+typedef struct GhPageMod
+{
+	int64		by;
+	Oid			type;			/* INT2OID, INT4OID or INT8OID */
+} GhPageMod;
+extern int	gpuhash_page_scan_column(const GhPageScan *ps, AttrNumber attno, GhPageMod *mod);
+
+/* The output value from the column's value v (not NULL), as int2mod etc. compute it */
+static inline Datum
+gpuhash_page_mod(const GhPageMod *mod, Datum v)
+{
+	if (mod->by == 0)
+		return v;
+	if (mod->by == -1)
+		return (Datum) 0;		/* x % -1 is 0, without the overflow of INT_MIN % -1 */
+	if (mod->type == INT8OID)
+		return Int64GetDatum(DatumGetInt64(v) % mod->by);
+	if (mod->type == INT4OID)
+		return Int32GetDatum(DatumGetInt32(v) % (int32) mod->by);
+	return Int16GetDatum(DatumGetInt16(v) % (int16) mod->by);
+}
+
 extern bool gpuhash_page_scan_next_run(GhPageScan *ps, const gh_pagerows **rows,
 									   size_t *first, size_t *end);
 /* Release everything; add the scan's counts to *stats. */

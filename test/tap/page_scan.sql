@@ -53,7 +53,7 @@ ANALYZE ps_dirty;
 RESET client_min_messages;
 
 BEGIN;
-SELECT plan(88);
+SELECT plan(94);
 
 SET LOCAL max_parallel_workers_per_gather = 0;
 \ir lib/digests.sql
@@ -161,6 +161,13 @@ SELECT is(pg_temp.direct_rows($$SELECT k, count(*), sum(v), max(d), min(f) FROM 
           (SELECT count(*) FROM ps_fact), 'group by plain columns: every row taken directly');
 SELECT is(pg_temp.direct_rows($$SELECT f.s, f.b, count(*), sum(d.w) FROM ps_fact f JOIN ps_dim d ON f.k = d.k GROUP BY 1, 2$$),
           (SELECT count(*) FROM ps_fact) + (SELECT count(*) FROM ps_dim), 'fused join on plain columns: every row of both sides taken directly');
+SELECT is(pg_temp.direct_rows($$SELECT k % 100, count(*), sum(v) FROM ps_fact GROUP BY 1$$),
+          (SELECT count(*) FROM ps_fact), 'group by an int8 column modulo a constant: every row taken directly');
+SELECT is(pg_temp.direct_rows($$SELECT v % -1, s % (-7)::int2, count(*), sum(k) FROM ps_fact GROUP BY 1, 2$$),
+          (SELECT count(*) FROM ps_fact), 'group by int4 and int2 columns modulo constants: every row taken directly');
+SELECT pg_temp.reads_pages('group by columns modulo constants', $$
+  SELECT k % 100, s % (-7)::int2, v % -1, k % -3, count(*), sum(v) FROM ps_fact GROUP BY 1, 2, 3, 4$$,
+  'GpuHashAgg', '{ps_fact}', 'shipped');
 SELECT is(pg_temp.direct_rows($$SELECT k % 100, count(*) FROM ps_fact WHERE b GROUP BY 1$$),
           0::bigint, 'a scan filter and an expression: rows one by one');
 
