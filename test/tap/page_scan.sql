@@ -11,7 +11,7 @@
 -- ones use local buffers) and are frozen before the tests, outside the
 -- test's transaction.
 SET client_min_messages = warning;
-DROP TABLE IF EXISTS ps_fact, ps_dim, ps_wide, ps_added, ps_dropped, ps_dirty;
+DROP TABLE IF EXISTS ps_fact, ps_dim, ps_wide, ps_added, ps_dropped, ps_dirty, ps_big;
 SELECT setseed(0.31);
 -- 70000 rows: NULLs in every column, skewed and duplicated keys
 CREATE TABLE ps_fact AS
@@ -41,11 +41,14 @@ CREATE TABLE ps_dropped AS
   SELECT (g % 70)::int8 AS a, g::int8 AS x, (g % 9)::int4 AS k, g::int8 AS v
   FROM generate_series(1, 20000) g;
 ALTER TABLE ps_dropped DROP COLUMN x;
+-- larger than a quarter of the test server's 128 MB of shared buffers: read through a
+-- buffer ring, as a Seq Scan of it would be
+CREATE TABLE ps_big AS SELECT (g % 5000)::int4 AS k, g::int4 AS v FROM generate_series(1, 1500000) g;
 CREATE TABLE ps_dirty AS SELECT (g % 300)::int8 AS k, g::int8 AS v FROM generate_series(1, 60000) g;
-VACUUM (FREEZE, ANALYZE) ps_fact, ps_dim, ps_wide, ps_added, ps_dropped, ps_dirty;
+VACUUM (FREEZE, ANALYZE) ps_fact, ps_dim, ps_wide, ps_added, ps_dropped, ps_dirty, ps_big;
 -- (a first VACUUM right after the load may freeze without setting pages
 -- all-visible; the second does)
-VACUUM ps_fact, ps_dim, ps_wide, ps_added, ps_dropped, ps_dirty;
+VACUUM ps_fact, ps_dim, ps_wide, ps_added, ps_dropped, ps_dirty, ps_big;
 -- pages that are no longer all-visible, and dead tuples in them
 UPDATE ps_dirty SET v = -v WHERE v <= 3000 AND v % 7 = 0;
 DELETE FROM ps_dirty WHERE v BETWEEN 30000 AND 31000 AND v % 3 = 0;
@@ -53,7 +56,7 @@ ANALYZE ps_dirty;
 RESET client_min_messages;
 
 BEGIN;
-SELECT plan(94);
+SELECT plan(98);
 
 SET LOCAL max_parallel_workers_per_gather = 0;
 \ir lib/digests.sql
@@ -194,6 +197,9 @@ SELECT pg_temp.reads_pages('a dropped column before the key', $$
 SELECT pg_temp.reads_pages('a column added without a default', $$
   SELECT n, count(*), sum(v) FROM ps_added GROUP BY n$$, 'GpuHashAgg', '{ps_added}', 'shipped');
 
+SELECT pg_temp.reads_pages('a table read through a buffer ring', $$
+  SELECT k, count(*), sum(v), min(v) FROM ps_big GROUP BY k$$, 'GpuHashAgg', '{ps_big}', 'shipped');
+
 -- pages changed since the last VACUUM: read with visibility checks
 SELECT pg_temp.reads_pages('changed pages', $$
   SELECT k, count(*), sum(v) FROM ps_dirty GROUP BY k$$, 'GpuHashAgg', '{ps_dirty}', 'mixed');
@@ -238,4 +244,4 @@ SELECT * FROM finish();
 ROLLBACK;
 
 SET client_min_messages = warning;
-DROP TABLE ps_fact, ps_dim, ps_wide, ps_added, ps_dropped, ps_dirty;
+DROP TABLE ps_fact, ps_dim, ps_wide, ps_added, ps_dropped, ps_dirty, ps_big;
