@@ -394,13 +394,13 @@ add_column(GpuHashAggState *s, gh_valtype type, int ops, bool with_nulls)
 	return c;
 }
 
-/* Grow the input arrays to hold one more row. */
+/* Grow the input arrays to hold n more rows. */
 void
-gha_reserve_row(GpuHashAggState *s)
+gha_reserve_rows(GpuHashAggState *s, int64 n)
 {
 	MemoryContext old;
 
-	if (s->nrows < s->cap)
+	if (s->nrows + n <= s->cap)
 		return;
 	old = MemoryContextSwitchTo(s->data_cxt);
 	if (s->cap == 0)
@@ -410,7 +410,7 @@ gha_reserve_row(GpuHashAggState *s)
 		 * first): growing by doubling copies the arrays and touches fresh
 		 * memory again, which costs more than collecting the rows.
 		 */
-		s->cap = Max(4096, Min(s->cap_hint + s->cap_hint / 16, INT64CONST(1) << 24));
+		s->cap = Max(Max(4096, n), Min(s->cap_hint + s->cap_hint / 16, INT64CONST(1) << 24));
 		s->keys = palloc_extended(sizeof(uint64) * s->cap, MCXT_ALLOC_HUGE);
 		s->patterns = palloc_extended(s->cap, MCXT_ALLOC_HUGE);
 		if (s->fused_kind >= 0)
@@ -423,7 +423,8 @@ gha_reserve_row(GpuHashAggState *s)
 	}
 	else
 	{
-		s->cap *= 2;
+		while (s->cap < s->nrows + n)
+			s->cap *= 2;
 		s->keys = repalloc_huge(s->keys, sizeof(uint64) * s->cap);
 		s->patterns = repalloc_huge(s->patterns, s->cap);
 		if (s->jkeys)
@@ -505,7 +506,7 @@ gha_collect_row(GpuHashAggState *s, ExprContext *econtext, int side)
 	int64		r;
 	uint32		id = 0;
 
-	gha_reserve_row(s);
+	gha_reserve_rows(s, 1);
 	r = s->nrows;
 	foreach(lc, s->key_states)
 	{
@@ -527,7 +528,7 @@ gha_collect_row(GpuHashAggState *s, ExprContext *econtext, int side)
 		else if (isnull)
 			pattern |= (uint8) (1 << i);
 		else
-			key |= (gpuhash_pack_key(s->keytypes[i], d) & s->key_mask[i]) << s->key_shift[i];
+			key |= gha_key_bits(s, i, d);
 		i++;
 	}
 	if (s->dict && (side < 0 || s->dict_side == side))

@@ -40,12 +40,25 @@ page_column(GpuHashAggState *s, GhPageScan *ps, Expr *expr, int side, GhPageMod 
 }
 
 /*
- * The page columns the node reads from input side (0 or 1 of a fused
- * join, -1 the only input): false if something is not a plain column.
+ * What the node takes from input side's page columns (0 or 1 of a fused
+ * join, -1 the only input): only the grouping columns, aggregates and join
+ * keys of that side, each with the page column it reads.
  */
+typedef struct PagePlan
+{
+	int			nkeys;
+	int		   *key;			/* grouping column number */
+	int		   *key_col;
+	GhPageMod  *key_mod;
+	int			naggs;
+	int		   *agg;			/* aggregate number */
+	int		   *agg_col;		/* -1: count(*), no argument */
+	int		   *jkey_col;		/* s->njkeys entries (fused) */
+} PagePlan;
+
+/* Plan the columns: false if something is not a plain column. */
 static bool
-plan_columns(GpuHashAggState *s, GhPageScan *ps, int side, int *key_col, GhPageMod *key_mod,
-			 int *arg_col, int *jkey_col)
+plan_columns(GpuHashAggState *s, GhPageScan *ps, int side, PagePlan *pp)
 {
 	int			input = Max(side, 0);
 	ListCell   *lc;
@@ -54,33 +67,46 @@ plan_columns(GpuHashAggState *s, GhPageScan *ps, int side, int *key_col, GhPageM
 	if (s->mode == GHA_MODE_FINAL || !gpuhash_page_scan_plain(ps) ||
 		(s->dict != NULL && (side < 0 || s->dict_side == side)))
 		return false;
+	pp->key = palloc(sizeof(int) * Max(s->nkeys, 1));
+	pp->key_col = palloc(sizeof(int) * Max(s->nkeys, 1));
+	pp->key_mod = palloc0(sizeof(GhPageMod) * Max(s->nkeys, 1));
+	pp->agg = palloc(sizeof(int) * Max(s->naggs, 1));
+	pp->agg_col = palloc(sizeof(int) * Max(s->naggs, 1));
+	pp->jkey_col = palloc(sizeof(int) * Max(s->njkeys, 1));
+	pp->nkeys = pp->naggs = 0;
 	foreach(lc, s->key_states)
 	{
-		key_col[i] = -1;
+		int			k = pp->nkeys;
+
 		if (side < 0 || s->key_side[i] == side)
 		{
 			if (s->key_mode[i] == GHA_KEY_DICT ||
-				(key_col[i] = page_column(s, ps, ((ExprState *) lfirst(lc))->expr, input,
-										   &key_mod[i])) < 0)
+				(pp->key_col[k] = page_column(s, ps, ((ExprState *) lfirst(lc))->expr, input,
+											  &pp->key_mod[k])) < 0)
 				return false;
+			pp->key[pp->nkeys++] = i;
 		}
 		i++;
 	}
 	for (int a = 0; a < s->naggs; a++)
 	{
-		arg_col[a] = -1;
+		int			n = pp->naggs;
+
 		if (side >= 0 && s->agg_side[a] != side)
 			continue;
 		if (s->agg_cpu[a] >= 0 || s->numcols[a] != NULL || s->filters[a] != NULL ||
 			s->agg_col2[a] >= 0)
 			return false;
-		if (s->agg_col[a] < 0 || s->ops[a] == GHA_COUNT_STAR)
-			continue;
-		if ((arg_col[a] = page_column(s, ps, s->args[a]->expr, input, NULL)) < 0)
+		if (s->agg_col[a] < 0)
+			continue;			/* count(*): no engine column */
+		pp->agg_col[n] = -1;
+		if (s->ops[a] != GHA_COUNT_STAR &&
+			(pp->agg_col[n] = page_column(s, ps, s->args[a]->expr, input, NULL)) < 0)
 			return false;
+		pp->agg[pp->naggs++] = a;
 	}
 	for (int k = 0; side >= 0 && k < s->njkeys; k++)
-		if ((jkey_col[k] = page_column(s, ps, s->jkey[side][k]->expr, side, NULL)) < 0)
+		if ((pp->jkey_col[k] = page_column(s, ps, s->jkey[side][k]->expr, side, NULL)) < 0)
 			return false;
 	return true;
 }
@@ -88,57 +114,48 @@ plan_columns(GpuHashAggState *s, GhPageScan *ps, int side, int *key_col, GhPageM
 bool
 gha_collect_pages(GpuHashAggState *s, GhPageScan *ps, int side, int64 *counts)
 {
-	int		   *key_col = palloc(sizeof(int) * Max(s->nkeys, 1));
-	GhPageMod  *key_mod = palloc0(sizeof(GhPageMod) * Max(s->nkeys, 1));
-	int		   *arg_col = palloc(sizeof(int) * Max(s->naggs, 1));
-	int		   *jkey_col = palloc(sizeof(int) * Max(s->njkeys, 1));
+	PagePlan	pp;
 	const gh_pagerows *rows;
 	size_t		first,
 				end;
+	int			njkeys = side >= 0 ? s->njkeys : 0;
 
-	if (!plan_columns(s, ps, side, key_col, key_mod, arg_col, jkey_col))
+	if (!plan_columns(s, ps, side, &pp))
 		return false;
 	while (gpuhash_page_scan_next_run(ps, &rows, &first, &end))
 	{
 		CHECK_FOR_INTERRUPTS();
+		gha_reserve_rows(s, (int64) (end - first));
 		for (size_t r = first; r < end; r++)
 		{
 			uint64		key = 0;
 			uint64		jkey = 0;
 			uint8		pattern = 0;
-			int64		n;
-			bool		skip = false;
+			int64		n = s->nrows;
+			int			k;
 
 			/* a fused join's row whose join key is NULL joins nothing */
-			for (int k = 0; side >= 0 && k < s->njkeys; k++)
+			for (k = 0; k < njkeys; k++)
 			{
-				int			o = jkey_col[k];
+				int			o = pp.jkey_col[k];
 
 				if (rows->nulls[o][r])
-				{
-					skip = true;
 					break;
-				}
 				jkey |= gpuhash_exact_key_column(s->jfamily[side][k], s->jtype[side][k],
 												 (Datum) rows->values[o][r],
 												 s->jwidth[k], s->jshift[k]);
 			}
-			if (skip)
+			if (k < njkeys)
 				continue;
-			gha_reserve_row(s);
-			n = s->nrows;
-			for (int k = 0; k < s->nkeys; k++)
+			for (int i = 0; i < pp.nkeys; i++)
 			{
-				int			o = key_col[k];
+				int			o = pp.key_col[i];
 
-				if (o < 0)
-					continue;
 				if (rows->nulls[o][r])
-					pattern |= (uint8) (1 << k);
+					pattern |= (uint8) (1 << pp.key[i]);
 				else
-					key |= (gpuhash_pack_key(s->keytypes[k],
-											 gpuhash_page_mod(&key_mod[k], (Datum) rows->values[o][r])) &
-							s->key_mask[k]) << s->key_shift[k];
+					key |= gha_key_bits(s, pp.key[i],
+										gpuhash_page_mod(&pp.key_mod[i], (Datum) rows->values[o][r]));
 			}
 			if (side >= 0 && pattern != 0)
 			{
@@ -147,18 +164,15 @@ gha_collect_pages(GpuHashAggState *s, GhPageScan *ps, int side, int64 *counts)
 			}
 			s->keys[n] = key;
 			s->patterns[n] = pattern;
-			for (int a = 0; a < s->naggs; a++)
+			for (int i = 0; i < pp.naggs; i++)
 			{
-				int			c = s->agg_col[a];
-				int			o = arg_col[a];
+				int			o = pp.agg_col[i];
 
-				if (c < 0 || (side >= 0 && s->agg_side[a] != side))
-					continue;
 				if (o < 0)
-					gha_store_agg_value(s, a, c, n, (Datum) 0, false);
+					gha_store_agg_value(s, pp.agg[i], s->agg_col[pp.agg[i]], n, (Datum) 0, false);
 				else
-					gha_store_agg_value(s, a, c, n, (Datum) rows->values[o][r],
-										rows->nulls[o][r] != 0);
+					gha_store_agg_value(s, pp.agg[i], s->agg_col[pp.agg[i]], n,
+										(Datum) rows->values[o][r], rows->nulls[o][r] != 0);
 			}
 			if (side >= 0)
 				s->jkeys[n] = jkey;

@@ -167,6 +167,13 @@ gha_store_agg_value(GpuHashAggState *s, int a, int c, int64 r, Datum d, bool isn
 		*iv = DatumGetInt64(d);
 }
 
+/* Grouping column k's value d (not NULL), packed into its bits of the key. */
+static inline uint64
+gha_key_bits(const GpuHashAggState *s, int k, Datum d)
+{
+	return (gpuhash_pack_key(s->keytypes[k], d) & s->key_mask[k]) << s->key_shift[k];
+}
+
 /*
  * A fused node's NULL flags travel in the key: the bits of the grouping
  * columns that are NULL in pattern.
@@ -187,7 +194,7 @@ gha_fused_null_bits(const GpuHashAggState *s, uint8 pattern)
 }
 
 /* agg_exec.c */
-extern void gha_reserve_row(GpuHashAggState *s);
+extern void gha_reserve_rows(GpuHashAggState *s, int64 n);
 extern void gha_collect_row(GpuHashAggState *s, ExprContext *econtext, int side);
 extern void gha_add_result(GpuHashAggState *s, uint8 pattern, instr_time start);
 

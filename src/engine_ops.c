@@ -189,8 +189,8 @@ gpuhash_ops_service_call(GhOps *ops, GhsCall *call)
 	ops->service_peak = Max(ops->service_peak, (size_t) call->result[3]);
 }
 
-static void
-init_call(GhsCall *call, GhsOp op, int worker, int32 object)
+void
+gpuhash_ops_init_call(GhsCall *call, int op, int worker, int32 object)
 {
 	memset(call, 0, sizeof(*call));
 	call->op = op;
@@ -221,7 +221,7 @@ gpuhash_op_build(GhOps *ops, gh_kind kind, const uint64 *keys, const uint64 *row
 		d->rows = roff;
 		put(d, d->keys, keys, 8 * n);
 		put(d, d->rows, rows, 8 * n);
-		init_call(&call, GHS_OP_BUILD, -1, 0);
+		gpuhash_ops_init_call(&call, GHS_OP_BUILD, -1, 0);
 		call.kind = kind;
 		call.data = dsm_segment_handle(seg);
 		gpuhash_ops_service_call(ops, &call);
@@ -251,7 +251,7 @@ post_free(int worker, int32 object)
 {
 	GhsCall		call;
 
-	init_call(&call, GHS_OP_FREE, worker, object);
+	gpuhash_ops_init_call(&call, GHS_OP_FREE, worker, object);
 	(void) gpuhash_service_post(&call);
 }
 
@@ -299,7 +299,7 @@ gpuhash_op_join_begin(GhOpTable *t, const uint64 *keys, size_t n, gh_join_method
 		d->flags = foff;
 		d->pairs = poff;
 		put(d, koff, keys, 8 * n);
-		init_call(&call, GHS_OP_JOIN_BEGIN, t->worker, t->id);
+		gpuhash_ops_init_call(&call, GHS_OP_JOIN_BEGIN, t->worker, t->id);
 		call.method = method;
 		call.data = dsm_segment_handle(j->data);
 		PG_TRY();
@@ -333,7 +333,7 @@ gpuhash_op_join_next(GhOpJoin *j, gh_pair *out, size_t cap)
 		check(ops, gh_join_next(j->local, out, cap, &nout));
 		return nout;
 	}
-	init_call(&call, GHS_OP_JOIN_NEXT, j->table->worker, j->id);
+	gpuhash_ops_init_call(&call, GHS_OP_JOIN_NEXT, j->table->worker, j->id);
 	call.arg[0] = Min(cap, j->cap);
 	gpuhash_ops_service_call(ops, &call);
 	nout = (size_t) call.result[0];
@@ -354,7 +354,7 @@ gpuhash_op_join_outer_matched(GhOpJoin *j, uint8 *flags)
 		check(ops, gh_join_outer_matched(j->local, flags));
 		return;
 	}
-	init_call(&call, GHS_OP_OUTER_MATCHED, j->table->worker, j->id);
+	gpuhash_ops_init_call(&call, GHS_OP_OUTER_MATCHED, j->table->worker, j->id);
 	gpuhash_ops_service_call(ops, &call);
 	d = dsm_segment_address(j->data);
 	memcpy(flags, (char *) d + d->flags, j->n);
@@ -397,7 +397,7 @@ gpuhash_op_aggregate(GhOps *ops, const uint64 *keys, size_t n, const gh_aggcol *
 		d->keys = koff;
 		put(d, koff, keys, 8 * n);
 		put_cols(d, cols, n, 0);
-		init_call(&call, GHS_OP_AGGREGATE, -1, 0);
+		gpuhash_ops_init_call(&call, GHS_OP_AGGREGATE, -1, 0);
 		call.data = dsm_segment_handle(seg);
 		gpuhash_ops_service_call(ops, &call);
 		dsm_detach(seg);
@@ -443,7 +443,7 @@ gpuhash_op_join_aggregate(GhOpTable *t, const uint64 *keys, size_t n, gh_join_me
 	put(d, ookeys, spec->outer_keys, 8 * n);
 	put(d, iokeys, spec->inner_keys, 8 * spec->inner_rows);
 	put_cols(d, spec->cols, n, spec->inner_rows);
-	init_call(&call, GHS_OP_JOIN_AGGREGATE, t->worker, t->id);
+	gpuhash_ops_init_call(&call, GHS_OP_JOIN_AGGREGATE, t->worker, t->id);
 	call.method = method;
 	call.data = dsm_segment_handle(seg);
 	gpuhash_ops_service_call(ops, &call);
@@ -479,7 +479,7 @@ gpuhash_op_pool_create(GhOps *ops, int kind, GhOpPool *pool)
 {
 	GhsCall		call;
 
-	init_call(&call, GHS_OP_POOL_CREATE, -1, 0);
+	gpuhash_ops_init_call(&call, GHS_OP_POOL_CREATE, -1, 0);
 	call.kind = kind;
 	gpuhash_ops_service_call(ops, &call);
 	pool->worker = call.ran_by;
@@ -506,7 +506,7 @@ gpuhash_op_pool_append(GhOps *ops, const GhOpPool *pool, int side, int pattern,
 	put(d, koff, keys, 8 * n);
 	put(d, joff, jkeys, 8 * n);
 	put_cols(d, cols, n, n);
-	init_call(&call, GHS_OP_POOL_APPEND, pool->worker, pool->id);
+	gpuhash_ops_init_call(&call, GHS_OP_POOL_APPEND, pool->worker, pool->id);
 	call.arg[0] = side;
 	call.arg[1] = pattern;
 	call.data = dsm_segment_handle(seg);
@@ -521,7 +521,7 @@ gpuhash_op_pool_patterns(GhOps *ops, const GhOpPool *pool, uint64 *mask)
 {
 	GhsCall		call;
 
-	init_call(&call, GHS_OP_POOL_PATTERNS, pool->worker, pool->id);
+	gpuhash_ops_init_call(&call, GHS_OP_POOL_PATTERNS, pool->worker, pool->id);
 	gpuhash_ops_service_call(ops, &call);
 	memcpy(mask, call.result, 4 * sizeof(uint64));
 }
@@ -531,7 +531,7 @@ gpuhash_op_pool_finish(GhOps *ops, const GhOpPool *pool, int pattern)
 {
 	GhsCall		call;
 
-	init_call(&call, GHS_OP_POOL_FINISH, pool->worker, pool->id);
+	gpuhash_ops_init_call(&call, GHS_OP_POOL_FINISH, pool->worker, pool->id);
 	call.arg[1] = pattern;
 	gpuhash_ops_service_call(ops, &call);
 	return groups_from_reply(ops, call.reply);

@@ -59,6 +59,8 @@ extern void gpuhash_ops_init(GhOps *ops, MemoryContext cxt);
 extern gh_engine *gpuhash_ops_engine(GhOps *ops);
 struct GhsCall;
 extern void gpuhash_ops_service_call(GhOps *ops, struct GhsCall *call);
+/* a call of op (GhsOp) to worker (-1: any) on object (0: none) */
+extern void gpuhash_ops_init_call(struct GhsCall *call, int op, int worker, int32 object);
 extern size_t gpuhash_ops_peak_device(GhOps *ops);
 extern const char *gpuhash_ops_where(const GhOps *ops);
 

@@ -88,9 +88,7 @@ gpuhash_op_pages_extract(GhOpPages *pp, size_t npages)
 		GhsCall		call;
 
 		hdr->npages = npages;
-		memset(&call, 0, sizeof(call));
-		call.op = GHS_OP_EXTRACT_PAGES;
-		call.worker = -1;
+		gpuhash_ops_init_call(&call, GHS_OP_EXTRACT_PAGES, -1, 0);
 		call.data = dsm_segment_handle(pp->seg);
 		gpuhash_ops_service_call(pp->ops, &call);
 		pp->rows.nrows = (size_t) call.result[0];

@@ -81,9 +81,10 @@ struct GhPageScan
 
 	/* delivering the batch: CPU rows, then each kept shipped page's rows */
 	size_t		cpu_cur;
-	size_t		cur;
 	int			cur_page;
-	size_t		cur_end;
+	const gh_pagerows *run_rows;	/* next_row's run: rows [run_cur, run_end) */
+	size_t		run_cur;
+	size_t		run_end;
 
 	TupleTableSlot *row;		/* the heap row, virtual */
 	double		returned;
@@ -331,9 +332,7 @@ next_batch(GhPageScan *ps)
 	ps->cpu_pages = 0;
 	ps->nship = 0;
 	ps->cpu_cur = 0;
-	ps->cur = 0;
 	ps->cur_page = -1;
-	ps->cur_end = 0;
 	while (!ps->done && ps->nship < ps->max_pages && ps->cpu_pages < ps->max_pages)
 	{
 		BlockNumber blk = next_block(ps);
@@ -404,46 +403,58 @@ next_batch(GhPageScan *ps)
 	return !(ps->done && ps->cpu.nrows == 0 && ps->nship == 0);
 }
 
-/* The next row of the batch into the heap row: false when the batch is used up. */
+/*
+ * The next run of rows of the batch (the CPU rows, then each kept shipped
+ * page's), taking the next batch when this one is used up: false at the end.
+ */
+static bool
+next_run(GhPageScan *ps, const gh_pagerows **rows, size_t *first, size_t *end)
+{
+	for (;;)
+	{
+		if (ps->cpu_cur < ps->cpu.nrows)
+		{
+			*rows = &ps->cpu;
+			*first = ps->cpu_cur;
+			*end = ps->cpu.nrows;
+			ps->cpu_cur = ps->cpu.nrows;
+			return true;
+		}
+		if (ps->shipping != NULL && ps->cur_page + 1 < ps->nship)
+		{
+			const gh_pagerows *sh = &ps->shipping->rows;
+			int			p = ++ps->cur_page;
+
+			if (ps->dropped[p] || sh->first[p] == sh->first[p + 1])
+				continue;
+			*rows = sh;
+			*first = sh->first[p];
+			*end = sh->first[p + 1];
+			return true;
+		}
+		if (!next_batch(ps))
+			return false;
+	}
+}
+
+/* The next row into the heap row: false at the end. */
 static bool
 next_row(GhPageScan *ps)
 {
-	const gh_pagerows *rows;
-	size_t		r;
 	TupleTableSlot *row = ps->row;
+	size_t		r;
 
-	if (ps->cpu_cur < ps->cpu.nrows)
-	{
-		rows = &ps->cpu;
-		r = ps->cpu_cur++;
-	}
-	else
-	{
-		const gh_pagerows *sh;
-
-		if (ps->shipping == NULL)
-			return false;
-		sh = &ps->shipping->rows;
-
-		while (ps->cur >= ps->cur_end)
-		{
-			if (++ps->cur_page >= ps->nship)
-				return false;
-			if (ps->dropped[ps->cur_page])
-				continue;
-			ps->cur = sh->first[ps->cur_page];
-			ps->cur_end = sh->first[ps->cur_page + 1];
-		}
-		rows = sh;
-		r = ps->cur++;
-	}
+	if (ps->run_cur >= ps->run_end &&
+		!next_run(ps, &ps->run_rows, &ps->run_cur, &ps->run_end))
+		return false;
+	r = ps->run_cur++;
 	ExecClearTuple(row);
 	for (int o = 0; o < ps->spec.nout; o++)
 	{
 		int			a = ps->out_att[o] - 1;
 
-		row->tts_values[a] = (Datum) rows->values[o][r];
-		row->tts_isnull[a] = rows->nulls[o][r] != 0;
+		row->tts_values[a] = (Datum) ps->run_rows->values[o][r];
+		row->tts_isnull[a] = ps->run_rows->nulls[o][r] != 0;
 	}
 	ExecStoreVirtualTuple(row);
 	return true;
@@ -460,11 +471,7 @@ gpuhash_page_scan_next(GhPageScan *ps)
 	for (;;)
 	{
 		if (!next_row(ps))
-		{
-			if (!next_batch(ps))
-				return NULL;
-			continue;
-		}
+			return NULL;
 		if (qual == NULL && proj == NULL)
 		{
 			ps->returned++;
@@ -599,32 +606,9 @@ gpuhash_page_scan_next_run(GhPageScan *ps, const gh_pagerows **rows, size_t *fir
 						   size_t *end)
 {
 	Assert(gpuhash_page_scan_plain(ps));
-	for (;;)
-	{
-		if (ps->cpu_cur < ps->cpu.nrows)
-		{
-			*rows = &ps->cpu;
-			*first = ps->cpu_cur;
-			*end = ps->cpu.nrows;
-			ps->cpu_cur = ps->cpu.nrows;
-		}
-		else if (ps->shipping != NULL && ps->cur_page + 1 < ps->nship)
-		{
-			const gh_pagerows *sh = &ps->shipping->rows;
-			int			p = ++ps->cur_page;
-
-			if (ps->dropped[p] || sh->first[p] == sh->first[p + 1])
-				continue;
-			*rows = sh;
-			*first = sh->first[p];
-			*end = sh->first[p + 1];
-		}
-		else if (next_batch(ps))
-			continue;
-		else
-			return false;
-		ps->returned += (double) (*end - *first);
-		ps->stats.rows_direct += (int64) (*end - *first);
-		return true;
-	}
+	if (!next_run(ps, rows, first, end))
+		return false;
+	ps->returned += (double) (*end - *first);
+	ps->stats.rows_direct += (int64) (*end - *first);
+	return true;
 }

@@ -61,15 +61,17 @@ SELECT plan(98);
 SET LOCAL max_parallel_workers_per_gather = 0;
 \ir lib/digests.sql
 
--- run q with gpuhash forced on: the numbers of EXPLAIN ANALYZE's Heap Pages line(s), summed
+-- run q with gpuhash forced on: the numbers of EXPLAIN ANALYZE's Heap Pages line(s),
+-- summed, and the rows taken in runs straight from the page columns (taken)
 CREATE FUNCTION pg_temp.pages(q text, OUT shipped bigint, OUT direct bigint,
-                              OUT checked bigint, OUT reread bigint, OUT lines int)
+                              OUT checked bigint, OUT reread bigint, OUT lines int,
+                              OUT taken bigint)
 LANGUAGE plpgsql AS $$
 DECLARE
   line text;
   m text[];
 BEGIN
-  shipped := 0; direct := 0; checked := 0; reread := 0; lines := 0;
+  shipped := 0; direct := 0; checked := 0; reread := 0; lines := 0; taken := 0;
   PERFORM set_config('gpuhash.enabled', 'on', true);
   PERFORM set_config('gpuhash.force', 'on', true);
   FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS ON, TIMING OFF, SUMMARY OFF) ' || q LOOP
@@ -80,6 +82,9 @@ BEGIN
       checked := checked + m[3]::bigint;
       reread := reread + m[4]::bigint;
       lines := lines + 1;
+    END IF;
+    IF line ~ 'Heap Rows Taken Directly: ' THEN
+      taken := taken + substring(line FROM 'Heap Rows Taken Directly: ([0-9]+)')::bigint;
     END IF;
   END LOOP;
 END $$;
@@ -115,23 +120,6 @@ BEGIN
   RETURN NEXT is((pg_temp.pages(q)).lines, 0, name || ': read through the scan');
 END $$;
 
--- the rows a query's gpuhash nodes took in runs straight from the page columns
-CREATE FUNCTION pg_temp.direct_rows(q text) RETURNS bigint
-LANGUAGE plpgsql AS $$
-DECLARE
-  line text;
-  n bigint := 0;
-BEGIN
-  PERFORM set_config('gpuhash.enabled', 'on', true);
-  PERFORM set_config('gpuhash.force', 'on', true);
-  FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS ON, TIMING OFF, SUMMARY OFF) ' || q LOOP
-    IF line ~ 'Heap Rows Taken Directly: ' THEN
-      n := n + substring(line FROM 'Heap Rows Taken Directly: ([0-9]+)')::bigint;
-    END IF;
-  END LOOP;
-  RETURN n;
-END $$;
-
 -- GROUP BY over every column type, with a filter and expressions
 SELECT pg_temp.reads_pages('group by k', $$
   SELECT k, count(*), count(v), sum(v), min(v), max(v), sum(s), min(d), max(d),
@@ -160,18 +148,18 @@ RESET gpuhash.enable_fusion;
 
 -- plain columns are taken in runs, without a slot per row; expressions,
 -- filters and the scan's quals go row by row
-SELECT is(pg_temp.direct_rows($$SELECT k, count(*), sum(v), max(d), min(f) FROM ps_fact GROUP BY k$$),
+SELECT is((pg_temp.pages($$SELECT k, count(*), sum(v), max(d), min(f) FROM ps_fact GROUP BY k$$)).taken,
           (SELECT count(*) FROM ps_fact), 'group by plain columns: every row taken directly');
-SELECT is(pg_temp.direct_rows($$SELECT f.s, f.b, count(*), sum(d.w) FROM ps_fact f JOIN ps_dim d ON f.k = d.k GROUP BY 1, 2$$),
+SELECT is((pg_temp.pages($$SELECT f.s, f.b, count(*), sum(d.w) FROM ps_fact f JOIN ps_dim d ON f.k = d.k GROUP BY 1, 2$$)).taken,
           (SELECT count(*) FROM ps_fact) + (SELECT count(*) FROM ps_dim), 'fused join on plain columns: every row of both sides taken directly');
-SELECT is(pg_temp.direct_rows($$SELECT k % 100, count(*), sum(v) FROM ps_fact GROUP BY 1$$),
+SELECT is((pg_temp.pages($$SELECT k % 100, count(*), sum(v) FROM ps_fact GROUP BY 1$$)).taken,
           (SELECT count(*) FROM ps_fact), 'group by an int8 column modulo a constant: every row taken directly');
-SELECT is(pg_temp.direct_rows($$SELECT v % -1, s % (-7)::int2, count(*), sum(k) FROM ps_fact GROUP BY 1, 2$$),
+SELECT is((pg_temp.pages($$SELECT v % -1, s % (-7)::int2, count(*), sum(k) FROM ps_fact GROUP BY 1, 2$$)).taken,
           (SELECT count(*) FROM ps_fact), 'group by int4 and int2 columns modulo constants: every row taken directly');
 SELECT pg_temp.reads_pages('group by columns modulo constants', $$
   SELECT k % 100, s % (-7)::int2, v % -1, k % -3, count(*), sum(v) FROM ps_fact GROUP BY 1, 2, 3, 4$$,
   'GpuHashAgg', '{ps_fact}', 'shipped');
-SELECT is(pg_temp.direct_rows($$SELECT k % 100, count(*) FROM ps_fact WHERE b GROUP BY 1$$),
+SELECT is((pg_temp.pages($$SELECT k % 100, count(*) FROM ps_fact WHERE b GROUP BY 1$$)).taken,
           0::bigint, 'a scan filter and an expression: rows one by one');
 
 -- columns taken out in the backend
