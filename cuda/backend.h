@@ -160,6 +160,8 @@ struct gh_engine
 	int			inject_dev;		/* -1: none */
 	long		inject_after;	/* atomic countdown */
 	gh_status	inject_status;
+	bool		stage_exchange; /* gh_debug_stage_exchange */
+	size_t		split_chunk;	/* gh_debug_split_chunk; 0: by input size */
 };
 
 extern const gh_backend_ops gh_cpu_ops;

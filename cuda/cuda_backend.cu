@@ -265,6 +265,28 @@ open_device(gh_engine *e, gh_cuda_state *state, int d, int count)
 }
 
 /*
+ * Device d may read and write s's stream-ordered allocations.  Peer access
+ * covers cudaMalloc's memory only; without this, a peer copy from pool
+ * memory is staged by the driver at a fraction of the link's rate.  The
+ * default pool is the process's, like peer access, so this too is kept.
+ */
+static bool
+grant_pool_access(gh_cuda_state *state, int d, int s)
+{
+	cudaMemPool_t pool;
+	cudaMemAccessDesc desc;
+
+	if (!state->dev[s].async_alloc)
+		return true;
+	memset(&desc, 0, sizeof(desc));
+	desc.location.type = cudaMemLocationTypeDevice;
+	desc.location.id = state->dev[d].id;
+	desc.flags = cudaMemAccessFlagsProtReadWrite;
+	return cudaDeviceGetDefaultMemPool(&pool, state->dev[s].id) == cudaSuccess &&
+		cudaMemPoolSetAccess(pool, &desc, 1) == cudaSuccess;
+}
+
+/*
  * Let every pair of the engine's devices that can read each other's memory
  * do so (NVLink or PCIe peer-to-peer); the exchange copies directly between
  * them.  Peer access belongs to the process's contexts and outlives the
@@ -295,7 +317,7 @@ enable_peers(gh_engine *e, gh_cuda_state *state)
 			}
 			err = cudaDeviceEnablePeerAccess(state->dev[s].id, 0);
 			if (err == cudaSuccess || err == cudaErrorPeerAccessAlreadyEnabled)
-				state->peer[d][s] = true;
+				state->peer[d][s] = grant_pool_access(state, d, s);
 			(void) cudaGetLastError();
 		}
 	(void) e;

@@ -10,29 +10,27 @@
  *
  * Four steps, each issued to every device before the next begins:
  *
- *	1. order	each source gives every row its destination (the hash range
- *				of its key, counted per destination in shared memory),
- *				sorts (destination, row index) pairs with CUB's radix sort on
- *				the destination's few bits (stable: rows keep their slice's
- *				order) and gathers each column into a send buffer, now
- *				destination after destination; the counts go to pinned host
- *				memory and an event marks the source ready.
- *	2. counts	the host waits for the counts (the one wait of the exchange:
- *				receive buffers are sized by them).
- *	3. stage	a source whose destination cannot read its memory copies
- *				that destination's rows into pinned host memory.
- *	4. pull		each destination allocates its receive buffers and, on its
- *				own stream, waits for each source's event and copies the
- *				source's block: cudaMemcpyPeerAsync over NVLink or PCIe where
- *				peer access is enabled, from the pinned copy where not.
+ *	1. count	each source gives every row its destination (the hash range
+ *				of its key, counted per destination in shared memory) and
+ *				sends the counts to pinned host memory.
+ *	2. place	the host waits for the counts (the one wait of the exchange)
+ *				and allocates every destination's receive buffers; a source
+ *				whose destination cannot reach its memory gets a pinned host
+ *				buffer for those rows.
+ *	3. scatter	each source sorts (destination, row index) pairs with CUB's
+ *				radix sort on the destination's few bits (stable: rows keep
+ *				their slice's order) and one kernel writes every column of
+ *				every row straight to its place: its own receive buffer, a
+ *				peer's receive buffer over NVLink or PCIe where peer access
+ *				is enabled (a store to the peer's memory: no send buffer, no
+ *				separate copy, and the link is busy while the kernel runs),
+ *				or the pinned buffer.
+ *	4. collect	each destination, on its own stream, waits for every
+ *				source's scatter and copies the rows from pinned buffers in.
  *
- * A source frees its send buffers on its own stream after waiting for the
- * events that mark every destination's copies done, so nobody waits on the
- * host for that.  Transfers between different pairs of devices run at once;
- * a destination's copies from its several sources are ordered on its stream.
- *
- * On failure every device's stream is synchronised before anything is
- * freed, so no copy in flight reads freed memory; the caller's buffers are
+ * Transfers between different pairs of devices run at once.  On failure
+ * every device's stream is synchronised before anything is freed, so no
+ * store or copy in flight touches freed memory; the caller's buffers are
  * freed by their owners as usual.
  *
  *-------------------------------------------------------------------------
@@ -67,13 +65,33 @@ assign_destinations(const uint64_t *__restrict__ keys, size_t n, uint32_t ndev,
 		atomicAdd(&counts[threadIdx.x], (unsigned long long) local[threadIdx.x]);
 }
 
-/* dst[i] = src[idx[i]] */
+/*
+ * Where one source's rows go: sorted positions [start[d], start[d + 1]) are
+ * destination d's, written from to[c][d] on (device or pinned host memory).
+ */
+struct scatter_plan
+{
+	uint32_t	ndev;
+	int			ncols;
+	unsigned long long start[GH_MAX_DEVICES + 1];
+	const uint64_t *from[GH_XCHG_MAX_COLS];
+	uint64_t   *to[GH_XCHG_MAX_COLS][GH_MAX_DEVICES];
+};
+
+/* every column of sorted row i (slice row order[i]) to its destination */
 __global__ void
-gather_by_index(const uint64_t *__restrict__ src, const uint32_t *__restrict__ idx,
-				size_t n, uint64_t *__restrict__ dst)
+scatter_rows(const uint32_t *__restrict__ order, size_t n, scatter_plan plan)
 {
 	GH_GRID_STRIDE(i, n)
-		dst[i] = src[idx[i]];
+	{
+		uint32_t	d = 0;
+		uint32_t	r = order[i];
+
+		while (d + 1 < plan.ndev && i >= plan.start[d + 1])
+			d++;
+		for (int c = 0; c < plan.ncols; c++)
+			plan.to[c][d][i - plan.start[d]] = plan.from[c][r];
+	}
 }
 
 /* Everything one exchange holds, released however it ends. */
@@ -81,19 +99,26 @@ struct xchg_work
 {
 	gh_engine  *e;
 	gh_cuda_state *state;
+	int			ndev;
 	bool		done = false;
-	gh_xchg_side send[GH_MAX_DEVICES];
+	bool		direct[GH_MAX_DEVICES][GH_MAX_DEVICES] = {};	/* [source][dest] */
 	gh_dbuf<unsigned long long> dcounts[GH_MAX_DEVICES];
-	cudaEvent_t ready[GH_MAX_DEVICES] = {};		/* source: send buffers made */
-	cudaEvent_t staged[GH_MAX_DEVICES] = {};	/* source: pinned copies made */
-	cudaEvent_t received[GH_MAX_DEVICES] = {};	/* destination: copies done */
-	uint64_t   *pinned[GH_MAX_DEVICES] = {};	/* source: staging */
+	gh_dbuf<uint32_t> dest[GH_MAX_DEVICES],
+				order[GH_MAX_DEVICES];
+	cudaEvent_t counted[GH_MAX_DEVICES] = {};	/* source: counts in pinned memory */
+	cudaEvent_t placed[GH_MAX_DEVICES] = {};	/* destination: buffers allocated */
+	cudaEvent_t scattered[GH_MAX_DEVICES] = {}; /* source: every row written */
+	uint64_t   *pinned[GH_MAX_DEVICES] = {};	/* source: rows for unreachable dests */
 	uint64_t	counts[GH_MAX_DEVICES][GH_MAX_DEVICES] = {};	/* [source][dest] */
-	size_t		send_off[GH_MAX_DEVICES][GH_MAX_DEVICES] = {};
+	size_t		recv_off[GH_MAX_DEVICES][GH_MAX_DEVICES] = {};	/* [source][dest] */
 	size_t		stage_off[GH_MAX_DEVICES][GH_MAX_DEVICES] = {};
 
-	xchg_work(gh_engine *engine) : e(engine), state((gh_cuda_state *) engine->bstate)
+	xchg_work(gh_engine *engine) :
+		e(engine), state((gh_cuda_state *) engine->bstate), ndev(state->ndev)
 	{
+		for (int s = 0; s < ndev; s++)
+			for (int d = 0; d < ndev; d++)
+				direct[s][d] = s == d || (state->peer[s][d] && !engine->stage_exchange);
 	}
 	xchg_work(const xchg_work &) = delete;
 	xchg_work &operator=(const xchg_work &) = delete;
@@ -102,77 +127,153 @@ struct xchg_work
 	{
 		bool		staging = false;
 
-		for (int d = 0; d < state->ndev; d++)
+		for (int d = 0; d < ndev; d++)
 			staging |= pinned[d] != nullptr;
-		/* nothing may be freed under a copy still in flight */
+		/* nothing may be freed under a store or copy still in flight */
 		if (!done || staging)
-			for (int d = 0; d < state->ndev; d++)
+			for (int d = 0; d < ndev; d++)
 				if (cudaSetDevice(state->dev[d].id) == cudaSuccess)
 					(void) cudaStreamSynchronize(state->dev[d].stream);
-		for (int d = 0; d < state->ndev; d++)
+		for (int d = 0; d < ndev; d++)
 		{
 			if (pinned[d] != nullptr)
 				(void) cudaFreeHost(pinned[d]);
 			if (cudaSetDevice(state->dev[d].id) != cudaSuccess)
 				continue;
-			if (ready[d] != nullptr)
-				(void) cudaEventDestroy(ready[d]);
-			if (staged[d] != nullptr)
-				(void) cudaEventDestroy(staged[d]);
-			if (received[d] != nullptr)
-				(void) cudaEventDestroy(received[d]);
+			if (counted[d] != nullptr)
+				(void) cudaEventDestroy(counted[d]);
+			if (placed[d] != nullptr)
+				(void) cudaEventDestroy(placed[d]);
+			if (scattered[d] != nullptr)
+				(void) cudaEventDestroy(scattered[d]);
 		}
 		(void) cudaGetLastError();
 		/* the members' device buffers are freed on their streams next */
 	}
 };
 
-/* Step 1 on source s: order its slice by destination into send buffers. */
+/* Step 1 on source s: every row's destination, and the counts to the host. */
 static gh_status
-order_slice(xchg_work *w, int s, int ncols, gh_xchg_side *in)
+count_slice(xchg_work *w, int s, gh_xchg_side *in)
 {
 	gh_engine  *e = w->e;
 	gh_cuda_ctx ctx;
 	cudaStream_t st;
-	int			ndev = w->state->ndev;
 	size_t		n = in->n;
-	gh_dbuf<uint32_t> dest,
-				dest_alt,
-				idx,
-				idx_alt;
-	gh_dbuf<uint8_t> temp;
 
 	GH_TRY(gh_cuda_enter(e, s, &ctx));
 	st = ctx.d->stream;
 	if (n >= (size_t) UINT32_MAX)
 		return gh_fail(e, GH_ERR_INTERNAL, "a slice of %zu rows is too large to exchange", n);
-	GH_TRY(w->dcounts[s].alloc(&ctx, ndev, "exchange counts"));
+	GH_TRY(w->dcounts[s].alloc(&ctx, w->ndev, "exchange counts"));
 	GH_CUDA_TRY(e, cudaMemsetAsync(w->dcounts[s].p, 0, w->dcounts[s].bytes(), st));
-	for (int c = 0; c < ncols; c++)
-		GH_TRY(w->send[s].col[c].alloc(&ctx, n, "exchange send buffer"));
-	w->send[s].n = n;
 	if (n > 0)
 	{
-		const uint32_t *order = nullptr;
-		int			end_bit = 0;
-
-		GH_TRY(dest.alloc(&ctx, n, "exchange destinations"));
-		GH_TRY(idx.alloc(&ctx, n, "exchange order"));
+		GH_TRY(w->dest[s].alloc(&ctx, n, "exchange destinations"));
+		GH_TRY(w->order[s].alloc(&ctx, n, "exchange order"));
 		assign_destinations<<<gh_cuda_wide_grid(&ctx, n, GH_CUDA_BLOCK, 8), GH_CUDA_BLOCK, 0, st>>>(
-			in->col[0].p, n, (uint32_t) ndev, dest.p, idx.p, w->dcounts[s].p);
+			in->col[0].p, n, (uint32_t) w->ndev, w->dest[s].p, w->order[s].p, w->dcounts[s].p);
 		GH_CUDA_LAUNCHED(e, "assign_destinations");
-		order = idx.p;
-		while ((1 << end_bit) < ndev)
+	}
+	GH_CUDA_TRY(e, cudaMemcpyAsync(ctx.d->pinned + GH_CUDA_PINNED_XCHG, w->dcounts[s].p,
+								   w->ndev * sizeof(uint64_t), cudaMemcpyDeviceToHost, st));
+	GH_CUDA_TRY(e, cudaEventRecord(w->counted[s], st));
+	return GH_OK;
+}
+
+/* Step 2 on destination d: its receive buffers. */
+static gh_status
+place_range(xchg_work *w, int d, int ncols, gh_xchg_side *out)
+{
+	gh_cuda_ctx ctx;
+	size_t		total = 0;
+
+	GH_TRY(gh_cuda_enter(w->e, d, &ctx));
+	for (int s = 0; s < w->ndev; s++)
+	{
+		w->recv_off[s][d] = total;
+		total += w->counts[s][d];
+	}
+	for (int c = 0; c < ncols; c++)
+		GH_TRY(out->col[c].alloc(&ctx, total, "exchange receive buffer"));
+	out->n = total;
+	GH_CUDA_TRY(w->e, cudaEventRecord(w->placed[d], ctx.d->stream));
+	return GH_OK;
+}
+
+/* Step 2 on source s: pinned memory for the destinations it cannot reach. */
+static gh_status
+place_staging(xchg_work *w, int s, int ncols, gh_xchg_stats *stats)
+{
+	size_t		words = 0;
+
+	for (int d = 0; d < w->ndev; d++)
+		if (!w->direct[s][d])
+		{
+			w->stage_off[s][d] = words;
+			words += w->counts[s][d] * ncols;
+		}
+	if (words == 0)
+		return GH_OK;
+	GH_CUDA_TRY(w->e, cudaHostAlloc((void **) &w->pinned[s], words * sizeof(uint64_t),
+									cudaHostAllocPortable));
+	stats->staged += words * sizeof(uint64_t);
+	return GH_OK;
+}
+
+/* Step 3 on source s: sort by destination and write every row to its place. */
+static gh_status
+scatter_slice(xchg_work *w, int s, int ncols, gh_xchg_side *in, gh_xchg_side *out,
+			  gh_xchg_stats *stats)
+{
+	gh_engine  *e = w->e;
+	gh_cuda_ctx ctx;
+	cudaStream_t st;
+	size_t		n = in->n;
+	const uint32_t *order = w->order[s].p;
+	int			end_bit = 0;
+	scatter_plan plan;
+	gh_dbuf<uint32_t> dest_alt,
+				order_alt;
+	gh_dbuf<uint8_t> temp;
+
+	GH_TRY(gh_cuda_enter(e, s, &ctx));
+	st = ctx.d->stream;
+	memset(&plan, 0, sizeof(plan));
+	plan.ndev = (uint32_t) w->ndev;
+	plan.ncols = ncols;
+	for (int d = 0; d < w->ndev; d++)
+	{
+		size_t		bytes = w->counts[s][d] * ncols * sizeof(uint64_t);
+
+		plan.start[d + 1] = plan.start[d] + w->counts[s][d];
+		for (int c = 0; c < ncols; c++)
+			plan.to[c][d] = w->direct[s][d] ?
+				out[d].col[c].p + w->recv_off[s][d] :
+				w->pinned[s] + w->stage_off[s][d] + c * w->counts[s][d];
+		if (d == s)
+			stats->local += bytes;
+		else if (w->direct[s][d])
+			stats->peer += bytes;
+		/* the destination's buffers exist before anything is written there */
+		if (w->direct[s][d] && d != s && w->counts[s][d] > 0)
+			GH_CUDA_TRY(e, cudaStreamWaitEvent(st, w->placed[d], 0));
+	}
+	for (int c = 0; c < ncols; c++)
+		plan.from[c] = in->col[c].p;
+	if (n > 0)
+	{
+		while ((1 << end_bit) < w->ndev)
 			end_bit++;
 		if (end_bit > 0)
 		{
 			size_t		temp_bytes = 0;
 
 			GH_TRY(dest_alt.alloc(&ctx, n, "exchange sort buffer"));
-			GH_TRY(idx_alt.alloc(&ctx, n, "exchange sort buffer"));
+			GH_TRY(order_alt.alloc(&ctx, n, "exchange sort buffer"));
 			{
-				cub::DoubleBuffer<uint32_t> dk(dest.p, dest_alt.p);
-				cub::DoubleBuffer<uint32_t> dv(idx.p, idx_alt.p);
+				cub::DoubleBuffer<uint32_t> dk(w->dest[s].p, dest_alt.p);
+				cub::DoubleBuffer<uint32_t> dv(w->order[s].p, order_alt.p);
 
 				GH_CUDA_TRY(e, cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, dk, dv,
 															   (int64_t) n, 0, end_bit, st));
@@ -182,129 +283,45 @@ order_slice(xchg_work *w, int s, int ncols, gh_xchg_side *in)
 				order = dv.Current();
 			}
 		}
-		for (int c = 0; c < ncols; c++)
-		{
-			gather_by_index<<<gh_cuda_grid(n, GH_CUDA_BLOCK), GH_CUDA_BLOCK, 0, st>>>(
-				in->col[c].p, order, n, w->send[s].col[c].p);
-			GH_CUDA_LAUNCHED(e, "gather_by_index");
-		}
+		scatter_rows<<<gh_cuda_wide_grid(&ctx, n, GH_CUDA_BLOCK, 8), GH_CUDA_BLOCK, 0, st>>>(
+			order, n, plan);
+		GH_CUDA_LAUNCHED(e, "scatter_rows");
 	}
-	/* the slice and the sort buffers are freed on the stream, after the gathers */
+	GH_CUDA_TRY(e, cudaEventRecord(w->scattered[s], st));
+	/* the slice and the sort buffers are freed on the stream, after the scatter */
 	for (int c = 0; c < GH_XCHG_MAX_COLS; c++)
 		in->col[c].reset();
 	in->n = 0;
-	GH_CUDA_TRY(e, cudaMemcpyAsync(ctx.d->pinned + GH_CUDA_PINNED_XCHG, w->dcounts[s].p,
-								   ndev * sizeof(uint64_t), cudaMemcpyDeviceToHost, st));
-	GH_CUDA_TRY(e, cudaEventRecord(w->ready[s], st));
+	w->dest[s].reset();
+	w->order[s].reset();
+	w->dcounts[s].reset();
 	return GH_OK;
 }
 
-/* Step 3 on source s: pinned copies for the destinations that cannot read it. */
+/* Step 4 on destination d: wait for every source, copy staged rows in. */
 static gh_status
-stage_slice(xchg_work *w, int s, int ncols, gh_xchg_stats *stats)
-{
-	gh_engine  *e = w->e;
-	gh_cuda_ctx ctx;
-	int			ndev = w->state->ndev;
-	size_t		words = 0;
-
-	for (int d = 0; d < ndev; d++)
-		if (d != s && !w->state->peer[d][s])
-		{
-			w->stage_off[s][d] = words;
-			words += w->counts[s][d] * ncols;
-		}
-	if (words == 0)
-		return GH_OK;
-	GH_TRY(gh_cuda_enter(e, s, &ctx));
-	GH_CUDA_TRY(e, cudaMallocHost(&w->pinned[s], words * sizeof(uint64_t)));
-	for (int d = 0; d < ndev; d++)
-	{
-		size_t		cnt = w->counts[s][d];
-
-		if (d == s || w->state->peer[d][s] || cnt == 0)
-			continue;
-		for (int c = 0; c < ncols; c++)
-			GH_CUDA_TRY(e, cudaMemcpyAsync(w->pinned[s] + w->stage_off[s][d] + c * cnt,
-										   w->send[s].col[c].p + w->send_off[s][d],
-										   cnt * sizeof(uint64_t), cudaMemcpyDeviceToHost,
-										   ctx.d->stream));
-		stats->staged += cnt * ncols * sizeof(uint64_t);
-	}
-	GH_CUDA_TRY(e, cudaEventRecord(w->staged[s], ctx.d->stream));
-	return GH_OK;
-}
-
-/* Step 4 on destination d: receive every source's rows of range d. */
-static gh_status
-pull_range(xchg_work *w, int d, int ncols, gh_xchg_side *out, gh_xchg_stats *stats)
+collect_range(xchg_work *w, int d, int ncols, gh_xchg_side *out)
 {
 	gh_engine  *e = w->e;
 	gh_cuda_ctx ctx;
 	cudaStream_t st;
-	int			ndev = w->state->ndev;
-	size_t		total = 0,
-				at = 0;
 
 	GH_TRY(gh_cuda_enter(e, d, &ctx));
 	st = ctx.d->stream;
-	for (int s = 0; s < ndev; s++)
-		total += w->counts[s][d];
-	for (int c = 0; c < ncols; c++)
-		GH_TRY(out->col[c].alloc(&ctx, total, "exchange receive buffer"));
-	out->n = total;
-	for (int s = 0; s < ndev; s++)
+	for (int s = 0; s < w->ndev; s++)
 	{
 		size_t		cnt = w->counts[s][d];
-		size_t		bytes = cnt * sizeof(uint64_t);
 
-		if (cnt == 0)
+		if (s == d || cnt == 0)
 			continue;
-		if (s == d)
-		{
-			for (int c = 0; c < ncols; c++)
-				GH_CUDA_TRY(e, cudaMemcpyAsync(out->col[c].p + at,
-											   w->send[s].col[c].p + w->send_off[s][d], bytes,
-											   cudaMemcpyDeviceToDevice, st));
-			stats->local += bytes * ncols;
-		}
-		else if (w->state->peer[d][s])
-		{
-			GH_CUDA_TRY(e, cudaStreamWaitEvent(st, w->ready[s], 0));
-			for (int c = 0; c < ncols; c++)
-				GH_CUDA_TRY(e, cudaMemcpyPeerAsync(out->col[c].p + at, w->state->dev[d].id,
-												   w->send[s].col[c].p + w->send_off[s][d],
-												   w->state->dev[s].id, bytes, st));
-			stats->peer += bytes * ncols;
-		}
-		else
-		{
-			GH_CUDA_TRY(e, cudaStreamWaitEvent(st, w->staged[s], 0));
-			for (int c = 0; c < ncols; c++)
-				GH_CUDA_TRY(e, cudaMemcpyAsync(out->col[c].p + at,
-											   w->pinned[s] + w->stage_off[s][d] + c * cnt,
-											   bytes, cudaMemcpyHostToDevice, st));
-		}
-		at += cnt;
+		GH_CUDA_TRY(e, cudaStreamWaitEvent(st, w->scattered[s], 0));
+		if (w->direct[s][d])
+			continue;
+		for (int c = 0; c < ncols; c++)
+			GH_CUDA_TRY(e, cudaMemcpyAsync(out->col[c].p + w->recv_off[s][d],
+										   w->pinned[s] + w->stage_off[s][d] + c * cnt,
+										   cnt * sizeof(uint64_t), cudaMemcpyHostToDevice, st));
 	}
-	GH_CUDA_TRY(e, cudaEventRecord(w->received[d], st));
-	return GH_OK;
-}
-
-/* Free source s's send buffers once every destination has its rows. */
-static gh_status
-release_slice(xchg_work *w, int s)
-{
-	gh_engine  *e = w->e;
-	gh_cuda_ctx ctx;
-
-	GH_TRY(gh_cuda_enter(e, s, &ctx));
-	for (int d = 0; d < w->state->ndev; d++)
-		if (d != s && w->counts[s][d] > 0 && w->state->peer[d][s])
-			GH_CUDA_TRY(e, cudaStreamWaitEvent(ctx.d->stream, w->received[d], 0));
-	for (int c = 0; c < GH_XCHG_MAX_COLS; c++)
-		w->send[s].col[c].reset();
-	w->dcounts[s].reset();
 	return GH_OK;
 }
 
@@ -324,33 +341,32 @@ gh_cuda_exchange(gh_engine *e, int ncols, gh_xchg_side *in, gh_xchg_side *out,
 		gh_cuda_ctx ctx;
 
 		GH_TRY(gh_cuda_enter(e, d, &ctx));
-		GH_CUDA_TRY(e, cudaEventCreateWithFlags(&w.ready[d], cudaEventDisableTiming));
-		GH_CUDA_TRY(e, cudaEventCreateWithFlags(&w.staged[d], cudaEventDisableTiming));
-		GH_CUDA_TRY(e, cudaEventCreateWithFlags(&w.received[d], cudaEventDisableTiming));
+		GH_CUDA_TRY(e, cudaEventCreateWithFlags(&w.counted[d], cudaEventDisableTiming));
+		GH_CUDA_TRY(e, cudaEventCreateWithFlags(&w.placed[d], cudaEventDisableTiming));
+		GH_CUDA_TRY(e, cudaEventCreateWithFlags(&w.scattered[d], cudaEventDisableTiming));
 	}
 	for (int s = 0; s < ndev; s++)
-		GH_TRY(order_slice(&w, s, ncols, &in[s]));
+		GH_TRY(count_slice(&w, s, &in[s]));
 	for (int s = 0; s < ndev; s++)
 	{
-		size_t		off = 0;
+		size_t		sum = 0;
 
-		GH_CUDA_TRY(e, cudaEventSynchronize(w.ready[s]));
+		GH_CUDA_TRY(e, cudaEventSynchronize(w.counted[s]));
 		memcpy(w.counts[s], state->dev[s].pinned + GH_CUDA_PINNED_XCHG, ndev * sizeof(uint64_t));
 		for (int d = 0; d < ndev; d++)
-		{
-			w.send_off[s][d] = off;
-			off += w.counts[s][d];
-		}
-		if (off != w.send[s].n)
+			sum += w.counts[s][d];
+		if (sum != in[s].n)
 			return gh_fail(e, GH_ERR_INTERNAL, "exchange counted %zu of %zu rows on device %d",
-						   off, w.send[s].n, state->dev[s].id);
+						   sum, in[s].n, state->dev[s].id);
 	}
-	for (int s = 0; s < ndev; s++)
-		GH_TRY(stage_slice(&w, s, ncols, stats));
 	for (int d = 0; d < ndev; d++)
-		GH_TRY(pull_range(&w, d, ncols, &out[d], stats));
+		GH_TRY(place_range(&w, d, ncols, &out[d]));
 	for (int s = 0; s < ndev; s++)
-		GH_TRY(release_slice(&w, s));
+		GH_TRY(place_staging(&w, s, ncols, stats));
+	for (int s = 0; s < ndev; s++)
+		GH_TRY(scatter_slice(&w, s, ncols, &in[s], out, stats));
+	for (int d = 0; d < ndev; d++)
+		GH_TRY(collect_range(&w, d, ncols, &out[d]));
 	w.done = true;
 	return GH_OK;
 }

@@ -40,16 +40,16 @@ struct gh_xchg_stats
  * from device 0 first, then device 1's, ..., each in its slice's order (so
  * slices cut from one input in order give that input's stable split).
  *
- * All devices work at once: each orders its slice by destination (a stable
- * radix sort on the destination, then a gather of every column), the host
- * reads the per-destination counts -- its only wait -- and each destination
- * then pulls its rows from every source on its own stream, with
- * cudaMemcpyPeerAsync where peer access is enabled, and otherwise from a
- * pinned host copy the source made.  On return the copies are queued, not
- * finished: out's buffers are ordered on their devices' streams, so work
- * queued there next sees the rows.  A source's buffers are freed on its
- * stream once every destination's copies are done.  With staging, the
- * host waits for the copies before it frees the pinned memory.
+ * All devices work at once: each gives its rows their destinations and
+ * sends the counts to the host -- its only wait -- which allocates every
+ * destination's receive buffers; then each source sorts its rows by
+ * destination (a stable radix sort on the destination) and one kernel
+ * stores every column of every row in its destination's buffer, in the
+ * peer's memory directly where peer access is enabled, and otherwise in
+ * pinned host memory that the destination copies in on its stream.  On
+ * return the work is queued, not finished: out's buffers are ordered on
+ * their devices' streams, so work queued there next sees the rows.  With
+ * staging, the host waits for the copies before it frees the pinned memory.
  */
 gh_status	gh_cuda_exchange(gh_engine *e, int ncols, gh_xchg_side *in,
 							 gh_xchg_side *out, gh_xchg_stats *stats);

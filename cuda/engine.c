@@ -3,7 +3,7 @@
  * engine.c
  *	  The engine's common layer: what is the same for the CPU and CUDA
  *	  backends.  This file: engine handles, options, status names, the
- *	  hash-range split of host inputs, and benchmarks.
+ *	  number of hash ranges, and benchmarks.
  *
  * INTERFACE ROUTINES
  *		gh_open, gh_close		engine handles, options, error text
@@ -12,7 +12,8 @@
  *
  * The rest of the common layer: engine_table.c (tables and joins split into
  * hash-range partitions and units across devices), engine_aggregate.c
- * (grouping split and merged the same way), engine_joinagg.c (a join's pairs
+ * (grouping split and merged the same way), engine_split.c (host inputs
+ * split by hash range on several threads), engine_joinagg.c (a join's pairs
  * grouped on the devices that make them), engine_devices.c (running a
  * device's share of an operation on a thread of its own, errors and
  * cancellation shared between the threads).
@@ -232,33 +233,7 @@ gh_choose_kind(const gh_engine *e, size_t n)
 	return GH_KIND_HASHGRAPH;
 }
 
-/* ---- splitting inputs by hash range ---- */
-
-size_t *
-gh_split_offsets(gh_engine *e, const uint64_t *keys, size_t n, uint32_t nparts,
-			  uint32_t **part_of)
-{
-	size_t	   *off = gh_calloc(e, nparts + 1, sizeof(size_t));
-	uint32_t   *pof;
-
-	if (off == NULL)
-		return NULL;
-	pof = gh_malloc(e, n * sizeof(uint32_t));
-	if (pof == NULL)
-	{
-		free(off);
-		return NULL;
-	}
-	for (size_t i = 0; i < n; i++)
-	{
-		pof[i] = gh_partition_of(keys[i], nparts);
-		off[pof[i] + 1]++;
-	}
-	for (uint32_t p = 0; p < nparts; p++)
-		off[p + 1] += off[p];
-	*part_of = pof;
-	return off;
-}
+/* ---- how many hash ranges ---- */
 
 size_t
 gh_parts_needed(size_t n, size_t bytes_per_row, size_t limit)

@@ -462,6 +462,20 @@ extern bool gh_host_registered(const void *base, size_t bytes);
 extern void gh_debug_inject_failure(gh_engine *e, int dev, long after,
 									gh_status status);
 
+/*
+ * Make the CUDA backend's all-to-all exchange go through pinned host memory
+ * between every pair of devices, as between GPUs without peer access, even
+ * where peer access is enabled (on: true).  For tests of that path.
+ */
+extern void gh_debug_stage_exchange(gh_engine *e, bool on);
+
+/*
+ * Split host inputs by hash range in chunks of rows rows (0: the default,
+ * an equal share per host thread of at least 2^20 rows), so that tests with
+ * small inputs split them on several threads.
+ */
+extern void gh_debug_split_chunk(gh_engine *e, size_t rows);
+
 #ifdef __cplusplus
 }
 #endif

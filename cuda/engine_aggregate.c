@@ -351,6 +351,36 @@ set_devices(gh_engine *e, gh_groups *g, uint32_t nparts)
 	g->ndevices = gh_device_ids(e, mask, g->devices, GH_MAX_DEVICES);
 }
 
+/* Keys and columns into partition order (gh_split_scatter_fn). */
+typedef struct agg_scatter
+{
+	const uint64_t *keys;
+	const gh_aggcol *cols;
+	int			ncols;
+	uint64_t   *pk;
+	void	  **pv;
+	uint8_t   **pn;
+} agg_scatter;
+
+static void
+scatter_agg_rows(void *arg, size_t begin, size_t end, const uint32_t *pof, size_t *cursor)
+{
+	agg_scatter *sc = arg;
+
+	for (size_t i = begin; i < end; i++)
+	{
+		size_t		at = cursor[pof[i]]++;
+
+		sc->pk[at] = sc->keys[i];
+		for (int c = 0; c < sc->ncols; c++)
+		{
+			memcpy((char *) sc->pv[c] + at * 8, (const char *) sc->cols[c].values + i * 8, 8);
+			if (sc->pn[c])
+				sc->pn[c][at] = sc->cols[c].nulls[i];
+		}
+	}
+}
+
 gh_status
 gh_aggregate(gh_engine *e, const uint64_t *keys, size_t n,
 			 const gh_aggcol *cols, int ncols, gh_groups **out)
@@ -358,8 +388,8 @@ gh_aggregate(gh_engine *e, const uint64_t *keys, size_t n,
 	size_t		bpr,
 				max_rows;
 	uint32_t	nparts;
-	uint32_t   *pof = NULL;
-	size_t	   *off = NULL;
+	gh_split	hs;
+	bool		split_made = false;
 	uint64_t   *pk = NULL;
 	gh_aggcol  *pc = NULL;
 	void	  **pv = NULL;
@@ -396,13 +426,16 @@ gh_aggregate(gh_engine *e, const uint64_t *keys, size_t n,
 	}
 
 	/* lay keys and columns out partition by partition */
-	off = gh_split_offsets(e, keys, n, nparts, &pof);
-	pk = off ? gh_malloc(e, n * sizeof(uint64_t)) : NULL;
+	st = gh_split_make(e, keys, n, nparts, &hs);
+	if (st != GH_OK)
+		return st;
+	split_made = true;
+	pk = gh_malloc(e, n * sizeof(uint64_t));
 	pc = gh_calloc(e, ncols > 0 ? ncols : 1, sizeof(gh_aggcol));
 	pv = gh_calloc(e, ncols > 0 ? ncols : 1, sizeof(void *));
 	pn = gh_calloc(e, ncols > 0 ? ncols : 1, sizeof(uint8_t *));
 	pieces = gh_calloc(e, nparts, sizeof(gh_groups *));
-	if (off == NULL || pk == NULL || pc == NULL || pv == NULL || pn == NULL || pieces == NULL)
+	if (pk == NULL || pc == NULL || pv == NULL || pn == NULL || pieces == NULL)
 	{
 		st = e->status;
 		goto done;
@@ -418,27 +451,9 @@ gh_aggregate(gh_engine *e, const uint64_t *keys, size_t n,
 		}
 	}
 	{
-		size_t	   *cursor = gh_malloc(e, nparts * sizeof(size_t));
+		agg_scatter sc = {keys, cols, ncols, pk, pv, pn};
 
-		if (cursor == NULL)
-		{
-			st = e->status;
-			goto done;
-		}
-		memcpy(cursor, off, nparts * sizeof(size_t));
-		for (size_t i = 0; i < n; i++)
-		{
-			size_t		at = cursor[pof[i]]++;
-
-			pk[at] = keys[i];
-			for (int c = 0; c < ncols; c++)
-			{
-				memcpy((char *) pv[c] + at * 8, (const char *) cols[c].values + i * 8, 8);
-				if (pn[c])
-					pn[c][at] = cols[c].nulls[i];
-			}
-		}
-		free(cursor);
+		gh_split_scatter(&hs, scatter_agg_rows, &sc);
 	}
 	for (int c = 0; c < ncols; c++)
 	{
@@ -450,7 +465,7 @@ gh_aggregate(gh_engine *e, const uint64_t *keys, size_t n,
 		st = GH_ERR_CANCELLED;
 	else
 	{
-		agg_split	split = {nparts, off, pk, pc, ncols, max_rows, pieces};
+		agg_split	split = {nparts, hs.off, pk, pc, ncols, max_rows, pieces};
 		uint32_t	busy = 0;
 
 		for (uint32_t p = 0; p < nparts && p < (uint32_t) e->opt.ndevices; p++)
@@ -485,7 +500,7 @@ done:
 	free(pn);
 	free(pc);
 	free(pk);
-	free(off);
-	free(pof);
+	if (split_made)
+		gh_split_free(&hs);
 	return st;
 }

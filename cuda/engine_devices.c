@@ -10,6 +10,8 @@
  *		gh_fail, gh_account		errors and memory accounting, thread-safe
  *		gh_interrupted			the caller's interrupt, or a stop request
  *		gh_debug_inject_failure	make a device fail (tests)
+ *		gh_debug_stage_exchange	exchange through host memory (tests)
+ *		gh_debug_split_chunk	split host inputs in small chunks (tests)
  *
  * WHY THREADS
  *
@@ -126,6 +128,20 @@ gh_debug_inject_failure(gh_engine *e, int dev, long after, gh_status status)
 	e->inject_dev = (dev >= 0 && dev < e->opt.ndevices) ? dev : -1;
 	e->inject_status = status;
 	__atomic_store_n(&e->inject_after, after < 0 ? 0 : after, __ATOMIC_RELEASE);
+}
+
+void
+gh_debug_stage_exchange(gh_engine *e, bool on)
+{
+	if (e != NULL)
+		e->stage_exchange = on;
+}
+
+void
+gh_debug_split_chunk(gh_engine *e, size_t rows)
+{
+	if (e != NULL)
+		e->split_chunk = rows;
 }
 
 bool

@@ -34,12 +34,35 @@ extern void *gh_malloc(gh_engine *e, size_t bytes);
 extern void *gh_calloc(gh_engine *e, size_t count, size_t size);
 
 /*
- * Count the keys of each of nparts hash-range partitions and give every key
- * its partition (*part_of, n entries).  Returns per-partition offsets of a
- * partition-ordered layout (nparts + 1), or NULL with an error recorded.
+ * An input split into nparts hash-range partitions (engine_split.c): the
+ * partition of every row, the partitions' offsets in partition order, and
+ * for every chunk of consecutive rows the position its first row of each
+ * partition goes to.  Rows keep their input order within a partition.
  */
-extern size_t *gh_split_offsets(gh_engine *e, const uint64_t *keys, size_t n,
-								uint32_t nparts, uint32_t **part_of);
+typedef struct gh_split
+{
+	size_t		n;
+	uint32_t	nparts;
+	int			nthreads;
+	int			nchunks;
+	size_t		chunk;			/* rows per chunk (the last may be shorter) */
+	uint32_t   *pof;			/* n: partition of each row */
+	size_t	   *off;			/* nparts + 1 */
+	size_t	   *cursor;			/* [chunk][partition] */
+} gh_split;
+
+/*
+ * The caller's scatter of rows [begin, end): row i goes to position
+ * cursor[pof[i]]++ of the partition-ordered layout.  Called on several
+ * threads at once, for disjoint chunks.
+ */
+typedef void (*gh_split_scatter_fn) (void *arg, size_t begin, size_t end,
+									 const uint32_t *pof, size_t *cursor);
+
+extern gh_status gh_split_make(gh_engine *e, const uint64_t *keys, size_t n,
+							   uint32_t nparts, gh_split *s);
+extern void gh_split_scatter(gh_split *s, gh_split_scatter_fn fn, void *arg);
+extern void gh_split_free(gh_split *s);
 
 /* Smallest number of equal parts of n rows that keeps each within limit. */
 extern size_t gh_parts_needed(size_t n, size_t bytes_per_row, size_t limit);
@@ -67,6 +90,8 @@ typedef struct gh_unit
 	int			dev;
 	uint64_t   *keys;			/* host copy while not resident; else NULL */
 	uint64_t   *rows;
+	bool		keys_borrowed;	/* keys/rows are the caller's: not freed */
+	bool		rows_borrowed;
 	size_t		n;
 	void	   *part;			/* the backend's table, when built */
 } gh_unit;

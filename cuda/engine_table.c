@@ -88,6 +88,18 @@ unit_ensure(gh_table *t, gh_unit *u)
 
 /* ---- tables ---- */
 
+/* Let go of a unit's host input (freed unless it is the caller's). */
+static void
+unit_forget_input(gh_unit *u)
+{
+	if (!u->keys_borrowed)
+		free(u->keys);
+	if (!u->rows_borrowed)
+		free(u->rows);
+	u->keys = u->rows = NULL;
+	u->keys_borrowed = u->rows_borrowed = false;
+}
+
 void
 gh_table_free(gh_table *t)
 {
@@ -96,95 +108,134 @@ gh_table_free(gh_table *t)
 	for (int u = 0; u < t->nunits; u++)
 	{
 		unit_release(t, &t->units[u]);
-		free(t->units[u].keys);
-		free(t->units[u].rows);
+		unit_forget_input(&t->units[u]);
 	}
 	free(t->units);
 	free(t->inner_bits);
 	free(t);
 }
 
+/* The units' share of make_units' scatter (gh_split_scatter_fn). */
+typedef struct unit_scatter
+{
+	gh_table   *t;
+	const gh_split *split;
+	const int  *first;			/* nparts + 1: each partition's first unit */
+	const uint64_t *keys;
+	const uint64_t *rows;
+	size_t		max_rows;
+} unit_scatter;
+
+/* rows [begin, end) into their units: a partition's k-th row is in unit k / max_rows */
+static void
+scatter_units(void *arg, size_t begin, size_t end, const uint32_t *pof, size_t *cursor)
+{
+	unit_scatter *sc = arg;
+
+	for (size_t i = begin; i < end; i++)
+	{
+		uint32_t	p = pof[i];
+		size_t		k = cursor[p]++ - sc->split->off[p];
+		gh_unit    *u = &sc->t->units[sc->first[p] + k / sc->max_rows];
+
+		u->keys[k % sc->max_rows] = sc->keys[i];
+		u->rows[k % sc->max_rows] = sc->rows ? sc->rows[i] : i;
+	}
+}
+
 /*
  * Lay the build input out as units: split by partition, then cut any
  * partition above max_rows into row ranges.  Units keep host copies (they
- * are freed again for resident tables once built).
+ * are freed again for resident tables once built), except that an input of
+ * one unit is used where it lies: no hashing, no copy of the keys.
  */
 static gh_status
 make_units(gh_table *t, const uint64_t *keys, const uint64_t *rows, size_t n,
 		   size_t max_rows)
 {
 	gh_engine  *e = t->e;
-	uint32_t   *pof = NULL;
-	size_t	   *off;
-	uint64_t   *pk,
-			   *pr;
-	size_t	   *cursor;
+	gh_split	split;
+	gh_status	st;
+	int		   *first = NULL;
 	int			nunits = 0;
 
-	off = gh_split_offsets(e, keys, n, t->nparts, &pof);
-	if (off == NULL)
-		return e->status;
-	pk = gh_malloc(e, n * sizeof(uint64_t));
-	pr = gh_malloc(e, n * sizeof(uint64_t));
-	cursor = gh_malloc(e, t->nparts * sizeof(size_t));
-	if (pk == NULL || pr == NULL || cursor == NULL)
-		goto fail;
-	memcpy(cursor, off, t->nparts * sizeof(size_t));
-	for (size_t i = 0; i < n; i++)
+	if (t->nparts == 1 && n <= max_rows)
 	{
-		size_t		at = cursor[pof[i]]++;
+		gh_unit    *u = t->units = gh_calloc(e, 1, sizeof(gh_unit));
 
-		pk[at] = keys[i];
-		pr[at] = rows ? rows[i] : i;
+		if (u == NULL)
+			return e->status;
+		t->nunits = 1;
+		t->devmask = 1;
+		u->n = n;
+		u->keys = (uint64_t *) keys;
+		u->keys_borrowed = true;
+		if (rows)
+		{
+			u->rows = (uint64_t *) rows;
+			u->rows_borrowed = true;
+		}
+		else if (n > 0)
+		{
+			u->rows = gh_malloc(e, n * sizeof(uint64_t));
+			if (u->rows == NULL)
+				return e->status;
+			for (size_t i = 0; i < n; i++)
+				u->rows[i] = i;
+		}
+		return GH_OK;
 	}
+
+	st = gh_split_make(e, keys, n, t->nparts, &split);
+	if (st != GH_OK)
+		return st;
+	first = gh_malloc(e, (t->nparts + 1) * sizeof(int));
+	if (first == NULL)
+		goto fail;
 	for (uint32_t p = 0; p < t->nparts; p++)
 	{
-		size_t		np = off[p + 1] - off[p];
+		size_t		np = split.off[p + 1] - split.off[p];
 
+		first[p] = nunits;
 		nunits += np == 0 ? 1 : (int) ((np + max_rows - 1) / max_rows);
 	}
+	first[t->nparts] = nunits;
 	t->units = gh_calloc(e, nunits, sizeof(gh_unit));
 	if (t->units == NULL)
 		goto fail;
 	t->nunits = nunits;
-	nunits = 0;
 	for (uint32_t p = 0; p < t->nparts; p++)
 	{
-		size_t		start = off[p],
-					end = off[p + 1];
+		size_t		left = split.off[p + 1] - split.off[p];
 
-		do
+		for (int k = first[p]; k < first[p + 1]; k++)
 		{
-			gh_unit    *u = &t->units[nunits];
-			size_t		m = end - start < max_rows ? end - start : max_rows;
+			gh_unit    *u = &t->units[k];
+			size_t		m = left < max_rows ? left : max_rows;
 
 			u->partition = p;
-			u->dev = nunits % e->opt.ndevices;
+			u->dev = k % e->opt.ndevices;
 			t->devmask |= 1u << u->dev;
 			u->n = m;
-			u->keys = gh_malloc(e, m * sizeof(uint64_t));
-			u->rows = gh_malloc(e, m * sizeof(uint64_t));
+			u->keys = gh_malloc(e, (m ? m : 1) * sizeof(uint64_t));
+			u->rows = gh_malloc(e, (m ? m : 1) * sizeof(uint64_t));
 			if (u->keys == NULL || u->rows == NULL)
 				goto fail;
-			memcpy(u->keys, pk + start, m * sizeof(uint64_t));
-			memcpy(u->rows, pr + start, m * sizeof(uint64_t));
-			start += m;
-			nunits++;
-		} while (start < end);
+			left -= m;
+		}
 	}
-	free(pof);
-	free(off);
-	free(pk);
-	free(pr);
-	free(cursor);
+	{
+		unit_scatter sc = {t, &split, first, keys, rows, max_rows};
+
+		gh_split_scatter(&split, scatter_units, &sc);
+	}
+	gh_split_free(&split);
+	free(first);
 	return GH_OK;
 
 fail:
-	free(pof);
-	free(off);
-	free(pk);
-	free(pr);
-	free(cursor);
+	gh_split_free(&split);
+	free(first);
 	return e->status;
 }
 
@@ -272,11 +323,7 @@ gh_build(gh_engine *e, gh_kind kind, const uint64_t *keys,
 			return st;
 		}
 		for (int u = 0; u < t->nunits; u++)
-		{
-			free(t->units[u].keys);
-			free(t->units[u].rows);
-			t->units[u].keys = t->units[u].rows = NULL;
-		}
+			unit_forget_input(&t->units[u]);
 	}
 	*out = t;
 	return GH_OK;
@@ -357,14 +404,37 @@ gh_join_free(gh_join *j)
 	free(j);
 }
 
+/* The probe keys' share of join_split's scatter (gh_split_scatter_fn). */
+typedef struct probe_scatter
+{
+	gh_join    *j;
+	const gh_split *split;
+} probe_scatter;
+
+static void
+scatter_probe_keys(void *arg, size_t begin, size_t end, const uint32_t *pof, size_t *cursor)
+{
+	probe_scatter *sc = arg;
+	gh_join    *j = sc->j;
+
+	for (size_t i = begin; i < end; i++)
+	{
+		uint32_t	p = pof[i];
+		size_t		at = cursor[p]++ - sc->split->off[p];
+
+		j->part_idx[p][at] = i;
+		j->part_keys[p][at] = j->keys[i];
+	}
+}
+
 /* Split probe keys by partition (only when the table has several). */
 static gh_status
 join_split(gh_join *j)
 {
 	gh_engine  *e = j->t->e;
 	uint32_t	np = j->t->nparts;
-	uint32_t   *pof = NULL;
-	size_t	   *off;
+	gh_split	split;
+	gh_status	st;
 
 	j->part_n = gh_calloc(e, np, sizeof(size_t));
 	if (j->part_n == NULL)
@@ -378,33 +448,28 @@ join_split(gh_join *j)
 	j->part_keys = gh_calloc(e, np, sizeof(uint64_t *));
 	if (j->part_idx == NULL || j->part_keys == NULL)
 		return e->status;
-	off = gh_split_offsets(e, j->keys, j->n, np, &pof);
-	if (off == NULL)
-		return e->status;
+	st = gh_split_make(e, j->keys, j->n, np, &split);
+	if (st != GH_OK)
+		return st;
 	for (uint32_t p = 0; p < np; p++)
 	{
-		size_t		m = off[p + 1] - off[p];
+		size_t		m = split.off[p + 1] - split.off[p];
 
-		j->part_n[p] = 0;
-		j->part_idx[p] = gh_malloc(e, m * sizeof(uint64_t));
-		j->part_keys[p] = gh_malloc(e, m * sizeof(uint64_t));
+		j->part_n[p] = m;
+		j->part_idx[p] = gh_malloc(e, (m ? m : 1) * sizeof(uint64_t));
+		j->part_keys[p] = gh_malloc(e, (m ? m : 1) * sizeof(uint64_t));
 		if (j->part_idx[p] == NULL || j->part_keys[p] == NULL)
 		{
-			free(off);
-			free(pof);
+			gh_split_free(&split);
 			return e->status;
 		}
 	}
-	for (size_t i = 0; i < j->n; i++)
 	{
-		uint32_t	p = pof[i];
-		size_t		at = j->part_n[p]++;
+		probe_scatter sc = {j, &split};
 
-		j->part_idx[p][at] = i;
-		j->part_keys[p][at] = j->keys[i];
+		gh_split_scatter(&split, scatter_probe_keys, &sc);
 	}
-	free(off);
-	free(pof);
+	gh_split_free(&split);
 	return GH_OK;
 }
 

@@ -3,8 +3,10 @@
  * bench_devices.c
  *	  Multi-GPU scaling of the engine, without PostgreSQL: the HashGraph
  *	  build, the list-intersection join and the hash aggregation on one GPU
- *	  and on several, with the all-to-all exchange timed apart, and the
- *	  peer-to-peer copy rate between the GPUs measured in the same run.
+ *	  and on several, with the all-to-all exchange timed apart (over peer
+ *	  access and through pinned host memory), the peer-to-peer copy rate
+ *	  between the GPUs measured in the same run, and the build from host
+ *	  memory that the executor does (no exchange).
  *
  * Usage: bench_devices [LOG2_KEYS ...]     (default: 26 28)
  *
@@ -18,10 +20,63 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cuda_runtime_api.h>
 
 #include "engine.h"
+
+static double
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double		x = *(const double *) a,
+				y = *(const double *) b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * Median ms of gh_build (agg: gh_aggregate, summing rows per key) over n
+ * keys in host memory (malloc'd, pageable, as the executor's are): the host
+ * splits them by hash range and copies each device its share.  -1 on
+ * failure.
+ */
+static double
+host_op_ms(gh_engine *e, bool agg, const uint64_t *keys, const uint64_t *rows, size_t n,
+		   int reps)
+{
+	gh_aggcol	col = {GH_INT64, GH_AGG_SUM, rows, NULL};
+
+	double		t[64];
+
+	if (reps > 64)
+		reps = 64;
+	for (int r = -1; r < reps; r++)
+	{
+		gh_table   *tab = NULL;
+		gh_groups  *g = NULL;
+		double		t0 = now_ms();
+
+		if (agg ? gh_aggregate(e, keys, n, &col, 1, &g) != GH_OK :
+			gh_build(e, GH_KIND_HASHGRAPH, keys, rows, n, &tab) != GH_OK)
+			return -1;
+		if (r >= 0)
+			t[r] = now_ms() - t0;
+		gh_table_free(tab);
+		gh_groups_free(g);
+	}
+	qsort(t, reps, sizeof(double), cmp_double);
+	return t[reps / 2];
+}
 
 static gh_engine *
 open_devices(const int *ids, int n)
@@ -185,6 +240,68 @@ main(int argc, char **argv)
 				   rn.exchange_gb_per_s, slowest);
 			fflush(stdout);
 		}
+
+	printf("\n### The exchange through pinned host memory (as between GPUs without peer access)\n\n");
+	printf("| operation | keys | %d GPUs: ms | exchange ms | exchange GB/s |\n|---|---:|---:|---:|---:|\n", nids);
+	gh_debug_stage_exchange(many, true);
+	for (int z = 0; z < nsizes; z++)
+	{
+		gh_bench_result rn;
+
+		if (gh_bench(many, GH_BENCH_BUILD, GH_KIND_HASHGRAPH, (size_t) 1 << sizes[z], reps, 0,
+					 &rn) != GH_OK)
+			printf("| hashgraph build | 2^%d | failed: %s |\n", sizes[z], gh_last_error(many));
+		else
+			printf("| hashgraph build | 2^%d | %.3f | %.3f | %.1f |\n", sizes[z], rn.ms,
+				   rn.exchange_ms, rn.exchange_gb_per_s);
+		fflush(stdout);
+	}
+	gh_debug_stage_exchange(many, false);
+
+	printf("\n### From host memory (the executor's path: no exchange, the host sends each GPU its hash ranges; keys %% 2^20 for the aggregation)\n\n");
+	printf("| operation | keys | 1 GPU: ms | %d GPUs: ms | speed-up |\n|---|---:|---:|---:|---:|\n", nids);
+	for (int z = 0; z < nsizes; z++)
+	{
+		size_t		n = (size_t) 1 << sizes[z];
+		uint64_t   *keys = malloc(n * sizeof(uint64_t)),
+				   *rows = malloc(n * sizeof(uint64_t));
+		uint64_t	x = 88172645463325252ULL;
+		double		m1,
+					mn;
+
+		if (keys == NULL || rows == NULL)
+		{
+			printf("| | 2^%d | out of host memory |\n", sizes[z]);
+			free(keys);
+			free(rows);
+			continue;
+		}
+		for (size_t i = 0; i < n; i++)
+		{
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			keys[i] = x;
+			rows[i] = i;
+		}
+		for (int agg = 0; agg < 2; agg++)
+		{
+			if (agg)
+				for (size_t i = 0; i < n; i++)
+					keys[i] &= (1 << 20) - 1;
+			m1 = host_op_ms(one, agg, keys, rows, n, reps);
+			mn = host_op_ms(many, agg, keys, rows, n, reps);
+			if (m1 < 0 || mn < 0)
+				printf("| %s | 2^%d | failed: %s |\n", agg ? "aggregate" : "hashgraph build",
+					   sizes[z], gh_last_error(m1 < 0 ? one : many));
+			else
+				printf("| %s | 2^%d | %.1f | %.1f | %.2fx |\n", agg ? "aggregate" : "hashgraph build",
+					   sizes[z], m1, mn, mn > 0 ? m1 / mn : 0);
+			fflush(stdout);
+		}
+		free(keys);
+		free(rows);
+	}
 	gh_close(one);
 	gh_close(many);
 	return 0;

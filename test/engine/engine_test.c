@@ -223,6 +223,9 @@ interrupt_cb(void *arg)
 	return true;
 }
 
+/* rows per chunk of a host split in the tests: a prime, so chunks and partitions never line up */
+#define TEST_SPLIT_CHUNK 4093
+
 /* open_engine, with interrupt_cb on in when in is given */
 static gh_engine *
 open_engine_with(const test_config *cfg, interrupter *in)
@@ -256,6 +259,8 @@ open_engine_with(const test_config *cfg, interrupter *in)
 		case_fail("gh_open: %s (%s)", gh_status_name(st), err);
 		return NULL;
 	}
+	/* host inputs split in many small chunks, on several threads */
+	gh_debug_split_chunk(e, TEST_SPLIT_CHUNK);
 	return e;
 }
 
