@@ -15,8 +15,8 @@
  *				sends the counts to pinned host memory.
  *	2. place	the host waits for the counts (the one wait of the exchange)
  *				and allocates every destination's receive buffers; a source
- *				whose destination cannot reach its memory gets a pinned host
- *				buffer for those rows.
+ *				that cannot reach a destination's memory gets a send buffer
+ *				for those rows.
  *	3. scatter	each source sorts (destination, row index) pairs with CUB's
  *				radix sort on the destination's few bits (stable: rows keep
  *				their slice's order) and one kernel writes every column of
@@ -24,14 +24,17 @@
  *				peer's receive buffer over NVLink or PCIe where peer access
  *				is enabled (a store to the peer's memory: no send buffer, no
  *				separate copy, and the link is busy while the kernel runs),
- *				or the pinned buffer.
+ *				or its send buffer.
  *	4. collect	each destination, on its own stream, waits for every
- *				source's scatter and copies the rows from pinned buffers in.
+ *				source's scatter and copies the rows of send buffers in with
+ *				cudaMemcpyPeerAsync, which between GPUs without peer access
+ *				the driver stages through pinned host memory.
  *
- * Transfers between different pairs of devices run at once.  On failure
- * every device's stream is synchronised before anything is freed, so no
- * store or copy in flight touches freed memory; the caller's buffers are
- * freed by their owners as usual.
+ * Transfers between different pairs of devices run at once.  On failure,
+ * and at the end when there are send buffers, every device's stream is
+ * synchronised before anything is freed, so no store or copy in flight
+ * touches freed memory; the caller's buffers are freed by their owners as
+ * usual.
  *
  *-------------------------------------------------------------------------
  */
@@ -67,7 +70,8 @@ assign_destinations(const uint64_t *__restrict__ keys, size_t n, uint32_t ndev,
 
 /*
  * Where one source's rows go: sorted positions [start[d], start[d + 1]) are
- * destination d's, written from to[c][d] on (device or pinned host memory).
+ * destination d's, written from to[c][d] on (its receive buffer or the send
+ * buffer).
  */
 struct scatter_plan
 {
@@ -108,7 +112,7 @@ struct xchg_work
 	cudaEvent_t counted[GH_MAX_DEVICES] = {};	/* source: counts in pinned memory */
 	cudaEvent_t placed[GH_MAX_DEVICES] = {};	/* destination: buffers allocated */
 	cudaEvent_t scattered[GH_MAX_DEVICES] = {}; /* source: every row written */
-	uint64_t   *pinned[GH_MAX_DEVICES] = {};	/* source: rows for unreachable dests */
+	gh_dbuf<uint64_t> send[GH_MAX_DEVICES];	/* source: rows for unreachable dests */
 	uint64_t	counts[GH_MAX_DEVICES][GH_MAX_DEVICES] = {};	/* [source][dest] */
 	size_t		recv_off[GH_MAX_DEVICES][GH_MAX_DEVICES] = {};	/* [source][dest] */
 	size_t		stage_off[GH_MAX_DEVICES][GH_MAX_DEVICES] = {};
@@ -128,7 +132,7 @@ struct xchg_work
 		bool		staging = false;
 
 		for (int d = 0; d < ndev; d++)
-			staging |= pinned[d] != nullptr;
+			staging |= send[d].p != nullptr;
 		/* nothing may be freed under a store or copy still in flight */
 		if (!done || staging)
 			for (int d = 0; d < ndev; d++)
@@ -136,8 +140,6 @@ struct xchg_work
 					(void) cudaStreamSynchronize(state->dev[d].stream);
 		for (int d = 0; d < ndev; d++)
 		{
-			if (pinned[d] != nullptr)
-				(void) cudaFreeHost(pinned[d]);
 			if (cudaSetDevice(state->dev[d].id) != cudaSuccess)
 				continue;
 			if (counted[d] != nullptr)
@@ -201,10 +203,11 @@ place_range(xchg_work *w, int d, int ncols, gh_xchg_side *out)
 	return GH_OK;
 }
 
-/* Step 2 on source s: pinned memory for the destinations it cannot reach. */
+/* Step 2 on source s: a send buffer for the destinations it cannot reach. */
 static gh_status
 place_staging(xchg_work *w, int s, int ncols, gh_xchg_stats *stats)
 {
+	gh_cuda_ctx ctx;
 	size_t		words = 0;
 
 	for (int d = 0; d < w->ndev; d++)
@@ -215,8 +218,8 @@ place_staging(xchg_work *w, int s, int ncols, gh_xchg_stats *stats)
 		}
 	if (words == 0)
 		return GH_OK;
-	GH_CUDA_TRY(w->e, cudaHostAlloc((void **) &w->pinned[s], words * sizeof(uint64_t),
-									cudaHostAllocPortable));
+	GH_TRY(gh_cuda_enter(w->e, s, &ctx));
+	GH_TRY(w->send[s].alloc(&ctx, words, "exchange send buffer"));
 	stats->staged += words * sizeof(uint64_t);
 	return GH_OK;
 }
@@ -250,7 +253,7 @@ scatter_slice(xchg_work *w, int s, int ncols, gh_xchg_side *in, gh_xchg_side *ou
 		for (int c = 0; c < ncols; c++)
 			plan.to[c][d] = w->direct[s][d] ?
 				out[d].col[c].p + w->recv_off[s][d] :
-				w->pinned[s] + w->stage_off[s][d] + c * w->counts[s][d];
+				w->send[s].p + w->stage_off[s][d] + c * w->counts[s][d];
 		if (d == s)
 			stats->local += bytes;
 		else if (w->direct[s][d])
@@ -298,7 +301,7 @@ scatter_slice(xchg_work *w, int s, int ncols, gh_xchg_side *in, gh_xchg_side *ou
 	return GH_OK;
 }
 
-/* Step 4 on destination d: wait for every source, copy staged rows in. */
+/* Step 4 on destination d: wait for every source, copy send buffers' rows in. */
 static gh_status
 collect_range(xchg_work *w, int d, int ncols, gh_xchg_side *out)
 {
@@ -318,9 +321,10 @@ collect_range(xchg_work *w, int d, int ncols, gh_xchg_side *out)
 		if (w->direct[s][d])
 			continue;
 		for (int c = 0; c < ncols; c++)
-			GH_CUDA_TRY(e, cudaMemcpyAsync(out->col[c].p + w->recv_off[s][d],
-										   w->pinned[s] + w->stage_off[s][d] + c * cnt,
-										   cnt * sizeof(uint64_t), cudaMemcpyHostToDevice, st));
+			GH_CUDA_TRY(e, cudaMemcpyPeerAsync(out->col[c].p + w->recv_off[s][d],
+											   w->state->dev[d].id,
+											   w->send[s].p + w->stage_off[s][d] + c * cnt,
+											   w->state->dev[s].id, cnt * sizeof(uint64_t), st));
 	}
 	return GH_OK;
 }

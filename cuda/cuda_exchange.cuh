@@ -45,11 +45,12 @@ struct gh_xchg_stats
  * destination's receive buffers; then each source sorts its rows by
  * destination (a stable radix sort on the destination) and one kernel
  * stores every column of every row in its destination's buffer, in the
- * peer's memory directly where peer access is enabled, and otherwise in
- * pinned host memory that the destination copies in on its stream.  On
- * return the work is queued, not finished: out's buffers are ordered on
- * their devices' streams, so work queued there next sees the rows.  With
- * staging, the host waits for the copies before it frees the pinned memory.
+ * peer's memory directly where peer access is enabled, and otherwise in a
+ * send buffer that the destination copies in on its stream (the driver
+ * stages that copy through pinned host memory).  On return the work is
+ * queued, not finished: out's buffers are ordered on their devices'
+ * streams, so work queued there next sees the rows.  With send buffers,
+ * the host waits for the copies before it frees them.
  */
 gh_status	gh_cuda_exchange(gh_engine *e, int ncols, gh_xchg_side *in,
 							 gh_xchg_side *out, gh_xchg_stats *stats);
