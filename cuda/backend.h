@@ -136,7 +136,25 @@ typedef struct gh_backend_ops
 								  size_t npages, gh_pagerows *out);
 	/* Register host memory for direct device reads (NULL: nothing to do). */
 	gh_status	(*register_host) (gh_engine *e, void *base, size_t bytes);
+
+	/*
+	 * Input spread over every device (NULL: the engine splits on the host).
+	 * build_spread builds hash range d of ndevices (gh_partition_of) on
+	 * device index d from host arrays (rows NULL: row numbers are indices):
+	 * parts[d] and its row count nrows[d].  aggregate_spread aggregates
+	 * range d on device d into pieces[d] (gh_groups_alloc'd), for at most
+	 * GH_SPREAD_MAX_AGG_COLS columns.  The engine uses them when the input
+	 * would fit one device.
+	 */
+	gh_status	(*build_spread) (gh_engine *e, gh_kind kind, const uint64_t *keys,
+								 const uint64_t *rows, size_t n, double load_factor,
+								 void **parts, size_t *nrows);
+	gh_status	(*aggregate_spread) (gh_engine *e, const uint64_t *keys, size_t n,
+									 const gh_aggcol *cols, int ncols,
+									 gh_groups **pieces);
 } gh_backend_ops;
+
+#define GH_SPREAD_MAX_AGG_COLS 6
 
 struct gh_engine
 {

@@ -495,4 +495,6 @@ const gh_backend_ops gh_cpu_ops = {
 	.trim = NULL,
 	.extract_pages = gh_cpu_extract_pages,
 	.register_host = NULL,
+	.build_spread = NULL,
+	.aggregate_spread = NULL,
 };

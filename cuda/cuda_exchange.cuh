@@ -17,7 +17,9 @@
 
 #include "cuda_common.cuh"
 
-#define GH_XCHG_MAX_COLS 4
+#define GH_XCHG_MAX_COLS 8
+static_assert(2 + GH_SPREAD_MAX_AGG_COLS <= GH_XCHG_MAX_COLS,
+			  "a spread aggregation exchanges keys, values and null bits");
 
 /* One device's rows: ncols device columns of n words each. */
 struct gh_xchg_side

@@ -264,6 +264,13 @@ gh_status	gh_cuda_probe_aggregate(gh_engine *e, void *probe, uint64_t first,
 size_t		gh_cuda_joinagg_bytes_per_pair(const gh_joinagg *spec,
 										   size_t outer_rows, size_t *fixed);
 
+/* Input spread over every device (backend.h, cuda_spread.cu). */
+gh_status	gh_cuda_build_spread(gh_engine *e, gh_kind kind, const uint64_t *keys,
+								 const uint64_t *rows, size_t n, double load_factor,
+								 void **parts, size_t *nrows);
+gh_status	gh_cuda_aggregate_spread(gh_engine *e, const uint64_t *keys, size_t n,
+									 const gh_aggcol *cols, int ncols, gh_groups **pieces);
+
 /* gh_extract_pages and gh_register_host on device index 0 (cuda_pages.cu). */
 gh_status	gh_cuda_extract_pages(gh_engine *e, const gh_pagespec *spec, const void *base,
 								  const uint32_t *pages, size_t npages, gh_pagerows *out);

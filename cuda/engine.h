@@ -472,7 +472,8 @@ extern void gh_debug_stage_exchange(gh_engine *e, bool on);
 /*
  * Split host inputs by hash range in chunks of rows rows (0: the default,
  * an equal share per host thread of at least 2^20 rows), so that tests with
- * small inputs split them on several threads.
+ * small inputs split them on several threads; nonzero also spreads inputs
+ * of any size over several GPUs (else only those of 2^15 rows or more).
  */
 extern void gh_debug_split_chunk(gh_engine *e, size_t rows);
 

@@ -425,6 +425,17 @@ gh_aggregate(gh_engine *e, const uint64_t *keys, size_t n,
 		return st;
 	}
 
+	/* input that would fit one device: spread over all, split on the devices */
+	if (e->ops->aggregate_spread && ncols <= GH_SPREAD_MAX_AGG_COLS &&
+		gh_spread_input(e, n, max_rows) && nparts == (uint32_t) e->opt.ndevices)
+	{
+		pieces = gh_calloc(e, nparts, sizeof(gh_groups *));
+		if (pieces == NULL)
+			return e->status;
+		st = e->ops->aggregate_spread(e, keys, n, cols, ncols, pieces);
+		goto merge;
+	}
+
 	/* lay keys and columns out partition by partition */
 	st = gh_split_make(e, keys, n, nparts, &hs);
 	if (st != GH_OK)
@@ -472,6 +483,7 @@ gh_aggregate(gh_engine *e, const uint64_t *keys, size_t n,
 			busy |= 1u << p;
 		st = gh_for_devices(e, busy, n, aggregate_device_partitions, &split);
 	}
+merge:
 	if (st == GH_OK)
 	{
 		*out = gh_groups_merge(e, pieces, (int) nparts, cols, ncols, true);

@@ -59,6 +59,14 @@ typedef struct gh_split
 typedef void (*gh_split_scatter_fn) (void *arg, size_t begin, size_t end,
 									 const uint32_t *pof, size_t *cursor);
 
+/*
+ * Should an input of n rows, max_rows of which fit a device, be spread over
+ * every device and split there (backend.h, build_spread) rather than split
+ * on the host?  Several devices, an input that would fit one, and enough
+ * rows to be worth the exchange (any, under gh_debug_split_chunk).
+ */
+extern bool gh_spread_input(const gh_engine *e, size_t n, size_t max_rows);
+
 extern gh_status gh_split_make(gh_engine *e, const uint64_t *keys, size_t n,
 							   uint32_t nparts, gh_split *s);
 extern void gh_split_scatter(gh_split *s, gh_split_scatter_fn fn, void *arg);

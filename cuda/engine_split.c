@@ -9,6 +9,7 @@
  *		gh_split_make		partition of every key, counts and offsets
  *		gh_split_scatter	run the caller's scatter chunk by chunk
  *		gh_split_free		release a split
+ *		gh_spread_input		whether the devices split an input instead
  *
  * An input split for several devices (or for more partitions than fit a
  * device at once) is hashed and copied on the host before anything reaches
@@ -175,6 +176,13 @@ gh_split_scatter(gh_split *s, gh_split_scatter_fn fn, void *arg)
 	job.fn = fn;
 	job.arg = arg;
 	split_run(&job, s->nthreads);
+}
+
+bool
+gh_spread_input(const gh_engine *e, size_t n, size_t max_rows)
+{
+	return e->opt.ndevices > 1 && n <= max_rows &&
+		(n >= GH_THREAD_MIN_ROWS || e->split_chunk > 0);
 }
 
 void

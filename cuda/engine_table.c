@@ -239,6 +239,38 @@ fail:
 	return e->status;
 }
 
+/*
+ * The units of an input spread over every device (backend.h, build_spread):
+ * hash range d built on device d at once, one unit each.
+ */
+static gh_status
+spread_units(gh_table *t, const uint64_t *keys, const uint64_t *rows, size_t n)
+{
+	gh_engine  *e = t->e;
+	int			nd = e->opt.ndevices;
+	void	   *parts[GH_MAX_DEVICES];
+	size_t		nrows[GH_MAX_DEVICES];
+
+	t->units = gh_calloc(e, nd, sizeof(gh_unit));
+	if (t->units == NULL)
+		return e->status;
+	t->nunits = nd;
+	for (int d = 0; d < nd; d++)
+	{
+		t->units[d].partition = (uint32_t) d;
+		t->units[d].dev = d;
+		t->devmask |= 1u << d;
+	}
+	CHECK_INTERRUPT(e);
+	GH_TRY_STATUS(e->ops->build_spread(e, t->kind, keys, rows, n, t->load_factor, parts, nrows));
+	for (int d = 0; d < nd; d++)
+	{
+		t->units[d].part = parts[d];
+		t->units[d].n = nrows[d];
+	}
+	return GH_OK;
+}
+
 /* Device thread: build the device's units (resident tables). */
 static gh_status
 build_device_units(gh_engine *e, int dev, void *arg)
@@ -304,7 +336,11 @@ gh_build(gh_engine *e, gh_kind kind, const uint64_t *keys,
 		}
 	}
 
-	st = make_units(t, keys, rows, n, max_rows);
+	if (e->ops->build_spread && gh_spread_input(e, n, max_rows) &&
+		t->nparts == (uint32_t) e->opt.ndevices)
+		st = spread_units(t, keys, rows, n);
+	else
+		st = make_units(t, keys, rows, n, max_rows);
 	if (st != GH_OK)
 	{
 		gh_table_free(t);
