@@ -35,6 +35,19 @@ LANGUAGE sql AS $$ SELECT EXISTS (SELECT 1 FROM gpuhash_service() WHERE pid IS N
 
 CREATE TEMP TABLE sv (name text, mode text, nrows bigint, digest text, plan text, served bigint);
 
+-- wait (up to 10 s) until the service holds nothing and runs nothing: the
+-- frees a query posts without waiting are served after it ends, and would
+-- otherwise be counted for the next query
+CREATE FUNCTION pg_temp.sv_settle() RETURNS void
+LANGUAGE plpgsql AS $$
+BEGIN
+  FOR i IN 1..1000 LOOP
+    EXIT WHEN (SELECT coalesce(sum(objects), 0) = 0 AND count(operation) = 0
+               FROM gpuhash_service());
+    PERFORM pg_sleep(0.01);
+  END LOOP;
+END $$;
+
 -- run q as mode says (pg, backend, service) into sv
 CREATE FUNCTION pg_temp.sv_run(name text, q text, mode text) RETURNS void
 LANGUAGE plpgsql AS $$
@@ -43,8 +56,10 @@ DECLARE
   line text;
   n bigint;
   d text;
-  before bigint := (SELECT coalesce(sum(requests), 0) FROM gpuhash_service());
+  before bigint;
 BEGIN
+  PERFORM pg_temp.sv_settle();
+  before := (SELECT coalesce(sum(requests), 0) FROM gpuhash_service());
   PERFORM set_config('gpuhash.enabled', (mode <> 'pg')::text, true);
   PERFORM set_config('gpuhash.force', (mode <> 'pg')::text, true);
   PERFORM set_config('gpuhash.service', (mode = 'service')::text, true);
@@ -53,6 +68,7 @@ BEGIN
   FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS ON, TIMING OFF, SUMMARY OFF) ' || q LOOP
     p := p || line || E'\n';
   END LOOP;
+  PERFORM pg_temp.sv_settle();
   INSERT INTO sv VALUES (name, mode, n, d, p,
     (SELECT coalesce(sum(requests), 0) FROM gpuhash_service()) - before);
 END $$;
@@ -201,19 +217,14 @@ END $$;
 
 CREATE FUNCTION pg_temp.sv_after_cancel() RETURNS SETOF text
 LANGUAGE plpgsql AS $$
-DECLARE
-  objects bigint;
 BEGIN
   IF NOT pg_temp.sv_up() THEN
     RETURN QUERY SELECT skip('gpuhash is not preloaded: no GPU service to test', 4);
     RETURN;
   END IF;
-  FOR i IN 1..50 LOOP
-    SELECT sum(s.objects) INTO objects FROM gpuhash_service() s;
-    EXIT WHEN objects = 0;
-    PERFORM pg_sleep(0.1);
-  END LOOP;
-  RETURN NEXT is(objects, 0::bigint, 'no table or join is left in the service');
+  PERFORM pg_temp.sv_settle();
+  RETURN NEXT is((SELECT sum(s.objects) FROM gpuhash_service() s), 0::bigint,
+                 'no table or join is left in the service');
   RETURN NEXT ok((SELECT bool_and(pid IS NOT NULL) FROM gpuhash_service()),
                  'every service worker still runs');
   RETURN NEXT ok((SELECT sum(requests) FROM gpuhash_service()) > 0,
