@@ -112,7 +112,7 @@ extern gh_status gh_cpu_probe_counts(gh_engine *e, void *probe,
 extern void gh_cpu_probe_free(gh_engine *e, void *probe);
 
 /* cpu_exchange.c: the all-to-all exchange between simulated devices */
-#define GH_CPU_XCHG_MAX_COLS 4
+#define GH_CPU_XCHG_MAX_COLS 8
 
 /* One device's hash range after an exchange: ncols columns of n words. */
 typedef struct gh_cpu_range
@@ -125,6 +125,14 @@ extern gh_status gh_cpu_exchange(gh_engine *e, int ndev,
 								 const uint64_t *const *cols, int ncols,
 								 size_t n, gh_cpu_range *ranges);
 extern void gh_cpu_exchange_free(gh_cpu_range *ranges, int ndev);
+
+/* cpu_spread.c: inputs spread over the simulated devices (backend.h) */
+extern gh_status gh_cpu_build_spread(gh_engine *e, gh_kind kind, const uint64_t *keys,
+									 const uint64_t *rows, size_t n, double load_factor,
+									 void **parts, size_t *nrows);
+extern gh_status gh_cpu_aggregate_spread(gh_engine *e, const uint64_t *keys, size_t n,
+										 const gh_aggcol *cols, int ncols,
+										 gh_groups **pieces);
 
 /* cpu_aggregate.c */
 extern gh_status gh_cpu_aggregate(gh_engine *e, int dev, const uint64_t *keys,
