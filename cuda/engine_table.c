@@ -136,10 +136,16 @@ scatter_units(void *arg, size_t begin, size_t end, const uint32_t *pof, size_t *
 	{
 		uint32_t	p = pof[i];
 		size_t		k = cursor[p]++ - sc->split->off[p];
-		gh_unit    *u = &sc->t->units[sc->first[p] + k / sc->max_rows];
+		gh_unit    *u = &sc->t->units[sc->first[p]];
 
-		u->keys[k % sc->max_rows] = sc->keys[i];
-		u->rows[k % sc->max_rows] = sc->rows ? sc->rows[i] : i;
+		/* a partition is mostly one unit: no division per row then */
+		if (k >= sc->max_rows)
+		{
+			u += k / sc->max_rows;
+			k %= sc->max_rows;
+		}
+		u->keys[k] = sc->keys[i];
+		u->rows[k] = sc->rows ? sc->rows[i] : i;
 	}
 }
 

@@ -84,6 +84,10 @@ time_query() {
 	printf '%s\n' "${ms[@]}" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'
 }
 
+# secs MS -> seconds, 2 decimals; ratio A B -> "A/Bx"
+secs() { awk -v a="$1" 'BEGIN{printf "%.2f", a/1000}'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN{printf "%.2fx", a/b}'; }
+
 if [ "${BENCH_PAGES:-0}" = 1 ]; then
 	# heap pages: read through the Seq Scan, read in the backend, shipped to the GPU
 	names="scan join groupby_100k groupby_10m"
@@ -110,9 +114,9 @@ if [ "${BENCH_PAGES:-0}" = 1 ]; then
 			backend=$(time_query "$on SET gpuhash.ship_pages = off;" "${Q[$n]}")
 			shipped=$(time_query "$on" "${Q[$n]}")
 			for t in "$pg" "$scan" "$backend" "$shipped"; do
-				line+=" $(awk -v a="$t" 'BEGIN{printf "%.2f", a/1000}') |"
+				line+=" $(secs "$t") |"
 			done
-			line+=" $(awk -v a="$pg" -v b="$shipped" 'BEGIN{printf "%.2fx", a/b}') |"
+			line+=" $(ratio "$pg" "$shipped") |"
 		done
 		echo "$line"
 	done
@@ -136,7 +140,7 @@ for n in $names; do
 		base="SET max_parallel_workers_per_gather = $w; SET gpuhash.device = '$DEVICE';"
 		pg=$(time_query "$base SET gpuhash.enabled = off;" "${Q[$n]}")
 		gh=$(time_query "$base SET gpuhash.enabled = on; SET gpuhash.force = $FORCE;" "${Q[$n]}")
-		line+=" $(awk -v a="$pg" 'BEGIN{printf "%.2f", a/1000}') | $(awk -v a="$gh" 'BEGIN{printf "%.2f", a/1000}') | $(awk -v a="$pg" -v b="$gh" 'BEGIN{printf "%.2fx", a/b}') |"
+		line+=" $(secs "$pg") | $(secs "$gh") | $(ratio "$pg" "$gh") |"
 	done
 	echo "$line"
 done
