@@ -724,6 +724,18 @@ aggregate_pattern(GpuHashAggState *s, uint8 pattern, int64 count)
 	if (gha_pool_active(s))
 	{
 		gha_pool_append(s, 0, pattern, keys, NULL, count, cols, NULL);
+		if (keys != s->keys)
+		{
+			/* pattern_rows' copies: the node may go on reading */
+			pfree(keys);
+			for (int c = 0; c < s->ncols; c++)
+			{
+				pfree(unconstify(void *, cols[c].values));
+				if (cols[c].nulls)
+					pfree(unconstify(uint8 *, cols[c].nulls));
+			}
+		}
+		pfree(cols);
 		return;
 	}
 	INSTR_TIME_SET_CURRENT(start);
@@ -736,6 +748,46 @@ aggregate_pattern(GpuHashAggState *s, uint8 pattern, int64 count)
 	}
 	s->results[s->nresults] = gpuhash_op_aggregate(&s->eng, keys, (size_t) count, cols, s->ncols);
 	gha_add_result(s, pattern, start);
+}
+
+/*
+ * Send the rows read so far to the pool and start collecting afresh (a
+ * pooled node, as it reads: gha_pool_batch_full).  side: -1 a plain
+ * aggregation, whose rows go by NULL pattern (counts, reset here); 0 or 1
+ * the side of a fused join being read.
+ */
+void
+gha_pool_flush(GpuHashAggState *s, int side, int64 *counts)
+{
+	if (s->nrows == 0)
+		return;
+	if (side < 0)
+	{
+		for (int p = 0; p < GHA_MAX_PATTERNS; p++)
+			if (counts[p] > 0)
+			{
+				aggregate_pattern(s, (uint8) p, counts[p]);
+				counts[p] = 0;
+			}
+	}
+	else
+	{
+		gh_aggcol  *cols = palloc(sizeof(gh_aggcol) * Max(s->ncols, 1));
+		uint8	   *col_inner = palloc(Max(s->ncols, 1));
+
+		for (int c = 0; c < s->ncols; c++)
+		{
+			cols[c] = s->cols[c];
+			cols[c].values = s->values[c];
+			cols[c].nulls = s->nulls[c];
+			col_inner[c] = s->col_side[c] == 1;
+		}
+		gha_pool_append(s, side, 0, s->keys, s->jkeys, s->nrows, cols, col_inner);
+		pfree(cols);
+		pfree(col_inner);
+	}
+	s->pool_flushed += s->nrows;
+	s->nrows = 0;
 }
 
 static void
@@ -755,6 +807,8 @@ aggregate_input(GpuHashAggState *s)
 			gha_pool_attach(s);
 		pages = gpuhash_page_scan_begin(s->input_ps, gpuhash_scan_map_used(&s->map, 0), &s->eng);
 		s->cap_hint = (int64) s->input_ps->plan->plan_rows;
+		if (s->pool_used)
+			s->cap_hint = Min(s->cap_hint, 2 * GHA_POOL_BATCH);
 		/* the columns straight from the pages where they are the input as it is */
 		for (bool direct = pages && gha_collect_pages(s, pages, -1, counts); !direct;)
 		{
@@ -772,6 +826,8 @@ aggregate_input(GpuHashAggState *s)
 			econtext->ecxt_scantuple = scan;
 			gha_collect_row(s, econtext, -1);
 			counts[s->patterns[s->nrows - 1]]++;
+			if (gha_pool_batch_full(s))
+				gha_pool_flush(s, -1, counts);
 		}
 		if (pages)
 			gpuhash_page_scan_end(pages, &s->page_stats);
@@ -1093,8 +1149,13 @@ ExplainGpuHashAgg(CustomScanState *node, List *ancestors, ExplainState *es)
 								   (int64) (s->stat_peak_device / 1024), es);
 			ExplainPropertyText("Engine", gpuhash_ops_where(&s->eng), es);
 			if (s->pool_used)
+			{
 				ExplainPropertyText("Pool", s->pool_finisher ? "aggregated by this process" :
 									"rows appended", es);
+				ExplainPropertyInteger("Pool Appends", NULL, s->stat_pool_appends, es);
+				if (es->timing)
+					ExplainPropertyFloat("Pool Append Time", "ms", s->stat_pool_ms, 3, es);
+			}
 			if (s->input_pooled)
 				ExplainPropertyText("Pool", "its groups taken as they are", es);
 			if (s->stat_devices)

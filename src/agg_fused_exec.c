@@ -81,6 +81,8 @@ read_side(GpuHashAggState *s, PlanState *ps, int side)
 
 	s->cur_side = side;
 	s->cap_hint = (int64) ps->plan->plan_rows;
+	if (s->pool_used)
+		s->cap_hint = Min(s->cap_hint, 2 * GHA_POOL_BATCH);
 	/* the columns straight from the pages where they are the input as it is */
 	for (bool direct = pages && gha_collect_pages(s, pages, side, NULL); !direct;)
 	{
@@ -97,6 +99,8 @@ read_side(GpuHashAggState *s, PlanState *ps, int side)
 			continue;
 		gha_collect_row(s, econtext, side);
 		s->jkeys[s->nrows - 1] = jkey;
+		if (gha_pool_batch_full(s))
+			gha_pool_flush(s, side, NULL);
 	}
 	if (pages)
 		gpuhash_page_scan_end(pages, &s->page_stats);
@@ -161,14 +165,21 @@ gha_aggregate_fused(GpuHashAggState *s)
 	bool		early = false;
 	bool		pooled = gha_pool_active(s);
 	instr_time	start;
+	double		pool_ms;
 
 	if (pooled)
 		gha_pool_attach(s);
 	else if (s->shared)
 		early = gha_shared_attach(s->shared);
 	INSTR_TIME_SET_CURRENT(start);
+	pool_ms = s->stat_pool_ms;
 	read_side(s, s->inner_ps, 1);
-	s->stat_inner_ms += gpuhash_elapsed_ms(start);
+	if (pooled)
+		gha_pool_flush(s, 1, NULL);
+	/* the read times leave out appending to the pool (Pool Append Time) */
+	s->stat_inner_ms += gpuhash_elapsed_ms(start) - (s->stat_pool_ms - pool_ms);
+	s->stat_inner_rows += s->pool_flushed;
+	s->pool_flushed = 0;
 	take_side(s, &inner);
 	if (s->shared && !pooled)
 	{
@@ -181,9 +192,13 @@ gha_aggregate_fused(GpuHashAggState *s)
 	if (inner.n > 0 || pooled)
 	{
 		INSTR_TIME_SET_CURRENT(start);
+		pool_ms = s->stat_pool_ms;
 		read_side(s, s->input_ps, 0);
-		s->stat_outer_ms += gpuhash_elapsed_ms(start);
-		s->stat_outer_rows += s->nrows;
+		if (pooled)
+			gha_pool_flush(s, 0, NULL);
+		s->stat_outer_ms += gpuhash_elapsed_ms(start) - (s->stat_pool_ms - pool_ms);
+		s->stat_outer_rows += s->nrows + s->pool_flushed;
+		s->pool_flushed = 0;
 	}
 	if (!pooled && (inner.n == 0 || s->nrows == 0))
 		return;					/* no pairs, no groups */
@@ -203,8 +218,7 @@ gha_aggregate_fused(GpuHashAggState *s)
 	}
 	if (pooled)
 	{
-		gha_pool_append(s, 1, 0, inner.keys, inner.jkeys, inner.n, cols, col_inner);
-		gha_pool_append(s, 0, 0, s->keys, s->jkeys, s->nrows, cols, col_inner);
+		/* both sides went to the pool as they were read */
 		gha_pool_done(s);
 		return;
 	}

@@ -179,6 +179,8 @@ gha_collect_pages(GpuHashAggState *s, GhPageScan *ps, int side, int64 *counts)
 			s->nrows++;
 			if (counts)
 				counts[pattern]++;
+			if (gha_pool_batch_full(s))
+				gha_pool_flush(s, side, counts);
 		}
 	}
 	return true;

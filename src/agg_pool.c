@@ -149,6 +149,7 @@ gha_pool_append(GpuHashAggState *s, int side, int pattern, const uint64 *keys,
 	gpuhash_op_pool_append(&s->eng, &s->pool->pool, side, pattern, keys, jkeys, (size_t) n,
 						   cols, col_inner, s->ncols);
 	s->stat_pool_ms += gpuhash_elapsed_ms(start);
+	s->stat_pool_appends++;
 }
 
 /*

@@ -19,6 +19,7 @@
 #include "agg.h"
 #include "engine.h"
 #include "engine_ops.h"
+#include "gpuhash.h"
 #include "page_scan.h"
 #include "keys.h"
 #include "scantuple.h"
@@ -114,6 +115,7 @@ typedef struct GpuHashAggState
 	bool		pool_used;		/* this process fed the pool (for EXPLAIN) */
 	bool		pool_late;		/* attached after the pool was aggregated */
 	bool		pool_finisher;	/* this process aggregated the pool */
+	int64		pool_flushed;	/* rows of the side being read sent already */
 	GhOpTable  *table;
 	bool		empty_row;		/* a plain aggregate over no rows: one row */
 	gh_groups  *empty_group;
@@ -127,6 +129,7 @@ typedef struct GpuHashAggState
 	double		stat_share_ms;	/* sharing the inner side (waiting included) */
 	double		stat_outer_ms;
 	double		stat_pool_ms;	/* appending to the pool */
+	int64		stat_pool_appends;
 	int			stat_partitions;
 	double		stat_engine_ms;
 	size_t		stat_peak_device;
@@ -219,6 +222,21 @@ extern void gha_pool_append(GpuHashAggState *s, int side, int pattern, const uin
 							const uint64 *jkeys, int64 n, const gh_aggcol *cols,
 							const uint8 *col_inner);
 extern void gha_pool_done(GpuHashAggState *s);
+
+/*
+ * A pooled node sends its rows to the pool as it reads them, every
+ * GHA_POOL_BATCH rows, so that the GPU service takes them in while the
+ * processes are still reading instead of all at once at the end.
+ */
+#define GHA_POOL_BATCH (INT64CONST(1) << 21)
+static inline bool
+gha_pool_batch_full(const GpuHashAggState *s)
+{
+	return s->pool_used &&
+		s->nrows >= (gpuhash_debug_pool_batch > 0 ? gpuhash_debug_pool_batch : GHA_POOL_BATCH);
+}
+/* agg_exec.c: send the rows read so far (input side, as gha_collect_pages) */
+extern void gha_pool_flush(GpuHashAggState *s, int side, int64 *counts);
 extern Size gha_estimate_dsm(CustomScanState *node, ParallelContext *pcxt);
 extern void gha_initialize_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate);
 extern void gha_reinitialize_dsm(CustomScanState *node, ParallelContext *pcxt,

@@ -42,6 +42,7 @@ bool		gpuhash_read_pages = true;
 bool		gpuhash_ship_pages = true;
 bool		gpuhash_register_buffers = true;
 bool		gpuhash_debug_reread_pages = false;
+int			gpuhash_debug_pool_batch = 0;
 
 static const struct config_enum_entry device_options[] = {
 	{"auto", GPUHASH_DEVICE_AUTO, false},
@@ -181,6 +182,11 @@ _PG_init(void)
 							 "For testing the recheck of shipped pages.",
 							 &gpuhash_debug_reread_pages, false,
 							 PGC_SUSET, GUC_NOT_IN_SAMPLE | GUC_NO_SHOW_ALL, NULL, NULL, NULL);
+	DefineCustomIntVariable("gpuhash.debug_pool_batch",
+							"Developer option: rows a pooled aggregation sends to the GPU service's pool at a time (0: the default, 2M).",
+							"For testing appends made while the input is read.",
+							&gpuhash_debug_pool_batch, 0, 0, INT_MAX,
+							PGC_SUSET, GUC_NOT_IN_SAMPLE | GUC_NO_SHOW_ALL, NULL, NULL, NULL);
 	MarkGUCPrefixReserved("gpuhash");
 
 	gpuhash_join_init();

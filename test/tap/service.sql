@@ -7,7 +7,7 @@
 -- goes on; a cancelled query leaves no table or join behind.  Skipped where
 -- the server was started without gpuhash in shared_preload_libraries.
 BEGIN;
-SELECT plan(69);
+SELECT plan(83);
 
 SELECT setseed(0.4142);
 CREATE TABLE gh_sv_fact AS
@@ -102,7 +102,7 @@ CREATE FUNCTION pg_temp.sv_tests() RETURNS SETOF text
 LANGUAGE plpgsql AS $$
 BEGIN
   IF NOT pg_temp.sv_up() THEN
-    RETURN QUERY SELECT skip('gpuhash is not preloaded: no GPU service to test', 64);
+    RETURN QUERY SELECT skip('gpuhash is not preloaded: no GPU service to test', 78);
     RETURN;
   END IF;
   PERFORM set_config('max_parallel_workers_per_gather', '0', true);
@@ -171,6 +171,26 @@ BEGIN
     FROM sv WHERE name = 'parallel group by' AND mode = 'service';
   RETURN QUERY SELECT * FROM pg_temp.sv_same('parallel group by with NULL patterns',
     'SELECT c, k % 50, count(*), sum(v), max(v), avg(v) FROM gh_sv_fact GROUP BY 1, 2');
+  -- rows go to the pool as they are read, a batch at a time: with batches of
+  -- 1000 rows, many appends (each a request to the service), same rows
+  RETURN QUERY SELECT * FROM pg_temp.sv_same('parallel fused join, plain',
+    'SELECT count(*), sum(d.w), max(f.v) FROM gh_sv_fact f JOIN gh_sv_dim d ON f.k = d.k');
+  PERFORM set_config('gpuhash.debug_pool_batch', '1000', true);
+  RETURN QUERY SELECT * FROM pg_temp.sv_same('parallel group by, batches of 1000',
+    'SELECT c, k % 50, count(*), sum(v), max(v), avg(v) FROM gh_sv_fact GROUP BY 1, 2');
+  RETURN QUERY SELECT * FROM pg_temp.sv_same('parallel fused join, batches of 1000',
+    'SELECT d.w, count(*), sum(f.v) FROM gh_sv_fact f JOIN gh_sv_dim d ON f.k = d.k GROUP BY 1');
+  RETURN QUERY SELECT * FROM pg_temp.sv_same('parallel fused join, plain, batches of 1000',
+    'SELECT count(*), sum(d.w), max(f.v) FROM gh_sv_fact f JOIN gh_sv_dim d ON f.k = d.k');
+  PERFORM set_config('gpuhash.debug_pool_batch', '0', true);
+  RETURN QUERY SELECT cmp_ok(b.served, '>=', a.served + 40,
+                             'parallel group by: batches of 1000 rows are 40 and more appends more')
+    FROM sv a, sv b WHERE a.name = 'parallel group by with NULL patterns' AND a.mode = 'service'
+      AND b.name = 'parallel group by, batches of 1000' AND b.mode = 'service';
+  RETURN QUERY SELECT cmp_ok(b.served, '>=', a.served + 40,
+                             'parallel fused join: batches of 1000 rows of both sides are 40 and more appends more')
+    FROM sv a, sv b WHERE a.name = 'parallel fused join, plain' AND a.mode = 'service'
+      AND b.name = 'parallel fused join, plain, batches of 1000' AND b.mode = 'service';
   PERFORM set_config('gpuhash.enable_pool', 'off', true);
   RETURN QUERY SELECT * FROM pg_temp.sv_same('parallel group by, no pool',
     'SELECT c, k % 50, count(*), sum(v), max(v), avg(v) FROM gh_sv_fact GROUP BY 1, 2');
