@@ -22,6 +22,8 @@
  */
 #include "postgres.h"
 
+#include <sys/mman.h>
+
 #include "storage/proc.h"
 #include "utils/memutils.h"
 
@@ -68,17 +70,67 @@ grow(void *p, Size bytes)
 	return q;
 }
 
+/*
+ * The rows' arrays are anonymous mappings, grown by mremap (the pages move,
+ * nothing is copied) and backed by huge pages where the kernel allows:
+ * every process of a query appends to one pool, so what an append costs
+ * here (touching fresh memory above all) is paid once per row of the whole
+ * query, in one process.
+ */
+#define POOL_ARRAY_ROUND ((Size) 2 * 1024 * 1024)
+
+static Size
+array_bytes(uint64 rows, Size width)
+{
+	Size		b = (Size) rows * width;
+
+	return (b + POOL_ARRAY_ROUND - 1) / POOL_ARRAY_ROUND * POOL_ARRAY_ROUND;
+}
+
+/* grow array p of old_rows to rows of width bytes (p NULL: a new one) */
+static void *
+grow_array(void *p, uint64 old_rows, uint64 rows, Size width)
+{
+	Size		old_bytes = array_bytes(old_rows, width);
+	Size		bytes = array_bytes(rows, width);
+	void	   *q;
+
+	if (p != NULL && bytes == old_bytes)
+		return p;
+	if (p == NULL)
+		q = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+				 -1, 0);
+	else
+		q = mremap(p, old_bytes, bytes, MREMAP_MAYMOVE);
+	if (q == MAP_FAILED)
+		ereport(ERROR,
+				(errcode(ERRCODE_OUT_OF_MEMORY),
+				 errmsg("the gpuhash GPU service ran out of host memory for a pool"),
+				 errdetail("Mapping %zu bytes failed: %m.", bytes)));
+#ifdef MADV_HUGEPAGE
+	(void) madvise(q, bytes, MADV_HUGEPAGE);
+#endif
+	return q;
+}
+
+static void
+free_array(void *p, uint64 rows, Size width)
+{
+	if (p != NULL)
+		(void) munmap(p, array_bytes(rows, width));
+}
+
 static void
 free_part(PoolPart *part, int ncols)
 {
 	if (part == NULL)
 		return;
-	free(part->keys);
-	free(part->jkeys);
+	free_array(part->keys, part->cap, 8);
+	free_array(part->jkeys, part->cap, 8);
 	for (int c = 0; c < ncols; c++)
 	{
-		free(part->values[c]);
-		free(part->nulls[c]);
+		free_array(part->values[c], part->cap, 8);
+		free_array(part->nulls[c], part->cap, 1);
 	}
 	free(part->values);
 	free(part->nulls);
@@ -176,14 +228,14 @@ gpuhash_pool_append(GhsSlot *slot, char *base)
 	{
 		uint64		cap = Max(part->n + n, part->cap * 2);
 
-		part->keys = grow(part->keys, 8 * cap);
+		part->keys = grow_array(part->keys, part->cap, cap, 8);
 		if (pool->kind >= 0)
-			part->jkeys = grow(part->jkeys, 8 * cap);
+			part->jkeys = grow_array(part->jkeys, part->cap, cap, 8);
 		for (int c = 0; c < pool->ncols; c++)
 			if (pool->layout[c].inner == side)
 			{
-				part->values[c] = grow(part->values[c], 8 * cap);
-				part->nulls[c] = grow(part->nulls[c], cap);
+				part->values[c] = grow_array(part->values[c], part->cap, cap, 8);
+				part->nulls[c] = grow_array(part->nulls[c], part->cap, cap, 1);
 			}
 		part->cap = cap;
 	}

@@ -22,6 +22,8 @@
  */
 #include "postgres.h"
 
+#include <sys/mman.h>
+
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "postmaster/bgworker.h"
@@ -574,6 +576,10 @@ run_pool_append(GhsSlot *slot)
 {
 	dsm_segment *seg = attach_data(slot);
 
+#ifdef MADV_POPULATE_READ
+	/* map the rows' pages at once rather than page by page as they are read */
+	(void) madvise(dsm_segment_address(seg), dsm_segment_map_length(seg), MADV_POPULATE_READ);
+#endif
 	PG_TRY();
 	{
 		gpuhash_pool_append(slot, dsm_segment_address(seg));
@@ -866,6 +872,7 @@ gpuhash_service_main(Datum arg)
 	GhsWorkerInfo *me;
 	MemoryContext request_cxt;
 	bool		registering = false;
+	bool		trim_pending = false;
 
 	my_index = DatumGetInt32(arg);
 	pqsignal(SIGTERM, SignalHandlerForShutdownRequest);
@@ -922,11 +929,26 @@ gpuhash_service_main(Datum arg)
 		if (slot != NULL)
 		{
 			serve(slot, request_cxt);
+			trim_pending = true;
 			continue;
 		}
 		close_unused_failed_engines();
-		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
-						 1000L, PG_WAIT_EXTENSION);
+		if ((WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+					   trim_pending ? 100L : 1000L, PG_WAIT_EXTENSION) & WL_TIMEOUT) &&
+			trim_pending)
+		{
+			/*
+			 * Idle: the device memory the last operations freed after their
+			 * last synchronisation goes back to the driver (frees are
+			 * stream-ordered; the allocator returns memory at a
+			 * synchronisation), so that an idle service holds only its
+			 * contexts and tables.
+			 */
+			for (int i = 0; i < MAX_ENGINES; i++)
+				if (engines[i].engine)
+					gh_release_cached_memory(engines[i].engine);
+			trim_pending = false;
+		}
 	}
 	proc_exit(0);
 }

@@ -119,13 +119,16 @@ SET LOCAL max_parallel_workers_per_gather = 0;
 SELECT CASE WHEN current_setting('gpuhash.device') = 'gpu'
   THEN ok((SELECT count(*) FROM gpuhash_devices()) > 0, 'gpuhash.device = gpu sees a GPU')
   ELSE skip('the CPU backend has no device memory', 1) END;
--- the GPU service stops cancelled work at its engine's next poll: let it finish
+-- the GPU service stops cancelled work at its engine's next poll: let it
+-- finish, and go idle (an idle service worker gives back the device memory its
+-- last operations freed after their last synchronisation)
 DO $$
 BEGIN
   FOR i IN 1..600 LOOP
     EXIT WHEN NOT EXISTS (SELECT 1 FROM gpuhash_service() WHERE operation IS NOT NULL);
     PERFORM pg_sleep(0.1);
   END LOOP;
+  PERFORM pg_sleep(0.5);
 END $$;
 SELECT CASE WHEN current_setting('gpuhash.device') = 'gpu'
   THEN cmp_ok((SELECT coalesce(sum(memory_free_mb), 0) FROM gpuhash_devices()),
