@@ -72,19 +72,27 @@ grow(void *p, Size bytes)
 
 /*
  * The rows' arrays are anonymous mappings, grown by mremap (the pages move,
- * nothing is copied) and backed by huge pages where the kernel allows:
+ * nothing is copied) and, once large, backed by huge pages where the kernel
+ * allows:
  * every process of a query appends to one pool, so what an append costs
  * here (touching fresh memory above all) is paid once per row of the whole
  * query, in one process.
  */
-#define POOL_ARRAY_ROUND ((Size) 2 * 1024 * 1024)
+#define POOL_HUGE_PAGE ((Size) 2 * 1024 * 1024)
+#define POOL_HUGE_FROM ((Size) 16 * 1024 * 1024)
 
+/*
+ * The mapping's size for rows of width bytes: whole pages, whole huge pages
+ * from POOL_HUGE_FROM on (the small arrays of rare NULL patterns stay in
+ * small pages, or every one would take a huge page of memory).
+ */
 static Size
 array_bytes(uint64 rows, Size width)
 {
 	Size		b = (Size) rows * width;
+	Size		unit = b >= POOL_HUGE_FROM ? POOL_HUGE_PAGE : (Size) 4096;
 
-	return (b + POOL_ARRAY_ROUND - 1) / POOL_ARRAY_ROUND * POOL_ARRAY_ROUND;
+	return (b + unit - 1) / unit * unit;
 }
 
 /* grow array p of old_rows to rows of width bytes (p NULL: a new one) */
@@ -108,7 +116,8 @@ grow_array(void *p, uint64 old_rows, uint64 rows, Size width)
 				 errmsg("the gpuhash GPU service ran out of host memory for a pool"),
 				 errdetail("Mapping %zu bytes failed: %m.", bytes)));
 #ifdef MADV_HUGEPAGE
-	(void) madvise(q, bytes, MADV_HUGEPAGE);
+	if (bytes >= POOL_HUGE_FROM)
+		(void) madvise(q, bytes, MADV_HUGEPAGE);
 #endif
 	return q;
 }
