@@ -136,6 +136,9 @@ typedef struct gh_backend_ops
 								  size_t npages, gh_pagerows *out);
 	/* Register host memory for direct device reads (NULL: nothing to do). */
 	gh_status	(*register_host) (gh_engine *e, void *base, size_t bytes);
+	/* gh_pin_host, gh_unpin_host (NULL: nothing to pin) */
+	bool		(*pin_host) (gh_engine *e, void *base, size_t bytes);
+	void		(*unpin_host) (gh_engine *e, void *base);
 
 	/*
 	 * Input spread over every device (NULL: the engine splits on the host).

@@ -495,6 +495,8 @@ const gh_backend_ops gh_cpu_ops = {
 	.trim = NULL,
 	.extract_pages = gh_cpu_extract_pages,
 	.register_host = NULL,
+	.pin_host = NULL,
+	.unpin_host = NULL,
 	.build_spread = gh_cpu_build_spread,
 	.aggregate_spread = gh_cpu_aggregate_spread,
 };

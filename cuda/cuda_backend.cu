@@ -592,6 +592,8 @@ extern "C" const gh_backend_ops gh_cuda_ops = {
 	cuda_trim,
 	gh_cuda_extract_pages,
 	gh_cuda_register_host,
+	gh_cuda_pin_host,
+	gh_cuda_unpin_host,
 	gh_cuda_build_spread,
 	gh_cuda_aggregate_spread,
 };

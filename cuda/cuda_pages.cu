@@ -237,6 +237,37 @@ gh_cuda_register_host(gh_engine *e, void *base, size_t bytes)
 	return GH_OK;
 }
 
+/*
+ * A temporary pin (gh_pin_host): best effort, so a refusal is cleared from
+ * the runtime's last error and not reported to the engine.
+ */
+bool
+gh_cuda_pin_host(gh_engine *e, void *base, size_t bytes)
+{
+	gh_cuda_state *state = (gh_cuda_state *) e->bstate;
+	cudaError_t err;
+
+	if (state == nullptr || state->ndev < 1 || cudaSetDevice(state->dev[0].id) != cudaSuccess)
+	{
+		(void) cudaGetLastError();
+		return false;
+	}
+	err = cudaHostRegister(base, bytes, cudaHostRegisterPortable);
+	(void) cudaGetLastError();
+	return err == cudaSuccess;
+}
+
+void
+gh_cuda_unpin_host(gh_engine *e, void *base)
+{
+	gh_cuda_state *state = (gh_cuda_state *) e->bstate;
+
+	if (state != nullptr && state->ndev > 0)
+		(void) cudaSetDevice(state->dev[0].id);
+	(void) cudaHostUnregister(base);
+	(void) cudaGetLastError();
+}
+
 extern "C" const char *
 gh_cuda_register_range(void *base, size_t bytes)
 {

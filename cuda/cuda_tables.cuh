@@ -275,6 +275,8 @@ gh_status	gh_cuda_aggregate_spread(gh_engine *e, const uint64_t *keys, size_t n,
 gh_status	gh_cuda_extract_pages(gh_engine *e, const gh_pagespec *spec, const void *base,
 								  const uint32_t *pages, size_t npages, gh_pagerows *out);
 gh_status	gh_cuda_register_host(gh_engine *e, void *base, size_t bytes);
+bool		gh_cuda_pin_host(gh_engine *e, void *base, size_t bytes);
+void		gh_cuda_unpin_host(gh_engine *e, void *base);
 
 gh_status	gh_cuda_bench(gh_engine *e, gh_bench_op op, gh_kind kind,
 						  size_t n, int reps, double load_factor,

@@ -1,9 +1,9 @@
 /*-------------------------------------------------------------------------
  *
  * engine_pages.c
- *	  The common layer of gh_extract_pages and gh_register_host: argument
- *	  checks, the process's one registered host range, dispatch to the
- *	  backend.
+ *	  The common layer of gh_extract_pages, gh_register_host and
+ *	  gh_pin_host: argument checks, the process's one registered host range,
+ *	  dispatch to the backend.
  *
  *-------------------------------------------------------------------------
  */
@@ -111,6 +111,21 @@ gh_register_host(gh_engine *e, void *base, size_t bytes)
 		__atomic_store_n(&registered_base, base, __ATOMIC_RELEASE);
 	}
 	return st;
+}
+
+bool
+gh_pin_host(gh_engine *e, void *base, size_t bytes)
+{
+	if (e == NULL || base == NULL || bytes == 0 || e->ops->pin_host == NULL)
+		return false;
+	return e->ops->pin_host(e, base, bytes);
+}
+
+void
+gh_unpin_host(gh_engine *e, void *base)
+{
+	if (e != NULL && base != NULL && e->ops->unpin_host != NULL)
+		e->ops->unpin_host(e, base);
 }
 
 bool

@@ -31,6 +31,7 @@
 #include "service_shared.h"
 
 #define POOL_PATTERNS 256
+#define POOL_MAX_COLS 64		/* columns whose arrays are pinned for the finish */
 
 /* the rows of one side and pattern, in arrays that grow */
 typedef struct PoolPart
@@ -295,6 +296,43 @@ part_cols(ServicePool *pool, PoolPart *outer, PoolPart *inner, uint8 **col_inner
 	return cols;
 }
 
+/*
+ * Pin the arrays of the parts for the copies to the device (gh_pin_host):
+ * their used pages, into pinned[] (at most 2 * (2 + 2 * ncols)).
+ */
+static int
+pin_parts(gh_engine *e, ServicePool *pool, PoolPart **parts, int nparts, void **pinned)
+{
+	int			n = 0;
+
+	for (int i = 0; i < nparts; i++)
+	{
+		PoolPart   *part = parts[i];
+		void	   *arrays[2 + 2 * POOL_MAX_COLS];
+		Size		widths[2 + 2 * POOL_MAX_COLS];
+		int			k = 0;
+
+		if (part == NULL || part->n == 0)
+			continue;
+		arrays[k] = part->keys;
+		widths[k++] = 8;
+		arrays[k] = part->jkeys;
+		widths[k++] = 8;
+		for (int c = 0; c < pool->ncols && c < POOL_MAX_COLS; c++)
+		{
+			arrays[k] = part->values[c];
+			widths[k++] = 8;
+			arrays[k] = part->nulls[c];
+			widths[k++] = 1;
+		}
+		for (int a = 0; a < k; a++)
+			if (arrays[a] != NULL &&
+				gh_pin_host(e, arrays[a], array_bytes(part->n, widths[a])))
+				pinned[n++] = arrays[a];
+	}
+	return n;
+}
+
 /* Aggregate (or join and aggregate) the rows of one pattern; reply the groups. */
 void
 gpuhash_pool_finish(GhsSlot *slot, gh_engine *e)
@@ -319,23 +357,40 @@ gpuhash_pool_finish(GhsSlot *slot, gh_engine *e)
 		return;
 	}
 	cols = part_cols(pool, outer, inner, &col_inner);
-	if (pool->kind < 0)
-		st = gh_aggregate(e, outer->keys, outer->n, cols, pool->ncols, &g);
-	else
 	{
-		gh_table   *t = NULL;
-		gh_joinagg	spec;
+		PoolPart   *parts[2] = {outer, pool->kind >= 0 ? inner : NULL};
+		void	   *pinned[2 * (2 + 2 * POOL_MAX_COLS)];
+		int			npinned;
+		instr_time	start;
+		double		pin_ms;
 
-		spec.outer_keys = outer->keys;
-		spec.inner_keys = inner->keys;
-		spec.inner_rows = inner->n;
-		spec.cols = cols;
-		spec.col_inner = col_inner;
-		spec.ncols = pool->ncols;
-		st = gh_build(e, (gh_kind) pool->kind, inner->jkeys, NULL, inner->n, &t);
-		if (st == GH_OK)
-			st = gh_join_aggregate(t, outer->jkeys, outer->n, GH_JOIN_AUTO, &spec, &g);
-		gh_table_free(t);
+		INSTR_TIME_SET_CURRENT(start);
+		npinned = pin_parts(e, pool, parts, 2, pinned);
+		pin_ms = gpuhash_elapsed_ms(start);
+		INSTR_TIME_SET_CURRENT(start);
+		if (pool->kind < 0)
+			st = gh_aggregate(e, outer->keys, outer->n, cols, pool->ncols, &g);
+		else
+		{
+			gh_table   *t = NULL;
+			gh_joinagg	spec;
+
+			spec.outer_keys = outer->keys;
+			spec.inner_keys = inner->keys;
+			spec.inner_rows = inner->n;
+			spec.cols = cols;
+			spec.col_inner = col_inner;
+			spec.ncols = pool->ncols;
+			st = gh_build(e, (gh_kind) pool->kind, inner->jkeys, NULL, inner->n, &t);
+			if (st == GH_OK)
+				st = gh_join_aggregate(t, outer->jkeys, outer->n, GH_JOIN_AUTO, &spec, &g);
+			gh_table_free(t);
+		}
+		/* unpinned before anything can unmap the arrays */
+		for (int i = 0; i < npinned; i++)
+			gh_unpin_host(e, pinned[i]);
+		elog(DEBUG1, "gpuhash pool %d: %d arrays of " UINT64_FORMAT " rows pinned in %.1f ms, engine %.1f ms",
+			 pool->id, npinned, (uint64) outer->n, pin_ms, gpuhash_elapsed_ms(start));
 	}
 	if (st != GH_OK)
 		gpuhash_service_engine_failed(e, st);

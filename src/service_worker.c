@@ -575,14 +575,21 @@ static void
 run_pool_append(GhsSlot *slot)
 {
 	dsm_segment *seg = attach_data(slot);
+	instr_time	start;
+	double		map_ms;
 
+	INSTR_TIME_SET_CURRENT(start);
 #ifdef MADV_POPULATE_READ
 	/* map the rows' pages at once rather than page by page as they are read */
 	(void) madvise(dsm_segment_address(seg), dsm_segment_map_length(seg), MADV_POPULATE_READ);
 #endif
+	map_ms = gpuhash_elapsed_ms(start);
 	PG_TRY();
 	{
+		INSTR_TIME_SET_CURRENT(start);
 		gpuhash_pool_append(slot, dsm_segment_address(seg));
+		elog(DEBUG1, "gpuhash pool %d: appended %zu bytes, mapped in %.1f ms, copied in %.1f ms",
+			 slot->object, dsm_segment_map_length(seg), map_ms, gpuhash_elapsed_ms(start));
 	}
 	PG_FINALLY();
 	{

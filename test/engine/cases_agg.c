@@ -234,6 +234,67 @@ run_agg_dataset(const agg_dataset *ds, const test_config *cfgs, int ncfg,
 	free(keys);
 }
 
+/*
+ * gh_pin_host: arrays pinned for the copy aggregate as when they are not;
+ * unpinning undoes the pin (a second pin of the same range succeeds).
+ */
+static void
+pin_cases(gh_engine *e, const test_config *cfg, rng *r)
+{
+	size_t		n = 100003;
+	size_t		bytes = (n * sizeof(uint64_t) + 4095) & ~(size_t) 4095;
+	uint64_t   *keys = aligned_alloc(4096, bytes);
+	uint64_t   *gen;
+	bool		cuda = run.backend == GH_BACKEND_CUDA;
+	bool		pinned;
+	dist		d;
+	gh_aggcol	cols[NCOLS];
+	agg_oracle	want;
+
+	if (keys == NULL)
+	{
+		fprintf(stderr, "out of memory\n");
+		exit(2);
+	}
+	case_begin("gh_pin_host pins nothing for a NULL engine, a NULL base or 0 bytes (false)");
+	if (gh_pin_host(NULL, keys, bytes) || gh_pin_host(e, NULL, bytes) || gh_pin_host(e, keys, 0))
+		case_fail("a pin of nothing returned true");
+	gh_unpin_host(NULL, keys);
+	gh_unpin_host(e, NULL);
+	case_end();
+
+	dist_init(&d, DIST_DUPS, n, r);
+	gen = gen_build_keys(&d, n, r);
+	memcpy(keys, gen, n * sizeof(uint64_t));
+	make_columns(keys, n, r, cols);
+	oracle_aggregate(&want, keys, n, cols, NCOLS);
+
+	case_begin("gh_pin_host on the %s backend: %s", run.backend_name,
+			   cuda ? "page-aligned keys pinned" : "false, nothing to pin");
+	pinned = gh_pin_host(e, keys, bytes);
+	if (pinned != cuda)
+		case_fail("gh_pin_host returned %s", pinned ? "true" : "false");
+	case_end();
+	check_aggregate(e, cfg, "keys pinned", keys, n, cols, NCOLS, &want);
+	if (pinned)
+		gh_unpin_host(e, keys);
+	if (cuda)
+	{
+		case_begin("after gh_unpin_host the same keys can be pinned again");
+		if (!gh_pin_host(e, keys, bytes))
+			case_fail("the second pin failed: the first was not undone");
+		else
+			gh_unpin_host(e, keys);
+		case_end();
+	}
+	check_aggregate(e, cfg, "keys unpinned again", keys, n, cols, NCOLS, &want);
+	agg_oracle_free(&want);
+	free_columns(cols);
+	free(gen);
+	free(keys);
+	dist_free(&d);
+}
+
 void
 run_agg_cases(void)
 {
@@ -263,5 +324,7 @@ run_agg_cases(void)
 	open_engines(cfgs, ncfg, engines, fresh_bytes);
 	for (size_t i = 0; i < nds; i++)
 		run_agg_dataset(&ds[i], cfgs, ncfg, engines, &r);
+	if (engines[0] != NULL)
+		pin_cases(engines[0], &cfgs[0], &r);
 	close_engines(cfgs, ncfg, engines, fresh_bytes, "after aggregating", false);
 }
