@@ -3,13 +3,15 @@
  * engine_split.c
  *	  Splitting host inputs by hash range, on several host threads: the
  *	  partition of every key, the partitions' offsets, and each caller's
- *	  scatter of its columns into partition order.
+ *	  scatter of its columns into partition order; and large host copies on
+ *	  several threads.
  *
  * INTERFACE ROUTINES
  *		gh_split_make		partition of every key, counts and offsets
  *		gh_split_scatter	run the caller's scatter chunk by chunk
  *		gh_split_free		release a split
  *		gh_spread_input		whether the devices split an input instead
+ *		gh_copy_host		memcpy of several arrays, in pieces on threads
  *
  * An input split for several devices (or for more partitions than fit a
  * device at once) is hashed and copied on the host before anything reaches
@@ -94,28 +96,101 @@ split_thread(void *arg)
 	}
 }
 
-/* Run job on up to nthreads threads, the calling thread included. */
+/* Run fn(arg) on up to nthreads threads, the calling thread included. */
 static void
-split_run(split_job *job, int nthreads)
+run_threads(void *(*fn) (void *), void *arg, int nthreads)
 {
 	pthread_t	threads[SPLIT_MAX_THREADS];
 	int			started = 0;
 	sigset_t	all,
 				saved;
 
-	job->next = 0;
+	if (nthreads > SPLIT_MAX_THREADS)
+		nthreads = SPLIT_MAX_THREADS;
 	if (nthreads > 1)
 	{
 		sigfillset(&all);
 		pthread_sigmask(SIG_SETMASK, &all, &saved);
 		for (int t = 1; t < nthreads; t++)
-			if (pthread_create(&threads[started], NULL, split_thread, job) == 0)
+			if (pthread_create(&threads[started], NULL, fn, arg) == 0)
 				started++;
 		pthread_sigmask(SIG_SETMASK, &saved, NULL);
 	}
-	split_thread(job);
+	fn(arg);
 	for (int t = 0; t < started; t++)
 		pthread_join(threads[t], NULL);
+}
+
+static void
+split_run(split_job *job, int nthreads)
+{
+	job->next = 0;
+	run_threads(split_thread, job, nthreads);
+}
+
+/* ---- copies ---- */
+
+#define COPY_PIECE ((size_t) 4 << 20)
+#define COPY_MAX_THREADS 4
+
+typedef struct copy_job
+{
+	const gh_copy *copies;
+	int			ncopies;
+	size_t		npieces;
+	size_t		next;			/* next piece to take (atomic) */
+} copy_job;
+
+/* the pieces of copy i: COPY_PIECE bytes each, the last one shorter */
+static size_t
+pieces_of(const gh_copy *c)
+{
+	return (c->bytes + COPY_PIECE - 1) / COPY_PIECE;
+}
+
+static void *
+copy_thread(void *arg)
+{
+	copy_job   *job = arg;
+
+	for (;;)
+	{
+		size_t		p = __atomic_fetch_add(&job->next, 1, __ATOMIC_RELAXED);
+		int			i = 0;
+
+		if (p >= job->npieces)
+			return NULL;
+		/* which copy piece p belongs to: few copies, so walk them */
+		while (p >= pieces_of(&job->copies[i]))
+			p -= pieces_of(&job->copies[i++]);
+		{
+			const gh_copy *c = &job->copies[i];
+			size_t		off = p * COPY_PIECE;
+			size_t		len = c->bytes - off < COPY_PIECE ? c->bytes - off : COPY_PIECE;
+
+			memcpy((char *) c->dst + off, (const char *) c->src + off, len);
+		}
+	}
+}
+
+void
+gh_copy_host(const gh_copy *copies, int ncopies)
+{
+	copy_job	job;
+	long		cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	int			nthreads;
+
+	memset(&job, 0, sizeof(job));
+	job.copies = copies;
+	job.ncopies = ncopies;
+	for (int i = 0; i < ncopies; i++)
+		job.npieces += pieces_of(&copies[i]);
+	if (job.npieces == 0)
+		return;
+	nthreads = cpus < 1 ? 1 : cpus > COPY_MAX_THREADS ? COPY_MAX_THREADS : (int) cpus;
+	if ((size_t) nthreads > job.npieces)
+		nthreads = (int) job.npieces;
+	run_threads(copy_thread, &job, nthreads);
 }
 
 gh_status

@@ -206,6 +206,8 @@ gpuhash_pool_append(GhsSlot *slot, char *base)
 	PoolPart   *part;
 	uint64		n = d->n;
 	uint64		at;
+	gh_copy    *copies;
+	int			ncopies = 0;
 
 	if (pattern < 0 || pattern >= POOL_PATTERNS || (side == 1 && pool->kind < 0))
 		elog(ERROR, "gpuhash GPU service: bad pool append");
@@ -250,19 +252,23 @@ gpuhash_pool_append(GhsSlot *slot, char *base)
 		part->cap = cap;
 	}
 	at = part->n;
-	memcpy(part->keys + at, ghs_at(base, d->keys), 8 * n);
+	/* one process takes every append of the query: copy on several threads */
+	copies = palloc(sizeof(gh_copy) * (2 + 2 * pool->ncols));
+	copies[ncopies++] = (gh_copy) {part->keys + at, ghs_at(base, d->keys), 8 * n};
 	if (pool->kind >= 0)
-		memcpy(part->jkeys + at, ghs_at(base, d->jkeys), 8 * n);
+		copies[ncopies++] = (gh_copy) {part->jkeys + at, ghs_at(base, d->jkeys), 8 * n};
 	for (int c = 0; c < pool->ncols; c++)
 	{
 		if (pool->layout[c].inner != side)
 			continue;
-		memcpy(part->values[c] + at, ghs_at(base, d->cols[c].values), 8 * n);
+		copies[ncopies++] = (gh_copy) {part->values[c] + at, ghs_at(base, d->cols[c].values), 8 * n};
 		if (d->cols[c].nulls)
-			memcpy(part->nulls[c] + at, ghs_at(base, d->cols[c].nulls), n);
+			copies[ncopies++] = (gh_copy) {part->nulls[c] + at, ghs_at(base, d->cols[c].nulls), n};
 		else
 			memset(part->nulls[c] + at, 0, n);
 	}
+	gh_copy_host(copies, ncopies);
+	pfree(copies);
 	part->n += n;
 }
 

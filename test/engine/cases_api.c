@@ -2,7 +2,8 @@
  *
  * cases_api.c
  *	  Engine unit tests of the API's edges: invalid arguments, empty
- *	  inputs, cancellation through the interrupt callback, benchmarks.
+ *	  inputs, cancellation through the interrupt callback, benchmarks, and
+ *	  the threaded host copy (gh_copy_host).
  *
  * Invalid arguments must come back as GH_ERR_INVALID with a message, never
  * a crash; the free functions accept NULL.  An interrupt callback that
@@ -456,10 +457,63 @@ bench_cases(void)
 	gh_close(e);
 }
 
+/*
+ * gh_copy_host: arrays of every size around its 4 MB pieces, at odd
+ * offsets, copied exactly, nothing written past them; no copies at all.
+ */
+static void
+copy_cases(void)
+{
+	static const size_t sizes[] = {0, 1, 7, ((size_t) 4 << 20) - 1, (size_t) 4 << 20,
+	((size_t) 4 << 20) + 1, ((size_t) 9 << 20) + 3, 12345};
+	enum
+	{
+		NCOPY = sizeof(sizes) / sizeof(sizes[0])
+	};
+	gh_copy		copies[NCOPY];
+	uint8_t    *src[NCOPY],
+			   *dst[NCOPY];
+	uint64_t	x = run.seed | 1;
+
+	case_begin("gh_copy_host copies %d arrays of 0 bytes to 9 MB at odd offsets exactly, nothing past their ends",
+			   NCOPY);
+	for (int i = 0; i < NCOPY; i++)
+	{
+		src[i] = xmalloc(sizes[i] + 16);
+		dst[i] = xmalloc(sizes[i] + 16);
+		for (size_t b = 0; b < sizes[i] + 16; b++)
+		{
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			src[i][b] = (uint8_t) x;
+		}
+		memset(dst[i], 0xA5, sizes[i] + 16);
+		copies[i] = (gh_copy) {dst[i] + 3, src[i] + 5, sizes[i]};
+	}
+	gh_copy_host(copies, 0);
+	for (int i = 0; i < NCOPY; i++)
+		if (dst[i][3] != 0xA5 && sizes[i] > 0)
+			case_fail("no copies wrote something");
+	gh_copy_host(copies, NCOPY);
+	for (int i = 0; i < NCOPY; i++)
+	{
+		if (memcmp(dst[i] + 3, src[i] + 5, sizes[i]) != 0)
+			case_fail("array %d (%zu bytes) differs from its source", i, sizes[i]);
+		for (size_t b = 0; b < 3; b++)
+			if (dst[i][b] != 0xA5 || dst[i][3 + sizes[i] + b] != 0xA5)
+				case_fail("array %d (%zu bytes): a byte around it was written", i, sizes[i]);
+		free(src[i]);
+		free(dst[i]);
+	}
+	case_end();
+}
+
 void
 run_api_cases(void)
 {
 	invalid_argument_cases();
 	cancel_cases();
 	bench_cases();
+	copy_cases();
 }
