@@ -774,7 +774,11 @@ gha_pool_flush(GpuHashAggState *s, int side, int64 *counts)
 	{
 		gh_aggcol  *cols = palloc(sizeof(gh_aggcol) * Max(s->ncols, 1));
 		uint8	   *col_inner = palloc(Max(s->ncols, 1));
+		bool		keyed = false;
 
+		/* a side without grouping columns has keys of 0: none are sent */
+		for (int i = 0; i < s->nkeys; i++)
+			keyed |= s->key_side[i] == side;
 		for (int c = 0; c < s->ncols; c++)
 		{
 			cols[c] = s->cols[c];
@@ -782,7 +786,8 @@ gha_pool_flush(GpuHashAggState *s, int side, int64 *counts)
 			cols[c].nulls = s->nulls[c];
 			col_inner[c] = s->col_side[c] == 1;
 		}
-		gha_pool_append(s, side, 0, s->keys, s->jkeys, s->nrows, cols, col_inner);
+		gha_pool_append(s, side, 0, keyed ? s->keys : NULL, s->jkeys, s->nrows, cols,
+						col_inner);
 		pfree(cols);
 		pfree(col_inner);
 	}

@@ -492,7 +492,7 @@ gpuhash_op_pool_append(GhOps *ops, const GhOpPool *pool, int side, int pattern,
 					   const gh_aggcol *cols, const uint8 *col_inner, int ncols)
 {
 	Size		size = header_size(ncols);
-	Size		koff = ghs_reserve(&size, 8 * n, true);
+	Size		koff = ghs_reserve(&size, 8 * n, keys != NULL);
 	Size		joff = ghs_reserve(&size, 8 * n, jkeys != NULL);
 	GhsDataCol *dcols = reserve_cols(&size, cols, col_inner, ncols, n, n, side);
 	dsm_segment *seg;

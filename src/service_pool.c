@@ -236,11 +236,19 @@ gpuhash_pool_append(GhsSlot *slot, char *base)
 		memset(part->nulls, 0, sizeof(uint8 *) * Max(pool->ncols, 1));
 		pool->parts[side][pattern] = part;
 	}
+	/*
+	 * A fused join's side without grouping columns sends no keys (they would
+	 * all be 0): then none of that side's appends do.
+	 */
+	if ((d->keys == 0 && pool->kind < 0) ||
+		(part->n > 0 && (part->keys == NULL) != (d->keys == 0)))
+		elog(ERROR, "gpuhash GPU service: a pool's appends differ in their keys");
 	if (part->n + n > part->cap)
 	{
 		uint64		cap = Max(part->n + n, part->cap * 2);
 
-		part->keys = grow_array(part->keys, part->cap, cap, 8);
+		if (d->keys != 0)
+			part->keys = grow_array(part->keys, part->cap, cap, 8);
 		if (pool->kind >= 0)
 			part->jkeys = grow_array(part->jkeys, part->cap, cap, 8);
 		for (int c = 0; c < pool->ncols; c++)
@@ -254,7 +262,8 @@ gpuhash_pool_append(GhsSlot *slot, char *base)
 	at = part->n;
 	/* one process takes every append of the query: copy on several threads */
 	copies = palloc(sizeof(gh_copy) * (2 + 2 * pool->ncols));
-	copies[ncopies++] = (gh_copy) {part->keys + at, ghs_at(base, d->keys), 8 * n};
+	if (d->keys != 0)
+		copies[ncopies++] = (gh_copy) {part->keys + at, ghs_at(base, d->keys), 8 * n};
 	if (pool->kind >= 0)
 		copies[ncopies++] = (gh_copy) {part->jkeys + at, ghs_at(base, d->jkeys), 8 * n};
 	for (int c = 0; c < pool->ncols; c++)

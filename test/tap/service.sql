@@ -7,7 +7,7 @@
 -- goes on; a cancelled query leaves no table or join behind.  Skipped where
 -- the server was started without gpuhash in shared_preload_libraries.
 BEGIN;
-SELECT plan(83);
+SELECT plan(86);
 
 SELECT setseed(0.4142);
 CREATE TABLE gh_sv_fact AS
@@ -102,7 +102,7 @@ CREATE FUNCTION pg_temp.sv_tests() RETURNS SETOF text
 LANGUAGE plpgsql AS $$
 BEGIN
   IF NOT pg_temp.sv_up() THEN
-    RETURN QUERY SELECT skip('gpuhash is not preloaded: no GPU service to test', 78);
+    RETURN QUERY SELECT skip('gpuhash is not preloaded: no GPU service to test', 81);
     RETURN;
   END IF;
   PERFORM set_config('max_parallel_workers_per_gather', '0', true);
@@ -180,6 +180,8 @@ BEGIN
     'SELECT c, k % 50, count(*), sum(v), max(v), avg(v) FROM gh_sv_fact GROUP BY 1, 2');
   RETURN QUERY SELECT * FROM pg_temp.sv_same('parallel fused join, batches of 1000',
     'SELECT d.w, count(*), sum(f.v) FROM gh_sv_fact f JOIN gh_sv_dim d ON f.k = d.k GROUP BY 1');
+  RETURN QUERY SELECT * FROM pg_temp.sv_same('parallel fused join by an outer column, batches of 1000',
+    'SELECT f.c, count(*), sum(d.w), min(f.v) FROM gh_sv_fact f JOIN gh_sv_dim d ON f.k = d.k GROUP BY 1');
   RETURN QUERY SELECT * FROM pg_temp.sv_same('parallel fused join, plain, batches of 1000',
     'SELECT count(*), sum(d.w), max(f.v) FROM gh_sv_fact f JOIN gh_sv_dim d ON f.k = d.k');
   PERFORM set_config('gpuhash.debug_pool_batch', '0', true);
