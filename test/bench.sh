@@ -12,6 +12,9 @@
 # 2b. Heap pages (GH_BENCH_PAGES=1): test/bench_queries.sh with BENCH_PAGES=1:
 #    the same tables, PostgreSQL vs gpuhash reading rows through the Seq Scan,
 #    reading pages in the backend, and shipping pages to the GPU.
+# 2c. Host memory (GH_BENCH_MEMORY=1): test/bench_memory.sh: the peak host
+#    memory of the join and both GROUP BYs, gpuhash and PostgreSQL, against
+#    twice the key columns plus the output.
 # 3. Star Schema Benchmark (GH_BENCH_SSB=1): test/bench_ssb.sh, its 13
 #    queries on generated data, gpuhash against PostgreSQL's own plans (its
 #    own environment: SF, REPS, WORKERS, BREAKDOWN, ...; on the CPU backend
@@ -84,6 +87,13 @@ if [ "${GH_BENCH_PAGES:-0}" = 1 ]; then
 	echo "### Heap pages (test/bench_queries.sh, BENCH_PAGES=1)"
 	echo
 	BENCH_PAGES=1 bash test/bench_queries.sh
+fi
+
+if [ "${GH_BENCH_MEMORY:-0}" = 1 ]; then
+	echo
+	echo "### Host memory (test/bench_memory.sh)"
+	echo
+	bash test/bench_memory.sh
 fi
 
 if [ "${GH_BENCH_SSB:-0}" = 1 ]; then

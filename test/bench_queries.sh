@@ -32,30 +32,8 @@ FORCE=${GPUHASH_FORCE:-on}
 LOADERS=${LOADERS:-8}
 PSQL="psql -X -v ON_ERROR_STOP=1 -q"
 
-rows_of() { $PSQL -At -c "SELECT CASE WHEN to_regclass('$1') IS NULL THEN -1 ELSE (SELECT count(*) FROM $1) END"; }
-
-load() {
-	echo "loading fact ($FACT_ROWS rows) and dim ($DIM_ROWS rows) with $LOADERS sessions..." >&2
-	$PSQL -c "DROP TABLE IF EXISTS fact, dim" \
-	      -c "CREATE UNLOGGED TABLE fact (k int8, v int8)" \
-	      -c "CREATE UNLOGGED TABLE dim (k int8, w int8)"
-	local per=$(( (FACT_ROWS + LOADERS - 1) / LOADERS )) i
-	for ((i = 0; i < LOADERS; i++)); do
-		local lo=$((i * per + 1)) hi=$(((i + 1) * per))
-		((hi > FACT_ROWS)) && hi=$FACT_ROWS
-		$PSQL -c "INSERT INTO fact SELECT 1 + (random() * ($DIM_ROWS - 1))::int8, (random() * 1000000)::int8
-		          FROM generate_series($lo, $hi)" &
-	done
-	wait
-	$PSQL -c "INSERT INTO dim SELECT g, g % 1000 FROM generate_series(1, $DIM_ROWS) g"
-	$PSQL -c "VACUUM (FREEZE, ANALYZE) fact" -c "VACUUM (FREEZE, ANALYZE) dim"
-	# a second VACUUM sets the pages all-visible where the first only froze them
-	$PSQL -c "VACUUM fact" -c "VACUUM dim"
-}
-
-[ "$(rows_of fact)" = "$FACT_ROWS" ] && [ "$(rows_of dim)" = "$DIM_ROWS" ] || load
-# warm the buffer cache
-$PSQL -c "SELECT count(*) FROM fact" -c "SELECT count(*) FROM dim" >/dev/null
+. "$(dirname "$0")/bench_tables.sh"
+bench_tables_ensure
 
 declare -A Q
 Q[scan]="SELECT count(*) FROM fact"
