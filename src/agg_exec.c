@@ -111,12 +111,48 @@ release_results(void *arg)
 	GpuHashAggState *s = (GpuHashAggState *) arg;
 
 	for (int i = 0; i < s->nresults; i++)
-		if (!s->input_pooled)	/* pooled groups point into the input */
+		if (!s->input_pooled || s->pool_direct) /* pooled groups point into the input */
 			gpuhash_op_groups_free(&s->eng, s->results[i]);
 	s->nresults = 0;
 	s->empty_row = false;
 	gpuhash_op_table_free(s->table);
 	s->table = NULL;
+}
+
+/*
+ * A final node right above a Gather of a partial GpuHashAgg made from the
+ * same grouping columns and aggregates (agg_path.c makes both from one
+ * list): the child whose pool this node may finish itself (gha_pool_take),
+ * returning its groups without their passing through the Gather.  NULL if
+ * the two differ in any way that matters to reading the child's groups.
+ */
+static GpuHashAggState *
+pool_child_of(GpuHashAggState *s)
+{
+	PlanState  *child;
+	GpuHashAggState *c;
+
+	if (s->mode != GHA_MODE_FINAL || !IsA(s->input_ps, GatherState))
+		return NULL;
+	child = outerPlanState(s->input_ps);
+	if (child == NULL || !IsA(child, CustomScanState) ||
+		((CustomScanState *) child)->methods != &gpuhash_agg_exec_methods)
+		return NULL;
+	c = (GpuHashAggState *) child;
+	if (c->mode != GHA_MODE_PARTIAL || c->nkeys != s->nkeys || c->naggs != s->naggs ||
+		c->dict != NULL || s->dict != NULL)
+		return NULL;
+	for (int i = 0; i < s->nkeys; i++)
+		if (c->keytypes[i] != s->keytypes[i] || s->key_mode[i] == GHA_KEY_DICT ||
+			c->key_mode[i] == GHA_KEY_DICT)
+			return NULL;
+	for (int a = 0; a < s->naggs; a++)
+		if (c->ops[a] != s->ops[a] || c->agg_cpu[a] >= 0 || c->numcols[a] != NULL)
+			return NULL;
+	for (int o = 0; o < s->nout; o++)
+		if (s->out_part[o] != 0)
+			return NULL;
+	return c;
 }
 
 static void
@@ -355,6 +391,9 @@ BeginGpuHashAgg(CustomScanState *node, EState *estate, int eflags)
 		elog(ERROR, "gpuhash: CPU aggregates without a dictionary");
 	if (!(eflags & EXEC_FLAG_EXPLAIN_ONLY))
 		gpuhash_ops_init(&s->eng, s->node_cxt);
+	s->pool_child = gpuhash_debug_pool_relay ? NULL : pool_child_of(s);
+	if (s->pool_child)
+		s->pool_child->final_takes_pool = true;
 }
 
 /*
@@ -804,6 +843,7 @@ aggregate_input(GpuHashAggState *s)
 	bool		first = true;
 	GhPageScan *pages = NULL;
 
+	s->pool_direct = false;
 	if (s->fused_kind >= 0)
 		gha_aggregate_fused(s);
 	else
@@ -841,6 +881,9 @@ aggregate_input(GpuHashAggState *s)
 				aggregate_pattern(s, (uint8) p, counts[p]);
 		if (gha_pool_active(s))
 			gha_pool_done(s);
+		/* the partial processes left their pool to this node: its groups */
+		if (s->pool_child && s->nresults == 0)
+			(void) gha_pool_take(s, s->pool_child);
 	}
 	/* without GROUP BY, an aggregate over no rows is still one row */
 	s->empty_row = s->nkeys == 0 && s->mode != GHA_MODE_PARTIAL && s->stat_groups == 0;
@@ -955,6 +998,82 @@ empty_group(GpuHashAggState *s)
 	return g;
 }
 
+/*
+ * Group gi of a pool's groups (gha_pool_take) into the scan tuple of the
+ * final node s: its grouping columns unpacked and its aggregates finished as
+ * the partial child, whose layout the groups have, would finish them
+ * aggregating alone (each group comes once, so the partial values need no
+ * combining).
+ */
+static void
+pool_direct_group(GpuHashAggState *s, const gh_groups *g, size_t gi, uint8 pattern,
+				  TupleTableSlot *scan)
+{
+	GpuHashAggState *c = s->pool_child;
+
+	if (c->fused_kind >= 0)
+		for (int i = 0; i < c->nkeys; i++)
+			if (c->key_nullbit[i] >= 0 &&
+				((g->keys[gi] >> (c->pattern_shift + c->key_nullbit[i])) & 1))
+				pattern |= (uint8) (1 << i);
+	for (int i = 0; i < s->nkeys; i++)
+	{
+		int			at = s->key_attno[i] - 1;
+
+		if (pattern & (1 << i))
+			continue;
+		scan->tts_values[at] =
+			gpuhash_unpack_key(c->keytypes[i], (g->keys[gi] >> c->key_shift[i]) & c->key_mask[i]);
+		scan->tts_isnull[at] = false;
+	}
+	for (int o = 0; o < s->nout; o++)
+	{
+		int			a = s->out_agg[o];
+		int			at = s->out_attno[o] - 1;
+
+		scan->tts_values[at] = gpuhash_agg_final(c->ops[a], c->argtypes[a], g, c->agg_col[a],
+												 gi, &scan->tts_isnull[at]);
+	}
+}
+
+/* Group gi of the node's own results into its scan tuple. */
+static void
+own_group(GpuHashAggState *s, const gh_groups *g, size_t gi, uint8 pattern,
+		  TupleTableSlot *scan)
+{
+	uint32		id;
+
+	if (s->fused_kind >= 0)
+		for (int i = 0; i < s->nkeys; i++)
+			if (s->key_nullbit[i] >= 0 &&
+				((g->keys[gi] >> (s->pattern_shift + s->key_nullbit[i])) & 1))
+				pattern |= (uint8) (1 << i);
+	id = s->dict ? (uint32) (g->keys[gi] >> s->dict_shift) : 0;
+	for (int i = 0; i < s->nkeys; i++)
+	{
+		int			at = s->key_attno[i] - 1;
+
+		if (s->key_mode[i] == GHA_KEY_DICT)
+		{
+			scan->tts_values[at] = gha_dict_key(s->dict, id, s->key_dictcol[i],
+												&scan->tts_isnull[at]);
+			continue;
+		}
+		if (pattern & (1 << i))
+			continue;
+		scan->tts_values[at] =
+			gpuhash_unpack_key(s->keytypes[i], (g->keys[gi] >> s->key_shift[i]) & s->key_mask[i]);
+		scan->tts_isnull[at] = false;
+	}
+	for (int o = 0; o < s->nout; o++)
+	{
+		int			at = s->out_attno[o] - 1;
+
+		scan->tts_values[at] = agg_value(s, g, gi, id, s->out_agg[o], s->out_part[o],
+										 &scan->tts_isnull[at]);
+	}
+}
+
 static TupleTableSlot *
 ExecGpuHashAgg(CustomScanState *node)
 {
@@ -970,7 +1089,6 @@ ExecGpuHashAgg(CustomScanState *node)
 		gh_groups  *g = s->cur < s->nresults ? s->results[s->cur] : empty_group(s);
 		uint8		pattern = s->cur < s->nresults ? s->result_pattern[s->cur] : 0;
 		size_t		gi;
-		uint32		id;
 
 		if (s->cur_group >= g->ngroups)
 		{
@@ -979,41 +1097,15 @@ ExecGpuHashAgg(CustomScanState *node)
 			continue;
 		}
 		gi = s->cur_group++;
-		if (s->fused_kind >= 0)
-			for (int i = 0; i < s->nkeys; i++)
-				if (s->key_nullbit[i] >= 0 &&
-					((g->keys[gi] >> (s->pattern_shift + s->key_nullbit[i])) & 1))
-					pattern |= (uint8) (1 << i);
 		CHECK_FOR_INTERRUPTS();
 		ResetExprContext(econtext);
 		ExecClearTuple(scan);
 		for (int i = 0; i < scan->tts_tupleDescriptor->natts; i++)
 			scan->tts_isnull[i] = true;
-		id = s->dict ? (uint32) (g->keys[gi] >> s->dict_shift) : 0;
-		for (int i = 0; i < s->nkeys; i++)
-		{
-			int			at = s->key_attno[i] - 1;
-
-			if (s->key_mode[i] == GHA_KEY_DICT)
-			{
-				scan->tts_values[at] = gha_dict_key(s->dict, id, s->key_dictcol[i],
-													&scan->tts_isnull[at]);
-				continue;
-			}
-			if (pattern & (1 << i))
-				continue;
-			scan->tts_values[at] =
-				gpuhash_unpack_key(s->keytypes[i],
-								   (g->keys[gi] >> s->key_shift[i]) & s->key_mask[i]);
-			scan->tts_isnull[at] = false;
-		}
-		for (int o = 0; o < s->nout; o++)
-		{
-			int			at = s->out_attno[o] - 1;
-
-			scan->tts_values[at] = agg_value(s, g, gi, id, s->out_agg[o], s->out_part[o],
-											 &scan->tts_isnull[at]);
-		}
+		if (s->pool_direct && s->cur < s->nresults)
+			pool_direct_group(s, g, gi, pattern, scan);
+		else
+			own_group(s, g, gi, pattern, scan);
 		ExecStoreVirtualTuple(scan);
 		econtext->ecxt_scantuple = scan;
 		if (node->ss.ps.qual && !ExecQual(node->ss.ps.qual, econtext))
@@ -1161,7 +1253,9 @@ ExplainGpuHashAgg(CustomScanState *node, List *ancestors, ExplainState *es)
 				if (es->timing)
 					ExplainPropertyFloat("Pool Append Time", "ms", s->stat_pool_ms, 3, es);
 			}
-			if (s->input_pooled)
+			if (s->pool_direct)
+				ExplainPropertyText("Pool", "its groups taken from the GPU service", es);
+			else if (s->input_pooled)
 				ExplainPropertyText("Pool", "its groups taken as they are", es);
 			if (s->stat_devices)
 				ExplainPropertyText("Devices Used", gpuhash_devices_text(s->stat_devices), es);

@@ -39,6 +39,7 @@
 struct GhaPoolShared
 {
 	bool		pooled;			/* the processes feed a pool */
+	bool		final_takes;	/* the leader's final node finishes it */
 	GhOpPool	pool;
 	Barrier		barrier;		/* phase 0: appending; 1: aggregated */
 };
@@ -72,6 +73,7 @@ static void
 pool_init(GpuHashAggState *s, GhaPoolShared *p)
 {
 	p->pooled = poolable(s);
+	p->final_takes = p->pooled && s->final_takes_pool;
 	p->pool.worker = -1;
 	p->pool.id = 0;
 	if (p->pooled)
@@ -167,7 +169,7 @@ gha_pool_done(GpuHashAggState *s)
 		BarrierDetach(&s->pool->barrier);
 		return;
 	}
-	if (!BarrierArriveAndDetach(&s->pool->barrier))
+	if (!BarrierArriveAndDetach(&s->pool->barrier) || s->pool->final_takes)
 		return;
 	s->pool_finisher = true;
 	INSTR_TIME_SET_CURRENT(start);
@@ -183,4 +185,34 @@ gha_pool_done(GpuHashAggState *s)
 		gha_add_result(s, (uint8) p, start);
 	}
 	gpuhash_op_pool_free(&s->pool->pool);
+}
+
+/*
+ * The final node above the Gather (in the leader) finishes the pool of its
+ * partial child once the Gather has returned everything, so that no process
+ * sends the groups through the Gather's tuple queue and the final node
+ * returns them as they come from the service (one row a group): false if
+ * that child's processes did not leave the pool to it.  The groups are in
+ * the child's layout (gha_pool_direct_value).
+ */
+bool
+gha_pool_take(GpuHashAggState *final, GpuHashAggState *child)
+{
+	uint64		mask[4];
+	instr_time	start;
+
+	if (!gha_pool_active(child) || !child->pool->final_takes)
+		return false;
+	final->pool_direct = true;
+	gpuhash_op_pool_patterns(&final->eng, &child->pool->pool, mask);
+	for (int p = 0; p < GHA_MAX_PATTERNS; p++)
+	{
+		if (!(mask[p / 64] & (UINT64CONST(1) << (p % 64))))
+			continue;
+		INSTR_TIME_SET_CURRENT(start);
+		final->results[final->nresults] = gpuhash_op_pool_finish(&final->eng, &child->pool->pool, p);
+		gha_add_result(final, (uint8) p, start);
+	}
+	gpuhash_op_pool_free(&child->pool->pool);
+	return true;
 }

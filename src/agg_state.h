@@ -116,6 +116,9 @@ typedef struct GpuHashAggState
 	bool		pool_late;		/* attached after the pool was aggregated */
 	bool		pool_finisher;	/* this process aggregated the pool */
 	int64		pool_flushed;	/* rows of the side being read sent already */
+	bool		final_takes_pool;	/* partial: the final node above finishes the pool */
+	struct GpuHashAggState *pool_child; /* final: the partial node whose pool it can finish */
+	bool		pool_direct;	/* final: its results are that pool's groups */
 	GhOpTable  *table;
 	bool		empty_row;		/* a plain aggregate over no rows: one row */
 	gh_groups  *empty_group;
@@ -222,6 +225,7 @@ extern void gha_pool_append(GpuHashAggState *s, int side, int pattern, const uin
 							const uint64 *jkeys, int64 n, const gh_aggcol *cols,
 							const uint8 *col_inner);
 extern void gha_pool_done(GpuHashAggState *s);
+extern bool gha_pool_take(GpuHashAggState *final, GpuHashAggState *child);
 
 /*
  * A pooled node sends its rows to the pool as it reads them, every

@@ -43,6 +43,7 @@ bool		gpuhash_ship_pages = true;
 bool		gpuhash_register_buffers = true;
 bool		gpuhash_debug_reread_pages = false;
 int			gpuhash_debug_pool_batch = 0;
+bool		gpuhash_debug_pool_relay = false;
 
 static const struct config_enum_entry device_options[] = {
 	{"auto", GPUHASH_DEVICE_AUTO, false},
@@ -187,6 +188,11 @@ _PG_init(void)
 							"For testing appends made while the input is read.",
 							&gpuhash_debug_pool_batch, 0, 0, INT_MAX,
 							PGC_SUSET, GUC_NOT_IN_SAMPLE | GUC_NO_SHOW_ALL, NULL, NULL, NULL);
+	DefineCustomBoolVariable("gpuhash.debug_pool_relay",
+							 "Developer option: the last process of a pooled parallel aggregation returns the pool's groups through the Gather, instead of the final node taking them from the GPU service.",
+							 "For testing that way of returning a pool's groups.",
+							 &gpuhash_debug_pool_relay, false,
+							 PGC_SUSET, GUC_NOT_IN_SAMPLE | GUC_NO_SHOW_ALL, NULL, NULL, NULL);
 	MarkGUCPrefixReserved("gpuhash");
 
 	gpuhash_join_init();

@@ -7,7 +7,7 @@
 -- goes on; a cancelled query leaves no table or join behind.  Skipped where
 -- the server was started without gpuhash in shared_preload_libraries.
 BEGIN;
-SELECT plan(86);
+SELECT plan(93);
 
 SELECT setseed(0.4142);
 CREATE TABLE gh_sv_fact AS
@@ -102,7 +102,7 @@ CREATE FUNCTION pg_temp.sv_tests() RETURNS SETOF text
 LANGUAGE plpgsql AS $$
 BEGIN
   IF NOT pg_temp.sv_up() THEN
-    RETURN QUERY SELECT skip('gpuhash is not preloaded: no GPU service to test', 81);
+    RETURN QUERY SELECT skip('gpuhash is not preloaded: no GPU service to test', 88);
     RETURN;
   END IF;
   PERFORM set_config('max_parallel_workers_per_gather', '0', true);
@@ -166,9 +166,19 @@ BEGIN
     FROM sv WHERE name = 'parallel fused join' AND mode = 'service';
   -- pooled: the processes append their rows to one pool in the service and the
   -- last one out returns every group, once
-  RETURN QUERY SELECT ok(plan ~ 'Gather[^\n]*actual rows=101 loops' AND plan ~ 'Pool: its groups taken as they are',
-                         'parallel group by: the pooled groups come through the Gather once and are not aggregated again')
+  RETURN QUERY SELECT ok(plan ~ 'Gather[^\n]*actual rows=0 loops' AND plan ~ 'Pool: its groups taken from the GPU service',
+                         'parallel group by: the final node takes the pooled groups from the service, none come through the Gather')
     FROM sv WHERE name = 'parallel group by' AND mode = 'service';
+  -- or the last process returns them through the Gather, once
+  PERFORM set_config('gpuhash.debug_pool_relay', 'on', true);
+  RETURN QUERY SELECT * FROM pg_temp.sv_same('parallel group by, relayed',
+    'SELECT k % 100, count(*), sum(v) FROM gh_sv_fact GROUP BY 1');
+  RETURN QUERY SELECT * FROM pg_temp.sv_same('parallel fused join, relayed',
+    'SELECT f.c, count(*), sum(d.w), min(f.v), avg(f.v) FROM gh_sv_fact f JOIN gh_sv_dim d ON f.k = d.k GROUP BY 1');
+  PERFORM set_config('gpuhash.debug_pool_relay', 'off', true);
+  RETURN QUERY SELECT ok(plan ~ 'Gather[^\n]*actual rows=101 loops' AND plan ~ 'Pool: its groups taken as they are',
+                         'parallel group by, relayed: the pooled groups come through the Gather once and are not aggregated again')
+    FROM sv WHERE name = 'parallel group by, relayed' AND mode = 'service';
   RETURN QUERY SELECT * FROM pg_temp.sv_same('parallel group by with NULL patterns',
     'SELECT c, k % 50, count(*), sum(v), max(v), avg(v) FROM gh_sv_fact GROUP BY 1, 2');
   -- rows go to the pool as they are read, a batch at a time: with batches of
