@@ -999,6 +999,29 @@ empty_group(GpuHashAggState *s)
 }
 
 /*
+ * The NULL pattern of group gi of layout's groups: its result's, with a
+ * fused key's NULL flags added.
+ */
+static uint8
+group_pattern(const GpuHashAggState *layout, const gh_groups *g, size_t gi, uint8 pattern)
+{
+	if (layout->fused_kind >= 0)
+		for (int i = 0; i < layout->nkeys; i++)
+			if (layout->key_nullbit[i] >= 0 &&
+				((g->keys[gi] >> (layout->pattern_shift + layout->key_nullbit[i])) & 1))
+				pattern |= (uint8) (1 << i);
+	return pattern;
+}
+
+/* Packed grouping column i of group gi of layout's groups (not NULL) */
+static Datum
+group_key(const GpuHashAggState *layout, const gh_groups *g, size_t gi, int i)
+{
+	return gpuhash_unpack_key(layout->keytypes[i],
+							  (g->keys[gi] >> layout->key_shift[i]) & layout->key_mask[i]);
+}
+
+/*
  * Group gi of a pool's groups (gha_pool_take) into the scan tuple of the
  * final node s: its grouping columns unpacked and its aggregates finished as
  * the partial child, whose layout the groups have, would finish them
@@ -1011,19 +1034,14 @@ pool_direct_group(GpuHashAggState *s, const gh_groups *g, size_t gi, uint8 patte
 {
 	GpuHashAggState *c = s->pool_child;
 
-	if (c->fused_kind >= 0)
-		for (int i = 0; i < c->nkeys; i++)
-			if (c->key_nullbit[i] >= 0 &&
-				((g->keys[gi] >> (c->pattern_shift + c->key_nullbit[i])) & 1))
-				pattern |= (uint8) (1 << i);
+	pattern = group_pattern(c, g, gi, pattern);
 	for (int i = 0; i < s->nkeys; i++)
 	{
 		int			at = s->key_attno[i] - 1;
 
 		if (pattern & (1 << i))
 			continue;
-		scan->tts_values[at] =
-			gpuhash_unpack_key(c->keytypes[i], (g->keys[gi] >> c->key_shift[i]) & c->key_mask[i]);
+		scan->tts_values[at] = group_key(c, g, gi, i);
 		scan->tts_isnull[at] = false;
 	}
 	for (int o = 0; o < s->nout; o++)
@@ -1041,14 +1059,9 @@ static void
 own_group(GpuHashAggState *s, const gh_groups *g, size_t gi, uint8 pattern,
 		  TupleTableSlot *scan)
 {
-	uint32		id;
+	uint32		id = s->dict ? (uint32) (g->keys[gi] >> s->dict_shift) : 0;
 
-	if (s->fused_kind >= 0)
-		for (int i = 0; i < s->nkeys; i++)
-			if (s->key_nullbit[i] >= 0 &&
-				((g->keys[gi] >> (s->pattern_shift + s->key_nullbit[i])) & 1))
-				pattern |= (uint8) (1 << i);
-	id = s->dict ? (uint32) (g->keys[gi] >> s->dict_shift) : 0;
+	pattern = group_pattern(s, g, gi, pattern);
 	for (int i = 0; i < s->nkeys; i++)
 	{
 		int			at = s->key_attno[i] - 1;
@@ -1061,8 +1074,7 @@ own_group(GpuHashAggState *s, const gh_groups *g, size_t gi, uint8 pattern,
 		}
 		if (pattern & (1 << i))
 			continue;
-		scan->tts_values[at] =
-			gpuhash_unpack_key(s->keytypes[i], (g->keys[gi] >> s->key_shift[i]) & s->key_mask[i]);
+		scan->tts_values[at] = group_key(s, g, gi, i);
 		scan->tts_isnull[at] = false;
 	}
 	for (int o = 0; o < s->nout; o++)

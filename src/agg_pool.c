@@ -12,16 +12,21 @@
  *		gha_pool_attach			join before reading any row
  *		gha_pool_append			send a share of rows to the pool
  *		gha_pool_done			detach; the last process out aggregates
+ *		gha_pool_take			or the final node above the Gather does
  *
  * A partial GpuHashAgg with neither dictionary columns nor numeric sums
  * (their engine columns differ between processes) is parallel-aware.  When
  * the GPU service runs, the leader creates a pool there as it sets up the
  * parallel query, and every process of the query, instead of aggregating
  * its share and sending partial groups through the Gather, appends its
- * rows to the pool.  Processes attach to a barrier before they read: the
- * one that detaches last knows every row is in, asks the service to
- * aggregate the pool (or join and aggregate it) once, and returns the
- * groups as partial values, one row per group; the others return none.
+ * rows to the pool, in batches as it reads.  When the node sits right below
+ * a Gather below a final GpuHashAgg (the plans gpuhash makes), every
+ * process returns nothing, and the final node, once the Gather has run out,
+ * asks the service to aggregate the pool (or join and aggregate it) once
+ * and returns the groups itself.  Otherwise processes attach to a barrier
+ * before they read: the one that detaches last knows every row is in, has
+ * the pool aggregated, and returns the groups as partial values, one row
+ * per group; the others return none.
  * A process that attaches after that finds its input exhausted (the
  * partial scans have handed out every block) and returns nothing.
  *
@@ -158,12 +163,33 @@ gha_pool_append(GpuHashAggState *s, int side, int pattern, const uint64 *keys,
  * This process has appended all its rows.  The last one out aggregates the
  * pool: its node returns every group, the others none.
  */
-void
-gha_pool_done(GpuHashAggState *s)
+/*
+ * Have the service aggregate (or join and aggregate) pool, every NULL
+ * pattern of it, into s's results; then free it.
+ */
+static void
+finish_pool(GpuHashAggState *s, const GhOpPool *pool)
 {
 	uint64		mask[4];
 	instr_time	start;
 
+	gpuhash_op_pool_patterns(&s->eng, pool, mask);
+	for (int p = 0; p < GHA_MAX_PATTERNS; p++)
+	{
+		if (!(mask[p / 64] & (UINT64CONST(1) << (p % 64))))
+			continue;
+		INSTR_TIME_SET_CURRENT(start);
+		s->results[s->nresults] = gpuhash_op_pool_finish(&s->eng, pool, p);
+		if (s->fused_kind >= 0)
+			s->stat_pairs += (int64) s->results[s->nresults]->input_rows;
+		gha_add_result(s, (uint8) p, start);
+	}
+	gpuhash_op_pool_free(pool);
+}
+
+void
+gha_pool_done(GpuHashAggState *s)
+{
 	if (s->pool_late)
 	{
 		BarrierDetach(&s->pool->barrier);
@@ -172,19 +198,7 @@ gha_pool_done(GpuHashAggState *s)
 	if (!BarrierArriveAndDetach(&s->pool->barrier) || s->pool->final_takes)
 		return;
 	s->pool_finisher = true;
-	INSTR_TIME_SET_CURRENT(start);
-	gpuhash_op_pool_patterns(&s->eng, &s->pool->pool, mask);
-	for (int p = 0; p < GHA_MAX_PATTERNS; p++)
-	{
-		if (!(mask[p / 64] & (UINT64CONST(1) << (p % 64))))
-			continue;
-		INSTR_TIME_SET_CURRENT(start);
-		s->results[s->nresults] = gpuhash_op_pool_finish(&s->eng, &s->pool->pool, p);
-		if (s->fused_kind >= 0)
-			s->stat_pairs += (int64) s->results[s->nresults]->input_rows;
-		gha_add_result(s, (uint8) p, start);
-	}
-	gpuhash_op_pool_free(&s->pool->pool);
+	finish_pool(s, &s->pool->pool);
 }
 
 /*
@@ -193,26 +207,14 @@ gha_pool_done(GpuHashAggState *s)
  * sends the groups through the Gather's tuple queue and the final node
  * returns them as they come from the service (one row a group): false if
  * that child's processes did not leave the pool to it.  The groups are in
- * the child's layout (gha_pool_direct_value).
+ * the child's layout (agg_exec.c reads them so: pool_direct_group).
  */
 bool
 gha_pool_take(GpuHashAggState *final, GpuHashAggState *child)
 {
-	uint64		mask[4];
-	instr_time	start;
-
 	if (!gha_pool_active(child) || !child->pool->final_takes)
 		return false;
 	final->pool_direct = true;
-	gpuhash_op_pool_patterns(&final->eng, &child->pool->pool, mask);
-	for (int p = 0; p < GHA_MAX_PATTERNS; p++)
-	{
-		if (!(mask[p / 64] & (UINT64CONST(1) << (p % 64))))
-			continue;
-		INSTR_TIME_SET_CURRENT(start);
-		final->results[final->nresults] = gpuhash_op_pool_finish(&final->eng, &child->pool->pool, p);
-		gha_add_result(final, (uint8) p, start);
-	}
-	gpuhash_op_pool_free(&child->pool->pool);
+	finish_pool(final, &child->pool->pool);
 	return true;
 }
