@@ -89,6 +89,7 @@
 #include "gpuhash.h"
 #include "keys.h"
 #include "scantuple.h"
+#include "service.h"
 
 #define GHA_DEVICE_STARTUP_COST		100.0
 /* device work per joined pair of a fused join, in cpu_operator_cost */
@@ -299,6 +300,33 @@ choose_key_modes(Query *parse, bool cpu_aggs, List **keymodes, List **eqops,
 }
 
 /*
+ * Will the processes of a partial path feed a pool in the GPU service, as
+ * agg_pool.c decides at run time (the service is running, pools are on, no
+ * dictionary column, no CPU aggregate, no numeric sum or average)?  Then no
+ * partial group crosses the Gather: the final node takes the groups from
+ * the service.
+ */
+static bool
+pool_planned(List *common, int ndict, bool cpu_aggs)
+{
+	ListCell   *lc;
+
+	if (!gpuhash_enable_pool || ndict > 0 || cpu_aggs || !gpuhash_service_ready())
+		return false;
+	foreach(lc, lsecond(common))
+	{
+		GhaOp		op;
+		Oid			argtype,
+					transfn;
+
+		if (!classify_aggref(lfirst_node(Aggref, lc), &op, &argtype, &transfn) ||
+			((op == GHA_SUM || op == GHA_AVG) && argtype == NUMERICOID))
+			return false;
+	}
+	return true;
+}
+
+/*
  * A GpuHashAgg path in one of the modes over input, producing target.
  * common holds what every mode shares (see gpuhash_upper_paths), parts the
  * partial values of each aggregate for the parallel modes.
@@ -348,6 +376,10 @@ make_agg_path(PlannerInfo *root, RelOptInfo *output_rel, Path *input, PathTarget
 	cpath->path.parallel_safe = mode == GHA_MODE_PARTIAL ||
 		(mode == GHA_MODE_FULL && output_rel->consider_parallel && input->parallel_safe);
 	cpath->path.parallel_workers = mode == GHA_MODE_PARTIAL ? input->parallel_workers : 0;
+	/* pooled, the partial nodes return nothing (agg_pool.c) */
+	if (mode == GHA_MODE_PARTIAL && cpath->path.parallel_aware &&
+		pool_planned(common, ndict, cpu_aggs))
+		groups = 1;
 	cpath->path.rows = groups;
 	cpath->path.startup_cost = startup;
 	cpath->path.total_cost = startup + groups * cpu_tuple_cost;

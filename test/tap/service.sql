@@ -7,7 +7,7 @@
 -- goes on; a cancelled query leaves no table or join behind.  Skipped where
 -- the server was started without gpuhash in shared_preload_libraries.
 BEGIN;
-SELECT plan(93);
+SELECT plan(95);
 
 SELECT setseed(0.4142);
 CREATE TABLE gh_sv_fact AS
@@ -98,11 +98,27 @@ BEGIN
                          ELSE ': no engine operation was needed' END);
 END $$;
 
+-- q's plan (EXPLAIN, costs off) with gpuhash on and the cost model choosing
+CREATE FUNCTION pg_temp.sv_plan(q text) RETURNS text
+LANGUAGE plpgsql AS $$
+DECLARE
+  p text := '';
+  line text;
+BEGIN
+  PERFORM set_config('gpuhash.enabled', 'on', true);
+  PERFORM set_config('gpuhash.force', 'off', true);
+  PERFORM set_config('gpuhash.service', 'on', true);
+  FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
+    p := p || line || E'\n';
+  END LOOP;
+  RETURN p;
+END $$;
+
 CREATE FUNCTION pg_temp.sv_tests() RETURNS SETOF text
 LANGUAGE plpgsql AS $$
 BEGIN
   IF NOT pg_temp.sv_up() THEN
-    RETURN QUERY SELECT skip('gpuhash is not preloaded: no GPU service to test', 88);
+    RETURN QUERY SELECT skip('gpuhash is not preloaded: no GPU service to test', 90);
     RETURN;
   END IF;
   PERFORM set_config('max_parallel_workers_per_gather', '0', true);
@@ -203,7 +219,21 @@ BEGIN
                              'parallel fused join: batches of 1000 rows of both sides are 40 and more appends more')
     FROM sv a, sv b WHERE a.name = 'parallel fused join, plain' AND a.mode = 'service'
       AND b.name = 'parallel fused join, plain, batches of 1000' AND b.mode = 'service';
+  -- the cost model: pooled, no partial group crosses the Gather (by
+  -- parallel_tuple_cost each), so with 5000 groups the parallel plan wins;
+  -- without pools the single-process one does
+  PERFORM set_config('gpuhash.min_rows', '1000', true);
+  PERFORM set_config('parallel_tuple_cost', '0.1', true);
+  RETURN QUERY SELECT ok(pg_temp.sv_plan('SELECT k, count(*), sum(v) FROM gh_sv_fact GROUP BY k')
+                         ~ 'Parallel Custom Scan \(GpuHashAgg\)',
+                         'cost model: a pooled parallel GROUP BY of 5000 groups is chosen on its own');
   PERFORM set_config('gpuhash.enable_pool', 'off', true);
+  RETURN QUERY SELECT ok(pg_temp.sv_plan('SELECT k, count(*), sum(v) FROM gh_sv_fact GROUP BY k')
+                         !~ 'Parallel Custom Scan \(GpuHashAgg\)',
+                         'cost model: without pools, 5000 partial groups from every process through the Gather keep it in one process');
+  PERFORM set_config('parallel_tuple_cost', '0', true);
+  PERFORM set_config('gpuhash.min_rows',
+    (SELECT reset_val FROM pg_settings WHERE name = 'gpuhash.min_rows'), true);
   RETURN QUERY SELECT * FROM pg_temp.sv_same('parallel group by, no pool',
     'SELECT c, k % 50, count(*), sum(v), max(v), avg(v) FROM gh_sv_fact GROUP BY 1, 2');
   RETURN QUERY SELECT ok(plan !~ 'Pool:', 'parallel group by, no pool: partial groups aggregated again')
