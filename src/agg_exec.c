@@ -99,6 +99,8 @@ gpuhash_agg_create_state(CustomScan *cscan)
 {
 	GpuHashAggState *s = palloc0(sizeof(GpuHashAggState));
 
+	s->pool_flush_at = PG_INT64_MAX;	/* until it feeds a pool */
+
 	NodeSetTag(s, T_CustomScanState);
 	s->css.flags = cscan->flags;
 	s->css.methods = &gpuhash_agg_exec_methods;
@@ -813,11 +815,9 @@ gha_pool_flush(GpuHashAggState *s, int side, int64 *counts)
 	{
 		gh_aggcol  *cols = palloc(sizeof(gh_aggcol) * Max(s->ncols, 1));
 		uint8	   *col_inner = palloc(Max(s->ncols, 1));
-		bool		keyed = false;
-
 		/* a side without grouping columns has keys of 0: none are sent */
-		for (int i = 0; i < s->nkeys; i++)
-			keyed |= s->key_side[i] == side;
+		bool		keyed = gha_side_keyed(s, side);
+
 		for (int c = 0; c < s->ncols; c++)
 		{
 			cols[c] = s->cols[c];
@@ -853,7 +853,7 @@ aggregate_input(GpuHashAggState *s)
 		pages = gpuhash_page_scan_begin(s->input_ps, gpuhash_scan_map_used(&s->map, 0), &s->eng);
 		s->cap_hint = (int64) s->input_ps->plan->plan_rows;
 		if (s->pool_used)
-			s->cap_hint = Min(s->cap_hint, 2 * GHA_POOL_BATCH);
+			s->cap_hint = Min(s->cap_hint, 2 * s->pool_flush_at);
 		/* the columns straight from the pages where they are the input as it is */
 		for (bool direct = pages && gha_collect_pages(s, pages, -1, counts); !direct;)
 		{

@@ -71,18 +71,27 @@ join_key(GpuHashAggState *s, ExprContext *econtext, int side, uint64 *key)
 	return true;
 }
 
-/* Read one side of a fused join into the arrays; rows whose join key is NULL join nothing. */
+/*
+ * Read one side of a fused join into the arrays (pooled: into the pool,
+ * every row of it); rows whose join key is NULL join nothing.  Adds the time
+ * it took, less appending to the pool (Pool Append Time), to *ms.
+ */
 static void
-read_side(GpuHashAggState *s, PlanState *ps, int side)
+read_side(GpuHashAggState *s, PlanState *ps, int side, double *ms)
 {
 	ExprContext *econtext = s->css.ss.ps.ps_ExprContext;
 	TupleTableSlot *scan = s->css.ss.ss_ScanTupleSlot;
-	GhPageScan *pages = gpuhash_page_scan_begin(ps, gpuhash_scan_map_used(&s->map, side), &s->eng);
+	instr_time	start;
+	double		pool_ms = s->stat_pool_ms;
+	GhPageScan *pages;
+
+	INSTR_TIME_SET_CURRENT(start);
+	pages = gpuhash_page_scan_begin(ps, gpuhash_scan_map_used(&s->map, side), &s->eng);
 
 	s->cur_side = side;
 	s->cap_hint = (int64) ps->plan->plan_rows;
 	if (s->pool_used)
-		s->cap_hint = Min(s->cap_hint, 2 * GHA_POOL_BATCH);
+		s->cap_hint = Min(s->cap_hint, 2 * s->pool_flush_at);
 	/* the columns straight from the pages where they are the input as it is */
 	for (bool direct = pages && gha_collect_pages(s, pages, side, NULL); !direct;)
 	{
@@ -104,6 +113,9 @@ read_side(GpuHashAggState *s, PlanState *ps, int side)
 	}
 	if (pages)
 		gpuhash_page_scan_end(pages, &s->page_stats);
+	if (gha_pool_active(s))
+		gha_pool_flush(s, side, NULL);
+	*ms += gpuhash_elapsed_ms(start) - (s->stat_pool_ms - pool_ms);
 }
 
 /*
@@ -158,26 +170,19 @@ void
 gha_aggregate_fused(GpuHashAggState *s)
 {
 	GhaSideArrays inner;
-	bool		keyed[2] = {false, false};
+	bool		keyed[2] = {gha_side_keyed(s, 0), gha_side_keyed(s, 1)};
 	gh_aggcol  *cols;
 	uint8	   *col_inner;
 	gh_joinagg	spec;
 	bool		early = false;
 	bool		pooled = gha_pool_active(s);
 	instr_time	start;
-	double		pool_ms;
 
 	if (pooled)
 		gha_pool_attach(s);
 	else if (s->shared)
 		early = gha_shared_attach(s->shared);
-	INSTR_TIME_SET_CURRENT(start);
-	pool_ms = s->stat_pool_ms;
-	read_side(s, s->inner_ps, 1);
-	if (pooled)
-		gha_pool_flush(s, 1, NULL);
-	/* the read times leave out appending to the pool (Pool Append Time) */
-	s->stat_inner_ms += gpuhash_elapsed_ms(start) - (s->stat_pool_ms - pool_ms);
+	read_side(s, s->inner_ps, 1, &s->stat_inner_ms);
 	s->stat_inner_rows += s->pool_flushed;
 	s->pool_flushed = 0;
 	take_side(s, &inner);
@@ -191,20 +196,19 @@ gha_aggregate_fused(GpuHashAggState *s)
 	/* pooled, other processes' inner rows may join this one's outer rows */
 	if (inner.n > 0 || pooled)
 	{
-		INSTR_TIME_SET_CURRENT(start);
-		pool_ms = s->stat_pool_ms;
-		read_side(s, s->input_ps, 0);
-		if (pooled)
-			gha_pool_flush(s, 0, NULL);
-		s->stat_outer_ms += gpuhash_elapsed_ms(start) - (s->stat_pool_ms - pool_ms);
+		read_side(s, s->input_ps, 0, &s->stat_outer_ms);
 		s->stat_outer_rows += s->nrows + s->pool_flushed;
 		s->pool_flushed = 0;
 	}
-	if (!pooled && (inner.n == 0 || s->nrows == 0))
+	if (pooled)
+	{
+		/* both sides went to the pool as they were read */
+		gha_pool_done(s);
+		return;
+	}
+	if (inner.n == 0 || s->nrows == 0)
 		return;					/* no pairs, no groups */
 
-	for (int i = 0; i < s->nkeys; i++)
-		keyed[s->key_side[i]] = true;
 	cols = palloc(sizeof(gh_aggcol) * Max(s->ncols, 1));
 	col_inner = palloc(Max(s->ncols, 1));
 	for (int c = 0; c < s->ncols; c++)
@@ -215,12 +219,6 @@ gha_aggregate_fused(GpuHashAggState *s)
 		cols[c] = s->cols[c];
 		cols[c].values = col_inner[c] ? inner.values[c] : s->values[c];
 		cols[c].nulls = col_inner[c] ? inner.nulls[c] : s->nulls[c];
-	}
-	if (pooled)
-	{
-		/* both sides went to the pool as they were read */
-		gha_pool_done(s);
-		return;
 	}
 	spec.outer_keys = keyed[0] ? s->keys : NULL;
 	spec.inner_keys = keyed[1] ? inner.keys : NULL;

@@ -133,6 +133,7 @@ gha_pool_attach(GpuHashAggState *s)
 {
 	s->pool_used = true;
 	s->pool_late = BarrierAttach(&s->pool->barrier) > 0;
+	s->pool_flush_at = gpuhash_debug_pool_batch > 0 ? gpuhash_debug_pool_batch : GHA_POOL_BATCH;
 }
 
 /*

@@ -19,7 +19,6 @@
 #include "agg.h"
 #include "engine.h"
 #include "engine_ops.h"
-#include "gpuhash.h"
 #include "page_scan.h"
 #include "keys.h"
 #include "scantuple.h"
@@ -116,6 +115,7 @@ typedef struct GpuHashAggState
 	bool		pool_late;		/* attached after the pool was aggregated */
 	bool		pool_finisher;	/* this process aggregated the pool */
 	int64		pool_flushed;	/* rows of the side being read sent already */
+	int64		pool_flush_at;	/* rows collected at which to append (no pool: never) */
 	bool		final_takes_pool;	/* partial: the final node above finishes the pool */
 	struct GpuHashAggState *pool_child; /* final: the partial node whose pool it can finish */
 	bool		pool_direct;	/* final: its results are that pool's groups */
@@ -229,15 +229,25 @@ extern bool gha_pool_take(GpuHashAggState *final, GpuHashAggState *child);
 
 /*
  * A pooled node sends its rows to the pool as it reads them, every
- * GHA_POOL_BATCH rows, so that the GPU service takes them in while the
- * processes are still reading instead of all at once at the end.
+ * GHA_POOL_BATCH rows (pool_flush_at, set by gha_pool_attach), so that the
+ * GPU service takes them in while the processes are still reading instead
+ * of all at once at the end.
  */
 #define GHA_POOL_BATCH (INT64CONST(1) << 21)
 static inline bool
 gha_pool_batch_full(const GpuHashAggState *s)
 {
-	return s->pool_used &&
-		s->nrows >= (gpuhash_debug_pool_batch > 0 ? gpuhash_debug_pool_batch : GHA_POOL_BATCH);
+	return s->nrows >= s->pool_flush_at;
+}
+
+/* Does side (0 outer, 1 inner) of a fused node have grouping columns? */
+static inline bool
+gha_side_keyed(const GpuHashAggState *s, int side)
+{
+	for (int i = 0; i < s->nkeys; i++)
+		if (s->key_side[i] == side)
+			return true;
+	return false;
 }
 /* agg_exec.c: send the rows read so far (input side, as gha_collect_pages) */
 extern void gha_pool_flush(GpuHashAggState *s, int side, int64 *counts);
