@@ -1092,6 +1092,7 @@ ExecGpuHashAgg(CustomScanState *node)
 	GpuHashAggState *s = (GpuHashAggState *) node;
 	ExprContext *econtext = node->ss.ps.ps_ExprContext;
 	TupleTableSlot *scan = node->ss.ss_ScanTupleSlot;
+	MemoryContext old;
 
 	if (!s->aggregated)
 		aggregate_input(s);
@@ -1114,10 +1115,13 @@ ExecGpuHashAgg(CustomScanState *node)
 		ExecClearTuple(scan);
 		for (int i = 0; i < scan->tts_tupleDescriptor->natts; i++)
 			scan->tts_isnull[i] = true;
+		/* a group's values (numerics, ...) live until the next group */
+		old = MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
 		if (s->pool_direct && s->cur < s->nresults)
 			pool_direct_group(s, g, gi, pattern, scan);
 		else
 			own_group(s, g, gi, pattern, scan);
+		MemoryContextSwitchTo(old);
 		ExecStoreVirtualTuple(scan);
 		econtext->ecxt_scantuple = scan;
 		if (node->ss.ps.qual && !ExecQual(node->ss.ps.qual, econtext))
@@ -1159,6 +1163,8 @@ ReScanGpuHashAgg(CustomScanState *node)
 		(s->inner_ps == NULL || s->inner_ps->chgParam == NULL) &&
 		!bms_overlap(node->ss.ps.chgParam, s->expr_params))
 		return;
+	/* appends of a read cut short go to a pool nobody will finish */
+	gpuhash_op_pool_abandon(&s->eng);
 	release_results(s);
 	MemoryContextReset(s->data_cxt);
 	s->keys = NULL;

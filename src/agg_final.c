@@ -32,7 +32,60 @@
 #include "engine.h"
 #include "keys.h"
 
-/* numeric of a two's complement 128-bit integer hi:lo times 10^exp10 */
+/*
+ * The short format of a numeric, as numeric.c (PostgreSQL 15) lays it out
+ * and keeps private: a varlena header, a 16-bit header word (sign, display
+ * scale, weight), then base-10000 digits, most significant first, with no
+ * leading or trailing zero digit.  Every integer of up to 128 bits takes it
+ * (weight at most 9, display scale 0).
+ */
+#define NUM_SHORT				0x8000
+#define NUM_SHORT_SIGN			0x2000
+#define NUM_SHORT_WEIGHT_SIGN	0x0040
+#define NUM_SHORT_WEIGHT_MASK	0x003F
+#define NUM_BASE				10000
+#define NUM_MAX_DIGITS			10		/* 2^128 < 10000^10 */
+
+/*
+ * numeric of the integer whose base-10000 digits, least significant first,
+ * are digits[0..nd): the bytes numeric.c's make_result writes for it
+ */
+static Datum
+numeric_of_digits(bool negative, const int16 *digits, int nd)
+{
+	int			low = 0;
+	int			n;
+	int			weight = nd - 1;
+	Size		len;
+	char	   *result;
+	uint16		header;
+	int16	   *out;
+
+	while (low < nd && digits[low] == 0)
+		low++;					/* trailing zero digits are not stored */
+	n = nd - low;
+	if (n == 0)
+	{
+		weight = 0;				/* zero: weight 0, positive */
+		negative = false;
+	}
+	len = VARHDRSZ + sizeof(uint16) + n * sizeof(int16);
+	result = palloc(len);
+	SET_VARSIZE(result, len);
+	header = NUM_SHORT | (negative ? NUM_SHORT_SIGN : 0) |
+		(weight < 0 ? NUM_SHORT_WEIGHT_SIGN : 0) | (weight & NUM_SHORT_WEIGHT_MASK);
+	memcpy(result + VARHDRSZ, &header, sizeof(header));
+	out = (int16 *) (result + VARHDRSZ + sizeof(uint16));
+	for (int i = 0; i < n; i++)
+		out[i] = digits[nd - 1 - i];
+	return PointerGetDatum(result);
+}
+
+/*
+ * numeric of a two's complement 128-bit integer hi:lo times 10^exp10.  A
+ * plain integer (exp10 = 0: every sum of int8, once per group) is built
+ * directly; a scaled one (the limbs of numeric sums) through numeric_in.
+ */
 Datum
 gha_numeric_from_int128(uint64 lo, int64 hi, int exp10)
 {
@@ -40,6 +93,21 @@ gha_numeric_from_int128(uint64 lo, int64 hi, int exp10)
 	unsigned __int128 mag = v < 0 ? -(unsigned __int128) v : (unsigned __int128) v;
 	char		buf[64];
 	char	   *p = buf + 48;
+
+	if (exp10 == 0)
+	{
+		int16		digits[NUM_MAX_DIGITS];
+		int			nd = 0;
+
+		while (mag > PG_UINT64_MAX)
+		{
+			digits[nd++] = (int16) (mag % NUM_BASE);
+			mag /= NUM_BASE;
+		}
+		for (uint64 m = (uint64) mag; m != 0; m /= NUM_BASE)
+			digits[nd++] = (int16) (m % NUM_BASE);
+		return numeric_of_digits(v < 0, digits, nd);
+	}
 
 	*p = '\0';
 	do
@@ -49,8 +117,7 @@ gha_numeric_from_int128(uint64 lo, int64 hi, int exp10)
 	} while (mag != 0);
 	if (v < 0)
 		*--p = '-';
-	if (exp10 != 0)
-		snprintf(buf + 48, sizeof(buf) - 48, "e%d", exp10);
+	snprintf(buf + 48, sizeof(buf) - 48, "e%d", exp10);
 	return DirectFunctionCall3(numeric_in, CStringGetDatum(p),
 							   ObjectIdGetDatum(InvalidOid), Int32GetDatum(-1));
 }

@@ -19,7 +19,8 @@
  * the GPU service runs, the leader creates a pool there as it sets up the
  * parallel query, and every process of the query, instead of aggregating
  * its share and sending partial groups through the Gather, appends its
- * rows to the pool, in batches as it reads.  When the node sits right below
+ * rows to the pool, in batches as it reads (each append queued in the
+ * service while the process reads on; all of them in before it leaves).  When the node sits right below
  * a Gather below a final GpuHashAgg (the plans gpuhash makes), every
  * process returns nothing, and the final node, once the Gather has run out,
  * asks the service to aggregate the pool (or join and aggregate it) once
@@ -161,10 +162,6 @@ gha_pool_append(GpuHashAggState *s, int side, int pattern, const uint64 *keys,
 }
 
 /*
- * This process has appended all its rows.  The last one out aggregates the
- * pool: its node returns every group, the others none.
- */
-/*
  * Have the service aggregate (or join and aggregate) pool, every NULL
  * pattern of it, into s's results; then free it.
  */
@@ -188,9 +185,20 @@ finish_pool(GpuHashAggState *s, const GhOpPool *pool)
 	gpuhash_op_pool_free(pool);
 }
 
+/*
+ * This process has appended all its rows.  The last one out aggregates the
+ * pool (or leaves it to the final node): its node returns every group, the
+ * others none.
+ */
 void
 gha_pool_done(GpuHashAggState *s)
 {
+	instr_time	start;
+
+	/* every append of this process is in the pool before it leaves */
+	INSTR_TIME_SET_CURRENT(start);
+	gpuhash_op_pool_sync(&s->eng);
+	s->stat_pool_ms += gpuhash_elapsed_ms(start);
 	if (s->pool_late)
 	{
 		BarrierDetach(&s->pool->barrier);

@@ -27,6 +27,13 @@ typedef struct GhOpReply
 	dsm_segment *seg;
 } GhOpReply;
 
+/* a pool append queued in the service, its rows in seg */
+typedef struct GhOpAppend
+{
+	GhsSlot    *slot;
+	dsm_segment *seg;
+} GhOpAppend;
+
 void
 gpuhash_ops_init(GhOps *ops, MemoryContext cxt)
 {
@@ -486,6 +493,48 @@ gpuhash_op_pool_create(GhOps *ops, int kind, GhOpPool *pool)
 	pool->id = call.result_object;
 }
 
+/*
+ * Appends still in flight when the node's memory goes (an error, or a node
+ * ended before it had waited): nobody will wait for them.  Their segments
+ * go with the resource owner.
+ */
+static void
+abandon_appends(void *arg)
+{
+	gpuhash_op_pool_abandon((GhOps *) arg);
+}
+
+void
+gpuhash_op_pool_abandon(GhOps *ops)
+{
+	for (int i = 0; i < ops->nappends; i++)
+		gpuhash_service_abandon(ops->appends[i].slot);
+	ops->nappends = 0;
+}
+
+/* wait for the oldest append in flight */
+static void
+wait_append(GhOps *ops)
+{
+	GhOpAppend	a = ops->appends[0];
+	GhsCall		call;
+
+	/* off the list first: a failed wait abandons its slot itself */
+	ops->nappends--;
+	memmove(&ops->appends[0], &ops->appends[1], sizeof(GhOpAppend) * ops->nappends);
+	memset(&call, 0, sizeof(call));
+	gpuhash_service_wait(&call, a.slot);
+	ops->service_peak = Max(ops->service_peak, (size_t) call.result[3]);
+	dsm_detach(a.seg);
+}
+
+void
+gpuhash_op_pool_sync(GhOps *ops)
+{
+	while (ops->nappends > 0)
+		wait_append(ops);
+}
+
 void
 gpuhash_op_pool_append(GhOps *ops, const GhOpPool *pool, int side, int pattern,
 					   const uint64 *keys, const uint64 *jkeys, size_t n,
@@ -499,6 +548,9 @@ gpuhash_op_pool_append(GhOps *ops, const GhOpPool *pool, int side, int pattern,
 	GhsData    *d;
 	GhsCall		call;
 
+	/* at most GH_OPS_MAX_APPENDS segments of rows at a time */
+	if (ops->nappends == GH_OPS_MAX_APPENDS)
+		wait_append(ops);
 	d = new_data(&seg, size, dcols, ncols);
 	d->n = n;
 	d->keys = koff;
@@ -506,13 +558,24 @@ gpuhash_op_pool_append(GhOps *ops, const GhOpPool *pool, int side, int pattern,
 	put(d, koff, keys, 8 * n);
 	put(d, joff, jkeys, 8 * n);
 	put_cols(d, cols, n, n);
+	pfree(dcols);
 	gpuhash_ops_init_call(&call, GHS_OP_POOL_APPEND, pool->worker, pool->id);
 	call.arg[0] = side;
 	call.arg[1] = pattern;
 	call.data = dsm_segment_handle(seg);
-	gpuhash_ops_service_call(ops, &call);
-	dsm_detach(seg);
-	pfree(dcols);
+	if (ops->appends == NULL)
+	{
+		MemoryContextCallback *cb = MemoryContextAlloc(ops->cxt, sizeof(MemoryContextCallback));
+
+		ops->appends = MemoryContextAlloc(ops->cxt, sizeof(GhOpAppend) * GH_OPS_MAX_APPENDS);
+		cb->func = abandon_appends;
+		cb->arg = ops;
+		MemoryContextRegisterResetCallback(ops->cxt, cb);
+	}
+	ops->appends[ops->nappends].seg = seg;
+	ops->appends[ops->nappends].slot = gpuhash_service_start(&call);
+	ops->nappends++;
+	ops->used_service = true;
 }
 
 /* the NULL patterns appended to the pool: a bit each in mask[4] */

@@ -31,7 +31,13 @@ typedef struct GhOps
 	gh_engine  *engine;			/* the backend's, once used */
 	size_t		service_peak;	/* the service engine's peak device bytes */
 	List	   *replies;		/* GhOpReply: groups living in reply segments */
+	/* pool appends started and not yet waited for, oldest first */
+	struct GhOpAppend *appends;
+	int			nappends;
 } GhOps;
+
+/* pool appends one process keeps in flight while it reads on */
+#define GH_OPS_MAX_APPENDS 2
 
 typedef struct GhOpTable
 {
@@ -83,7 +89,10 @@ extern void gpuhash_op_groups_free(GhOps *ops, gh_groups *g);
 /*
  * Pools (GPU service only): the rows of a parallel aggregation appended by
  * every process, aggregated once (service_pool.c).  side 1 is a fused
- * join's inner side; col_inner says which columns belong to it.
+ * join's inner side; col_inner says which columns belong to it.  An append
+ * returns once its rows are in a segment of their own and the request is
+ * queued: the process reads on while the service takes them in, with at
+ * most GH_OPS_MAX_APPENDS appends in flight.
  */
 typedef struct GhOpPool
 {
@@ -95,6 +104,10 @@ extern void gpuhash_op_pool_create(GhOps *ops, int kind, GhOpPool *pool);
 extern void gpuhash_op_pool_append(GhOps *ops, const GhOpPool *pool, int side, int pattern,
 								   const uint64 *keys, const uint64 *jkeys, size_t n,
 								   const gh_aggcol *cols, const uint8 *col_inner, int ncols);
+/* wait for ops's appends to be in the pool (their errors raised here) */
+extern void gpuhash_op_pool_sync(GhOps *ops);
+/* appends nobody will wait for: whoever holds them next frees them */
+extern void gpuhash_op_pool_abandon(GhOps *ops);
 extern void gpuhash_op_pool_patterns(GhOps *ops, const GhOpPool *pool, uint64 *mask);
 extern gh_groups *gpuhash_op_pool_finish(GhOps *ops, const GhOpPool *pool, int pattern);
 extern void gpuhash_op_pool_free(const GhOpPool *pool);

@@ -37,6 +37,14 @@ extern bool gpuhash_service_ready(void);
 extern bool gpuhash_service_has_room(Size bytes);
 /* run call in the service and wait; the service's errors are raised here */
 extern void gpuhash_service_call(GhsCall *call);
+/*
+ * The same in two steps, so that the client works on meanwhile: start
+ * queues the call, wait waits for it as gpuhash_service_call does; a call
+ * started and never waited for must be abandoned.
+ */
+extern GhsSlot *gpuhash_service_start(GhsCall *call);
+extern void gpuhash_service_wait(GhsCall *call, GhsSlot *slot);
+extern void gpuhash_service_abandon(GhsSlot *slot);
 /* the GPUs the service sees; -1: unknown */
 extern int	gpuhash_service_gpus(void);
 /* queue call without waiting for it (frees); false if no slot is free now */

@@ -260,15 +260,43 @@ wait_done(GhsSlot *slot)
 	}
 }
 
+/*
+ * Queue call and return its slot without waiting: gpuhash_service_wait
+ * ends it (or gpuhash_service_abandon, when nobody will).
+ */
+GhsSlot *
+gpuhash_service_start(GhsCall *call)
+{
+	GhsSlot    *slot = claim_slot(true);
+
+	fill_request(slot, call, false);
+	return slot;
+}
+
+/* nobody will wait for slot's call: whoever holds it next frees it */
+void
+gpuhash_service_abandon(GhsSlot *slot)
+{
+	abandon(slot);
+}
+
 void
 gpuhash_service_call(GhsCall *call)
 {
-	GhsSlot    *slot = claim_slot(true);
+	gpuhash_service_wait(call, gpuhash_service_start(call));
+}
+
+/*
+ * Wait for the call started in slot and take its results; the service's
+ * error is raised here.  The slot is free (or left to the worker) after.
+ */
+void
+gpuhash_service_wait(GhsCall *call, GhsSlot *slot)
+{
 	bool		freed;
 	int			sqlerrcode;
 	dsm_handle	reply;
 
-	fill_request(slot, call, false);
 	PG_TRY();
 	{
 		wait_done(slot);

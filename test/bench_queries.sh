@@ -5,8 +5,9 @@
 # Creates fact (FACT_ROWS rows: int8 k random in 1..FACT_ROWS/10, int8 v) and
 # dim (FACT_ROWS/10 rows: int8 k unique, int8 w) unless they exist with the
 # right sizes, then times each query REPS times in each mode and prints a
-# markdown table of medians and ratios.  Timings come from psql's \timing
-# (client round trip included; the result is one row or is discarded).
+# markdown table of medians and ratios.  Each time is the server's execution
+# time of the whole query, every output column of every row computed and the
+# rows discarded (bench_tables.sh: bench_run).
 #
 # Modes: "pg N"   gpuhash.enabled = off, max_parallel_workers_per_gather = N
 #        "gpuhash N" gpuhash.enabled = on and gpuhash.force = on (the GPU path
@@ -52,12 +53,7 @@ esac
 time_query() {
 	local settings=$1 sql=$2 r ms=()
 	for ((r = 0; r < REPS; r++)); do
-		# a GROUP BY is wrapped in count(*) so no result rows travel to the
-		# client; a plain aggregate is not (PostgreSQL would skip computing it)
-		local q=$sql
-		[[ $sql == *"GROUP BY"* ]] && q="SELECT count(*) FROM ($sql) q"
-		ms+=("$($PSQL -c '\timing on' -c "$settings" -c "$q" \
-		        | sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p' | tail -1)")
+		ms+=("$($PSQL -c "$settings" -c "$(bench_run "$sql")" | bench_ms)")
 	done
 	printf '%s\n' "${ms[@]}" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'
 }
@@ -72,7 +68,7 @@ if [ "${BENCH_PAGES:-0}" = 1 ]; then
 	# warm-up: every GPU service worker registers the shared buffers at its first GPU engine
 	for r in 1 2 3; do
 		$PSQL -c "SET max_parallel_workers_per_gather = ${WORKERS##* }; SET gpuhash.device = '$DEVICE'; SET gpuhash.force = on" \
-		      -c "SELECT count(*) FROM (${Q[groupby_100k]}) q" >/dev/null
+		      -c "$(bench_run "${Q[groupby_100k]}")" >/dev/null
 	done
 	header="| query |"
 	sep="|---|"

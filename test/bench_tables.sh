@@ -6,8 +6,26 @@
 #                         int8 k unique, int8 w), unlogged and VACUUMed, with
 #                         LOADERS sessions, unless they exist with the right
 #                         sizes; then read both once to warm the buffers
+#   bench_run SQL         the statement that runs SQL whole at the server and
+#                         discards its rows: EXPLAIN (ANALYZE, TIMING OFF),
+#                         whose "Execution Time" is the query's time
+#   bench_ms              reads bench_run's output: that time, in ms
+#
+# A query's rows are never sent to the client (10 million groups would time
+# the client), nor counted by a wrapping SELECT count(*) FROM (...): PostgreSQL
+# drops a subquery's unused outputs, so a GROUP BY's aggregates would not be
+# computed at all.  EXPLAIN ANALYZE with TIMING OFF computes every output
+# column of every row and only counts rows per node.
 #
 # Expects FACT_ROWS, DIM_ROWS, LOADERS and PSQL to be set.
+
+bench_run() {
+	echo "EXPLAIN (ANALYZE, TIMING OFF, COSTS OFF, SUMMARY ON) $1"
+}
+
+bench_ms() {
+	sed -n 's/^ *Execution Time: \([0-9.]*\) ms.*/\1/p' | tail -1
+}
 
 bench_rows_of() {
 	$PSQL -At -c "SELECT CASE WHEN to_regclass('$1') IS NULL THEN -1 ELSE (SELECT count(*) FROM $1) END"

@@ -6,7 +6,7 @@
 -- Random tables: uniform, skewed, duplicated, NULL-heavy; sizes that cross
 -- the chunk size and, with a small memory limit, the engine's partitions.
 BEGIN;
-SELECT plan(186);
+SELECT plan(189);
 
 SET LOCAL max_parallel_workers_per_gather = 0;
 SELECT setseed(0.4242);
@@ -100,6 +100,25 @@ SELECT * FROM pg_temp.same_rows('agg filter having', 'SELECT k % 100, count(*) F
 SELECT * FROM pg_temp.same_rows('agg floats', 'SELECT w, min(v::float8), max(v::float4), count(v::float8) FROM skew s JOIN fact f ON f.id = s.id GROUP BY w', 'GpuHashAgg');
 SELECT * FROM pg_temp.same_rows('agg over join', 'SELECT d.w, count(*), sum(f.v) FROM fact f JOIN dim d ON f.k = d.k GROUP BY d.w', 'GpuHashAgg');
 SELECT * FROM pg_temp.same_rows('agg empty', 'SELECT k, count(*) FROM none_t GROUP BY k', 'GpuHashAgg');
+-- sum(int8) is a numeric built as numeric.c builds it: the same bytes, not
+-- only the same value (*= compares the datums' images).  Sums of zero, with
+-- trailing zero base-10000 digits, beyond int8, beyond 2^64, and NULL.
+CREATE TEMP TABLE big8 (k int, v int8);
+INSERT INTO big8 VALUES (1, 5), (1, -5), (2, 10000), (3, -100000000), (4, 99990000),
+  (5, 9223372036854775807), (5, 9223372036854775807),
+  (6, -9223372036854775808), (6, -9223372036854775808), (6, -9223372036854775808),
+  (7, 123456789012345678), (7, 1), (8, 1), (9, NULL), (10, -1), (11, 0);
+INSERT INTO big8 SELECT 12, 9223372036854775807 FROM generate_series(1, 1000);
+INSERT INTO big8 SELECT 13, -1000000000000 * g FROM generate_series(1, 100) g;
+ANALYZE big8;
+SELECT * FROM pg_temp.same_rows('agg int8 sums', 'SELECT k, sum(v), avg(v), count(v) FROM big8 GROUP BY k', 'GpuHashAgg');
+SELECT set_config('gpuhash.enabled', 'on', true), set_config('gpuhash.force', 'on', true);
+CREATE TEMP TABLE sums_on AS SELECT k, sum(v) AS s, avg(v) AS a FROM big8 GROUP BY k;
+SELECT set_config('gpuhash.enabled', 'off', true);
+CREATE TEMP TABLE sums_off AS SELECT k, sum(v) AS s, avg(v) AS a FROM big8 GROUP BY k;
+SELECT is((SELECT count(*) FROM sums_on a JOIN sums_off b USING (k) WHERE ROW(a.s, a.a)::record *= ROW(b.s, b.a)::record),
+          (SELECT count(DISTINCT k) FROM big8),
+          'agg int8 sums: the numerics are PostgreSQL''s byte for byte');
 SET LOCAL gpuhash.memory_limit = '1MB';
 SELECT * FROM pg_temp.same_rows('agg partitions', 'SELECT k, count(*), sum(v), min(id), max(id) FROM fact GROUP BY k', 'GpuHashAgg');
 SELECT * FROM pg_temp.same_rows('agg partitions distinct', 'SELECT id, sum(v) FROM fact GROUP BY id', 'GpuHashAgg');
