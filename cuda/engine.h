@@ -222,7 +222,11 @@ typedef struct gh_aggcol
 								 * skipped */
 } gh_aggcol;
 
-/* Results for one column, one entry per group (arrays owned by gh_groups). */
+/*
+ * Results for one column, one entry per group (arrays owned by gh_groups).
+ * Only the arrays the column's operations fill are there; the others are
+ * NULL (a count alone has only nonnull).
+ */
 typedef struct gh_aggresult
 {
 	int64_t    *nonnull;		/* values that were not NULL */

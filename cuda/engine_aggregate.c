@@ -29,6 +29,11 @@
 #include "engine_internal.h"
 #include "hash.h"
 
+/*
+ * Result arrays for ngroups groups: keys, rows, and per column the non-NULL
+ * counts and only the arrays its operations fill (the others stay NULL):
+ * a large result is copied and sent on whole, so unused arrays would cost.
+ */
 gh_groups *
 gh_groups_alloc(size_t ngroups, const gh_aggcol *cols, int ncols)
 {
@@ -51,23 +56,27 @@ gh_groups_alloc(size_t ngroups, const gh_aggcol *cols, int ncols)
 	for (int c = 0; c < ncols; c++)
 	{
 		gh_aggresult *r = &g->cols[c];
+		bool		is_int = cols[c].type == GH_INT64;
+		int			ops = cols[c].ops;
+		bool		ok = (r->nonnull = calloc(m, sizeof(int64_t))) != NULL;
 
-		r->nonnull = calloc(m, sizeof(int64_t));
-		r->sum_lo = calloc(m, sizeof(uint64_t));
-		r->sum_hi = calloc(m, sizeof(int64_t));
-		r->fsum = calloc(m, sizeof(double));
-		r->imin = calloc(m, sizeof(int64_t));
-		r->imax = calloc(m, sizeof(int64_t));
-		r->fmin = calloc(m, sizeof(double));
-		r->fmax = calloc(m, sizeof(double));
-		if (!r->nonnull || !r->sum_lo || !r->sum_hi || !r->fsum ||
-			!r->imin || !r->imax || !r->fmin || !r->fmax)
+		if ((ops & GH_AGG_SUM) && is_int)
+			ok &= (r->sum_lo = calloc(m, sizeof(uint64_t))) != NULL &&
+				(r->sum_hi = calloc(m, sizeof(int64_t))) != NULL;
+		if ((ops & GH_AGG_SUM) && !is_int)
+			ok &= (r->fsum = calloc(m, sizeof(double))) != NULL;
+		if (ops & GH_AGG_MIN)
+			ok &= is_int ? (r->imin = calloc(m, sizeof(int64_t))) != NULL :
+				(r->fmin = calloc(m, sizeof(double))) != NULL;
+		if (ops & GH_AGG_MAX)
+			ok &= is_int ? (r->imax = calloc(m, sizeof(int64_t))) != NULL :
+				(r->fmax = calloc(m, sizeof(double))) != NULL;
+		if (!ok)
 		{
 			gh_groups_free(g);
 			return NULL;
 		}
 	}
-	(void) cols;
 	return g;
 }
 
@@ -108,13 +117,21 @@ group_copy(gh_groups *dst, size_t to, const gh_groups *src, size_t from)
 		const gh_aggresult *s = &src->cols[c];
 
 		d->nonnull[to] = s->nonnull[from];
-		d->sum_lo[to] = s->sum_lo[from];
-		d->sum_hi[to] = s->sum_hi[from];
-		d->fsum[to] = s->fsum[from];
-		d->imin[to] = s->imin[from];
-		d->imax[to] = s->imax[from];
-		d->fmin[to] = s->fmin[from];
-		d->fmax[to] = s->fmax[from];
+		if (d->sum_lo)
+		{
+			d->sum_lo[to] = s->sum_lo[from];
+			d->sum_hi[to] = s->sum_hi[from];
+		}
+		if (d->fsum)
+			d->fsum[to] = s->fsum[from];
+		if (d->imin)
+			d->imin[to] = s->imin[from];
+		if (d->imax)
+			d->imax[to] = s->imax[from];
+		if (d->fmin)
+			d->fmin[to] = s->fmin[from];
+		if (d->fmax)
+			d->fmax[to] = s->fmax[from];
 	}
 }
 
@@ -136,8 +153,7 @@ float_order_cmp(double a, double b)
 
 /* Fold group `from` of src into group `to` of dst (same key). */
 static void
-group_combine(gh_groups *dst, size_t to, const gh_groups *src, size_t from,
-			  const gh_aggcol *cols)
+group_combine(gh_groups *dst, size_t to, const gh_groups *src, size_t from)
 {
 	dst->rows[to] += src->rows[from];
 	for (int c = 0; c < src->ncols; c++)
@@ -149,25 +165,23 @@ group_combine(gh_groups *dst, size_t to, const gh_groups *src, size_t from,
 		if (s->nonnull[from] == 0)
 			continue;
 		d->nonnull[to] += s->nonnull[from];
-		if (cols[c].type == GH_INT64)
+		if (d->sum_lo)
 		{
 			uint64_t	lo = d->sum_lo[to] + s->sum_lo[from];
 
 			d->sum_hi[to] += s->sum_hi[from] + (lo < d->sum_lo[to]);
 			d->sum_lo[to] = lo;
-			if (!had || s->imin[from] < d->imin[to])
-				d->imin[to] = s->imin[from];
-			if (!had || s->imax[from] > d->imax[to])
-				d->imax[to] = s->imax[from];
 		}
-		else
-		{
+		if (d->imin && (!had || s->imin[from] < d->imin[to]))
+			d->imin[to] = s->imin[from];
+		if (d->imax && (!had || s->imax[from] > d->imax[to]))
+			d->imax[to] = s->imax[from];
+		if (d->fsum)
 			d->fsum[to] += s->fsum[from];
-			if (!had || float_order_cmp(s->fmin[from], d->fmin[to]) < 0)
-				d->fmin[to] = s->fmin[from];
-			if (!had || float_order_cmp(s->fmax[from], d->fmax[to]) > 0)
-				d->fmax[to] = s->fmax[from];
-		}
+		if (d->fmin && (!had || float_order_cmp(s->fmin[from], d->fmin[to]) < 0))
+			d->fmin[to] = s->fmin[from];
+		if (d->fmax && (!had || float_order_cmp(s->fmax[from], d->fmax[to]) > 0))
+			d->fmax[to] = s->fmax[from];
 	}
 }
 
@@ -228,7 +242,7 @@ gh_groups_merge(gh_engine *e, gh_groups **pieces, int npieces,
 					s = (s + 1) & (cap - 1);
 				if (slot_used[s])
 				{
-					group_combine(g, slot_at[s], pieces[p], i, cols);
+					group_combine(g, slot_at[s], pieces[p], i);
 					continue;
 				}
 				slot_used[s] = true;

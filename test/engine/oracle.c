@@ -325,6 +325,25 @@ i128_text(__int128 v, char *buf)
 }
 
 /* Compare group gi of got with group w of want; false (case failed) on a difference. */
+/*
+ * A column's result has exactly the arrays its operations fill (engine.h):
+ * the non-NULL counts always, sums, minima and maxima of its type as asked.
+ */
+static bool
+result_arrays_match(const gh_aggresult *r, gh_valtype type, int ops)
+{
+	bool		is_int = type == GH_INT64;
+
+	return r->nonnull != NULL &&
+		(r->sum_lo != NULL) == ((ops & GH_AGG_SUM) && is_int) &&
+		(r->sum_hi != NULL) == ((ops & GH_AGG_SUM) && is_int) &&
+		(r->fsum != NULL) == ((ops & GH_AGG_SUM) && !is_int) &&
+		(r->imin != NULL) == ((ops & GH_AGG_MIN) && is_int) &&
+		(r->imax != NULL) == ((ops & GH_AGG_MAX) && is_int) &&
+		(r->fmin != NULL) == ((ops & GH_AGG_MIN) && !is_int) &&
+		(r->fmax != NULL) == ((ops & GH_AGG_MAX) && !is_int);
+}
+
 static bool
 compare_group(const gh_groups *got, size_t gi, const agg_oracle *want, size_t w,
 			  const gh_aggcol *cols, int ncols)
@@ -350,29 +369,42 @@ compare_group(const gh_groups *got, size_t gi, const agg_oracle *want, size_t w,
 					  (long long) x->nonnull);
 			return false;
 		}
+		if (!result_arrays_match(r, cols[c].type, ops))
+		{
+			case_fail("column %d: result arrays other than its operations fill", c);
+			return false;
+		}
 		if (cols[c].type == GH_INT64)
 		{
-			__int128	sum = (__int128) (((unsigned __int128) (uint64_t) r->sum_hi[gi] << 64) |
-										  r->sum_lo[gi]);
 			char		a[48],
 						b[48];
 
-			if ((ops & GH_AGG_SUM) && sum != x->isum)
+			if (ops & GH_AGG_SUM)
 			{
-				i128_text(sum, a);
-				i128_text(x->isum, b);
-				case_fail("group %llu column %d: sum %s, want %s",
-						  (unsigned long long) key, c, a, b);
-				return false;
+				__int128	sum = (__int128) (((unsigned __int128) (uint64_t) r->sum_hi[gi] << 64) |
+											  r->sum_lo[gi]);
+
+				if (sum != x->isum)
+				{
+					i128_text(sum, a);
+					i128_text(x->isum, b);
+					case_fail("group %llu column %d: sum %s, want %s",
+							  (unsigned long long) key, c, a, b);
+					return false;
+				}
 			}
 			if (x->nonnull == 0)
 				continue;
-			if (((ops & GH_AGG_MIN) && r->imin[gi] != x->imin) ||
-				((ops & GH_AGG_MAX) && r->imax[gi] != x->imax))
+			if ((ops & GH_AGG_MIN) && r->imin[gi] != x->imin)
 			{
-				case_fail("group %llu column %d: min/max %lld/%lld, want %lld/%lld",
-						  (unsigned long long) key, c, (long long) r->imin[gi],
-						  (long long) r->imax[gi], (long long) x->imin, (long long) x->imax);
+				case_fail("group %llu column %d: min %lld, want %lld", (unsigned long long) key,
+						  c, (long long) r->imin[gi], (long long) x->imin);
+				return false;
+			}
+			if ((ops & GH_AGG_MAX) && r->imax[gi] != x->imax)
+			{
+				case_fail("group %llu column %d: max %lld, want %lld", (unsigned long long) key,
+						  c, (long long) r->imax[gi], (long long) x->imax);
 				return false;
 			}
 		}
@@ -386,12 +418,16 @@ compare_group(const gh_groups *got, size_t gi, const agg_oracle *want, size_t w,
 			}
 			if (x->nonnull == 0)
 				continue;
-			if (((ops & GH_AGG_MIN) && !same_float(r->fmin[gi], x->fmin)) ||
-				((ops & GH_AGG_MAX) && !same_float(r->fmax[gi], x->fmax)))
+			if ((ops & GH_AGG_MIN) && !same_float(r->fmin[gi], x->fmin))
 			{
-				case_fail("group %llu column %d: float min/max %g/%g, want %g/%g",
-						  (unsigned long long) key, c, r->fmin[gi], r->fmax[gi],
-						  x->fmin, x->fmax);
+				case_fail("group %llu column %d: float min %g, want %g", (unsigned long long) key,
+						  c, r->fmin[gi], x->fmin);
+				return false;
+			}
+			if ((ops & GH_AGG_MAX) && !same_float(r->fmax[gi], x->fmax))
+			{
+				case_fail("group %llu column %d: float max %g, want %g", (unsigned long long) key,
+						  c, r->fmax[gi], x->fmax);
 				return false;
 			}
 		}
