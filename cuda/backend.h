@@ -155,6 +155,18 @@ typedef struct gh_backend_ops
 	gh_status	(*aggregate_spread) (gh_engine *e, const uint64_t *keys, size_t n,
 									 const gh_aggcol *cols, int ncols,
 									 gh_groups **pieces);
+
+	/*
+	 * Device arrays (engine_darray.c; NULL: host memory only): memory on
+	 * device index 0 that outlives operations, and a copy of bytes between
+	 * any two of host and device memory (src NULL: zeros), waited for.
+	 * Inputs in device memory reach the operations that accept them
+	 * (gh_aggregate) as host pointers would: the backend's copy of its
+	 * inputs to the device must take either.
+	 */
+	gh_status	(*darray_alloc) (gh_engine *e, void **p, size_t bytes);
+	void		(*darray_free) (gh_engine *e, void *p, size_t bytes);
+	gh_status	(*darray_copy) (gh_engine *e, void *dst, const void *src, size_t bytes);
 } gh_backend_ops;
 
 #define GH_SPREAD_MAX_AGG_COLS 6
@@ -183,6 +195,10 @@ struct gh_engine
 	gh_status	inject_status;
 	bool		stage_exchange; /* gh_debug_stage_exchange */
 	size_t		split_chunk;	/* gh_debug_split_chunk; 0: by input size */
+
+	struct gh_darray *darrays;	/* every device array still open */
+	size_t		darray_device_bytes;	/* the device memory they hold */
+	size_t		darray_budget;	/* gh_debug_darray_budget; 0: the default */
 };
 
 extern const gh_backend_ops gh_cpu_ops;

@@ -475,6 +475,42 @@ cpu_bench(gh_engine *e, gh_bench_op op, gh_kind kind, size_t n, int reps,
 	return st;
 }
 
+/*
+ * Device arrays: the CPU backend's device memory is host memory, allocated
+ * and accounted as the CUDA backend's is, so that the engine's placement of
+ * device arrays runs the same here.
+ */
+static gh_status
+cpu_darray_alloc(gh_engine *e, void **p, size_t bytes)
+{
+	*p = NULL;
+	if (gh_injected_failure(e, 0))
+		return e->inject_status;
+	*p = malloc(bytes);
+	if (*p == NULL)
+		return gh_fail(e, GH_ERR_DEVICE_NOMEM, "could not allocate %zu bytes for a device array",
+					   bytes);
+	gh_account(e, (long long) bytes);
+	return GH_OK;
+}
+
+static void
+cpu_darray_free(gh_engine *e, void *p, size_t bytes)
+{
+	free(p);
+	gh_account(e, -(long long) bytes);
+}
+
+static gh_status
+cpu_darray_copy(gh_engine *e, void *dst, const void *src, size_t bytes)
+{
+	if (src != NULL)
+		memcpy(dst, src, bytes);
+	else
+		memset(dst, 0, bytes);
+	return GH_OK;
+}
+
 const gh_backend_ops gh_cpu_ops = {
 	.name = "cpu",
 	.open = cpu_open,
@@ -499,4 +535,7 @@ const gh_backend_ops gh_cpu_ops = {
 	.unpin_host = NULL,
 	.build_spread = gh_cpu_build_spread,
 	.aggregate_spread = gh_cpu_aggregate_spread,
+	.darray_alloc = cpu_darray_alloc,
+	.darray_free = cpu_darray_free,
+	.darray_copy = cpu_darray_copy,
 };

@@ -596,4 +596,7 @@ extern "C" const gh_backend_ops gh_cuda_ops = {
 	gh_cuda_unpin_host,
 	gh_cuda_build_spread,
 	gh_cuda_aggregate_spread,
+	gh_cuda_darray_alloc,
+	gh_cuda_darray_free,
+	gh_cuda_darray_copy,
 };

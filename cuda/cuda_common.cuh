@@ -194,7 +194,9 @@ struct gh_dbuf
 
 /*
  * Copy n host elements into a new device buffer (stream-ordered; the host
- * array may be reused once this returns: pageable copies are staged).
+ * array may be reused once this returns: pageable copies are staged).  The
+ * elements may lie in device memory instead (a device array, gh_darray):
+ * the copy is then made on the device.
  */
 template <typename T>
 static inline gh_status
@@ -204,7 +206,7 @@ gh_cuda_stage(const gh_cuda_ctx *ctx, const T *host, size_t n, gh_dbuf<T> &buf,
 	GH_TRY(buf.alloc(ctx, n, what));
 	if (n > 0)
 		GH_CUDA_TRY(ctx->e, cudaMemcpyAsync(buf.p, host, n * sizeof(T),
-											cudaMemcpyHostToDevice, ctx->d->stream));
+											cudaMemcpyDefault, ctx->d->stream));
 	return GH_OK;
 }
 

@@ -278,6 +278,11 @@ gh_status	gh_cuda_register_host(gh_engine *e, void *base, size_t bytes);
 bool		gh_cuda_pin_host(gh_engine *e, void *base, size_t bytes);
 void		gh_cuda_unpin_host(gh_engine *e, void *base);
 
+/* Device arrays on device index 0 (backend.h, cuda_darray.cu). */
+gh_status	gh_cuda_darray_alloc(gh_engine *e, void **p, size_t bytes);
+void		gh_cuda_darray_free(gh_engine *e, void *p, size_t bytes);
+gh_status	gh_cuda_darray_copy(gh_engine *e, void *dst, const void *src, size_t bytes);
+
 gh_status	gh_cuda_bench(gh_engine *e, gh_bench_op op, gh_kind kind,
 						  size_t n, int reps, double load_factor,
 						  gh_bench_result *out);

@@ -177,6 +177,7 @@ gh_close(gh_engine *e)
 {
 	if (e == NULL)
 		return;
+	gh_darrays_close(e);
 	e->ops->close(e);
 	engine_destroy(e);
 }

@@ -480,6 +480,42 @@ typedef struct gh_copy
 } gh_copy;
 extern void gh_copy_host(const gh_copy *copies, int ncopies);
 
+/* ---- arrays kept on the device ---- */
+
+/*
+ * gh_darray: an array the engine keeps while the caller appends to it in
+ * pieces -- the rows a parallel query's processes send as they read them --
+ * in device memory where it can, so that the rows cross the bus as they
+ * arrive rather than all at once when the operation starts, and take no
+ * host memory.  gh_darray_data() may then be given to gh_aggregate as its
+ * keys, a column's values or its nulls; other operations take host arrays
+ * only.
+ *
+ * Placement is the engine's: device index 0 of a CUDA engine of one device,
+ * while its device arrays stay within an eighth of the memory limit (the
+ * operation that reads them needs the rest) and the device has room; host
+ * memory otherwise (the CPU backend, several devices, on_device false, or
+ * an append that would pass the limit, which moves the array to host
+ * memory first), grown by remapping, without copies.  The data pointer is
+ * valid until the next append or free.  gh_close frees what is left.
+ */
+typedef struct gh_darray gh_darray;
+
+extern gh_status gh_darray_create(gh_engine *e, bool on_device, gh_darray **out);
+/* Append bytes from host memory at src; src NULL appends zero bytes. */
+extern gh_status gh_darray_append(gh_darray *a, const void *src, size_t bytes);
+extern const void *gh_darray_data(const gh_darray *a);
+extern size_t gh_darray_bytes(const gh_darray *a);
+extern bool gh_darray_on_device(const gh_darray *a);
+/*
+ * A host array about to be copied to the devices whole: pin it (as
+ * gh_pin_host; false if it is on the device or the pin is refused) until
+ * gh_darray_unpin, or an append or free.
+ */
+extern bool gh_darray_pin(gh_darray *a);
+extern void gh_darray_unpin(gh_darray *a);
+extern void gh_darray_free(gh_darray *a);
+
 /* ---- testing ---- */
 
 /*
@@ -506,6 +542,13 @@ extern void gh_debug_stage_exchange(gh_engine *e, bool on);
  * of any size over several GPUs (else only those of 2^15 rows or more).
  */
 extern void gh_debug_split_chunk(gh_engine *e, size_t rows);
+
+/*
+ * Keep device arrays on the device up to bytes of them (0: the default, an
+ * eighth of the memory limit), so that tests can make an operation split
+ * inputs that lie in device memory.
+ */
+extern void gh_debug_darray_budget(gh_engine *e, size_t bytes);
 
 #ifdef __cplusplus
 }

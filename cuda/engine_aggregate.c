@@ -409,6 +409,7 @@ gh_aggregate(gh_engine *e, const uint64_t *keys, size_t n,
 	void	  **pv = NULL;
 	uint8_t   **pn = NULL;
 	gh_groups **pieces = NULL;
+	gh_host_inputs hin = {0};
 	gh_status	st = GH_OK;
 
 	if (e == NULL)
@@ -450,10 +451,15 @@ gh_aggregate(gh_engine *e, const uint64_t *keys, size_t n,
 		goto merge;
 	}
 
-	/* lay keys and columns out partition by partition */
-	st = gh_split_make(e, keys, n, nparts, &hs);
+	/* lay keys and columns out partition by partition, on the host */
+	st = gh_host_inputs_make(e, &keys, n, &cols, ncols, &hin);
+	if (st == GH_OK)
+		st = gh_split_make(e, keys, n, nparts, &hs);
 	if (st != GH_OK)
+	{
+		gh_host_inputs_free(&hin);
 		return st;
+	}
 	split_made = true;
 	pk = gh_malloc(e, n * sizeof(uint64_t));
 	pc = gh_calloc(e, ncols > 0 ? ncols : 1, sizeof(gh_aggcol));
@@ -528,5 +534,6 @@ done:
 	free(pk);
 	if (split_made)
 		gh_split_free(&hs);
+	gh_host_inputs_free(&hin);
 	return st;
 }

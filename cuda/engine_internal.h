@@ -89,6 +89,27 @@ extern int	gh_device_id(const gh_engine *e, int dev);
 extern int	gh_device_ids(const gh_engine *e, uint32_t devmask, int *ids,
 						  int max);
 
+/* ---- device arrays (engine_darray.c) ---- */
+
+/* Free every device array still open (gh_close). */
+extern void gh_darrays_close(gh_engine *e);
+
+/*
+ * Inputs an operation is about to read on the host (a hash-range split):
+ * those that lie in device arrays replaced by host copies.  *keys and *cols
+ * may be changed to point at the copies; gh_host_inputs_free frees them.
+ */
+typedef struct gh_host_inputs
+{
+	gh_aggcol  *cols;
+	void	  **copies;
+	int			ncopies;
+} gh_host_inputs;
+
+extern gh_status gh_host_inputs_make(gh_engine *e, const uint64_t **keys, size_t n,
+									 const gh_aggcol **cols, int ncols, gh_host_inputs *h);
+extern void gh_host_inputs_free(gh_host_inputs *h);
+
 /* ---- tables and joins (engine_table.c; see its header comment) ---- */
 
 /* One unit: a piece of one partition, built on one device. */

@@ -50,6 +50,47 @@ struct GhaPoolShared
 	Barrier		barrier;		/* phase 0: appending; 1: aggregated */
 };
 
+/*
+ * The leader's hold on the pools it creates: when its node's memory goes (at
+ * the end of the plan, or of a query that failed) with the last pool
+ * neither finished nor freed, the pool is freed at once rather than when
+ * the transaction ends (a failed query in a long transaction would keep
+ * its rows in the service's device memory meanwhile).
+ */
+typedef struct GhaPoolOwner
+{
+	GhOpPool	pool;			/* the last one created */
+	bool		freed;
+	MemoryContextCallback cb;
+} GhaPoolOwner;
+
+static void
+pool_owner_release(void *arg)
+{
+	GhaPoolOwner *o = (GhaPoolOwner *) arg;
+
+	if (!o->freed)
+		gpuhash_op_pool_free(&o->pool);
+	o->freed = true;
+}
+
+/* remember p's pool as the leader's last, freeing the one before if need be */
+static void
+pool_owner_set(GpuHashAggState *s, const GhOpPool *p)
+{
+	if (s->pool_owner == NULL)
+	{
+		s->pool_owner = MemoryContextAllocZero(s->node_cxt, sizeof(GhaPoolOwner));
+		s->pool_owner->freed = true;
+		s->pool_owner->cb.func = pool_owner_release;
+		s->pool_owner->cb.arg = s->pool_owner;
+		MemoryContextRegisterResetCallback(s->node_cxt, &s->pool_owner->cb);
+	}
+	pool_owner_release(s->pool_owner);
+	s->pool_owner->pool = *p;
+	s->pool_owner->freed = false;
+}
+
 static Size
 pool_offset(void)
 {
@@ -83,7 +124,10 @@ pool_init(GpuHashAggState *s, GhaPoolShared *p)
 	p->pool.worker = -1;
 	p->pool.id = 0;
 	if (p->pooled)
+	{
 		gpuhash_op_pool_create(&s->eng, s->fused_kind, &p->pool);
+		pool_owner_set(s, &p->pool);
+	}
 	BarrierInit(&p->barrier, 0);
 }
 
@@ -185,6 +229,14 @@ finish_pool(GpuHashAggState *s, const GhOpPool *pool)
 	gpuhash_op_pool_free(pool);
 }
 
+/* the leader's node s need not free its pool: it has been (pool_owner_set) */
+static void
+pool_owner_done(GpuHashAggState *s)
+{
+	if (s->pool_owner != NULL)
+		s->pool_owner->freed = true;
+}
+
 /*
  * This process has appended all its rows.  The last one out aggregates the
  * pool (or leaves it to the final node): its node returns every group, the
@@ -208,6 +260,7 @@ gha_pool_done(GpuHashAggState *s)
 		return;
 	s->pool_finisher = true;
 	finish_pool(s, &s->pool->pool);
+	pool_owner_done(s);
 }
 
 /*
@@ -225,5 +278,6 @@ gha_pool_take(GpuHashAggState *final, GpuHashAggState *child)
 		return false;
 	final->pool_direct = true;
 	finish_pool(final, &child->pool->pool);
+	pool_owner_done(child);
 	return true;
 }

@@ -111,6 +111,7 @@ typedef struct GpuHashAggState
 	uint64	   *jkeys;			/* per collected row, its join key */
 	GhaSharedInner *shared;		/* parallel-aware: the inner side, shared */
 	struct GhaPoolShared *pool;	/* parallel-aware: the GPU service's pool */
+	struct GhaPoolOwner *pool_owner;	/* the leader's: frees it if nobody finishes it */
 	bool		pool_used;		/* this process fed the pool (for EXPLAIN) */
 	bool		pool_late;		/* attached after the pool was aggregated */
 	bool		pool_finisher;	/* this process aggregated the pool */

@@ -535,18 +535,47 @@ gpuhash_op_pool_sync(GhOps *ops)
 		wait_append(ops);
 }
 
+/* does any of the n bytes at p differ from 0? */
+static bool
+any_set(const uint8 *p, size_t n)
+{
+	size_t		i = 0;
+	uint64		w = 0;
+
+	for (; i + 8 <= n; i += 8)
+	{
+		uint64		x;
+
+		memcpy(&x, p + i, 8);
+		w |= x;
+	}
+	for (; i < n; i++)
+		w |= p[i];
+	return w != 0;
+}
+
 void
 gpuhash_op_pool_append(GhOps *ops, const GhOpPool *pool, int side, int pattern,
 					   const uint64 *keys, const uint64 *jkeys, size_t n,
-					   const gh_aggcol *cols, const uint8 *col_inner, int ncols)
+					   const gh_aggcol *given, const uint8 *col_inner, int ncols)
 {
+	gh_aggcol  *cols = palloc(sizeof(gh_aggcol) * Max(ncols, 1));
 	Size		size = header_size(ncols);
 	Size		koff = ghs_reserve(&size, 8 * n, keys != NULL);
 	Size		joff = ghs_reserve(&size, 8 * n, jkeys != NULL);
-	GhsDataCol *dcols = reserve_cols(&size, cols, col_inner, ncols, n, n, side);
+	GhsDataCol *dcols;
 	dsm_segment *seg;
 	GhsData    *d;
 	GhsCall		call;
+
+	/* NULL flags that are all 0 are not sent: the pool makes none until a NULL comes */
+	for (int c = 0; c < ncols; c++)
+	{
+		cols[c] = given[c];
+		if (cols[c].nulls && !any_set(cols[c].nulls, n))
+			cols[c].nulls = NULL;
+	}
+	dcols = reserve_cols(&size, cols, col_inner, ncols, n, n, side);
 
 	/* at most GH_OPS_MAX_APPENDS segments of rows at a time */
 	if (ops->nappends == GH_OPS_MAX_APPENDS)
@@ -559,6 +588,7 @@ gpuhash_op_pool_append(GhOps *ops, const GhOpPool *pool, int side, int pattern,
 	put(d, joff, jkeys, 8 * n);
 	put_cols(d, cols, n, n);
 	pfree(dcols);
+	pfree(cols);
 	gpuhash_ops_init_call(&call, GHS_OP_POOL_APPEND, pool->worker, pool->id);
 	call.arg[0] = side;
 	call.arg[1] = pattern;

@@ -18,11 +18,18 @@
  * side; every append must bring the same columns.  Any process of the query
  * may append to the pool and free it; the creator's transaction owns it.
  *
+ * The rows are kept in the engine's device arrays (gh_darray): a plain
+ * aggregation's on the device, where the engine puts them (one GPU, room
+ * to spare), so that each append crosses the bus as it arrives, the pool
+ * takes no host memory, and the aggregation starts on rows already there;
+ * a fused join's in host memory (the build and the join read their inputs
+ * on the host), pinned while the engine copies them.  A NULL flag array is
+ * made at the first NULL of its column: until then the column has none.
+ * The engine that holds the arrays is held open until the pool is freed.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
-
-#include <sys/mman.h>
 
 #include "storage/proc.h"
 #include "utils/memutils.h"
@@ -31,17 +38,15 @@
 #include "service_shared.h"
 
 #define POOL_PATTERNS 256
-#define POOL_MAX_COLS 64		/* columns whose arrays are pinned for the finish */
 
-/* the rows of one side and pattern, in arrays that grow */
+/* the rows of one side and pattern */
 typedef struct PoolPart
 {
 	uint64		n;
-	uint64		cap;
-	uint64	   *keys;
-	uint64	   *jkeys;
-	uint64	  **values;			/* per column, NULL for the other side's */
-	uint8	  **nulls;
+	gh_darray  *keys;
+	gh_darray  *jkeys;
+	gh_darray **values;			/* per column, NULL for the other side's */
+	gh_darray **nulls;			/* per column, NULL until a NULL comes */
 } PoolPart;
 
 typedef struct ServicePool
@@ -50,6 +55,7 @@ typedef struct ServicePool
 	int			kind;			/* fused join: the table kind; -1: plain */
 	int			ncols;			/* -1 until the first append */
 	GhsDataCol *layout;
+	gh_engine  *engine;			/* holds the arrays */
 	PoolPart   *parts[2][POOL_PATTERNS];
 	int			owner_procno;
 	int			owner_pid;
@@ -59,92 +65,21 @@ typedef struct ServicePool
 
 static ServicePool *pools = NULL;
 
-static void *
-grow(void *p, Size bytes)
-{
-	void	   *q = realloc(p, Max(bytes, 1));
-
-	if (q == NULL)
-		ereport(ERROR,
-				(errcode(ERRCODE_OUT_OF_MEMORY),
-				 errmsg("the gpuhash GPU service ran out of host memory for a pool")));
-	return q;
-}
-
-/*
- * The rows' arrays are anonymous mappings, grown by mremap (the pages move,
- * nothing is copied) and, once large, backed by huge pages where the kernel
- * allows:
- * every process of a query appends to one pool, so what an append costs
- * here (touching fresh memory above all) is paid once per row of the whole
- * query, in one process.
- */
-#define POOL_HUGE_PAGE ((Size) 2 * 1024 * 1024)
-#define POOL_HUGE_FROM ((Size) 16 * 1024 * 1024)
-
-/*
- * The mapping's size for rows of width bytes: whole pages, whole huge pages
- * from POOL_HUGE_FROM on (the small arrays of rare NULL patterns stay in
- * small pages, or every one would take a huge page of memory).
- */
-static Size
-array_bytes(uint64 rows, Size width)
-{
-	Size		b = (Size) rows * width;
-	Size		unit = b >= POOL_HUGE_FROM ? POOL_HUGE_PAGE : (Size) 4096;
-
-	return (b + unit - 1) / unit * unit;
-}
-
-/* grow array p of old_rows to rows of width bytes (p NULL: a new one) */
-static void *
-grow_array(void *p, uint64 old_rows, uint64 rows, Size width)
-{
-	Size		old_bytes = array_bytes(old_rows, width);
-	Size		bytes = array_bytes(rows, width);
-	void	   *q;
-
-	if (p != NULL && bytes == old_bytes)
-		return p;
-	if (p == NULL)
-		q = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-				 -1, 0);
-	else
-		q = mremap(p, old_bytes, bytes, MREMAP_MAYMOVE);
-	if (q == MAP_FAILED)
-		ereport(ERROR,
-				(errcode(ERRCODE_OUT_OF_MEMORY),
-				 errmsg("the gpuhash GPU service ran out of host memory for a pool"),
-				 errdetail("Mapping %zu bytes failed: %m.", bytes)));
-#ifdef MADV_HUGEPAGE
-	if (bytes >= POOL_HUGE_FROM)
-		(void) madvise(q, bytes, MADV_HUGEPAGE);
-#endif
-	return q;
-}
-
-static void
-free_array(void *p, uint64 rows, Size width)
-{
-	if (p != NULL)
-		(void) munmap(p, array_bytes(rows, width));
-}
-
 static void
 free_part(PoolPart *part, int ncols)
 {
 	if (part == NULL)
 		return;
-	free_array(part->keys, part->cap, 8);
-	free_array(part->jkeys, part->cap, 8);
+	gh_darray_free(part->keys);
+	gh_darray_free(part->jkeys);
 	for (int c = 0; c < ncols; c++)
 	{
-		free_array(part->values[c], part->cap, 8);
-		free_array(part->nulls[c], part->cap, 1);
+		gh_darray_free(part->values[c]);
+		gh_darray_free(part->nulls[c]);
 	}
-	free(part->values);
-	free(part->nulls);
-	free(part);
+	pfree(part->values);
+	pfree(part->nulls);
+	pfree(part);
 }
 
 static void
@@ -163,6 +98,7 @@ free_pool(ServicePool *pool)
 			free_part(pool->parts[side][i], Max(pool->ncols, 0));
 	if (pool->layout)
 		pfree(pool->layout);
+	gpuhash_service_release_engine(pool->engine);
 	pfree(pool);
 	gpuhash_service_count_object(-1);
 }
@@ -181,11 +117,13 @@ find_pool(int32 id)
 void
 gpuhash_pool_create(GhsSlot *slot)
 {
+	gh_engine  *e = gpuhash_service_hold_engine(&slot->shape);
 	ServicePool *pool = MemoryContextAllocZero(TopMemoryContext, sizeof(ServicePool));
 
 	pool->id = gpuhash_service_new_id();
 	pool->kind = slot->kind;
 	pool->ncols = -1;
+	pool->engine = e;
 	pool->owner_procno = slot->client_procno;
 	pool->owner_pid = slot->client_pid;
 	pool->owner_lxid = slot->client_lxid;
@@ -195,9 +133,37 @@ gpuhash_pool_create(GhsSlot *slot)
 	slot->result_object = pool->id;
 }
 
-/* Append the rows of a request's data segment to the pool. */
-void
-gpuhash_pool_append(GhsSlot *slot, char *base)
+/* a new array of pool's, placed as the pool's kind wants (header comment) */
+static gh_darray *
+new_array(ServicePool *pool)
+{
+	gh_darray  *a = NULL;
+	gh_status	st = gh_darray_create(pool->engine, pool->kind < 0, &a);
+
+	if (st != GH_OK)
+		gpuhash_service_engine_failed(pool->engine, st);
+	return a;
+}
+
+/* append bytes from src (NULL: zeros) to *a, made first if need be */
+static void
+append(ServicePool *pool, gh_darray **a, const void *src, Size bytes)
+{
+	gh_status	st;
+
+	if (*a == NULL)
+		*a = new_array(pool);
+	st = gh_darray_append(*a, src, bytes);
+	if (st != GH_OK)
+		gpuhash_service_engine_failed(pool->engine, st);
+}
+
+/*
+ * Append the rows of a request's data segment (length bytes mapped at base)
+ * to the pool; true if they went to the device.
+ */
+bool
+gpuhash_pool_append(GhsSlot *slot, char *base, Size length)
 {
 	ServicePool *pool = find_pool(slot->object);
 	GhsData    *d = (GhsData *) base;
@@ -205,9 +171,8 @@ gpuhash_pool_append(GhsSlot *slot, char *base)
 	int			pattern = (int) slot->arg[1];
 	PoolPart   *part;
 	uint64		n = d->n;
-	uint64		at;
-	gh_copy    *copies;
-	int			ncopies = 0;
+	bool		pinned;
+	bool		on_device;
 
 	if (pattern < 0 || pattern >= POOL_PATTERNS || (side == 1 && pool->kind < 0))
 		elog(ERROR, "gpuhash GPU service: bad pool append");
@@ -228,12 +193,11 @@ gpuhash_pool_append(GhsSlot *slot, char *base)
 	part = pool->parts[side][pattern];
 	if (part == NULL)
 	{
-		part = grow(NULL, sizeof(PoolPart));
-		memset(part, 0, sizeof(PoolPart));
-		part->values = grow(NULL, sizeof(uint64 *) * Max(pool->ncols, 1));
-		part->nulls = grow(NULL, sizeof(uint8 *) * Max(pool->ncols, 1));
-		memset(part->values, 0, sizeof(uint64 *) * Max(pool->ncols, 1));
-		memset(part->nulls, 0, sizeof(uint8 *) * Max(pool->ncols, 1));
+		part = MemoryContextAllocZero(TopMemoryContext, sizeof(PoolPart));
+		part->values = MemoryContextAllocZero(TopMemoryContext,
+											  sizeof(gh_darray *) * Max(pool->ncols, 1));
+		part->nulls = MemoryContextAllocZero(TopMemoryContext,
+											 sizeof(gh_darray *) * Max(pool->ncols, 1));
 		pool->parts[side][pattern] = part;
 	}
 	/*
@@ -243,42 +207,37 @@ gpuhash_pool_append(GhsSlot *slot, char *base)
 	if ((d->keys == 0 && pool->kind < 0) ||
 		(part->n > 0 && (part->keys == NULL) != (d->keys == 0)))
 		elog(ERROR, "gpuhash GPU service: a pool's appends differ in their keys");
-	if (part->n + n > part->cap)
-	{
-		uint64		cap = Max(part->n + n, part->cap * 2);
 
-		if (d->keys != 0)
-			part->keys = grow_array(part->keys, part->cap, cap, 8);
-		if (pool->kind >= 0)
-			part->jkeys = grow_array(part->jkeys, part->cap, cap, 8);
-		for (int c = 0; c < pool->ncols; c++)
-			if (pool->layout[c].inner == side)
-			{
-				part->values[c] = grow_array(part->values[c], part->cap, cap, 8);
-				part->nulls[c] = grow_array(part->nulls[c], part->cap, cap, 1);
-			}
-		part->cap = cap;
-	}
-	at = part->n;
-	/* one process takes every append of the query: copy on several threads */
-	copies = palloc(sizeof(gh_copy) * (2 + 2 * pool->ncols));
-	if (d->keys != 0)
-		copies[ncopies++] = (gh_copy) {part->keys + at, ghs_at(base, d->keys), 8 * n};
-	if (pool->kind >= 0)
-		copies[ncopies++] = (gh_copy) {part->jkeys + at, ghs_at(base, d->jkeys), 8 * n};
-	for (int c = 0; c < pool->ncols; c++)
+	/* the segment pinned, rows for the device cross the bus at full speed (best effort) */
+	pinned = pool->kind < 0 &&
+		(part->keys ? gh_darray_on_device(part->keys) : gh_engine_ndevices(pool->engine) == 1) &&
+		gh_pin_host(pool->engine, base, TYPEALIGN(4096, length));
+	PG_TRY();
 	{
-		if (pool->layout[c].inner != side)
-			continue;
-		copies[ncopies++] = (gh_copy) {part->values[c] + at, ghs_at(base, d->cols[c].values), 8 * n};
-		if (d->cols[c].nulls)
-			copies[ncopies++] = (gh_copy) {part->nulls[c] + at, ghs_at(base, d->cols[c].nulls), n};
-		else
-			memset(part->nulls[c] + at, 0, n);
+		if (d->keys != 0)
+			append(pool, &part->keys, ghs_at(base, d->keys), 8 * n);
+		if (pool->kind >= 0)
+			append(pool, &part->jkeys, ghs_at(base, d->jkeys), 8 * n);
+		for (int c = 0; c < pool->ncols; c++)
+		{
+			if (pool->layout[c].inner != side)
+				continue;
+			append(pool, &part->values[c], ghs_at(base, d->cols[c].values), 8 * n);
+			if (d->cols[c].nulls != 0 && part->nulls[c] == NULL)
+				append(pool, &part->nulls[c], NULL, part->n);	/* none until now */
+			if (part->nulls[c] != NULL)
+				append(pool, &part->nulls[c], ghs_at(base, d->cols[c].nulls), n);
+		}
 	}
-	gh_copy_host(copies, ncopies);
-	pfree(copies);
+	PG_FINALLY();
+	{
+		if (pinned)
+			gh_unpin_host(pool->engine, base);
+	}
+	PG_END_TRY();
 	part->n += n;
+	on_device = gh_darray_on_device(part->jkeys ? part->jkeys : part->keys);
+	return on_device;
 }
 
 void
@@ -304,63 +263,62 @@ part_cols(ServicePool *pool, PoolPart *outer, PoolPart *inner, uint8 **col_inner
 
 		cols[c].type = (gh_valtype) pool->layout[c].type;
 		cols[c].ops = pool->layout[c].ops;
-		cols[c].values = part->values[c];
-		cols[c].nulls = part->nulls[c];
+		cols[c].values = gh_darray_data(part->values[c]);
+		cols[c].nulls = gh_darray_data(part->nulls[c]);
 		(*col_inner)[c] = pool->layout[c].inner;
 	}
 	return cols;
 }
 
-/*
- * Pin the arrays of the parts for the copies to the device (gh_pin_host):
- * their used pages, into pinned[] (at most 2 * (2 + 2 * ncols)).
- */
+/* pin (pin true) or unpin the host arrays of the parts, for the copies to the device */
 static int
-pin_parts(gh_engine *e, ServicePool *pool, PoolPart **parts, int nparts, void **pinned)
+pin_parts(ServicePool *pool, PoolPart **parts, int nparts, bool pin)
 {
-	int			n = 0;
+	int			npinned = 0;
 
 	for (int i = 0; i < nparts; i++)
 	{
 		PoolPart   *part = parts[i];
-		void	   *arrays[2 + 2 * POOL_MAX_COLS];
-		Size		widths[2 + 2 * POOL_MAX_COLS];
-		int			k = 0;
 
-		if (part == NULL || part->n == 0)
-			continue;
-		arrays[k] = part->keys;
-		widths[k++] = 8;
-		arrays[k] = part->jkeys;
-		widths[k++] = 8;
-		for (int c = 0; c < pool->ncols && c < POOL_MAX_COLS; c++)
+		for (int a = -2; part != NULL && a < 2 * pool->ncols; a++)
 		{
-			arrays[k] = part->values[c];
-			widths[k++] = 8;
-			arrays[k] = part->nulls[c];
-			widths[k++] = 1;
+			gh_darray  *arr = a == -2 ? part->keys : a == -1 ? part->jkeys :
+				a % 2 ? part->nulls[a / 2] : part->values[a / 2];
+
+			if (!pin)
+				gh_darray_unpin(arr);
+			else if (gh_darray_pin(arr))
+				npinned++;
 		}
-		for (int a = 0; a < k; a++)
-			if (arrays[a] != NULL &&
-				gh_pin_host(e, arrays[a], array_bytes(part->n, widths[a])))
-				pinned[n++] = arrays[a];
 	}
-	return n;
+	return npinned;
+}
+
+/* the engine that holds slot's pool */
+gh_engine *
+gpuhash_pool_engine(GhsSlot *slot)
+{
+	return find_pool(slot->object)->engine;
 }
 
 /* Aggregate (or join and aggregate) the rows of one pattern; reply the groups. */
 void
-gpuhash_pool_finish(GhsSlot *slot, gh_engine *e)
+gpuhash_pool_finish(GhsSlot *slot)
 {
 	ServicePool *pool = find_pool(slot->object);
+	gh_engine  *e = pool->engine;
 	int			pattern = (int) slot->arg[1];
 	PoolPart   *outer = (pattern >= 0 && pattern < POOL_PATTERNS) ? pool->parts[0][pattern] : NULL;
 	PoolPart   *inner = pool->parts[1][0];
+	PoolPart   *parts[2];
 	gh_groups  *g = NULL;
 	gh_groups	empty;
 	gh_aggcol  *cols;
 	uint8	   *col_inner;
 	gh_status	st = GH_OK;
+	int			npinned;
+	instr_time	start;
+	double		pin_ms;
 
 	if (outer == NULL || outer->n == 0 || (pool->kind >= 0 && (inner == NULL || inner->n == 0)))
 	{
@@ -372,41 +330,35 @@ gpuhash_pool_finish(GhsSlot *slot, gh_engine *e)
 		return;
 	}
 	cols = part_cols(pool, outer, inner, &col_inner);
+	parts[0] = outer;
+	parts[1] = pool->kind >= 0 ? inner : NULL;
+	INSTR_TIME_SET_CURRENT(start);
+	npinned = pin_parts(pool, parts, 2, true);
+	pin_ms = gpuhash_elapsed_ms(start);
+	INSTR_TIME_SET_CURRENT(start);
+	if (pool->kind < 0)
+		st = gh_aggregate(e, gh_darray_data(outer->keys), outer->n, cols, pool->ncols, &g);
+	else
 	{
-		PoolPart   *parts[2] = {outer, pool->kind >= 0 ? inner : NULL};
-		void	   *pinned[2 * (2 + 2 * POOL_MAX_COLS)];
-		int			npinned;
-		instr_time	start;
-		double		pin_ms;
+		gh_table   *t = NULL;
+		gh_joinagg	spec;
 
-		INSTR_TIME_SET_CURRENT(start);
-		npinned = pin_parts(e, pool, parts, 2, pinned);
-		pin_ms = gpuhash_elapsed_ms(start);
-		INSTR_TIME_SET_CURRENT(start);
-		if (pool->kind < 0)
-			st = gh_aggregate(e, outer->keys, outer->n, cols, pool->ncols, &g);
-		else
-		{
-			gh_table   *t = NULL;
-			gh_joinagg	spec;
-
-			spec.outer_keys = outer->keys;
-			spec.inner_keys = inner->keys;
-			spec.inner_rows = inner->n;
-			spec.cols = cols;
-			spec.col_inner = col_inner;
-			spec.ncols = pool->ncols;
-			st = gh_build(e, (gh_kind) pool->kind, inner->jkeys, NULL, inner->n, &t);
-			if (st == GH_OK)
-				st = gh_join_aggregate(t, outer->jkeys, outer->n, GH_JOIN_AUTO, &spec, &g);
-			gh_table_free(t);
-		}
-		/* unpinned before anything can unmap the arrays */
-		for (int i = 0; i < npinned; i++)
-			gh_unpin_host(e, pinned[i]);
-		elog(DEBUG1, "gpuhash pool %d: %d arrays of " UINT64_FORMAT " rows pinned in %.1f ms, engine %.1f ms",
-			 pool->id, npinned, (uint64) outer->n, pin_ms, gpuhash_elapsed_ms(start));
+		spec.outer_keys = gh_darray_data(outer->keys);
+		spec.inner_keys = gh_darray_data(inner->keys);
+		spec.inner_rows = inner->n;
+		spec.cols = cols;
+		spec.col_inner = col_inner;
+		spec.ncols = pool->ncols;
+		st = gh_build(e, (gh_kind) pool->kind, gh_darray_data(inner->jkeys), NULL, inner->n, &t);
+		if (st == GH_OK)
+			st = gh_join_aggregate(t, gh_darray_data(outer->jkeys), outer->n, GH_JOIN_AUTO, &spec, &g);
+		gh_table_free(t);
 	}
+	(void) pin_parts(pool, parts, 2, false);
+	elog(DEBUG1, "gpuhash pool %d: " UINT64_FORMAT " rows %s, %d arrays pinned in %.1f ms, engine %.1f ms",
+		 pool->id, (uint64) outer->n,
+		 gh_darray_on_device(outer->keys) ? "on the device" : "in host memory",
+		 npinned, pin_ms, gpuhash_elapsed_ms(start));
 	if (st != GH_OK)
 		gpuhash_service_engine_failed(e, st);
 	gpuhash_service_reply_groups(slot, g, true);

@@ -244,12 +244,16 @@ extern void gpuhash_service_count_object(int delta);
 extern bool gpuhash_service_owner_gone(int procno, int pid, LocalTransactionId lxid);
 extern void gpuhash_service_reply_groups(GhsSlot *slot, gh_groups *g, bool engine_made);
 extern void gpuhash_service_engine_failed(gh_engine *e, gh_status st) pg_attribute_noreturn();
+extern gh_engine *gpuhash_service_hold_engine(const GhsShape *shape);
+extern void gpuhash_service_release_engine(gh_engine *e);
 
 /* service_pool.c, inside a service worker */
 extern void gpuhash_pool_create(GhsSlot *slot);
-extern void gpuhash_pool_append(GhsSlot *slot, char *base);
+/* true if the rows went to the device */
+extern bool gpuhash_pool_append(GhsSlot *slot, char *base, Size length);
 extern void gpuhash_pool_patterns(GhsSlot *slot);
-extern void gpuhash_pool_finish(GhsSlot *slot, gh_engine *e);
+extern gh_engine *gpuhash_pool_engine(GhsSlot *slot);
+extern void gpuhash_pool_finish(GhsSlot *slot);
 extern bool gpuhash_pool_free(int32 id);
 extern void gpuhash_pool_reap(void);
 

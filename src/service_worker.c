@@ -192,6 +192,30 @@ gpuhash_service_engine_failed(gh_engine *e, gh_status st)
 	gpuhash_engine_error(e, st);
 }
 
+/*
+ * The engine of shape, held open for an object kept outside this file (a
+ * pool's arrays live in it) until released.
+ */
+gh_engine *
+gpuhash_service_hold_engine(const GhsShape *shape)
+{
+	ServiceEngine *se = get_engine(shape);
+
+	se->users++;
+	return se->engine;
+}
+
+void
+gpuhash_service_release_engine(gh_engine *e)
+{
+	for (int i = 0; i < MAX_ENGINES; i++)
+		if (engines[i].engine == e && engines[i].users > 0)
+		{
+			engines[i].users--;
+			return;
+		}
+}
+
 /* ---- objects ---- */
 
 int32
@@ -430,9 +454,9 @@ data_cols(char *base, GhsData *d, uint8 **col_inner)
 }
 
 static void
-arm_debug_failure(ServiceEngine *se, GhsSlot *slot)
+arm_debug_failure(gh_engine *e, GhsSlot *slot)
 {
-	gh_debug_inject_failure(se->engine, slot->debug_fail_after >= 0 ? 0 : -1,
+	gh_debug_inject_failure(e, slot->debug_fail_after >= 0 ? 0 : -1,
 							slot->debug_fail_after, GH_ERR_DEVICE_NOMEM);
 }
 
@@ -448,7 +472,7 @@ run_aggregate(GhsSlot *slot)
 	gh_groups  *g = NULL;
 	gh_status	st;
 
-	arm_debug_failure(se, slot);
+	arm_debug_failure(se->engine, slot);
 	st = gh_aggregate(se->engine, ghs_at(base, d->keys), d->n, cols, d->ncols, &g);
 	dsm_detach(seg);
 	if (st != GH_OK)
@@ -470,7 +494,7 @@ run_build(GhsSlot *slot)
 	int			ids[GH_MAX_DEVICES];
 	int			nd;
 
-	arm_debug_failure(se, slot);
+	arm_debug_failure(se->engine, slot);
 	st = gh_build(se->engine, (gh_kind) slot->kind, ghs_at(base, d->keys),
 				  ghs_at(base, d->rows), d->n, &t);
 	dsm_detach(seg);
@@ -584,6 +608,7 @@ run_pool_append(GhsSlot *slot)
 	dsm_segment *seg = attach_data(slot);
 	instr_time	start;
 	double		map_ms;
+	bool		on_device;
 
 	INSTR_TIME_SET_CURRENT(start);
 #ifdef MADV_POPULATE_READ
@@ -594,9 +619,11 @@ run_pool_append(GhsSlot *slot)
 	PG_TRY();
 	{
 		INSTR_TIME_SET_CURRENT(start);
-		gpuhash_pool_append(slot, dsm_segment_address(seg));
-		elog(DEBUG1, "gpuhash pool %d: appended %zu bytes, mapped in %.1f ms, copied in %.1f ms",
-			 slot->object, dsm_segment_map_length(seg), map_ms, gpuhash_elapsed_ms(start));
+		on_device = gpuhash_pool_append(slot, dsm_segment_address(seg),
+										dsm_segment_map_length(seg));
+		elog(DEBUG1, "gpuhash pool %d: appended %zu bytes, mapped in %.1f ms, copied %s in %.1f ms",
+			 slot->object, dsm_segment_map_length(seg), map_ms,
+			 on_device ? "to the device" : "in host memory", gpuhash_elapsed_ms(start));
 	}
 	PG_FINALLY();
 	{
@@ -608,11 +635,11 @@ run_pool_append(GhsSlot *slot)
 static void
 run_pool_finish(GhsSlot *slot)
 {
-	ServiceEngine *se = get_engine(&slot->shape);
+	gh_engine  *e = gpuhash_pool_engine(slot);
 
-	arm_debug_failure(se, slot);
-	gpuhash_pool_finish(slot, se->engine);
-	slot->result[3] = gh_engine_peak_device_bytes(se->engine);
+	arm_debug_failure(e, slot);
+	gpuhash_pool_finish(slot);
+	slot->result[3] = gh_engine_peak_device_bytes(e);
 }
 
 /*
@@ -638,7 +665,7 @@ run_extract_pages(GhsSlot *slot)
 		rows.values[o] = ghs_at(base, p->values[o]);
 		rows.nulls[o] = ghs_at(base, p->nulls[o]);
 	}
-	arm_debug_failure(se, slot);
+	arm_debug_failure(se->engine, slot);
 	st = gh_extract_pages(se->engine, &p->spec, BufferBlocks, ghs_at(base, p->pages),
 						  p->npages, &rows);
 	dsm_detach(seg);

@@ -295,6 +295,197 @@ pin_cases(gh_engine *e, const test_config *cfg, rng *r)
 	dist_free(&d);
 }
 
+/* ---- device arrays ---- */
+
+/*
+ * Append src's bytes (width bytes a row, n rows) to a in pieces of random
+ * sizes, empty ones included; where a piece of src is all zero bytes it is
+ * appended as zeros (src NULL), as a pool appends a batch without NULLs.
+ */
+static bool
+append_in_pieces(gh_engine *e, gh_darray *a, const void *src, size_t n, size_t width, rng *r)
+{
+	size_t		at = 0;
+
+	while (at < n)
+	{
+		size_t		len = rng_below(r, 4) == 0 ? 0 : 1 + rng_below(r, n / 5 + 1);
+		const char *piece = (const char *) src + at * width;
+		bool		zeros = true;
+
+		if (len > n - at)
+			len = n - at;
+		for (size_t i = 0; i < len * width && zeros; i++)
+			zeros = piece[i] == 0;
+		if (!check_ok(gh_darray_append(a, zeros ? NULL : piece, len * width), e,
+					  "gh_darray_append"))
+			return false;
+		at += len;
+	}
+	if (gh_darray_bytes(a) != n * width)
+	{
+		case_fail("%zu bytes appended, gh_darray_bytes says %zu", n * width, gh_darray_bytes(a));
+		return false;
+	}
+	return true;
+}
+
+/*
+ * The keys and columns in device arrays, appended in pieces; aggregated
+ * from them as from host arrays.  keys_where and cols_where: where the
+ * keys' array and the columns' must be at the end (1 on the device, 0 in
+ * host memory, -1 either).
+ */
+static void
+check_darray_aggregate(gh_engine *e, const test_config *cfg, const char *label,
+					   const uint64_t *keys, size_t n, const gh_aggcol *cols,
+					   const agg_oracle *want, int keys_where, int cols_where, bool want_split,
+					   rng *r)
+{
+	gh_darray  *a[1 + 2 * NCOLS] = {0};
+	gh_aggcol	dc[NCOLS];
+	gh_groups  *g = NULL;
+	bool		ok;
+	char		cname[128];
+
+	config_name(cfg, cname, sizeof(cname));
+	case_begin("aggregate from device arrays appended in pieces, %s, %s", label, cname);
+	ok = check_ok(gh_darray_create(e, true, &a[0]), e, "gh_darray_create") &&
+		append_in_pieces(e, a[0], keys, n, 8, r);
+	for (int c = 0; c < NCOLS && ok; c++)
+	{
+		dc[c] = cols[c];
+		ok = check_ok(gh_darray_create(e, true, &a[1 + 2 * c]), e, "gh_darray_create") &&
+			append_in_pieces(e, a[1 + 2 * c], cols[c].values, n, 8, r);
+		if (ok && cols[c].nulls)
+			ok = check_ok(gh_darray_create(e, true, &a[2 + 2 * c]), e, "gh_darray_create") &&
+				append_in_pieces(e, a[2 + 2 * c], cols[c].nulls, n, 1, r);
+	}
+	for (int i = 0; i < 1 + 2 * NCOLS && ok; i++)
+	{
+		int			want_where = i == 0 ? keys_where : cols_where;
+
+		if (a[i] && want_where >= 0 && gh_darray_on_device(a[i]) != (want_where == 1))
+		{
+			case_fail("array %d is %s", i, gh_darray_on_device(a[i]) ? "on the device" : "in host memory");
+			ok = false;
+		}
+	}
+	for (int c = 0; c < NCOLS && ok; c++)
+	{
+		dc[c].values = gh_darray_data(a[1 + 2 * c]);
+		dc[c].nulls = cols[c].nulls ? gh_darray_data(a[2 + 2 * c]) : NULL;
+	}
+	if (ok && check_ok(gh_aggregate(e, gh_darray_data(a[0]), n, dc, NCOLS, &g), e, "gh_aggregate"))
+	{
+		compare_groups(g, want, cols, NCOLS);
+		if (want_split && g->partitions < 2)
+			case_fail("%d partition: the inputs were not split on the host", g->partitions);
+	}
+	case_end();
+	gh_groups_free(g);
+	for (int i = 0; i < 1 + 2 * NCOLS; i++)
+		gh_darray_free(a[i]);
+}
+
+/*
+ * gh_darray: invalid calls; placement (one device, several, host asked
+ * for, an append past the budget moving to host memory); aggregation from
+ * device arrays, also when it splits them on the host; pins of host arrays;
+ * every byte given back.
+ */
+static void
+darray_cases(const test_config *cfgs, int ncfg, gh_engine **engines, rng *r)
+{
+	/* over 1 MiB of keys: arrays grow, and move to host memory with rows in them */
+	size_t		n = 150001;
+	dist		d;
+	uint64_t   *keys;
+	gh_aggcol	cols[NCOLS];
+	agg_oracle	want;
+	gh_darray  *a = NULL;
+	gh_engine  *e = engines[0];
+	test_config small = {1, (size_t) 1 << 20, 0};
+	gh_engine  *se;
+
+	case_begin("gh_darray: a NULL engine or out is refused, so is an append to no array");
+	if (gh_darray_create(NULL, true, &a) != GH_ERR_INVALID || gh_darray_create(e, true, NULL) != GH_ERR_INVALID ||
+		gh_darray_append(NULL, keys = NULL, 8) != GH_ERR_INVALID)
+		case_fail("an invalid call was accepted");
+	if (gh_darray_data(NULL) != NULL || gh_darray_bytes(NULL) != 0 || gh_darray_on_device(NULL) ||
+		gh_darray_pin(NULL))
+		case_fail("no array has data");
+	gh_darray_free(NULL);
+	gh_darray_unpin(NULL);
+	case_end();
+
+	dist_init(&d, DIST_DUPS, n, r);
+	keys = gen_build_keys(&d, n, r);
+	make_columns(keys, n, r, cols);
+	oracle_aggregate(&want, keys, n, cols, NCOLS);
+	for (int c = 0; c < ncfg; c++)
+	{
+		if (engines[c] == NULL)
+			continue;
+		/* several devices split inputs on the host: arrays stay there */
+		int			where = cfgs[c].memory_limit != 0 ? -1 : cfgs[c].ndevices == 1;
+
+		check_darray_aggregate(engines[c], &cfgs[c], "placed by the engine", keys, n, cols, &want,
+							   where, where, false, r);
+	}
+
+	case_begin("gh_darray: an array asked for in host memory is there, and pins on CUDA only");
+	if (check_ok(gh_darray_create(e, false, &a), e, "gh_darray_create") &&
+		check_ok(gh_darray_append(a, keys, n * 8), e, "gh_darray_append"))
+	{
+		bool		pinned = gh_darray_pin(a);
+
+		if (gh_darray_on_device(a))
+			case_fail("the array is on the device");
+		if (pinned != (run.backend == GH_BACKEND_CUDA))
+			case_fail("gh_darray_pin returned %s", pinned ? "true" : "false");
+		if (memcmp(gh_darray_data(a), keys, n * 8) != 0)
+			case_fail("the array's bytes differ from those appended");
+		/* an append unpins first (the mapping may move) */
+		if (!check_ok(gh_darray_append(a, NULL, 8), e, "gh_darray_append") ||
+			((const uint64_t *) gh_darray_data(a))[n] != 0)
+			case_fail("zeros appended are not zero");
+	}
+	gh_darray_free(a);
+	a = NULL;
+	case_end();
+
+	/*
+	 * A budget of 1 MiB: arrays start on the device; the keys' (1.2 MB)
+	 * moves to host memory as it grows, rows in it, and so do the values'.
+	 */
+	gh_debug_darray_budget(e, (size_t) 1 << 20);
+	check_darray_aggregate(e, &cfgs[0], "past the device budget", keys, n, cols, &want, 0, -1,
+						   false, r);
+	gh_debug_darray_budget(e, 0);
+
+	/* a 1 MiB limit splits the rows on the host, which reads the device arrays back */
+	se = open_engine(&small);
+	if (se != NULL)
+	{
+		size_t		fresh = gh_engine_device_bytes(se);
+
+		gh_debug_darray_budget(se, (size_t) 1 << 40);
+		check_darray_aggregate(se, &small, "split on the host", keys, n, cols, &want, 1, 1, true, r);
+		case_begin("gh_darray: every byte of device memory back once the arrays are freed");
+		check_device_bytes(se, fresh, "after freeing its device arrays");
+		case_end();
+		/* left open for gh_close to free */
+		if (gh_darray_create(se, true, &a) == GH_OK)
+			(void) gh_darray_append(a, keys, n * 8);
+		gh_close(se);
+	}
+	agg_oracle_free(&want);
+	free_columns(cols);
+	dist_free(&d);
+	free(keys);
+}
+
 void
 run_agg_cases(void)
 {
@@ -325,6 +516,9 @@ run_agg_cases(void)
 	for (size_t i = 0; i < nds; i++)
 		run_agg_dataset(&ds[i], cfgs, ncfg, engines, &r);
 	if (engines[0] != NULL)
+	{
 		pin_cases(engines[0], &cfgs[0], &r);
+		darray_cases(cfgs, ncfg, engines, &r);
+	}
 	close_engines(cfgs, ncfg, engines, fresh_bytes, "after aggregating", false);
 }

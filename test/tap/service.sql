@@ -7,7 +7,7 @@
 -- goes on; a cancelled query leaves no table or join behind.  Skipped where
 -- the server was started without gpuhash in shared_preload_libraries.
 BEGIN;
-SELECT plan(95);
+SELECT plan(97);
 
 SELECT setseed(0.4142);
 CREATE TABLE gh_sv_fact AS
@@ -118,7 +118,7 @@ CREATE FUNCTION pg_temp.sv_tests() RETURNS SETOF text
 LANGUAGE plpgsql AS $$
 BEGIN
   IF NOT pg_temp.sv_up() THEN
-    RETURN QUERY SELECT skip('gpuhash is not preloaded: no GPU service to test', 90);
+    RETURN QUERY SELECT skip('gpuhash is not preloaded: no GPU service to test', 92);
     RETURN;
   END IF;
   PERFORM set_config('max_parallel_workers_per_gather', '0', true);
@@ -210,6 +210,18 @@ BEGIN
     'SELECT f.c, count(*), sum(d.w), min(f.v) FROM gh_sv_fact f JOIN gh_sv_dim d ON f.k = d.k GROUP BY 1');
   RETURN QUERY SELECT * FROM pg_temp.sv_same('parallel fused join, plain, batches of 1000',
     'SELECT count(*), sum(d.w), max(f.v) FROM gh_sv_fact f JOIN gh_sv_dim d ON f.k = d.k');
+  -- a pooled aggregation whose processes fail after appending: the error is
+  -- theirs, and the pool goes with the query, not with the transaction
+  PERFORM pg_temp.sv_settle();
+  PERFORM set_config('gpuhash.enabled', 'on', true);
+  PERFORM set_config('gpuhash.force', 'on', true);
+  PERFORM set_config('gpuhash.service', 'on', true);
+  RETURN QUERY SELECT throws_ok(
+    'SELECT k % 10, count(*), sum(v / (id - 45000)) FROM gh_sv_fact GROUP BY 1', '22012', NULL,
+    'a pooled aggregation failing in its processes raises their error');
+  PERFORM pg_temp.sv_settle();
+  RETURN QUERY SELECT is((SELECT sum(objects) FROM gpuhash_service()), 0::bigint,
+                         'a failed pooled aggregation leaves no pool in the service');
   PERFORM set_config('gpuhash.debug_pool_batch', '0', true);
   RETURN QUERY SELECT cmp_ok(b.served, '>=', a.served + 40,
                              'parallel group by: batches of 1000 rows are 40 and more appends more')
