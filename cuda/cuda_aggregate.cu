@@ -351,14 +351,9 @@ static gh_status
 copy_groups_out(const gh_cuda_ctx *ctx, const agg_table *t, const T *src,
 				gh_dbuf<uint64_t> &staging, void *host)
 {
-	cudaStream_t s = ctx->d->stream;
-
 	static_assert(sizeof(T) == sizeof(uint64_t), "group arrays hold 8-byte values");
 	GH_TRY(gather_on_device(ctx, t, src, (T *) staging.p));
-	GH_CUDA_TRY(ctx->e, cudaMemcpyAsync(host, staging.p, t->ngroups * sizeof(T),
-										cudaMemcpyDeviceToHost, s));
-	GH_CUDA_TRY(ctx->e, cudaStreamSynchronize(s));
-	return GH_OK;
+	return gh_cuda_copy_to_host(ctx, host, staging.p, t->ngroups * sizeof(T));
 }
 
 static gh_status

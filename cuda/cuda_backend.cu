@@ -112,6 +112,77 @@ gh_cuda_read_scratch(const gh_cuda_ctx *ctx, int first, int words, uint64_t *out
 	return GH_OK;
 }
 
+/*
+ * A copy straight into pageable host memory is staged by the driver, and
+ * runs several times slower than the bus where the memory is fresh (a
+ * result's arrays always are); pieces of GH_CUDA_BOUNCE bytes go through
+ * two pinned halves instead, the host copy of one (gh_copy_host, on several
+ * threads) overlapping the transfer of the next.
+ */
+#define GH_CUDA_BOUNCE ((size_t) 32 << 20)
+
+gh_status
+gh_cuda_copy_to_host(const gh_cuda_ctx *ctx, void *host, const void *dev, size_t bytes)
+{
+	gh_cuda_dev *d = ctx->d;
+	cudaStream_t s = d->stream;
+	size_t		off = 0,
+				prev_off = 0,
+				prev_len = 0;
+	int			half = 0;
+
+	if (bytes < GH_CUDA_BOUNCE / 8)
+	{
+		if (bytes > 0)
+			GH_CUDA_TRY(ctx->e, cudaMemcpyAsync(host, dev, bytes, cudaMemcpyDeviceToHost, s));
+		GH_CUDA_TRY(ctx->e, cudaStreamSynchronize(s));
+		return GH_OK;
+	}
+	if (d->bounce == nullptr)
+	{
+		cudaError_t err = cudaMallocHost((void **) &d->bounce, 2 * GH_CUDA_BOUNCE);
+
+		if (err == cudaSuccess)
+			err = cudaEventCreateWithFlags(&d->bounce_done[0], cudaEventDisableTiming);
+		if (err == cudaSuccess &&
+			(err = cudaEventCreateWithFlags(&d->bounce_done[1], cudaEventDisableTiming)) != cudaSuccess)
+			(void) cudaEventDestroy(d->bounce_done[0]);
+		if (err != cudaSuccess)
+		{
+			if (d->bounce != nullptr)
+				(void) cudaFreeHost(d->bounce);
+			d->bounce = nullptr;
+			return gh_cuda_error(ctx->e, err, "allocating the pinned buffer for copies to the host");
+		}
+	}
+	while (off < bytes || prev_len > 0)
+	{
+		size_t		len = bytes - off < GH_CUDA_BOUNCE ? bytes - off : GH_CUDA_BOUNCE;
+		char	   *stage = d->bounce + half * GH_CUDA_BOUNCE;
+
+		/* this half's last piece was copied on two rounds ago */
+		if (len > 0)
+		{
+			GH_CUDA_TRY(ctx->e, cudaMemcpyAsync(stage, (const char *) dev + off, len,
+												cudaMemcpyDeviceToHost, s));
+			GH_CUDA_TRY(ctx->e, cudaEventRecord(d->bounce_done[half], s));
+		}
+		if (prev_len > 0)
+		{
+			gh_copy		piece = {(char *) host + prev_off, d->bounce + (1 - half) * GH_CUDA_BOUNCE,
+								 prev_len};
+
+			GH_CUDA_TRY(ctx->e, cudaEventSynchronize(d->bounce_done[1 - half]));
+			gh_copy_host(&piece, 1);
+		}
+		prev_off = off;
+		prev_len = len;
+		off += len;
+		half = 1 - half;
+	}
+	return GH_OK;
+}
+
 gh_status
 gh_cuda_pool_keep(const gh_cuda_ctx *ctx)
 {
@@ -222,6 +293,12 @@ cuda_close(gh_engine *e)
 		}
 		if (dev->pinned != nullptr)
 			(void) cudaFreeHost(dev->pinned);
+		if (dev->bounce != nullptr)
+		{
+			(void) cudaFreeHost(dev->bounce);
+			(void) cudaEventDestroy(dev->bounce_done[0]);
+			(void) cudaEventDestroy(dev->bounce_done[1]);
+		}
 		if (dev->async_alloc)
 		{
 			cudaMemPool_t pool;

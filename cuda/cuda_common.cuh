@@ -49,6 +49,9 @@ typedef struct gh_cuda_dev
 	bool		async_alloc;	/* cudaMallocAsync supported */
 	uint64_t   *scratch;		/* GH_CUDA_SCRATCH_WORDS device words */
 	uint64_t   *pinned;			/* as many pinned host words */
+	/* pinned halves for large copies to the host (gh_cuda_copy_to_host) */
+	char	   *bounce;
+	cudaEvent_t bounce_done[2];
 } gh_cuda_dev;
 
 /* The backend's private state, e->bstate. */
@@ -114,6 +117,15 @@ void		gh_cuda_free(const gh_cuda_ctx *ctx, void *p, size_t bytes);
 
 /* Wait for the device's stream. */
 gh_status	gh_cuda_sync(const gh_cuda_ctx *ctx);
+
+/*
+ * Copy bytes of device memory (after the stream's work so far) to pageable
+ * host memory, and wait for it: large copies go through a pinned buffer of
+ * the device's in pieces, each piece copied on to the host memory while
+ * the next crosses the bus.
+ */
+gh_status	gh_cuda_copy_to_host(const gh_cuda_ctx *ctx, void *host, const void *dev,
+								 size_t bytes);
 
 /*
  * Read back `words` 64-bit words of the device scratch area (after the

@@ -1164,7 +1164,7 @@ ReScanGpuHashAgg(CustomScanState *node)
 		!bms_overlap(node->ss.ps.chgParam, s->expr_params))
 		return;
 	/* appends of a read cut short go to a pool nobody will finish */
-	gpuhash_op_pool_abandon(&s->eng);
+	gpuhash_op_pool_abandon(&s->eng, true);
 	release_results(s);
 	MemoryContextReset(s->data_cxt);
 	s->keys = NULL;

@@ -14,6 +14,7 @@
  */
 #include "postgres.h"
 
+#include "access/xact.h"
 #include "utils/memutils.h"
 
 #include "engine_ops.h"
@@ -81,6 +82,8 @@ gpuhash_ops_where(const GhOps *ops)
 
 /* ---- request segments ---- */
 
+static GhsData *init_data(dsm_segment *seg, const GhsDataCol *dcols, int ncols);
+
 /*
  * A data segment of size bytes (header included), mapped until detached,
  * with the column layout dcols (ncols entries) in its header.
@@ -88,10 +91,16 @@ gpuhash_ops_where(const GhOps *ops)
 static GhsData *
 new_data(dsm_segment **seg, Size size, const GhsDataCol *dcols, int ncols)
 {
-	GhsData    *d;
-
 	*seg = dsm_create(size, 0);
-	d = dsm_segment_address(*seg);
+	return init_data(*seg, dcols, ncols);
+}
+
+/* seg's data header afresh, with the column layout dcols */
+static GhsData *
+init_data(dsm_segment *seg, const GhsDataCol *dcols, int ncols)
+{
+	GhsData    *d = dsm_segment_address(seg);
+
 	memset(d, 0, offsetof(GhsData, cols));
 	d->ncols = ncols;
 	if (ncols > 0)
@@ -495,21 +504,37 @@ gpuhash_op_pool_create(GhOps *ops, int kind, GhOpPool *pool)
 
 /*
  * Appends still in flight when the node's memory goes (an error, or a node
- * ended before it had waited): nobody will wait for them.  Their segments
- * go with the resource owner.
+ * ended before it had waited): nobody will wait for them.
  */
 static void
 abandon_appends(void *arg)
 {
-	gpuhash_op_pool_abandon((GhOps *) arg);
+	/* aborting, the resource owner has let go of the segments already */
+	gpuhash_op_pool_abandon((GhOps *) arg, IsTransactionState());
+}
+
+/* let go of the segments kept for more appends */
+static void
+drop_spares(GhOps *ops)
+{
+	for (int i = 0; i < ops->nspares; i++)
+		dsm_detach(ops->spares[i]);
+	ops->nspares = 0;
 }
 
 void
-gpuhash_op_pool_abandon(GhOps *ops)
+gpuhash_op_pool_abandon(GhOps *ops, bool detach)
 {
 	for (int i = 0; i < ops->nappends; i++)
+	{
 		gpuhash_service_abandon(ops->appends[i].slot);
+		if (detach)
+			dsm_detach(ops->appends[i].seg);
+	}
 	ops->nappends = 0;
+	if (detach)
+		drop_spares(ops);
+	ops->nspares = 0;
 }
 
 /* wait for the oldest append in flight */
@@ -525,7 +550,7 @@ wait_append(GhOps *ops)
 	memset(&call, 0, sizeof(call));
 	gpuhash_service_wait(&call, a.slot);
 	ops->service_peak = Max(ops->service_peak, (size_t) call.result[3]);
-	dsm_detach(a.seg);
+	ops->spares[ops->nspares++] = a.seg;
 }
 
 void
@@ -533,6 +558,21 @@ gpuhash_op_pool_sync(GhOps *ops)
 {
 	while (ops->nappends > 0)
 		wait_append(ops);
+	drop_spares(ops);
+}
+
+/* a segment of at least size bytes for an append: a spare one if one is that large */
+static GhsData *
+append_data(GhOps *ops, dsm_segment **seg, Size size, const GhsDataCol *dcols, int ncols)
+{
+	for (int i = 0; i < ops->nspares; i++)
+		if (dsm_segment_map_length(ops->spares[i]) >= size)
+		{
+			*seg = ops->spares[i];
+			ops->spares[i] = ops->spares[--ops->nspares];
+			return init_data(*seg, dcols, ncols);
+		}
+	return new_data(seg, size, dcols, ncols);
 }
 
 /* does any of the n bytes at p differ from 0? */
@@ -577,10 +617,20 @@ gpuhash_op_pool_append(GhOps *ops, const GhOpPool *pool, int side, int pattern,
 	}
 	dcols = reserve_cols(&size, cols, col_inner, ncols, n, n, side);
 
+	if (ops->appends == NULL)
+	{
+		MemoryContextCallback *cb = MemoryContextAlloc(ops->cxt, sizeof(MemoryContextCallback));
+
+		ops->appends = MemoryContextAlloc(ops->cxt, sizeof(GhOpAppend) * GH_OPS_MAX_APPENDS);
+		ops->spares = MemoryContextAlloc(ops->cxt, sizeof(dsm_segment *) * GH_OPS_MAX_APPENDS);
+		cb->func = abandon_appends;
+		cb->arg = ops;
+		MemoryContextRegisterResetCallback(ops->cxt, cb);
+	}
 	/* at most GH_OPS_MAX_APPENDS segments of rows at a time */
 	if (ops->nappends == GH_OPS_MAX_APPENDS)
 		wait_append(ops);
-	d = new_data(&seg, size, dcols, ncols);
+	d = append_data(ops, &seg, size, dcols, ncols);
 	d->n = n;
 	d->keys = koff;
 	d->jkeys = joff;
@@ -593,15 +643,6 @@ gpuhash_op_pool_append(GhOps *ops, const GhOpPool *pool, int side, int pattern,
 	call.arg[0] = side;
 	call.arg[1] = pattern;
 	call.data = dsm_segment_handle(seg);
-	if (ops->appends == NULL)
-	{
-		MemoryContextCallback *cb = MemoryContextAlloc(ops->cxt, sizeof(MemoryContextCallback));
-
-		ops->appends = MemoryContextAlloc(ops->cxt, sizeof(GhOpAppend) * GH_OPS_MAX_APPENDS);
-		cb->func = abandon_appends;
-		cb->arg = ops;
-		MemoryContextRegisterResetCallback(ops->cxt, cb);
-	}
 	ops->appends[ops->nappends].seg = seg;
 	ops->appends[ops->nappends].slot = gpuhash_service_start(&call);
 	ops->nappends++;

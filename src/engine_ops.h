@@ -34,6 +34,9 @@ typedef struct GhOps
 	/* pool appends started and not yet waited for, oldest first */
 	struct GhOpAppend *appends;
 	int			nappends;
+	/* their segments once served, kept for the next appends */
+	dsm_segment **spares;
+	int			nspares;
 } GhOps;
 
 /* pool appends one process keeps in flight while it reads on */
@@ -92,7 +95,8 @@ extern void gpuhash_op_groups_free(GhOps *ops, gh_groups *g);
  * join's inner side; col_inner says which columns belong to it.  An append
  * returns once its rows are in a segment of their own and the request is
  * queued: the process reads on while the service takes them in, with at
- * most GH_OPS_MAX_APPENDS appends in flight.
+ * most GH_OPS_MAX_APPENDS appends in flight.  Their segments are reused
+ * once served: an append fills memory already mapped and faulted in.
  */
 typedef struct GhOpPool
 {
@@ -104,10 +108,16 @@ extern void gpuhash_op_pool_create(GhOps *ops, int kind, GhOpPool *pool);
 extern void gpuhash_op_pool_append(GhOps *ops, const GhOpPool *pool, int side, int pattern,
 								   const uint64 *keys, const uint64 *jkeys, size_t n,
 								   const gh_aggcol *cols, const uint8 *col_inner, int ncols);
-/* wait for ops's appends to be in the pool (their errors raised here) */
+/*
+ * Wait for ops's appends to be in the pool (their errors raised here), and
+ * let go of the segments kept for more.
+ */
 extern void gpuhash_op_pool_sync(GhOps *ops);
-/* appends nobody will wait for: whoever holds them next frees them */
-extern void gpuhash_op_pool_abandon(GhOps *ops);
+/*
+ * Appends nobody will wait for: whoever holds them next frees them.  detach:
+ * let go of their segments too (not while aborting: the resource owner has).
+ */
+extern void gpuhash_op_pool_abandon(GhOps *ops, bool detach);
 extern void gpuhash_op_pool_patterns(GhOps *ops, const GhOpPool *pool, uint64 *mask);
 extern gh_groups *gpuhash_op_pool_finish(GhOps *ops, const GhOpPool *pool, int pattern);
 extern void gpuhash_op_pool_free(const GhOpPool *pool);

@@ -14,6 +14,7 @@
  */
 #include "postgres.h"
 
+#include <sys/mman.h>
 #include <sys/statvfs.h>
 
 #include "fmgr.h"
@@ -320,7 +321,15 @@ gpuhash_service_wait(GhsCall *call, GhsSlot *slot)
 	{
 		call->reply = dsm_attach(reply);
 		if (call->reply)
+		{
 			dsm_pin_mapping(call->reply);
+#ifdef MADV_POPULATE_READ
+			/* a large reply's pages mapped at once, not one fault a page as it is read */
+			if (dsm_segment_map_length(call->reply) >= ((Size) 1 << 20))
+				(void) madvise(dsm_segment_address(call->reply),
+							   dsm_segment_map_length(call->reply), MADV_POPULATE_READ);
+#endif
+		}
 	}
 	if (sqlerrcode != 0)
 	{
