@@ -21,7 +21,9 @@
 #                    device as set, max_parallel_workers_per_gather = N
 # gpuhash.force makes every gpuhash path cost nothing, so among the forced
 # plans the join order is not chosen by cost (a fact table can end up as the
-# build side); GPUHASH_FORCE=off times gpuhash's cost-based plans instead.
+# build side); GPUHASH_FORCE=off times gpuhash's cost-based plans instead,
+# and GPUHASH_FORCE="on off" both, against the same PostgreSQL times (what
+# the cost model chose, and what it passed over).
 #
 # With BREAKDOWN=1, each table is followed by where the time goes: for every
 # query, EXPLAIN (ANALYZE, BUFFERS) with gpuhash off and on (the first worker
@@ -39,7 +41,12 @@ SF=${SF:-1}
 REPS=${REPS:-3}
 WORKERS=${WORKERS:-"2 8"}
 DEVICE=${GPUHASH_DEVICE:-gpu}
-FORCE=${GPUHASH_FORCE:-on}
+read -ra FORCES <<<"${GPUHASH_FORCE:-on}"
+for f in "${FORCES[@]}"; do
+	[[ $f == on || $f == off ]] || { echo "bench_ssb: GPUHASH_FORCE must be on, off or \"on off\"" >&2; exit 2; }
+done
+# the gpuhash modes: gh_on (forced), gh_off (the cost model's plans)
+GMODES=$(printf 'gh_%s ' "${FORCES[@]}")
 BREAKDOWN=${BREAKDOWN:-0}
 LOADERS=${LOADERS:-8}
 PSQL="psql -X -v ON_ERROR_STOP=1 -q"
@@ -121,16 +128,19 @@ load() {
 # sql_of QUERY: the query's text, without its comment and final semicolon
 sql_of() { sed '/^--/d; s/;[[:space:]]*$//' "$ssb/$1.sql"; }
 
-# settings SCHEMA MODE WORKERS: the SET commands of a mode
+# settings SCHEMA MODE WORKERS: the SET commands of a mode (pg, gh_on, gh_off)
 settings() {
 	local s="SET search_path = $1; SET max_parallel_workers_per_gather = $3;"
 	s+=" SET gpuhash.device = '$DEVICE';"
 	if [ "$2" = pg ]; then
 		echo "$s SET gpuhash.enabled = off;"
 	else
-		echo "$s SET gpuhash.enabled = on; SET gpuhash.force = $FORCE;"
+		echo "$s SET gpuhash.enabled = on; SET gpuhash.force = ${2#gh_};"
 	fi
 }
+
+# the name of a gpuhash mode in the tables
+mode_name() { [ "$1" = gh_on ] && echo "gpuhash (forced)" || echo "gpuhash (cost-based)"; }
 
 # measure SETTINGS SQL: runs SQL REPS times in one session; sets MEDIAN (ms),
 # ROWS and DIGESTS (one md5 of the sorted rows per run, which are left in
@@ -182,7 +192,7 @@ breakdown() {
 	echo "|---|---:|---:|---:|---:|---:|"
 	for q in $queries; do
 		for mode in pg gpuhash; do
-			$PSQL -c "$(settings "$schema" $mode "$w")" \
+			$PSQL -c "$(settings "$schema" "$([ $mode = pg ] && echo pg || echo "gh_${FORCES[0]}")" "$w")" \
 			      -c "EXPLAIN (ANALYZE, BUFFERS) $(sql_of "$q")" >"$work/plan.$q.$mode" 2>&1 ||
 				{ failures=$((failures + 1)); echo "bench_ssb: EXPLAIN of $q failed" >&2; }
 		done
@@ -205,7 +215,7 @@ breakdown() {
 			if [ $mode = pg ]; then
 				echo "${q^^}, gpuhash off (PostgreSQL):"
 			else
-				echo "${q^^}, gpuhash on, gpuhash.force = $FORCE:"
+				echo "${q^^}, gpuhash on, gpuhash.force = ${FORCES[0]}:"
 			fi
 			echo
 			echo '```'
@@ -226,13 +236,17 @@ for sf in $SF; do
 	server=$($PSQL -At -c "SELECT string_agg(name || ' = ' || current_setting(name), ', ' ORDER BY name)
 	                       FROM pg_settings WHERE name IN ('jit', 'shared_buffers', 'work_mem')")
 	echo "SSB scale factor $sf: lineorder $rows rows; median of $REPS runs in seconds;" \
-	     "gpuhash.device = $DEVICE, gpuhash.force = $FORCE; $server."
+	     "gpuhash.device = $DEVICE, gpuhash.force = ${FORCES[*]}; $server."
 	echo
 	header="| query | rows |"
 	sep="|---|---:|"
 	for w in $WORKERS; do
-		header+=" PostgreSQL, $w workers | gpuhash, $w workers | speed-up |"
-		sep+="---:|---:|---:|"
+		header+=" PostgreSQL, $w workers |"
+		sep+="---:|"
+		for g in $GMODES; do
+			header+=" $(mode_name "$g"), $w workers | speed-up |"
+			sep+="---:|---:|"
+		done
 	done
 	echo "$header gpuhash nodes | same result |"
 	echo "$sep---|:---:|"
@@ -241,8 +255,13 @@ for sf in $SF; do
 		sql=$(sql_of "$q")
 		ref="" refrows="" line="" ok="✓" plan_nodes=()
 		for w in $WORKERS; do
-			plan_nodes+=("$(nodes "$(settings "$schema" gpuhash "$w")" "$sql" 2>/dev/null || echo "?")")
-			for mode in pg gpuhash; do
+			nl=""
+			for g in $GMODES; do
+				nl+="${nl:+; }$([ "${#FORCES[@]}" -gt 1 ] && echo "${g#gh_}: ")"
+				nl+="$(nodes "$(settings "$schema" "$g" "$w")" "$sql" 2>/dev/null || echo "?")"
+			done
+			plan_nodes+=("$nl")
+			for mode in pg $GMODES; do
 				if ! measure "$(settings "$schema" $mode "$w")" "$sql"; then
 					echo "bench_ssb: $q, $mode $w workers, SF $sf failed:" >&2
 					cat "$work/err" >&2
@@ -275,7 +294,10 @@ for sf in $SF; do
 					r=$((r + 1))
 				done
 			done
-			line+=" $(secs "${t[pg]}") | $(secs "${t[gpuhash]}") | $(ratio "${t[pg]}" "${t[gpuhash]}") |"
+			line+=" $(secs "${t[pg]}") |"
+			for g in $GMODES; do
+				line+=" $(secs "${t[$g]}") | $(ratio "${t[pg]}" "${t[$g]}") |"
+			done
 		done
 		# one entry, or one per worker count where the plans differ
 		n=$(printf '%s\n' "${plan_nodes[@]}" | sort -u | wc -l)
@@ -289,8 +311,12 @@ for sf in $SF; do
 	done
 	line="| total | |"
 	for w in $WORKERS; do
-		a=${total[pg.$w]:-0} b=${total[gpuhash.$w]:-0}
-		line+=" $(secs "$a") | $(secs "$b") | $(ratio "$a" "$b") |"
+		a=${total[pg.$w]:-0}
+		line+=" $(secs "$a") |"
+		for g in $GMODES; do
+			b=${total[$g.$w]:-0}
+			line+=" $(secs "$b") | $(ratio "$a" "$b") |"
+		done
 	done
 	echo "$line | |"
 	unset total
