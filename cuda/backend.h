@@ -206,6 +206,8 @@ extern const gh_backend_ops gh_cuda_ops;
 extern int	gh_cuda_list_devices(gh_device_info *out, int max);
 /* Register host memory with every device (cuda_pages.cu): NULL, or the error. */
 extern const char *gh_cuda_register_range(void *base, size_t bytes);
+/* Undo gh_cuda_register_range(base, ...). */
+extern void gh_cuda_unregister_range(void *base);
 
 /* Record an error on e (printf-style message) and return status. */
 extern gh_status gh_fail(gh_engine *e, gh_status status, const char *fmt,...)

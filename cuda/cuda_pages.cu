@@ -287,3 +287,10 @@ gh_cuda_register_range(void *base, size_t bytes)
 	(void) cudaGetLastError();
 	return err == cudaSuccess ? nullptr : cudaGetErrorString(err);
 }
+
+extern "C" void
+gh_cuda_unregister_range(void *base)
+{
+	(void) cudaHostUnregister(base);
+	(void) cudaGetLastError();
+}
