@@ -204,9 +204,15 @@ extern void gha_shared_exchange(GhaSharedInner *sh, dsa_area *area, bool attache
 extern void gpuhash_agg_init(void);
 extern Node *gpuhash_agg_create_state(CustomScan *cscan);
 extern bool gpuhash_agg_computed(Expr *expr, int mode);
-/* the result of one aggregate for one group (agg_final.c) */
+/*
+ * The result of one aggregate for one group (agg_final.c).  A sum of int8,
+ * a numeric, is built in numeric (GHA_NUMERIC_BYTES, maximally aligned) when
+ * it is given -- the node's own memory, valid until its next group -- and
+ * palloc'd otherwise.
+ */
+#define GHA_NUMERIC_BYTES 32	/* a numeric of any 128-bit integer: 26 */
 extern Datum gpuhash_agg_final(GhaOp op, Oid argtype, const struct gh_groups *g,
-							   int col, size_t group, bool *isnull);
+							   int col, size_t group, bool *isnull, char *numeric);
 struct gh_aggresult;
 extern int64 gpuhash_agg_int8_sum(const struct gh_aggresult *r, size_t group);
 /* the types of an aggregate's partial values (part 1: InvalidOid if none) */

@@ -302,6 +302,9 @@ BeginGpuHashAgg(CustomScanState *node, EState *estate, int eflags)
 	s->out_attno = palloc(sizeof(int) * Max(s->nout, 1));
 	s->out_agg = palloc(sizeof(int) * Max(s->nout, 1));
 	s->out_part = palloc(sizeof(int) * Max(s->nout, 1));
+	s->out_numeric = palloc(sizeof(char *) * Max(s->nout, 1));
+	for (a = 0; a < s->nout; a++)
+		s->out_numeric[a] = palloc(GHA_NUMERIC_BYTES);
 	a = 0;
 	i = 0;
 	foreach(lc, cscan->custom_scan_tlist)
@@ -903,7 +906,7 @@ aggregate_input(GpuHashAggState *s)
  */
 static Datum
 agg_value(GpuHashAggState *s, const gh_groups *g, size_t gi, uint32 id, int a, int part,
-		  bool *isnull)
+		  bool *isnull, char *numeric)
 {
 	GhaOp		op = s->ops[a];
 	Oid			t = s->argtypes[a];
@@ -940,7 +943,7 @@ agg_value(GpuHashAggState *s, const gh_groups *g, size_t gi, uint32 id, int a, i
 		if (op == GHA_COUNT_STAR || op == GHA_COUNT)
 			return Int64GetDatum(gpuhash_agg_int8_sum(&g->cols[c], gi));
 		if (op == GHA_SUM && !s->numcols[a] && !is_float)
-			return gpuhash_agg_final(GHA_SUM, INT4OID, g, c, gi, isnull);	/* int8 */
+			return gpuhash_agg_final(GHA_SUM, INT4OID, g, c, gi, isnull, NULL); /* int8 */
 		if (op == GHA_AVG)
 		{
 			n = gpuhash_agg_int8_sum(&g->cols[s->agg_col2[a]], gi);
@@ -961,7 +964,7 @@ agg_value(GpuHashAggState *s, const gh_groups *g, size_t gi, uint32 id, int a, i
 	}
 	if (s->numcols[a])
 		return gha_numeric_final(op == GHA_AVG, g, s->numcols[a], gi, isnull);
-	return gpuhash_agg_final(op, t, g, c, gi, isnull);
+	return gpuhash_agg_final(op, t, g, c, gi, isnull, numeric);
 }
 
 /*
@@ -1050,7 +1053,7 @@ pool_direct_group(GpuHashAggState *s, const gh_groups *g, size_t gi, uint8 patte
 		int			at = s->out_attno[o] - 1;
 
 		scan->tts_values[at] = gpuhash_agg_final(c->ops[a], c->argtypes[a], g, c->agg_col[a],
-												 gi, &scan->tts_isnull[at]);
+												 gi, &scan->tts_isnull[at], s->out_numeric[o]);
 	}
 }
 
@@ -1082,7 +1085,38 @@ own_group(GpuHashAggState *s, const gh_groups *g, size_t gi, uint8 pattern,
 		int			at = s->out_attno[o] - 1;
 
 		scan->tts_values[at] = agg_value(s, g, gi, id, s->out_agg[o], s->out_part[o],
-										 &scan->tts_isnull[at]);
+										 &scan->tts_isnull[at], s->out_numeric[o]);
+	}
+}
+
+/*
+ * Ask for group gi's result values ahead of their use: a group reads one
+ * entry of several arrays (keys, counts, each column's sums ...), streams
+ * that are each touched too rarely for the hardware to fetch them ahead.
+ */
+static inline void
+prefetch_group(const gh_groups *g, size_t gi)
+{
+	if (gi >= g->ngroups)
+		return;
+	__builtin_prefetch(&g->keys[gi]);
+	__builtin_prefetch(&g->rows[gi]);
+	for (int c = 0; c < g->ncols; c++)
+	{
+		const gh_aggresult *r = &g->cols[c];
+
+		__builtin_prefetch(&r->nonnull[gi]);
+		if (r->sum_lo)
+		{
+			__builtin_prefetch(&r->sum_lo[gi]);
+			__builtin_prefetch(&r->sum_hi[gi]);
+		}
+		if (r->fsum)
+			__builtin_prefetch(&r->fsum[gi]);
+		if (r->imin)
+			__builtin_prefetch(&r->imin[gi]);
+		if (r->imax)
+			__builtin_prefetch(&r->imax[gi]);
 	}
 }
 
@@ -1110,6 +1144,8 @@ ExecGpuHashAgg(CustomScanState *node)
 			continue;
 		}
 		gi = s->cur_group++;
+		if (gi % 8 == 0)
+			prefetch_group(g, gi + 64);
 		CHECK_FOR_INTERRUPTS();
 		ResetExprContext(econtext);
 		ExecClearTuple(scan);

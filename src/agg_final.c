@@ -48,10 +48,11 @@
 
 /*
  * numeric of the integer whose base-10000 digits, least significant first,
- * are digits[0..nd): the bytes numeric.c's make_result writes for it
+ * are digits[0..nd): the bytes numeric.c's make_result writes for it, into
+ * into (GHA_NUMERIC_BYTES) or palloc'd memory
  */
 static Datum
-numeric_of_digits(bool negative, const int16 *digits, int nd)
+numeric_of_digits(bool negative, const int16 *digits, int nd, char *into)
 {
 	int			low = 0;
 	int			n;
@@ -70,7 +71,9 @@ numeric_of_digits(bool negative, const int16 *digits, int nd)
 		negative = false;
 	}
 	len = VARHDRSZ + sizeof(uint16) + n * sizeof(int16);
-	result = palloc(len);
+	StaticAssertStmt(VARHDRSZ + sizeof(uint16) + NUM_MAX_DIGITS * sizeof(int16) <= GHA_NUMERIC_BYTES,
+					 "GHA_NUMERIC_BYTES holds a numeric of any 128-bit integer");
+	result = into ? into : palloc(len);
 	SET_VARSIZE(result, len);
 	header = NUM_SHORT | (negative ? NUM_SHORT_SIGN : 0) |
 		(weight < 0 ? NUM_SHORT_WEIGHT_SIGN : 0) | (weight & NUM_SHORT_WEIGHT_MASK);
@@ -79,6 +82,25 @@ numeric_of_digits(bool negative, const int16 *digits, int nd)
 	for (int i = 0; i < n; i++)
 		out[i] = digits[nd - 1 - i];
 	return PointerGetDatum(result);
+}
+
+/* numeric of a two's complement 128-bit integer hi:lo, into into or palloc'd */
+static Datum
+int128_numeric(uint64 lo, int64 hi, char *into)
+{
+	__int128	v = (__int128) (((unsigned __int128) (uint64) hi << 64) | lo);
+	unsigned __int128 mag = v < 0 ? -(unsigned __int128) v : (unsigned __int128) v;
+	int16		digits[NUM_MAX_DIGITS];
+	int			nd = 0;
+
+	while (mag > PG_UINT64_MAX)
+	{
+		digits[nd++] = (int16) (mag % NUM_BASE);
+		mag /= NUM_BASE;
+	}
+	for (uint64 m = (uint64) mag; m != 0; m /= NUM_BASE)
+		digits[nd++] = (int16) (m % NUM_BASE);
+	return numeric_of_digits(v < 0, digits, nd, into);
 }
 
 /*
@@ -95,19 +117,7 @@ gha_numeric_from_int128(uint64 lo, int64 hi, int exp10)
 	char	   *p = buf + 48;
 
 	if (exp10 == 0)
-	{
-		int16		digits[NUM_MAX_DIGITS];
-		int			nd = 0;
-
-		while (mag > PG_UINT64_MAX)
-		{
-			digits[nd++] = (int16) (mag % NUM_BASE);
-			mag /= NUM_BASE;
-		}
-		for (uint64 m = (uint64) mag; m != 0; m /= NUM_BASE)
-			digits[nd++] = (int16) (m % NUM_BASE);
-		return numeric_of_digits(v < 0, digits, nd);
-	}
+		return int128_numeric(lo, hi, NULL);
 
 	*p = '\0';
 	do
@@ -158,7 +168,7 @@ gpuhash_agg_int8_sum(const gh_aggresult *r, size_t group)
 
 Datum
 gpuhash_agg_final(GhaOp op, Oid argtype, const gh_groups *g, int col,
-				  size_t group, bool *isnull)
+				  size_t group, bool *isnull, char *numeric)
 {
 	const gh_aggresult *r = col >= 0 ? &g->cols[col] : NULL;
 	bool		is_float = (argtype == FLOAT4OID || argtype == FLOAT8OID);
@@ -180,7 +190,7 @@ gpuhash_agg_final(GhaOp op, Oid argtype, const gh_groups *g, int col,
 				return argtype == FLOAT4OID ? Float4GetDatum((float4) r->fsum[group])
 					: Float8GetDatum(r->fsum[group]);
 			if (argtype == INT8OID)
-				return gha_numeric_from_int128(r->sum_lo[group], r->sum_hi[group], 0);
+				return int128_numeric(r->sum_lo[group], r->sum_hi[group], numeric);
 			return Int64GetDatum(gpuhash_agg_int8_sum(r, group));
 		case GHA_AVG:
 			if (is_float)

@@ -56,6 +56,7 @@ typedef struct GpuHashAggState
 	int		   *out_attno;		/* their scan tuple columns */
 	int		   *out_agg;		/* their aggregates */
 	int		   *out_part;		/* and which partial value (GHA_MODE_PARTIAL) */
+	char	  **out_numeric;	/* per column, room for a sum(int8) numeric (GHA_NUMERIC_BYTES) */
 	int		   *agg_col2;		/* GHA_MODE_FINAL avg: the count column */
 	ExprState **args2;			/* GHA_MODE_FINAL: the second partial values */
 	int		   *agg_col;		/* engine column, -1: none (plain count(*)) */
