@@ -48,6 +48,16 @@ BEGIN
   END LOOP;
 END $$;
 
+-- the settings of a mode: pg (gpuhash off), backend (forced, gpuhash.service
+-- off) or service (forced, through the service)
+CREATE FUNCTION pg_temp.sv_mode(mode text) RETURNS void
+LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM set_config('gpuhash.enabled', (mode <> 'pg')::text, true);
+  PERFORM set_config('gpuhash.force', (mode <> 'pg')::text, true);
+  PERFORM set_config('gpuhash.service', (mode = 'service')::text, true);
+END $$;
+
 -- run q as mode says (pg, backend, service) into sv
 CREATE FUNCTION pg_temp.sv_run(name text, q text, mode text) RETURNS void
 LANGUAGE plpgsql AS $$
@@ -60,9 +70,7 @@ DECLARE
 BEGIN
   PERFORM pg_temp.sv_settle();
   before := (SELECT coalesce(sum(requests), 0) FROM gpuhash_service());
-  PERFORM set_config('gpuhash.enabled', (mode <> 'pg')::text, true);
-  PERFORM set_config('gpuhash.force', (mode <> 'pg')::text, true);
-  PERFORM set_config('gpuhash.service', (mode = 'service')::text, true);
+  PERFORM pg_temp.sv_mode(mode);
   EXECUTE format($f$SELECT count(*), md5(coalesce(string_agg(x::text, '|' ORDER BY x::text), ''))
       FROM (%s) x$f$, q) INTO n, d;
   FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS ON, TIMING OFF, SUMMARY OFF) ' || q LOOP
@@ -213,9 +221,7 @@ BEGIN
   -- a pooled aggregation whose processes fail after appending: the error is
   -- theirs, and the pool goes with the query, not with the transaction
   PERFORM pg_temp.sv_settle();
-  PERFORM set_config('gpuhash.enabled', 'on', true);
-  PERFORM set_config('gpuhash.force', 'on', true);
-  PERFORM set_config('gpuhash.service', 'on', true);
+  PERFORM pg_temp.sv_mode('service');
   RETURN QUERY SELECT throws_ok(
     'SELECT k % 10, count(*), sum(v / (id - 45000)) FROM gh_sv_fact GROUP BY 1', '22012', NULL,
     'a pooled aggregation failing in its processes raises their error');
@@ -254,9 +260,7 @@ BEGIN
   PERFORM set_config('max_parallel_workers_per_gather', '0', true);
 
   -- an engine failure in the service is the backend's error, and the service goes on
-  PERFORM set_config('gpuhash.enabled', 'on', true);
-  PERFORM set_config('gpuhash.force', 'on', true);
-  PERFORM set_config('gpuhash.service', 'on', true);
+  PERFORM pg_temp.sv_mode('service');
   PERFORM set_config('gpuhash.debug_fail_after', '0', true);
   RETURN QUERY SELECT throws_ok(
     'SELECT k % 100, count(*) FROM gh_sv_fact GROUP BY 1', '53200', NULL,
