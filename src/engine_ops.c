@@ -550,6 +550,8 @@ wait_append(GhOps *ops)
 	memset(&call, 0, sizeof(call));
 	gpuhash_service_wait(&call, a.slot);
 	ops->service_peak = Max(ops->service_peak, (size_t) call.result[3]);
+	if (ops->nspares >= GH_OPS_MAX_APPENDS)
+		elog(ERROR, "gpuhash: more append segments kept than appends in flight");
 	ops->spares[ops->nspares++] = a.seg;
 }
 
@@ -561,7 +563,12 @@ gpuhash_op_pool_sync(GhOps *ops)
 	drop_spares(ops);
 }
 
-/* a segment of at least size bytes for an append: a spare one if one is that large */
+/*
+ * A segment of at least size bytes for an append: a spare one if one is
+ * that large, else a new one, the spares let go (too small for appends of
+ * this size; so at most one spare is kept between appends, and two while
+ * the last appends are waited for).
+ */
 static GhsData *
 append_data(GhOps *ops, dsm_segment **seg, Size size, const GhsDataCol *dcols, int ncols)
 {
@@ -572,6 +579,7 @@ append_data(GhOps *ops, dsm_segment **seg, Size size, const GhsDataCol *dcols, i
 			ops->spares[i] = ops->spares[--ops->nspares];
 			return init_data(*seg, dcols, ncols);
 		}
+	drop_spares(ops);
 	return new_data(seg, size, dcols, ncols);
 }
 
