@@ -215,7 +215,12 @@ gh_darray_append(gh_darray *a, const void *src, size_t bytes)
 	if (a->device)
 		GH_TRY_STATUS(e->ops->darray_copy(e, a->p + a->bytes, src, bytes));
 	else if (src != NULL)
-		memcpy(a->p + a->bytes, src, bytes);
+	{
+		/* one process may take every append of a query: copy on several threads */
+		gh_copy		piece = {a->p + a->bytes, src, bytes};
+
+		gh_copy_host(&piece, 1);
+	}
 	else
 		memset(a->p + a->bytes, 0, bytes);
 	a->bytes = need;

@@ -172,7 +172,6 @@ gpuhash_pool_append(GhsSlot *slot, char *base, Size length)
 	PoolPart   *part;
 	uint64		n = d->n;
 	bool		pinned;
-	bool		on_device;
 
 	if (pattern < 0 || pattern >= POOL_PATTERNS || (side == 1 && pool->kind < 0))
 		elog(ERROR, "gpuhash GPU service: bad pool append");
@@ -236,8 +235,7 @@ gpuhash_pool_append(GhsSlot *slot, char *base, Size length)
 	}
 	PG_END_TRY();
 	part->n += n;
-	on_device = gh_darray_on_device(part->jkeys ? part->jkeys : part->keys);
-	return on_device;
+	return gh_darray_on_device(part->jkeys ? part->jkeys : part->keys);
 }
 
 void
