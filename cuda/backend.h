@@ -134,6 +134,18 @@ typedef struct gh_backend_ops
 	gh_status	(*extract_pages) (gh_engine *e, const gh_pagespec *spec,
 								  const void *base, const uint32_t *pages,
 								  size_t npages, gh_pagerows *out);
+	/*
+	 * gh_pages_read and gh_pagebatch_keep (engine_pagebatch.c has checked the
+	 * arguments), on device index 0.  pages_read fills b->bad and
+	 * b->has_nulls and keeps what keep needs in b->bstate; pages_keep
+	 * leaves the kept rows, grouped by pattern in slot order, in b->keys,
+	 * b->vals and b->nulls (darray_alloc'd, b->nkept rows) and their counts
+	 * in b->count; pages_free frees b->bstate.
+	 */
+	gh_status	(*pages_read) (gh_engine *e, const void *base, const uint32_t *pages,
+							   struct gh_pagebatch *b);
+	gh_status	(*pages_keep) (struct gh_pagebatch *b, const uint8_t *drop);
+	void		(*pages_free) (struct gh_pagebatch *b);
 	/* Register host memory for direct device reads (NULL: nothing to do). */
 	gh_status	(*register_host) (gh_engine *e, void *base, size_t bytes);
 	/* gh_pin_host, gh_unpin_host (NULL: nothing to pin) */
@@ -199,6 +211,25 @@ struct gh_engine
 	struct gh_darray *darrays;	/* every device array still open */
 	size_t		darray_device_bytes;	/* the device memory they hold */
 	size_t		darray_budget;	/* gh_debug_darray_budget; 0: the default */
+};
+
+/* A batch of page rows (gh_pages_read) */
+struct gh_pagebatch
+{
+	gh_engine  *e;
+	gh_pagespec spec;
+	gh_pageenc	enc;
+	size_t		npages;
+	uint8_t    *bad;			/* host, npages */
+	bool		has_nulls[GH_PAGE_MAX_VALS];
+	void	   *bstate;			/* the backend's, between read and keep */
+	bool		kept;
+	/* the kept rows, in the engine's device array memory */
+	size_t		nkept;
+	uint64_t   *keys;			/* nkept */
+	uint64_t   *vals;			/* value column v at v * nkept */
+	uint8_t    *nulls;			/* likewise */
+	uint64_t	count[256];		/* rows per pattern, in pattern order */
 };
 
 extern const gh_backend_ops gh_cpu_ops;

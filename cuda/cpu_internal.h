@@ -142,6 +142,10 @@ extern size_t gh_cpu_agg_bytes_per_row(int ncols);
 extern gh_status gh_cpu_extract_pages(gh_engine *e, const gh_pagespec *spec,
 									   const void *base, const uint32_t *pages,
 									   size_t npages, gh_pagerows *out);
+extern gh_status gh_cpu_pages_read(gh_engine *e, const void *base, const uint32_t *pages,
+								   struct gh_pagebatch *b);
+extern gh_status gh_cpu_pages_keep(struct gh_pagebatch *b, const uint8_t *drop);
+extern void gh_cpu_pages_free(struct gh_pagebatch *b);
 extern gh_status gh_cpu_probe_aggregate(gh_engine *e, void *probe,
 										uint64_t first, size_t count,
 										const gh_joinagg *spec,

@@ -1,11 +1,16 @@
 /*-------------------------------------------------------------------------
  *
  * cpu_pages.c
- *	  The CPU backend's gh_extract_pages: heap_page.h's reader, page by page.
+ *	  The CPU backend's gh_extract_pages and gh_pages_read: heap_page.h's
+ *	  reader, page by page.
  *
  *-------------------------------------------------------------------------
  */
+#include <stdlib.h>
+#include <string.h>
+
 #include "cpu_internal.h"
+#include "engine_internal.h"
 #include "heap_page.h"
 
 gh_status
@@ -30,4 +35,154 @@ gh_cpu_extract_pages(gh_engine *e, const gh_pagespec *spec, const void *base,
 	out->first[npages] = (uint32_t) at;
 	out->nrows = at;
 	return GH_OK;
+}
+
+/* ---- rows into device arrays (gh_pages_read) ---- */
+
+/* A batch's rows as read, in page order: what pages_keep sorts out. */
+typedef struct cpu_batch
+{
+	size_t		nrows;
+	uint64_t   *keys;
+	uint8_t    *patterns;
+	uint32_t   *page;			/* each row's page */
+	uint64_t   *vals;			/* value column v at v * cap */
+	uint8_t    *nulls;
+	size_t		cap;
+} cpu_batch;
+
+static void
+cpu_batch_free(cpu_batch *cb)
+{
+	if (cb == NULL)
+		return;
+	free(cb->keys);
+	free(cb->patterns);
+	free(cb->page);
+	free(cb->vals);
+	free(cb->nulls);
+	free(cb);
+}
+
+gh_status
+gh_cpu_pages_read(gh_engine *e, const void *base, const uint32_t *pages, gh_pagebatch *b)
+{
+	const gh_pagespec *spec = &b->spec;
+	const gh_pageenc *enc = &b->enc;
+	int			nvals = enc->nvals;
+	cpu_batch  *cb = gh_calloc(e, 1, sizeof(cpu_batch));
+	gh_pagerows rows;
+	size_t		cap = b->npages * spec->max_tuples;
+	gh_status	st = GH_OK;
+
+	if (cb == NULL)
+		return e->status;
+	b->bstate = cb;
+	memset(&rows, 0, sizeof(rows));
+	rows.cap = spec->max_tuples;
+	cb->cap = cap;
+	cb->keys = gh_malloc(e, 8 * cap);
+	cb->patterns = gh_malloc(e, cap);
+	cb->page = gh_malloc(e, 4 * cap);
+	cb->vals = gh_malloc(e, 8 * cap * (nvals > 0 ? nvals : 1));
+	cb->nulls = gh_malloc(e, cap * (nvals > 0 ? nvals : 1));
+	for (int o = 0; o < spec->nout; o++)
+	{
+		rows.values[o] = gh_malloc(e, 8 * spec->max_tuples);
+		rows.nulls[o] = gh_malloc(e, spec->max_tuples);
+		if (rows.values[o] == NULL || rows.nulls[o] == NULL)
+			st = e->status;
+	}
+	if (cb->keys == NULL || cb->patterns == NULL || cb->page == NULL || cb->vals == NULL ||
+		cb->nulls == NULL)
+		st = e->status;
+	for (size_t p = 0; st == GH_OK && p < b->npages; p++)
+	{
+		const uint8_t *page = (const uint8_t *) base + (size_t) pages[p] * spec->page_size;
+		long		n;
+
+		if ((p & 1023) == 1023 && gh_interrupted(e))
+		{
+			st = GH_ERR_CANCELLED;
+			break;
+		}
+		n = gh_page_extract(page, spec, &rows, 0);
+		b->bad[p] = n < 0;
+		for (long r = 0; r < n; r++)
+		{
+			uint64_t	v[GH_PAGE_MAX_OUT];
+			uint8_t		nl[GH_PAGE_MAX_OUT];
+			size_t		at = cb->nrows++;
+
+			for (int o = 0; o < spec->nout; o++)
+			{
+				v[o] = rows.values[o][r];
+				nl[o] = rows.nulls[o][r];
+			}
+			cb->keys[at] = gh_page_key(enc, v, nl, &cb->patterns[at]);
+			cb->page[at] = (uint32_t) p;
+			for (int c = 0; c < nvals; c++)
+			{
+				cb->vals[c * cap + at] = gh_page_value(&enc->val[c], v, nl,
+													   &cb->nulls[c * cap + at]);
+				b->has_nulls[c] |= cb->nulls[c * cap + at] != 0;
+			}
+		}
+	}
+	for (int o = 0; o < spec->nout; o++)
+	{
+		free(rows.values[o]);
+		free(rows.nulls[o]);
+	}
+	return st;
+}
+
+gh_status
+gh_cpu_pages_keep(gh_pagebatch *b, const uint8_t *drop)
+{
+	gh_engine  *e = b->e;
+	cpu_batch  *cb = (cpu_batch *) b->bstate;
+	int			nvals = b->enc.nvals;
+	size_t		at[256];
+	size_t		n = 0;
+
+	for (size_t r = 0; r < cb->nrows; r++)
+		if (!b->bad[cb->page[r]] && !(drop && drop[cb->page[r]]))
+			b->count[cb->patterns[r]]++;
+	for (int p = 0; p < 256; p++)
+	{
+		at[p] = n;
+		n += b->count[p];
+	}
+	b->nkept = n;
+	if (n == 0)
+		return GH_OK;
+	if (e->ops->darray_alloc(e, (void **) &b->keys, 8 * n) != GH_OK ||
+		(nvals > 0 && e->ops->darray_alloc(e, (void **) &b->vals, 8 * n * nvals) != GH_OK) ||
+		(nvals > 0 && e->ops->darray_alloc(e, (void **) &b->nulls, n * nvals) != GH_OK))
+		return e->status;
+	for (size_t r = 0; r < cb->nrows; r++)
+	{
+		size_t		to;
+
+		if (b->bad[cb->page[r]] || (drop && drop[cb->page[r]]))
+			continue;
+		to = at[cb->patterns[r]]++;
+		b->keys[to] = cb->keys[r];
+		for (int c = 0; c < nvals; c++)
+		{
+			b->vals[c * n + to] = cb->vals[c * cb->cap + r];
+			b->nulls[c * n + to] = cb->nulls[c * cb->cap + r];
+		}
+	}
+	cpu_batch_free(cb);
+	b->bstate = NULL;
+	return GH_OK;
+}
+
+void
+gh_cpu_pages_free(gh_pagebatch *b)
+{
+	cpu_batch_free((cpu_batch *) b->bstate);
+	b->bstate = NULL;
 }

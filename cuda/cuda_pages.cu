@@ -129,17 +129,64 @@ stage_pages(const gh_cuda_ctx *ctx, const gh_pagespec *spec, const void *base,
 	return GH_OK;
 }
 
+/*
+ * The rows of npages pages in the sparse layout: row slot p * max_tuples +
+ * i (line pointer i of page p) holds output column o's value and NULL flag
+ * at o * slots + slot, flags[slot] 1 where it is a row; bad[p] 1 for a
+ * malformed page (no rows).  For gh_extract_pages and gh_pages_read.
+ */
+gh_status
+gh_cuda_page_slots(const gh_cuda_ctx *ctx, const gh_pagespec *spec, const void *base,
+				   const uint32_t *pages, size_t npages, gh_dbuf<uint64_t> &vals,
+				   gh_dbuf<uint8_t> &nulls, gh_dbuf<uint32_t> &flags, gh_dbuf<uint8_t> &bad)
+{
+	gh_engine  *e = ctx->e;
+	size_t		slots = npages * spec->max_tuples;
+	const uint8_t *src = nullptr;
+	const uint32_t *src_ids = nullptr;
+	gh_dbuf<uint8_t> dpages;
+	gh_dbuf<uint32_t> ids;
+	void	   *mapped = nullptr;
+	uint32_t	maxid = 0;
+
+	for (size_t p = 0; p < npages; p++)
+		maxid = pages[p] > maxid ? pages[p] : maxid;
+	if (gh_host_registered(base, ((size_t) maxid + 1) * spec->page_size) &&
+		cudaHostGetDevicePointer(&mapped, (void *) base, 0) == cudaSuccess)
+	{
+		/* read in place over the bus */
+		src = (const uint8_t *) mapped;
+		GH_TRY(gh_cuda_stage(ctx, pages, npages, ids, "page numbers"));
+		src_ids = ids.p;
+	}
+	else
+	{
+		const uint8_t *staged;
+
+		(void) cudaGetLastError();
+		GH_TRY(stage_pages(ctx, spec, base, pages, npages, &staged));
+		GH_TRY(gh_cuda_stage(ctx, staged, npages * spec->page_size, dpages, "pages"));
+		src = dpages.p;
+	}
+	GH_TRY(flags.alloc(ctx, slots, "page row flags"));
+	GH_TRY(vals.alloc(ctx, slots * spec->nout, "page row values"));
+	GH_TRY(nulls.alloc(ctx, slots * spec->nout, "page row nulls"));
+	GH_TRY(bad.alloc(ctx, npages, "malformed pages"));
+	page_rows_kernel<<<gh_cuda_wide_grid(ctx, npages, 1, 16), GH_PAGE_THREADS,
+		spec->page_size, ctx->d->stream>>>(src, src_ids, npages, *spec, slots, vals.p,
+										   nulls.p, flags.p, bad.p);
+	GH_CUDA_LAUNCHED(e, "page_rows_kernel");
+	/* the staging buffer is refilled by the next call: callers sync before they return */
+	return GH_OK;
+}
+
 gh_status
 gh_cuda_extract_pages(gh_engine *e, const gh_pagespec *spec, const void *base,
 					  const uint32_t *pages, size_t npages, gh_pagerows *out)
 {
 	gh_cuda_ctx ctx;
 	size_t		slots = npages * spec->max_tuples;
-	const uint8_t *src = nullptr;
-	const uint32_t *src_ids = nullptr;
-	gh_dbuf<uint8_t> dpages;
-	gh_dbuf<uint32_t> ids,
-				flags,
+	gh_dbuf<uint32_t> flags,
 				pos,
 				first;
 	gh_dbuf<uint64_t> vals,
@@ -151,43 +198,13 @@ gh_cuda_extract_pages(gh_engine *e, const gh_pagespec *spec, const void *base,
 	size_t		temp_bytes = 0;
 	uint32_t	last[2];
 	int			nout = spec->nout;
-	void	   *mapped = nullptr;
-
-	uint32_t	maxid = 0;
 
 	GH_TRY(gh_cuda_enter(e, 0, &ctx));
-	for (size_t p = 0; p < npages; p++)
-		maxid = pages[p] > maxid ? pages[p] : maxid;
-	if (gh_host_registered(base, ((size_t) maxid + 1) * spec->page_size) &&
-		cudaHostGetDevicePointer(&mapped, (void *) base, 0) == cudaSuccess)
-	{
-		/* read in place over the bus */
-		src = (const uint8_t *) mapped;
-		GH_TRY(gh_cuda_stage(&ctx, pages, npages, ids, "page numbers"));
-		src_ids = ids.p;
-	}
-	else
-	{
-		const uint8_t *staged;
-
-		(void) cudaGetLastError();
-		GH_TRY(stage_pages(&ctx, spec, base, pages, npages, &staged));
-		GH_TRY(gh_cuda_stage(&ctx, staged, npages * spec->page_size, dpages, "pages"));
-		src = dpages.p;
-	}
-	GH_TRY(flags.alloc(&ctx, slots, "page row flags"));
+	GH_TRY(gh_cuda_page_slots(&ctx, spec, base, pages, npages, vals, nulls, flags, bad));
 	GH_TRY(pos.alloc(&ctx, slots, "page row places"));
 	GH_TRY(first.alloc(&ctx, npages + 1, "page first rows"));
-	GH_TRY(vals.alloc(&ctx, slots * nout, "page row values"));
-	GH_TRY(nulls.alloc(&ctx, slots * nout, "page row nulls"));
 	GH_TRY(dvals.alloc(&ctx, slots * nout, "page rows"));
 	GH_TRY(dnulls.alloc(&ctx, slots * nout, "page row nulls"));
-	GH_TRY(bad.alloc(&ctx, npages, "malformed pages"));
-
-	page_rows_kernel<<<gh_cuda_wide_grid(&ctx, npages, 1, 16), GH_PAGE_THREADS,
-		spec->page_size, ctx.d->stream>>>(src, src_ids, npages, *spec, slots, vals.p,
-										  nulls.p, flags.p, bad.p);
-	GH_CUDA_LAUNCHED(e, "page_rows_kernel");
 	GH_CUDA_TRY(e, cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, flags.p, pos.p,
 												 slots, ctx.d->stream));
 	GH_TRY(temp.alloc(&ctx, temp_bytes, "page row scan"));

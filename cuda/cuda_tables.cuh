@@ -274,6 +274,15 @@ gh_status	gh_cuda_aggregate_spread(gh_engine *e, const uint64_t *keys, size_t n,
 /* gh_extract_pages and gh_register_host on device index 0 (cuda_pages.cu). */
 gh_status	gh_cuda_extract_pages(gh_engine *e, const gh_pagespec *spec, const void *base,
 								  const uint32_t *pages, size_t npages, gh_pagerows *out);
+gh_status	gh_cuda_page_slots(const gh_cuda_ctx *ctx, const gh_pagespec *spec, const void *base,
+							   const uint32_t *pages, size_t npages, gh_dbuf<uint64_t> &vals,
+							   gh_dbuf<uint8_t> &nulls, gh_dbuf<uint32_t> &flags,
+							   gh_dbuf<uint8_t> &bad);
+/* gh_pages_read and gh_pagebatch_keep (cuda_pagebatch.cu). */
+gh_status	gh_cuda_pages_read(gh_engine *e, const void *base, const uint32_t *pages,
+							   struct gh_pagebatch *b);
+gh_status	gh_cuda_pages_keep(struct gh_pagebatch *b, const uint8_t *drop);
+void		gh_cuda_pages_free(struct gh_pagebatch *b);
 gh_status	gh_cuda_register_host(gh_engine *e, void *base, size_t bytes);
 bool		gh_cuda_pin_host(gh_engine *e, void *base, size_t bytes);
 void		gh_cuda_unpin_host(gh_engine *e, void *base);

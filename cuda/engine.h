@@ -431,6 +431,99 @@ extern gh_status gh_extract_pages(gh_engine *e, const gh_pagespec *spec,
 								  size_t npages, gh_pagerows *out);
 
 /*
+ * Heap page rows straight into device arrays, as a parallel aggregation's
+ * pool keeps its rows (gh_darray below): each row's packed grouping key,
+ * its NULL pattern and its aggregate columns' values and NULL flags are
+ * made on the device from the columns gh_extract_pages would give, and
+ * only the rows of the pages the caller still trusts after the read are
+ * appended, grouped by NULL pattern.
+ *
+ *	gh_pages_read		read and encode the pages' rows (-> a batch)
+ *	gh_pagebatch_bad	which pages were malformed
+ *	gh_pagebatch_keep	keep the rows of the pages not dropped; rows per pattern
+ *	gh_pagebatch_append	append one pattern's rows to the caller's arrays
+ *	gh_pagebatch_free
+ *
+ * A grouping column whose value is NULL sets bit `bit` of the row's
+ * pattern and adds nothing to the key; otherwise its value (modulo mod when
+ * mod is not 0, as PostgreSQL's int2mod, int4mod and int8mod compute it in
+ * width bytes; x % -1 is 0) is cut to width bytes (1, 2, 4 or 8), masked
+ * and shifted into the key.  An aggregate column (gh_pageval) holds 0 for a
+ * NULL; col -1 names no column: 0, never NULL.
+ *
+ * GH_ERR_INVALID for: a bad page description (as gh_extract_pages), more
+ * than GH_PAGE_MAX_KEYS keys or GH_PAGE_MAX_VALS values, a key or value
+ * naming no output column, a width not 1, 2, 4 or 8, a shift over 63, a bit
+ * over 7, an unknown conv; keeping twice, appending before keeping, a
+ * pattern outside 0..255, keys NULL, values NULL (or one of its nvals
+ * entries NULL), or nulls[v] NULL for a column with NULLs among rows kept
+ * of that pattern.
+ */
+#define GH_PAGE_MAX_KEYS 8
+#define GH_PAGE_MAX_VALS 32
+
+typedef struct gh_pagekey
+{
+	int8_t		col;			/* output column of the page description */
+	uint8_t		bit;			/* its bit in the NULL pattern */
+	uint8_t		width;			/* bytes: 1, 2, 4 or 8 */
+	uint8_t		shift;			/* where it sits in the key */
+	uint64_t	mask;			/* applied before the shift */
+	int64_t		mod;			/* 0: the value itself */
+} gh_pagekey;
+
+typedef enum gh_pageconv
+{
+	GH_PAGEVAL_ZERO = 0,		/* 0 (counts need only the NULL flag) */
+	GH_PAGEVAL_SIGNED,			/* the value as read: 1-, 2-, 4-byte ones sign-extended */
+	GH_PAGEVAL_UNSIGNED32		/* the low 32 bits, zero-extended (oid) */
+} gh_pageconv;
+
+typedef struct gh_pageval
+{
+	int8_t		col;			/* output column, or -1 */
+	uint8_t		conv;			/* gh_pageconv */
+} gh_pageval;
+
+typedef struct gh_pageenc
+{
+	int			nkeys;
+	gh_pagekey	key[GH_PAGE_MAX_KEYS];
+	int			nvals;
+	gh_pageval	val[GH_PAGE_MAX_VALS];
+} gh_pageenc;
+
+typedef struct gh_pagebatch gh_pagebatch;
+struct gh_darray;				/* below */
+
+/*
+ * Read and encode the rows of npages pages (as gh_extract_pages reads
+ * them) into a new batch, held in the engine's memory until freed.
+ */
+extern gh_status gh_pages_read(gh_engine *e, const gh_pagespec *spec, const gh_pageenc *enc,
+							   const void *base, const uint32_t *pages, size_t npages,
+							   gh_pagebatch **out);
+/* npages flags: 1 for a malformed page, whose rows gh_pagebatch_keep drops */
+extern const uint8_t *gh_pagebatch_bad(const gh_pagebatch *b);
+/* Does aggregate column val have a NULL in some row read? */
+extern bool gh_pagebatch_has_nulls(const gh_pagebatch *b, int val);
+/*
+ * Keep the rows of the pages whose drop flag is 0 (drop NULL: all) and not
+ * malformed, grouped by NULL pattern: counts[p] rows of pattern p (256
+ * entries).  Once per batch.
+ */
+extern gh_status gh_pagebatch_keep(gh_pagebatch *b, const uint8_t *drop, uint64_t counts[256]);
+/*
+ * Append the kept rows of pattern to keys (8 bytes a row) and to each
+ * aggregate column's values[v] (8 bytes a row) and nulls[v] (1 byte a row;
+ * NULL: not kept, allowed only where the batch has no NULL there).
+ */
+extern gh_status gh_pagebatch_append(gh_pagebatch *b, int pattern, struct gh_darray *keys,
+									 struct gh_darray *const *values,
+									 struct gh_darray *const *nulls);
+extern void gh_pagebatch_free(gh_pagebatch *b);
+
+/*
  * Register host memory (a long-lived mapping, such as PostgreSQL's shared
  * buffers) for direct reads by the devices: once per process; the
  * registration lasts until the process exits.  A no-op for the CPU backend.

@@ -8,6 +8,7 @@
  *
  * INTERFACE ROUTINES
  *		gh_darray_create, gh_darray_append, gh_darray_free	the arrays
+ *		gh_darray_append_engine			appends from the engine's memory (engine_internal.h)
  *		gh_darray_data, gh_darray_bytes, gh_darray_on_device
  *		gh_darray_pin, gh_darray_unpin	host arrays, pinned for one copy
  *		gh_darrays_close				what gh_close leaves
@@ -177,8 +178,12 @@ device_grow(gh_darray *a, size_t cap)
 	return GH_OK;
 }
 
-gh_status
-gh_darray_append(gh_darray *a, const void *src, size_t bytes)
+/*
+ * Append bytes from src (NULL: zeros): host memory, or (engine_src) memory
+ * of the engine's own device arrays, which only the backend's copy reads.
+ */
+static gh_status
+append(gh_darray *a, const void *src, size_t bytes, bool engine_src)
 {
 	gh_engine  *e;
 	size_t		need;
@@ -214,6 +219,8 @@ gh_darray_append(gh_darray *a, const void *src, size_t bytes)
 	}
 	if (a->device)
 		GH_TRY_STATUS(e->ops->darray_copy(e, a->p + a->bytes, src, bytes));
+	else if (src != NULL && engine_src)
+		GH_TRY_STATUS(e->ops->darray_copy(e, a->p + a->bytes, src, bytes));
 	else if (src != NULL)
 	{
 		/* one process may take every append of a query: copy on several threads */
@@ -225,6 +232,18 @@ gh_darray_append(gh_darray *a, const void *src, size_t bytes)
 		memset(a->p + a->bytes, 0, bytes);
 	a->bytes = need;
 	return GH_OK;
+}
+
+gh_status
+gh_darray_append(gh_darray *a, const void *src, size_t bytes)
+{
+	return append(a, src, bytes, false);
+}
+
+gh_status
+gh_darray_append_engine(gh_darray *a, const void *src, size_t bytes)
+{
+	return append(a, src, bytes, true);
 }
 
 const void *

@@ -93,6 +93,10 @@ extern int	gh_device_ids(const gh_engine *e, uint32_t devmask, int *ids,
 
 /* Free every device array still open (gh_close). */
 extern void gh_darrays_close(gh_engine *e);
+/* append bytes at src in the engine's device array memory (engine_darray.c) */
+extern gh_status gh_darray_append_engine(gh_darray *a, const void *src, size_t bytes);
+/* engine_pages.c: the checks of a page description, for function fn's messages */
+extern gh_status gh_page_spec_check(gh_engine *e, const gh_pagespec *spec, const char *fn);
 
 /*
  * Inputs an operation is about to read on the host (a hash-range split):

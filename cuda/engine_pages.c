@@ -20,8 +20,9 @@ static void *registered_base;
 static size_t registered_bytes;
 static int	bg_state;			/* atomic: GH_REGISTER_*, of gh_register_host_start */
 
-static gh_status
-check_spec(gh_engine *e, const gh_pagespec *spec)
+/* The checks of a page description, for function fn's messages (engine_internal.h). */
+gh_status
+gh_page_spec_check(gh_engine *e, const gh_pagespec *spec, const char *fn)
 {
 	int			outs = 0;
 	uint32_t	named = 0;		/* output columns named so far */
@@ -30,7 +31,7 @@ check_spec(gh_engine *e, const gh_pagespec *spec)
 		spec->max_tuples == 0 || spec->max_tuples > spec->page_size / 4 ||
 		spec->natts < 1 || spec->natts > GH_PAGE_MAX_ATTS ||
 		spec->nout < 1 || spec->nout > GH_PAGE_MAX_OUT)
-		return gh_fail(e, GH_ERR_INVALID, "gh_extract_pages: bad page description");
+		return gh_fail(e, GH_ERR_INVALID, "%s: bad page description", fn);
 	for (int a = 0; a < spec->natts; a++)
 	{
 		int			al = spec->attalign[a];
@@ -38,28 +39,28 @@ check_spec(gh_engine *e, const gh_pagespec *spec)
 
 		if (spec->attlen[a] <= 0 || (al != 1 && al != 2 && al != 4 && al != 8))
 			return gh_fail(e, GH_ERR_INVALID,
-						   "gh_extract_pages: attribute %d is not of fixed width", a + 1);
+						   "%s: attribute %d is not of fixed width", fn, a + 1);
 		if (o < -1 || o >= spec->nout)
 			return gh_fail(e, GH_ERR_INVALID,
-						   "gh_extract_pages: attribute %d has no output column %d", a + 1, o);
+						   "%s: attribute %d has no output column %d", fn, a + 1, o);
 		if (o >= 0)
 		{
 			int			len = spec->attlen[a];
 
 			if (len != 1 && len != 2 && len != 4 && len != 8)
 				return gh_fail(e, GH_ERR_INVALID,
-							   "gh_extract_pages: output attribute %d is %d bytes wide",
+							   "%s: output attribute %d is %d bytes wide", fn,
 							   a + 1, len);
 			if (named & (UINT32_C(1) << o))
 				return gh_fail(e, GH_ERR_INVALID,
-							   "gh_extract_pages: output column %d named twice", o);
+							   "%s: output column %d named twice", fn, o);
 			named |= UINT32_C(1) << o;
 			outs++;
 		}
 	}
 	if (outs != spec->nout)
 		return gh_fail(e, GH_ERR_INVALID,
-					   "gh_extract_pages: %d output columns named, %d declared",
+					   "%s: %d output columns named, %d declared", fn,
 					   outs, spec->nout);
 	return GH_OK;
 }
@@ -74,7 +75,7 @@ gh_extract_pages(gh_engine *e, const gh_pagespec *spec, const void *base,
 		out->first == NULL || out->bad == NULL ||
 		((uintptr_t) base) % 16 != 0 || out->cap > UINT32_MAX)
 		return gh_fail(e, GH_ERR_INVALID, "gh_extract_pages: missing argument");
-	GH_TRY_STATUS(check_spec(e, spec));
+	GH_TRY_STATUS(gh_page_spec_check(e, spec, "gh_extract_pages"));
 	if (npages > out->cap / spec->max_tuples)
 		return gh_fail(e, GH_ERR_INVALID,
 					   "gh_extract_pages: room for %zu rows, %zu pages may hold more",

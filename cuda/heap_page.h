@@ -151,6 +151,64 @@ gh_page_tuple(const uint8_t *page, const gh_pagespec *spec, int i,
 	return 1;
 }
 
+/* v modulo mod in width bytes, as int2mod, int4mod and int8mod compute it */
+GH_HOSTDEV static inline uint64_t
+gh_page_mod(uint64_t v, int64_t mod, int width)
+{
+	if (mod == 0)
+		return v;
+	if (mod == -1)
+		return 0;				/* without the overflow of MIN % -1 */
+	if (width == 2)
+		return (uint64_t) (int64_t) (int16_t) ((int16_t) v % (int16_t) mod);
+	if (width == 4)
+		return (uint64_t) (int64_t) ((int32_t) v % (int32_t) mod);
+	return (uint64_t) ((int64_t) v % mod);
+}
+
+/*
+ * A row's packed grouping key and NULL pattern (gh_pageenc) from its
+ * output columns' values and NULL flags.
+ */
+GH_HOSTDEV static inline uint64_t
+gh_page_key(const gh_pageenc *enc, const uint64_t *vals, const uint8_t *nulls,
+			uint8_t *pattern)
+{
+	uint64_t	key = 0;
+	uint8_t		pat = 0;
+
+	for (int k = 0; k < enc->nkeys; k++)
+	{
+		const gh_pagekey *pk = &enc->key[k];
+		uint64_t	v;
+
+		if (nulls[pk->col])
+		{
+			pat |= (uint8_t) (1u << pk->bit);
+			continue;
+		}
+		v = gh_page_mod(vals[pk->col], pk->mod, pk->width);
+		if (pk->width < 8)
+			v &= (UINT64_C(1) << (8 * pk->width)) - 1;
+		key |= (v & pk->mask) << pk->shift;
+	}
+	*pattern = pat;
+	return key;
+}
+
+/* Aggregate column pv's value (0 for a NULL) and NULL flag of a row. */
+GH_HOSTDEV static inline uint64_t
+gh_page_value(const gh_pageval *pv, const uint64_t *vals, const uint8_t *nulls,
+			  uint8_t *isnull)
+{
+	*isnull = pv->col >= 0 && nulls[pv->col];
+	if (*isnull || pv->col < 0 || pv->conv == GH_PAGEVAL_ZERO)
+		return 0;
+	if (pv->conv == GH_PAGEVAL_UNSIGNED32)
+		return (uint32_t) vals[pv->col];
+	return vals[pv->col];
+}
+
 /*
  * All rows of one page into rows [at, ...) of out's arrays: the number of
  * rows, or -1 (nothing usable written) if the page is malformed.

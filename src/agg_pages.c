@@ -16,6 +16,7 @@
 #include "nodes/primnodes.h"
 
 #include "agg_state.h"
+#include "gpuhash.h"
 #include "page_scan.h"
 
 /*
@@ -111,6 +112,90 @@ plan_columns(GpuHashAggState *s, GhPageScan *ps, int side, PagePlan *pp)
 	return true;
 }
 
+/* Bytes of a grouping key type's packed value (gpuhash_pack_key), 0 if not an integer. */
+static int
+key_width(Oid type)
+{
+	switch (type)
+	{
+		case BOOLOID:
+			return 1;
+		case INT2OID:
+			return 2;
+		case INT4OID:
+		case DATEOID:
+		case OIDOID:
+			return 4;
+		case INT8OID:
+		case TIMEOID:
+		case TIMESTAMPOID:
+		case TIMESTAMPTZOID:
+			return 8;
+	}
+	return 0;
+}
+
+/*
+ * The engine's encoding of a plain aggregation's rows from the page
+ * columns, as the loop below makes them (gha_key_bits, gha_store_agg_value):
+ * false if some column is not an integer (floats are converted on the CPU).
+ */
+static bool
+plan_encoding(GpuHashAggState *s, const PagePlan *pp, gh_pageenc *enc)
+{
+	memset(enc, 0, sizeof(*enc));
+	if (s->ncols != s->nstatic_cols || s->ncols > GH_PAGE_MAX_VALS ||
+		pp->nkeys > GH_PAGE_MAX_KEYS)
+		return false;
+	enc->nkeys = pp->nkeys;
+	for (int i = 0; i < pp->nkeys; i++)
+	{
+		int			k = pp->key[i];
+		gh_pagekey *pk = &enc->key[i];
+
+		pk->width = (uint8) key_width(s->keytypes[k]);
+		if (pk->width == 0 || k >= 8)
+			return false;
+		pk->col = (int8) pp->key_col[i];
+		pk->bit = (uint8) k;
+		pk->shift = (uint8) s->key_shift[k];
+		pk->mask = s->key_mask[k];
+		pk->mod = pp->key_mod[i].by;
+	}
+	enc->nvals = s->ncols;
+	for (int c = 0; c < s->ncols; c++)
+		enc->val[c].col = -1;	/* a count(*) column: 0, never NULL */
+	for (int i = 0; i < pp->naggs; i++)
+	{
+		int			a = pp->agg[i];
+		gh_pageval *pv = &enc->val[s->agg_col[a]];
+		Oid			t = s->intypes[a];
+
+		if (s->cols[s->agg_col[a]].type == GH_FLOAT64 || t == FLOAT4OID || t == FLOAT8OID)
+			return false;
+		pv->col = (int8) pp->agg_col[i];
+		pv->conv = (s->ops[a] == GHA_COUNT || s->ops[a] == GHA_COUNT_STAR) ? GH_PAGEVAL_ZERO :
+			t == OIDOID ? GH_PAGEVAL_UNSIGNED32 : GH_PAGEVAL_SIGNED;
+	}
+	return true;
+}
+
+/*
+ * A plain aggregation feeding a pool has the GPU service put the shipped
+ * pages' rows into the pool itself (page_scan.h), where it can encode them.
+ */
+static void
+feed_pool(GpuHashAggState *s, GhPageScan *ps, const PagePlan *pp)
+{
+	gh_pageenc	enc;
+
+	if (!gpuhash_enable_pool_pages || !gha_pool_active(s) || !s->pool_used || s->pool_late ||
+		!plan_encoding(s, pp, &enc))
+		return;
+	if (gpuhash_page_scan_feed_pool(ps, gha_pool_handle(s), &enc, s->cols, s->ncols))
+		s->pool_pages = true;
+}
+
 bool
 gha_collect_pages(GpuHashAggState *s, GhPageScan *ps, int side, int64 *counts)
 {
@@ -122,6 +207,8 @@ gha_collect_pages(GpuHashAggState *s, GhPageScan *ps, int side, int64 *counts)
 
 	if (!plan_columns(s, ps, side, &pp))
 		return false;
+	if (side < 0)
+		feed_pool(s, ps, &pp);
 	while (gpuhash_page_scan_next_run(ps, &rows, &first, &end))
 	{
 		CHECK_FOR_INTERRUPTS();

@@ -167,6 +167,12 @@ gha_initialize_worker(CustomScanState *node, shm_toc *toc, void *coordinate)
 	s->pool = (GhaPoolShared *) ((char *) coordinate + pool_offset());
 }
 
+const GhOpPool *
+gha_pool_handle(GpuHashAggState *s)
+{
+	return &s->pool->pool;
+}
+
 bool
 gha_pool_active(GpuHashAggState *s)
 {

@@ -114,6 +114,7 @@ typedef struct GpuHashAggState
 	struct GhaPoolShared *pool;	/* parallel-aware: the GPU service's pool */
 	struct GhaPoolOwner *pool_owner;	/* the leader's: frees it if nobody finishes it */
 	bool		pool_used;		/* this process fed the pool (for EXPLAIN) */
+	bool		pool_pages;		/* ... and the service put shipped pages' rows in it */
 	bool		pool_late;		/* attached after the pool was aggregated */
 	bool		pool_finisher;	/* this process aggregated the pool */
 	int64		pool_flushed;	/* rows of the side being read sent already */
@@ -222,6 +223,7 @@ extern void gha_aggregate_fused(GpuHashAggState *s);
 /* agg_pool.c */
 typedef struct GhaPoolShared GhaPoolShared;
 extern bool gha_pool_active(GpuHashAggState *s);
+extern const GhOpPool *gha_pool_handle(GpuHashAggState *s);
 extern void gha_pool_attach(GpuHashAggState *s);
 extern void gha_pool_append(GpuHashAggState *s, int side, int pattern, const uint64 *keys,
 							const uint64 *jkeys, int64 n, const gh_aggcol *cols,

@@ -40,6 +40,7 @@ bool		gpuhash_enable_pool = true;
 bool		gpuhash_use_service = true;
 bool		gpuhash_read_pages = true;
 bool		gpuhash_ship_pages = true;
+bool		gpuhash_enable_pool_pages = true;
 bool		gpuhash_register_buffers = true;
 bool		gpuhash_debug_reread_pages = false;
 int			gpuhash_debug_pool_batch = 0;
@@ -159,6 +160,11 @@ _PG_init(void)
 							 "Sends the all-visible heap pages gpuhash reads to the engine (the GPU) by page number, to have their columns taken there.",
 							 "Needs gpuhash.read_pages; off: the backend takes the columns itself.",
 							 &gpuhash_ship_pages, true,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomBoolVariable("gpuhash.pool_pages",
+							 "Has the GPU service append the rows of shipped pages to a parallel aggregation's pool itself.",
+							 "Needs gpuhash.ship_pages and the pool; off: the rows come back to the backend, which appends them.",
+							 &gpuhash_enable_pool_pages, true,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
 	/* a server-start setting can only be defined while the server starts */
 	if (process_shared_preload_libraries_in_progress)

@@ -42,6 +42,7 @@ extern bool gpuhash_use_service;
 extern bool gpuhash_enable_pool;
 extern bool gpuhash_read_pages;
 extern bool gpuhash_ship_pages;
+extern bool gpuhash_enable_pool_pages;
 extern bool gpuhash_register_buffers;
 extern bool gpuhash_debug_reread_pages;
 extern int	gpuhash_debug_pool_batch;

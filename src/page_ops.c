@@ -1,7 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * page_ops.c
- *	  Page extraction in the GPU service or the backend (page_ops.h).
+ *	  Page extraction in the GPU service or the backend, and pages read
+ *	  into a pool by the service (page_ops.h).
  *
  *-------------------------------------------------------------------------
  */
@@ -106,6 +107,68 @@ gpuhash_op_pages_extract(GhOpPages *pp, size_t npages)
 
 void
 gpuhash_op_pages_end(GhOpPages *pp)
+{
+	if (pp->seg)
+		dsm_detach(pp->seg);
+	pp->seg = NULL;
+}
+
+GhOpPoolPages *
+gpuhash_op_pool_pages_begin(GhOps *ops, const GhOpPool *pool, const gh_pagespec *spec,
+							const gh_pageenc *enc, const gh_aggcol *cols, int ncols,
+							size_t max_pages, MemoryContext cxt)
+{
+	GhOpPoolPages *pp;
+	Size		size = GHS_ALIGN(sizeof(GhsPoolPages));
+	Size		pages = ghs_reserve(&size, sizeof(uint32) * max_pages, true);
+	Size		lsns = ghs_reserve(&size, sizeof(uint64) * max_pages, true);
+	Size		dropped = ghs_reserve(&size, max_pages, true);
+	char	   *base;
+	GhsPoolPages *hdr;
+
+	if (!ops->service || ncols > GH_PAGE_MAX_VALS || enc->nvals != ncols)
+		return NULL;
+	pp = MemoryContextAllocZero(cxt, sizeof(GhOpPoolPages));
+	pp->ops = ops;
+	pp->pool = *pool;
+	pp->max_pages = max_pages;
+	pp->seg = dsm_create(size, 0);
+	base = dsm_segment_address(pp->seg);
+	hdr = (GhsPoolPages *) base;
+	memset(hdr, 0, sizeof(GhsPoolPages));
+	hdr->spec = *spec;
+	hdr->enc = *enc;
+	hdr->ncols = ncols;
+	for (int c = 0; c < ncols; c++)
+	{
+		hdr->cols[c].type = cols[c].type;
+		hdr->cols[c].ops = cols[c].ops;
+	}
+	hdr->pages = pages;
+	hdr->lsns = lsns;
+	hdr->dropped = dropped;
+	pp->pages = ghs_at(base, pages);
+	pp->lsns = ghs_at(base, lsns);
+	pp->dropped = ghs_at(base, dropped);
+	return pp;
+}
+
+uint64
+gpuhash_op_pool_pages(GhOpPoolPages *pp, size_t npages)
+{
+	GhsPoolPages *hdr = dsm_segment_address(pp->seg);
+	GhsCall		call;
+
+	Assert(npages <= pp->max_pages);
+	hdr->npages = npages;
+	gpuhash_ops_init_call(&call, GHS_OP_POOL_PAGES, pp->pool.worker, pp->pool.id);
+	call.data = dsm_segment_handle(pp->seg);
+	gpuhash_ops_service_call(pp->ops, &call);
+	return call.result[0];
+}
+
+void
+gpuhash_op_pool_pages_end(GhOpPoolPages *pp)
 {
 	if (pp->seg)
 		dsm_detach(pp->seg);

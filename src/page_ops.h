@@ -2,7 +2,8 @@
  *
  * page_ops.h
  *	  Taking the columns out of pinned shared-buffer pages with the engine
- *	  (gh_extract_pages), in the GPU service or in the backend's own engine.
+ *	  (gh_extract_pages), in the GPU service or in the backend's own engine;
+ *	  or having the service append their rows to a pool (gh_pages_read).
  *
  * The arrays live in a DSM segment when the service runs the extraction
  * (it reads the pages in place, in its own mapping of the shared buffers,
@@ -35,5 +36,33 @@ extern GhOpPages *gpuhash_op_pages_begin(GhOps *ops, const gh_pagespec *spec,
 										 size_t max_pages, MemoryContext cxt);
 extern void gpuhash_op_pages_extract(GhOpPages *pp, size_t npages);
 extern void gpuhash_op_pages_end(GhOpPages *pp);
+
+/*
+ * Pages read straight into a pool (GPU service only; GhsPoolPages): the
+ * service reads, encodes and appends their rows on the GPU and checks
+ * each page itself; the caller fills pages[] and lsns[] (each page's LSN
+ * when it saw it all-visible) and sets dropped[p] for a page to be dropped
+ * anyway; after the call, dropped[p] marks the pages whose rows were not
+ * appended, which the caller must read itself.
+ */
+typedef struct GhOpPoolPages
+{
+	GhOps	   *ops;
+	GhOpPool	pool;
+	size_t		max_pages;
+	dsm_segment *seg;
+	uint32	   *pages;
+	uint64	   *lsns;
+	uint8	   *dropped;
+} GhOpPoolPages;
+
+extern GhOpPoolPages *gpuhash_op_pool_pages_begin(GhOps *ops, const GhOpPool *pool,
+												  const gh_pagespec *spec,
+												  const gh_pageenc *enc, const gh_aggcol *cols,
+												  int ncols, size_t max_pages,
+												  MemoryContext cxt);
+/* rows appended */
+extern uint64 gpuhash_op_pool_pages(GhOpPoolPages *pp, size_t npages);
+extern void gpuhash_op_pool_pages_end(GhOpPoolPages *pp);
 
 #endif							/* GPUHASH_PAGE_OPS_H */

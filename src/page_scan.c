@@ -68,7 +68,10 @@ struct GhPageScan
 	BufferAccessStrategy strategy;
 
 	/* the batch: shipped pages (pinned) and rows read on the CPU */
-	GhOpPages  *shipping;
+	GhOps	   *ops;
+	GhOpPages  *shipping;		/* made at the first extraction */
+	GhOpPoolPages *feed;		/* or: shipped pages go straight into a pool */
+	uint32	   *ids;			/* the shipped pages' buffer numbers less one */
 	int			max_pages;
 	int			nship;
 	Buffer	   *bufs;
@@ -238,6 +241,7 @@ gpuhash_page_scan_begin(PlanState *input, const Bitmapset *used, GhOps *ops)
 	ps->max_pages = Min(2048, Max(8, NBuffers / 128));
 	ps->ship = gpuhash_ship_pages;
 	ps->bufs = palloc(sizeof(Buffer) * ps->max_pages);
+	ps->ids = palloc(sizeof(uint32) * ps->max_pages);
 	ps->lsns = palloc(sizeof(XLogRecPtr) * ps->max_pages);
 	ps->dropped = palloc0(sizeof(bool) * ps->max_pages);
 	ps->cpu.cap = (size_t) 2 * ps->max_pages * MaxHeapTuplesPerPage;
@@ -257,8 +261,7 @@ gpuhash_page_scan_begin(PlanState *input, const Bitmapset *used, GhOps *ops)
 		ps->row->tts_isnull[a] = true;
 	}
 	MemoryContextSwitchTo(old);
-	if (ps->ship)
-		ps->shipping = gpuhash_op_pages_begin(ops, &ps->spec, ps->max_pages, ps->cxt);
+	ps->ops = ops;
 	if (input->instrument)
 		InstrStartNode(input->instrument);
 	return ps;
@@ -324,6 +327,75 @@ read_checked(GhPageScan *ps, Buffer buf)
 	ps->stats.checked++;
 }
 
+/*
+ * After the engine has read the shipped pages: check each under a share
+ * lock (dropped[p] already set for a page that must be read again anyway)
+ * and read again on the CPU those that changed; unpin them all.
+ */
+static void
+recheck_shipped(GhPageScan *ps)
+{
+	for (int p = 0; p < ps->nship; p++)
+	{
+		Buffer		buf = ps->bufs[p];
+		Page		page;
+
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		page = BufferGetPage(buf);
+		ps->dropped[p] = ps->dropped[p] || PageGetLSN(page) != ps->lsns[p] ||
+			!PageIsAllVisible(page) || (gpuhash_debug_reread_pages && p % 2 == 0);
+		if (ps->dropped[p])
+		{
+			ps->stats.reread++;
+			read_checked(ps, buf);
+		}
+		else
+			ps->stats.shipped++;
+		UnlockReleaseBuffer(buf);
+	}
+}
+
+/*
+ * Shipped pages straight into the pool: the service reads them, checks
+ * each under its content lock, and appends the rows of those that held;
+ * the others are read here (under a share lock, as any page) into the
+ * CPU rows.  The shipped pages then have no rows left in the batch.
+ */
+static void
+feed_batch(GhPageScan *ps)
+{
+	uint64		rows;
+
+	memcpy(ps->feed->pages, ps->ids, sizeof(uint32) * ps->nship);
+	for (int p = 0; p < ps->nship; p++)
+	{
+		ps->feed->lsns[p] = ps->lsns[p];
+		ps->feed->dropped[p] = gpuhash_debug_reread_pages && p % 2 == 0;
+	}
+	rows = gpuhash_op_pool_pages(ps->feed, ps->nship);
+	for (int p = 0; p < ps->nship; p++)
+	{
+		Buffer		buf = ps->bufs[p];
+
+		if (ps->feed->dropped[p])
+		{
+			LockBuffer(buf, BUFFER_LOCK_SHARE);
+			ps->stats.reread++;
+			read_checked(ps, buf);
+			UnlockReleaseBuffer(buf);
+		}
+		else
+		{
+			ps->stats.shipped++;
+			ReleaseBuffer(buf);
+		}
+	}
+	ps->returned += (double) rows;
+	ps->stats.rows_direct += (int64) rows;
+	ps->stats.rows_pooled += (int64) rows;
+	ps->nship = 0;
+}
+
 /* Take the next batch of pages: false when there are no more rows at all. */
 static bool
 next_batch(GhPageScan *ps)
@@ -355,7 +427,7 @@ next_batch(GhPageScan *ps)
 				/* keep the pin: the page stays in its buffer while the engine reads it */
 				ps->lsns[ps->nship] = PageGetLSN(page);
 				LockBuffer(buf, BUFFER_LOCK_UNLOCK);
-				ps->shipping->pages[ps->nship] = (uint32) (buf - 1);
+				ps->ids[ps->nship] = (uint32) (buf - 1);
 				ps->bufs[ps->nship++] = buf;
 				continue;
 			}
@@ -377,28 +449,17 @@ next_batch(GhPageScan *ps)
 		read_checked(ps, buf);
 		UnlockReleaseBuffer(buf);
 	}
-	if (ps->nship > 0)
+	if (ps->nship > 0 && ps->feed != NULL)
+		feed_batch(ps);
+	else if (ps->nship > 0)
 	{
+		if (ps->shipping == NULL)
+			ps->shipping = gpuhash_op_pages_begin(ps->ops, &ps->spec, ps->max_pages, ps->cxt);
+		memcpy(ps->shipping->pages, ps->ids, sizeof(uint32) * ps->nship);
 		gpuhash_op_pages_extract(ps->shipping, ps->nship);
 		for (int p = 0; p < ps->nship; p++)
-		{
-			Buffer		buf = ps->bufs[p];
-			Page		page;
-
-			LockBuffer(buf, BUFFER_LOCK_SHARE);
-			page = BufferGetPage(buf);
-			ps->dropped[p] = PageGetLSN(page) != ps->lsns[p] || !PageIsAllVisible(page) ||
-				ps->shipping->rows.bad[p] ||
-				(gpuhash_debug_reread_pages && p % 2 == 0);
-			if (ps->dropped[p])
-			{
-				ps->stats.reread++;
-				read_checked(ps, buf);
-			}
-			else
-				ps->stats.shipped++;
-			UnlockReleaseBuffer(buf);
-		}
+			ps->dropped[p] = ps->shipping->rows.bad[p];
+		recheck_shipped(ps);
 	}
 	return !(ps->done && ps->cpu.nrows == 0 && ps->nship == 0);
 }
@@ -498,6 +559,8 @@ gpuhash_page_scan_end(GhPageScan *ps, GhPageStats *stats)
 		InstrStopNode(input->instrument, ps->returned);
 	if (ps->shipping)
 		gpuhash_op_pages_end(ps->shipping);
+	if (ps->feed)
+		gpuhash_op_pool_pages_end(ps->feed);
 	if (ps->strategy)
 		FreeAccessStrategy(ps->strategy);
 	ExecDropSingleTupleTableSlot(ps->row);
@@ -506,6 +569,7 @@ gpuhash_page_scan_end(GhPageScan *ps, GhPageStats *stats)
 	stats->checked += ps->stats.checked;
 	stats->reread += ps->stats.reread;
 	stats->rows_direct += ps->stats.rows_direct;
+	stats->rows_pooled += ps->stats.rows_pooled;
 	MemoryContextDelete(ps->cxt);
 }
 
@@ -524,6 +588,9 @@ gpuhash_page_stats_explain(const GhPageStats *stats, ExplainState *es)
 		ExplainPropertyText("Heap Pages", s, es);
 		if (stats->rows_direct > 0)
 			ExplainPropertyInteger("Heap Rows Taken Directly", NULL, stats->rows_direct, es);
+		if (stats->rows_pooled > 0)
+			ExplainPropertyInteger("Heap Rows Pooled by the GPU Service", NULL,
+								   stats->rows_pooled, es);
 	}
 	else
 	{
@@ -532,6 +599,8 @@ gpuhash_page_stats_explain(const GhPageStats *stats, ExplainState *es)
 		ExplainPropertyInteger("Heap Pages Checked", NULL, stats->checked, es);
 		ExplainPropertyInteger("Heap Pages Reread", NULL, stats->reread, es);
 		ExplainPropertyInteger("Heap Rows Taken Directly", NULL, stats->rows_direct, es);
+		ExplainPropertyInteger("Heap Rows Pooled by the GPU Service", NULL, stats->rows_pooled,
+							   es);
 	}
 }
 
@@ -611,4 +680,16 @@ gpuhash_page_scan_next_run(GhPageScan *ps, const gh_pagerows **rows, size_t *fir
 	ps->returned += (double) (*end - *first);
 	ps->stats.rows_direct += (int64) (*end - *first);
 	return true;
+}
+
+bool
+gpuhash_page_scan_feed_pool(GhPageScan *ps, const GhOpPool *pool, const gh_pageenc *enc,
+							const gh_aggcol *cols, int ncols)
+{
+	Assert(gpuhash_page_scan_plain(ps));
+	if (!ps->ship || ps->feed != NULL)
+		return false;
+	ps->feed = gpuhash_op_pool_pages_begin(ps->ops, pool, &ps->spec, enc, cols, ncols,
+										   ps->max_pages, ps->cxt);
+	return ps->feed != NULL;
 }

@@ -54,6 +54,7 @@ typedef struct GhPageStats
 	int64		checked;		/* tuple by tuple with visibility checks */
 	int64		reread;			/* shipped, changed meanwhile, read again */
 	int64		rows_direct;	/* rows taken in runs (gpuhash_page_scan_next_run) */
+	int64		rows_pooled;	/* ... of which the service put in a pool itself */
 } GhPageStats;
 
 /*
@@ -100,6 +101,16 @@ gpuhash_page_mod(const GhPageMod *mod, Datum v)
 
 extern bool gpuhash_page_scan_next_run(GhPageScan *ps, const gh_pagerows **rows,
 									   size_t *first, size_t *end);
+/*
+ * From now on (plain scans only), shipped pages go straight into pool
+ * (page_ops.h): the GPU service reads, checks and appends their rows, each
+ * row encoded as enc says into the pool's ncols columns (cols: their type
+ * and operations), and the runs give only the rows read here.  False (and
+ * nothing changed) if pages are not shipped to the service.
+ */
+extern bool gpuhash_page_scan_feed_pool(GhPageScan *ps, const GhOpPool *pool,
+										const gh_pageenc *enc, const gh_aggcol *cols,
+										int ncols);
 /* Release everything; add the scan's counts to *stats. */
 extern void gpuhash_page_scan_end(GhPageScan *ps, GhPageStats *stats);
 /* EXPLAIN ANALYZE's line, if any pages were read */

@@ -403,6 +403,8 @@ op_name(uint32 op)
 			return "aggregate a pool";
 		case GHS_OP_EXTRACT_PAGES:
 			return "read pages";
+		case GHS_OP_POOL_PAGES:
+			return "read pages into a pool";
 	}
 	return "unknown";
 }

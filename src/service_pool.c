@@ -27,10 +27,16 @@
  * made at the first NULL of its column: until then the column has none.
  * The engine that holds the arrays is held open until the pool is freed.
  *
+ * Rows also come as heap pages (gpuhash_pool_pages): shared buffers the
+ * client has pinned, read and encoded on the GPU and appended there
+ * without crossing back, once each page has been checked unchanged.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
+#include "storage/buf_internals.h"
+#include "storage/bufmgr.h"
 #include "storage/proc.h"
 #include "utils/memutils.h"
 
@@ -158,6 +164,42 @@ append(ServicePool *pool, gh_darray **a, const void *src, Size bytes)
 		gpuhash_service_engine_failed(pool->engine, st);
 }
 
+/* The pool's columns: the first append's; every later one must bring the same. */
+static void
+set_layout(ServicePool *pool, const GhsDataCol *cols, int ncols)
+{
+	if (pool->ncols < 0)
+	{
+		pool->ncols = ncols;
+		pool->layout = MemoryContextAlloc(TopMemoryContext, sizeof(GhsDataCol) * Max(ncols, 1));
+		memcpy(pool->layout, cols, sizeof(GhsDataCol) * ncols);
+	}
+	if (ncols != pool->ncols)
+		elog(ERROR, "gpuhash GPU service: a pool's appends differ in their columns");
+	for (int c = 0; c < ncols; c++)
+		if (cols[c].type != pool->layout[c].type || cols[c].ops != pool->layout[c].ops ||
+			cols[c].inner != pool->layout[c].inner)
+			elog(ERROR, "gpuhash GPU service: a pool's appends differ in their columns");
+}
+
+/* The rows of side and pattern, made empty if there are none yet. */
+static PoolPart *
+get_part(ServicePool *pool, int side, int pattern)
+{
+	PoolPart   *part = pool->parts[side][pattern];
+
+	if (part == NULL)
+	{
+		part = MemoryContextAllocZero(TopMemoryContext, sizeof(PoolPart));
+		part->values = MemoryContextAllocZero(TopMemoryContext,
+											  sizeof(gh_darray *) * Max(pool->ncols, 1));
+		part->nulls = MemoryContextAllocZero(TopMemoryContext,
+											 sizeof(gh_darray *) * Max(pool->ncols, 1));
+		pool->parts[side][pattern] = part;
+	}
+	return part;
+}
+
 /*
  * Append the rows of a request's data segment (length bytes mapped at base)
  * to the pool; true if they went to the device.
@@ -175,30 +217,8 @@ gpuhash_pool_append(GhsSlot *slot, char *base, Size length)
 
 	if (pattern < 0 || pattern >= POOL_PATTERNS || (side == 1 && pool->kind < 0))
 		elog(ERROR, "gpuhash GPU service: bad pool append");
-	if (pool->ncols < 0)
-	{
-		pool->ncols = d->ncols;
-		pool->layout = MemoryContextAlloc(TopMemoryContext,
-										  sizeof(GhsDataCol) * Max(d->ncols, 1));
-		memcpy(pool->layout, d->cols, sizeof(GhsDataCol) * d->ncols);
-	}
-	if (d->ncols != pool->ncols)
-		elog(ERROR, "gpuhash GPU service: a pool's appends differ in their columns");
-	for (int c = 0; c < d->ncols; c++)
-		if (d->cols[c].type != pool->layout[c].type || d->cols[c].ops != pool->layout[c].ops ||
-			d->cols[c].inner != pool->layout[c].inner)
-			elog(ERROR, "gpuhash GPU service: a pool's appends differ in their columns");
-
-	part = pool->parts[side][pattern];
-	if (part == NULL)
-	{
-		part = MemoryContextAllocZero(TopMemoryContext, sizeof(PoolPart));
-		part->values = MemoryContextAllocZero(TopMemoryContext,
-											  sizeof(gh_darray *) * Max(pool->ncols, 1));
-		part->nulls = MemoryContextAllocZero(TopMemoryContext,
-											 sizeof(gh_darray *) * Max(pool->ncols, 1));
-		pool->parts[side][pattern] = part;
-	}
+	set_layout(pool, d->cols, d->ncols);
+	part = get_part(pool, side, pattern);
 	/*
 	 * A fused join's side without grouping columns sends no keys (they would
 	 * all be 0): then none of that side's appends do.
@@ -236,6 +256,101 @@ gpuhash_pool_append(GhsSlot *slot, char *base, Size length)
 	PG_END_TRY();
 	part->n += n;
 	return gh_darray_on_device(part->jkeys ? part->jkeys : part->keys);
+}
+
+/*
+ * Has shared buffer id stayed as the client saw it (all-visible, LSN lsn)
+ * since?  Checked under the buffer's content lock, as the client would
+ * check it: a change to an all-visible page clears the flag first, under
+ * the exclusive lock, and only VACUUM sets it again, which needs a cleanup
+ * lock the client's pin blocks.  So a page that passes after the GPU read
+ * it did not change while it was read.
+ */
+static bool
+page_unchanged(uint32 id, uint64 lsn)
+{
+	BufferDesc *desc;
+	Page		page;
+	bool		same;
+
+	if (id >= (uint32) NBuffers)
+		elog(ERROR, "gpuhash GPU service: no shared buffer %u", id);
+	desc = GetBufferDescriptor(id);
+	page = BufferGetPage((Buffer) (id + 1));
+	LWLockAcquire(BufferDescriptorGetContentLock(desc), LW_SHARED);
+	same = PageGetLSN(page) == lsn && PageIsAllVisible(page);
+	LWLockRelease(BufferDescriptorGetContentLock(desc));
+	return same;
+}
+
+/* Append the rows of a batch's pattern to its part (arrays made as needed). */
+static void
+append_batch_part(ServicePool *pool, gh_pagebatch *b, int pattern, uint64 n)
+{
+	PoolPart   *part = get_part(pool, 0, pattern);
+	gh_status	st;
+
+	if (part->n > 0 && part->keys == NULL)
+		elog(ERROR, "gpuhash GPU service: a pool's appends differ in their keys");
+	if (part->keys == NULL)
+		part->keys = new_array(pool);
+	for (int c = 0; c < pool->ncols; c++)
+	{
+		if (part->values[c] == NULL && part->n > 0)
+			elog(ERROR, "gpuhash GPU service: a pool's appends differ in their columns");
+		if (part->values[c] == NULL)
+			part->values[c] = new_array(pool);
+		if (part->nulls[c] == NULL && gh_pagebatch_has_nulls(b, c))
+			append(pool, &part->nulls[c], NULL, part->n);	/* none until now */
+	}
+	st = gh_pagebatch_append(b, pattern, part->keys, part->values, part->nulls);
+	if (st != GH_OK)
+		gpuhash_service_engine_failed(pool->engine, st);
+	part->n += n;
+}
+
+uint64
+gpuhash_pool_pages(GhsSlot *slot, char *base)
+{
+	ServicePool *pool = find_pool(slot->object);
+	GhsPoolPages *pp = (GhsPoolPages *) base;
+	uint32	   *ids = ghs_at(base, pp->pages);
+	uint64	   *lsns = ghs_at(base, pp->lsns);
+	uint8	   *dropped = ghs_at(base, pp->dropped);
+	gh_pagebatch *b = NULL;
+	uint64		counts[POOL_PATTERNS];
+	uint64		total = 0;
+	gh_status	st;
+
+	if (pool->kind >= 0 || pp->ncols < 0 || pp->ncols > GH_PAGE_MAX_VALS ||
+		pp->enc.nvals != pp->ncols)
+		elog(ERROR, "gpuhash GPU service: bad pool pages");
+	set_layout(pool, pp->cols, pp->ncols);
+	st = gh_pages_read(pool->engine, &pp->spec, &pp->enc, BufferBlocks, ids, pp->npages, &b);
+	if (st != GH_OK)
+		gpuhash_service_engine_failed(pool->engine, st);
+	PG_TRY();
+	{
+		const uint8_t *bad = gh_pagebatch_bad(b);
+
+		for (uint64 p = 0; p < pp->npages; p++)
+			dropped[p] = dropped[p] || bad[p] || !page_unchanged(ids[p], lsns[p]);
+		st = gh_pagebatch_keep(b, dropped, counts);
+		if (st != GH_OK)
+			gpuhash_service_engine_failed(pool->engine, st);
+		for (int pattern = 0; pattern < POOL_PATTERNS; pattern++)
+			if (counts[pattern] > 0)
+			{
+				append_batch_part(pool, b, pattern, counts[pattern]);
+				total += counts[pattern];
+			}
+	}
+	PG_FINALLY();
+	{
+		gh_pagebatch_free(b);
+	}
+	PG_END_TRY();
+	return total;
 }
 
 void

@@ -73,8 +73,11 @@ typedef enum GhsOp
 	GHS_OP_POOL_PATTERNS,		/* object: pool -> result[0..3]: a bit per
 								 * NULL pattern appended */
 	GHS_OP_POOL_FINISH,			/* object: pool; arg[1]: pattern -> groups */
-	GHS_OP_EXTRACT_PAGES		/* data: GhsPages, rows written into it ->
+	GHS_OP_EXTRACT_PAGES,		/* data: GhsPages, rows written into it ->
 								 * result[0]: rows */
+	GHS_OP_POOL_PAGES			/* object: pool (not a fused join's); data:
+								 * GhsPoolPages, its dropped pages marked ->
+								 * result[0]: rows appended */
 } GhsOp;
 
 /* What shapes an engine: the client's settings, sent with every request. */
@@ -187,6 +190,26 @@ typedef struct GhsPages
 	Size		nulls[GH_PAGE_MAX_OUT];
 } GhsPages;
 
+/*
+ * Heap pages read into a pool (service_pool.c): shared buffers the client
+ * keeps pinned, each with its LSN when the client saw it all-visible.  The
+ * service reads and encodes their rows on the GPU (gh_pages_read), checks
+ * every page under its content lock as the client would (still
+ * all-visible, same LSN), appends the rows of the pages that pass, and
+ * marks the others in dropped for the client to read itself.
+ */
+typedef struct GhsPoolPages
+{
+	gh_pagespec spec;
+	gh_pageenc	enc;			/* enc.nvals == ncols: value v is column v */
+	int			ncols;
+	GhsDataCol	cols[GH_PAGE_MAX_VALS]; /* the pool's columns (no arrays) */
+	uint64		npages;
+	Size		pages;			/* uint32 buffer ids */
+	Size		lsns;			/* uint64 */
+	Size		dropped;		/* uint8: in, 1 to drop the page anyway; out, 1 if dropped */
+} GhsPoolPages;
+
 /* A reply of groups: this header, then the arrays (0: absent). */
 typedef struct GhsGroupsCol
 {
@@ -251,6 +274,8 @@ extern void gpuhash_service_release_engine(gh_engine *e);
 extern void gpuhash_pool_create(GhsSlot *slot);
 /* true if the rows went to the device */
 extern bool gpuhash_pool_append(GhsSlot *slot, char *base, Size length);
+/* the rows of heap pages (GhsPoolPages at base): rows appended */
+extern uint64 gpuhash_pool_pages(GhsSlot *slot, char *base);
 extern void gpuhash_pool_patterns(GhsSlot *slot);
 extern gh_engine *gpuhash_pool_engine(GhsSlot *slot);
 extern void gpuhash_pool_finish(GhsSlot *slot);

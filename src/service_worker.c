@@ -633,6 +633,26 @@ run_pool_append(GhsSlot *slot)
 }
 
 static void
+run_pool_pages(GhsSlot *slot)
+{
+	dsm_segment *seg = attach_data(slot);
+	instr_time	start;
+
+	INSTR_TIME_SET_CURRENT(start);
+	PG_TRY();
+	{
+		slot->result[0] = gpuhash_pool_pages(slot, dsm_segment_address(seg));
+		elog(DEBUG2, "gpuhash pool %d: " UINT64_FORMAT " rows of heap pages appended in %.1f ms",
+			 slot->object, slot->result[0], gpuhash_elapsed_ms(start));
+	}
+	PG_FINALLY();
+	{
+		dsm_detach(seg);
+	}
+	PG_END_TRY();
+}
+
+static void
 run_pool_finish(GhsSlot *slot)
 {
 	gh_engine  *e = gpuhash_pool_engine(slot);
@@ -715,6 +735,9 @@ run_request(GhsSlot *slot)
 			break;
 		case GHS_OP_EXTRACT_PAGES:
 			run_extract_pages(slot);
+			break;
+		case GHS_OP_POOL_PAGES:
+			run_pool_pages(slot);
 			break;
 		default:
 			elog(ERROR, "gpuhash GPU service: unknown operation %d", (int) slot->op);
