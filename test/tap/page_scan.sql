@@ -56,7 +56,7 @@ ANALYZE ps_dirty;
 RESET client_min_messages;
 
 BEGIN;
-SELECT plan(98);
+SELECT plan(121);
 
 SET LOCAL max_parallel_workers_per_gather = 0;
 \ir lib/digests.sql
@@ -65,13 +65,13 @@ SET LOCAL max_parallel_workers_per_gather = 0;
 -- summed, and the rows taken in runs straight from the page columns (taken)
 CREATE FUNCTION pg_temp.pages(q text, OUT shipped bigint, OUT direct bigint,
                               OUT checked bigint, OUT reread bigint, OUT lines int,
-                              OUT taken bigint)
+                              OUT taken bigint, OUT pooled bigint)
 LANGUAGE plpgsql AS $$
 DECLARE
   line text;
   m text[];
 BEGIN
-  shipped := 0; direct := 0; checked := 0; reread := 0; lines := 0; taken := 0;
+  shipped := 0; direct := 0; checked := 0; reread := 0; lines := 0; taken := 0; pooled := 0;
   PERFORM set_config('gpuhash.enabled', 'on', true);
   PERFORM set_config('gpuhash.force', 'on', true);
   FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS ON, TIMING OFF, SUMMARY OFF) ' || q LOOP
@@ -85,6 +85,9 @@ BEGIN
     END IF;
     IF line ~ 'Heap Rows Taken Directly: ' THEN
       taken := taken + substring(line FROM 'Heap Rows Taken Directly: ([0-9]+)')::bigint;
+    END IF;
+    IF line ~ 'Heap Rows Pooled by the GPU Service: ' THEN
+      pooled := pooled + substring(line FROM 'Heap Rows Pooled by the GPU Service: ([0-9]+)')::bigint;
     END IF;
   END LOOP;
 END $$;
@@ -227,6 +230,50 @@ SELECT * FROM pg_temp.same_rows('parallel fused join', $$
   SELECT d.w % 7, count(*), sum(f.v) FROM ps_fact f JOIN ps_dim d ON f.k = d.k GROUP BY 1$$, 'Parallel Seq Scan');
 SELECT * FROM pg_temp.same_rows('parallel, changed pages', $$
   SELECT k % 10, count(*), sum(v) FROM ps_dirty GROUP BY 1$$, 'Parallel Seq Scan');
+
+-- a pooled aggregation: the GPU service reads the shipped pages' rows into
+-- the pool itself (gpuhash.pool_pages).  With no worker to launch, the
+-- leader reads every page, so its EXPLAIN figures cover the table.
+SET LOCAL max_parallel_workers = 0;
+SELECT * FROM pg_temp.same_rows('pool from pages: NULL keys and values, every integer type', $$
+  SELECT k, count(*), count(v), sum(v), min(v), max(s), sum(s), min(d), max(d), count(b)
+  FROM ps_fact GROUP BY k$$, 'Parallel Custom Scan (GpuHashAgg)');
+SELECT is((pg_temp.pages($$SELECT k, count(*), count(v), sum(v), min(v), max(s), min(d) FROM ps_fact GROUP BY k$$)).pooled,
+          (SELECT count(*) FROM ps_fact), 'pool from pages: every row put in the pool by the service');
+SELECT * FROM pg_temp.same_rows('pool from pages: an int2 key modulo a constant, a boolean key', $$
+  SELECT s % 100::int2, b, count(*), sum(v), max(d) FROM ps_fact GROUP BY 1, 2$$, 'Parallel Custom Scan (GpuHashAgg)');
+SELECT * FROM pg_temp.same_rows('pool from pages: negative moduli, int2 and int4 keys', $$
+  SELECT v % -7, s % 5::int2, count(*), sum(k) FROM ps_fact GROUP BY 1, 2$$, 'Parallel Custom Scan (GpuHashAgg)');
+SELECT is((pg_temp.pages($$SELECT v % -7, s % 5::int2, count(*), sum(k) FROM ps_fact GROUP BY 1, 2$$)).pooled,
+          (SELECT count(*) FROM ps_fact), 'pool from pages: int4 and int2 keys modulo constants pooled by the service');
+SELECT * FROM pg_temp.same_rows('pool from pages: a date key', $$
+  SELECT d, count(*), sum(v), min(k), count(s) FROM ps_fact GROUP BY d$$, 'Parallel Custom Scan (GpuHashAgg)');
+SELECT * FROM pg_temp.same_rows('pool from pages: a table read through a buffer ring', $$
+  SELECT k, count(*), sum(v), max(v) FROM ps_big GROUP BY k$$, 'Parallel Custom Scan (GpuHashAgg)');
+SELECT is((pg_temp.pages($$SELECT k, count(*), sum(v) FROM ps_big GROUP BY k$$)).pooled,
+          (SELECT count(*) FROM ps_big), 'pool from pages: a large table pooled by the service');
+-- a float aggregate is converted on the CPU: the rows come back to the backend
+SELECT is((pg_temp.pages($$SELECT k, count(*), sum(f) FROM ps_fact GROUP BY k$$)).pooled,
+          0::bigint, 'pool from pages: a float aggregate is not encoded by the service');
+SELECT * FROM pg_temp.same_rows('pool from pages: changed pages read with visibility checks', $$
+  SELECT k, count(*), sum(v) FROM ps_dirty GROUP BY k$$, 'Parallel Custom Scan (GpuHashAgg)');
+SELECT ok((pg_temp.pages($$SELECT k, count(*), sum(v) FROM ps_dirty GROUP BY k$$)).pooled
+          BETWEEN 1 AND (SELECT count(*) - 1 FROM ps_dirty),
+          'pool from pages: only the all-visible pages pooled by the service');
+-- pages the service drops are read by the backend
+SET LOCAL gpuhash.debug_reread_pages = on;
+SELECT * FROM pg_temp.same_rows('pool from pages: dropped pages read again', $$
+  SELECT k, count(*), count(v), sum(v), min(d) FROM ps_fact GROUP BY k$$, 'Parallel Custom Scan (GpuHashAgg)');
+SELECT ok(p.reread > 0 AND p.reread = p.checked AND p.pooled BETWEEN 1 AND (SELECT count(*) - 1 FROM ps_fact),
+          'pool from pages: dropped pages read again (' || p.reread || ' of them, ' || p.pooled || ' rows pooled)')
+FROM pg_temp.pages($$SELECT k, count(*), sum(v) FROM ps_fact GROUP BY k$$) p;
+RESET gpuhash.debug_reread_pages;
+SET LOCAL gpuhash.pool_pages = off;
+SELECT * FROM pg_temp.same_rows('pool from pages off', $$
+  SELECT k, count(*), count(v), sum(v), min(d) FROM ps_fact GROUP BY k$$, 'Parallel Custom Scan (GpuHashAgg)');
+SELECT is((pg_temp.pages($$SELECT k, count(*), sum(v) FROM ps_fact GROUP BY k$$)).pooled,
+          0::bigint, 'gpuhash.pool_pages off: the rows come back to the backend');
+RESET gpuhash.pool_pages;
 
 SELECT * FROM finish();
 ROLLBACK;
