@@ -20,8 +20,10 @@
 # chooses with gpuhash enabled), BENCH_QUERIES (all|join|groupby), LOADERS (8).
 # BENCH_PAGES=1: the heap-page table instead: scan, join and both GROUP BYs,
 # PostgreSQL vs gpuhash with rows through the Seq Scan (gpuhash.read_pages =
-# off), with pages read in the backend (gpuhash.ship_pages = off) and with
-# all-visible pages shipped to the GPU (the default).
+# off), with pages read in the backend (gpuhash.ship_pages = off), with
+# all-visible pages shipped to the GPU and their rows sent back to the
+# backend (gpuhash.pool_pages = off), and shipped with the GPU service
+# putting their rows in a GROUP BY's pool itself (the defaults).
 # Connection: the usual PGHOST/PGPORT/PGUSER/PGDATABASE.
 set -euo pipefail
 FACT_ROWS=${FACT_ROWS:-100000000}
@@ -73,8 +75,8 @@ if [ "${BENCH_PAGES:-0}" = 1 ]; then
 	header="| query |"
 	sep="|---|"
 	for w in $WORKERS; do
-		header+=" PostgreSQL, $w w (s) | rows through the scan (s) | pages read in backend (s) | pages shipped (s) | shipped vs PostgreSQL |"
-		sep+="---|---|---|---|---|"
+		header+=" PostgreSQL, $w w (s) | rows through the scan (s) | pages read in backend (s) | shipped, rows back (s) | shipped, pooled by the service (s) | shipped vs PostgreSQL |"
+		sep+="---|---|---|---|---|---|"
 	done
 	echo "$header"
 	echo "$sep"
@@ -86,8 +88,9 @@ if [ "${BENCH_PAGES:-0}" = 1 ]; then
 			pg=$(time_query "$base SET gpuhash.enabled = off;" "${Q[$n]}")
 			scan=$(time_query "$on SET gpuhash.read_pages = off;" "${Q[$n]}")
 			backend=$(time_query "$on SET gpuhash.ship_pages = off;" "${Q[$n]}")
+			back=$(time_query "$on SET gpuhash.pool_pages = off;" "${Q[$n]}")
 			shipped=$(time_query "$on" "${Q[$n]}")
-			for t in "$pg" "$scan" "$backend" "$shipped"; do
+			for t in "$pg" "$scan" "$backend" "$back" "$shipped"; do
 				line+=" $(secs "$t") |"
 			done
 			line+=" $(ratio "$pg" "$shipped") |"
