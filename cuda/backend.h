@@ -227,6 +227,7 @@ struct gh_pagebatch
 	/* the kept rows, in the engine's device array memory */
 	size_t		nkept;
 	uint64_t   *keys;			/* nkept */
+	uint64_t   *jkeys;			/* nkept, with join keys */
 	uint64_t   *vals;			/* value column v at v * nkept */
 	uint8_t    *nulls;			/* likewise */
 	uint64_t	count[256];		/* rows per pattern, in pattern order */

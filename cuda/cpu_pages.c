@@ -44,6 +44,7 @@ typedef struct cpu_batch
 {
 	size_t		nrows;
 	uint64_t   *keys;
+	uint64_t   *jkeys;			/* with join keys */
 	uint8_t    *patterns;
 	uint32_t   *page;			/* each row's page */
 	uint64_t   *vals;			/* value column v at v * cap */
@@ -57,6 +58,7 @@ cpu_batch_free(cpu_batch *cb)
 	if (cb == NULL)
 		return;
 	free(cb->keys);
+	free(cb->jkeys);
 	free(cb->patterns);
 	free(cb->page);
 	free(cb->vals);
@@ -82,6 +84,7 @@ gh_cpu_pages_read(gh_engine *e, const void *base, const uint32_t *pages, gh_page
 	rows.cap = spec->max_tuples;
 	cb->cap = cap;
 	cb->keys = gh_malloc(e, 8 * cap);
+	cb->jkeys = gh_malloc(e, 8 * cap);
 	cb->patterns = gh_malloc(e, cap);
 	cb->page = gh_malloc(e, 4 * cap);
 	cb->vals = gh_malloc(e, 8 * cap * (nvals > 0 ? nvals : 1));
@@ -93,7 +96,7 @@ gh_cpu_pages_read(gh_engine *e, const void *base, const uint32_t *pages, gh_page
 		if (rows.values[o] == NULL || rows.nulls[o] == NULL)
 			st = e->status;
 	}
-	if (cb->keys == NULL || cb->patterns == NULL || cb->page == NULL || cb->vals == NULL ||
+	if (cb->keys == NULL || cb->jkeys == NULL || cb->patterns == NULL || cb->page == NULL || cb->vals == NULL ||
 		cb->nulls == NULL)
 		st = e->status;
 	for (size_t p = 0; st == GH_OK && p < b->npages; p++)
@@ -112,13 +115,18 @@ gh_cpu_pages_read(gh_engine *e, const void *base, const uint32_t *pages, gh_page
 		{
 			uint64_t	v[GH_PAGE_MAX_OUT];
 			uint8_t		nl[GH_PAGE_MAX_OUT];
-			size_t		at = cb->nrows++;
+			uint64_t	jkey = 0;
+			size_t		at;
 
 			for (int o = 0; o < spec->nout; o++)
 			{
 				v[o] = rows.values[o][r];
 				nl[o] = rows.nulls[o][r];
 			}
+			if (!gh_page_jkey(enc, v, nl, &jkey))
+				continue;		/* joins nothing */
+			at = cb->nrows++;
+			cb->jkeys[at] = jkey;
 			cb->keys[at] = gh_page_key(enc, v, nl, &cb->patterns[at]);
 			cb->page[at] = (uint32_t) p;
 			for (int c = 0; c < nvals; c++)
@@ -158,6 +166,7 @@ gh_cpu_pages_keep(gh_pagebatch *b, const uint8_t *drop)
 	if (n == 0)
 		return GH_OK;
 	if (e->ops->darray_alloc(e, (void **) &b->keys, 8 * n) != GH_OK ||
+		(b->enc.njkeys > 0 && e->ops->darray_alloc(e, (void **) &b->jkeys, 8 * n) != GH_OK) ||
 		(nvals > 0 && e->ops->darray_alloc(e, (void **) &b->vals, 8 * n * nvals) != GH_OK) ||
 		(nvals > 0 && e->ops->darray_alloc(e, (void **) &b->nulls, n * nvals) != GH_OK))
 		return e->status;
@@ -169,6 +178,8 @@ gh_cpu_pages_keep(gh_pagebatch *b, const uint8_t *drop)
 			continue;
 		to = at[cb->patterns[r]]++;
 		b->keys[to] = cb->keys[r];
+		if (b->jkeys)
+			b->jkeys[to] = cb->jkeys[r];
 		for (int c = 0; c < nvals; c++)
 		{
 			b->vals[c * n + to] = cb->vals[c * cb->cap + r];

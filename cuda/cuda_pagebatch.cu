@@ -32,6 +32,7 @@ struct cuda_batch
 	size_t		slots;
 	gh_dbuf<uint16_t> skey;		/* NULL pattern, or NOT_KEPT */
 	gh_dbuf<uint64_t> key;
+	gh_dbuf<uint64_t> jkey;		/* with join keys */
 	gh_dbuf<uint64_t> vals;		/* value column v at v * slots */
 	gh_dbuf<uint8_t> nulls;
 };
@@ -39,7 +40,7 @@ struct cuda_batch
 __global__ static void
 page_encode_kernel(size_t slots, gh_pageenc enc, int nout, const uint32_t *flags,
 				   const uint64_t *raw, const uint8_t *rawnulls, uint16_t *skey, uint64_t *key,
-				   uint64_t *vals, uint8_t *nulls, unsigned int *nullmask)
+				   uint64_t *jkey, uint64_t *vals, uint8_t *nulls, unsigned int *nullmask)
 {
 	unsigned int mask = 0;
 
@@ -58,6 +59,11 @@ page_encode_kernel(size_t slots, gh_pageenc enc, int nout, const uint32_t *flags
 		{
 			v[o] = raw[o * slots + i];
 			nl[o] = rawnulls[o * slots + i];
+		}
+		if (jkey != nullptr && !gh_page_jkey(&enc, v, nl, &jkey[i]))
+		{
+			skey[i] = NOT_KEPT;	/* joins nothing */
+			continue;
 		}
 		key[i] = gh_page_key(&enc, v, nl, &pattern);
 		skey[i] = pattern;
@@ -99,13 +105,15 @@ gh_cuda_pages_read(gh_engine *e, const void *base, const uint32_t *pages, gh_pag
 	GH_TRY(gh_cuda_page_slots(&ctx, spec, base, pages, b->npages, raw, rawnulls, flags, bad));
 	GH_TRY(cb->skey.alloc(&ctx, slots, "page row patterns"));
 	GH_TRY(cb->key.alloc(&ctx, slots, "page row keys"));
+	if (b->enc.njkeys > 0)
+		GH_TRY(cb->jkey.alloc(&ctx, slots, "page row join keys"));
 	GH_TRY(cb->vals.alloc(&ctx, slots * (nvals > 0 ? nvals : 1), "page row aggregate values"));
 	GH_TRY(cb->nulls.alloc(&ctx, slots * (nvals > 0 ? nvals : 1), "page row aggregate nulls"));
 	GH_TRY(nullmask.alloc(&ctx, 1, "page row null mask"));
 	GH_CUDA_TRY(e, cudaMemsetAsync(nullmask.p, 0, sizeof(unsigned int), ctx.d->stream));
 	page_encode_kernel<<<gh_cuda_wide_grid(&ctx, slots, GH_CUDA_BLOCK, 8), GH_CUDA_BLOCK, 0,
 		ctx.d->stream>>>(slots, b->enc, spec->nout, flags.p, raw.p, rawnulls.p, cb->skey.p,
-						 cb->key.p, cb->vals.p, cb->nulls.p, nullmask.p);
+						 cb->key.p, cb->jkey.p, cb->vals.p, cb->nulls.p, nullmask.p);
 	GH_CUDA_LAUNCHED(e, "page_encode_kernel");
 	GH_CUDA_TRY(e, cudaMemcpyAsync(b->bad, bad.p, b->npages, cudaMemcpyDeviceToHost,
 								   ctx.d->stream));
@@ -135,14 +143,16 @@ slot_numbers_kernel(size_t slots, uint32_t *idx)
 
 __global__ static void
 page_gather_kernel(size_t n, size_t slots, int nvals, const uint32_t *idx, const uint64_t *key,
-				   const uint64_t *vals, const uint8_t *nulls, uint64_t *okey, uint64_t *ovals,
-				   uint8_t *onulls)
+				   const uint64_t *jkey, const uint64_t *vals, const uint8_t *nulls,
+				   uint64_t *okey, uint64_t *ojkey, uint64_t *ovals, uint8_t *onulls)
 {
 	GH_GRID_STRIDE(i, n)
 	{
 		uint32_t	s = idx[i];
 
 		okey[i] = key[s];
+		if (ojkey != nullptr)
+			ojkey[i] = jkey[s];
 		for (int c = 0; c < nvals; c++)
 		{
 			ovals[c * n + i] = vals[c * slots + s];
@@ -212,14 +222,16 @@ gh_cuda_pages_keep(gh_pagebatch *b, const uint8_t *drop)
 	if (n > 0)
 	{
 		GH_TRY(gh_cuda_darray_alloc(e, (void **) &b->keys, 8 * n));
+		if (b->enc.njkeys > 0)
+			GH_TRY(gh_cuda_darray_alloc(e, (void **) &b->jkeys, 8 * n));
 		if (nvals > 0)
 		{
 			GH_TRY(gh_cuda_darray_alloc(e, (void **) &b->vals, 8 * n * nvals));
 			GH_TRY(gh_cuda_darray_alloc(e, (void **) &b->nulls, n * nvals));
 		}
 		page_gather_kernel<<<gh_cuda_wide_grid(&ctx, n, GH_CUDA_BLOCK, 8), GH_CUDA_BLOCK, 0,
-			ctx.d->stream>>>(n, slots, nvals, idx_sorted.p, cb->key.p, cb->vals.p, cb->nulls.p,
-							 b->keys, b->vals, b->nulls);
+			ctx.d->stream>>>(n, slots, nvals, idx_sorted.p, cb->key.p, cb->jkey.p, cb->vals.p,
+							 cb->nulls.p, b->keys, b->jkeys, b->vals, b->nulls);
 		GH_CUDA_LAUNCHED(e, "page_gather_kernel");
 		GH_TRY(gh_cuda_sync(&ctx));
 	}

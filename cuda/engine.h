@@ -451,6 +451,12 @@ extern gh_status gh_extract_pages(gh_engine *e, const gh_pagespec *spec,
  * and shifted into the key.  An aggregate column (gh_pageval) holds 0 for a
  * NULL; col -1 names no column: 0, never NULL.
  *
+ * A key with null_in_key set marks a NULL by key bit nullbit instead of a
+ * pattern bit (a fused join's keys, whose NULL flags travel in the key).
+ * With njkeys > 0 each row also gets a join key: each column's value
+ * (conv as for values), cut to width bits and shifted; a row with a NULL
+ * join key column joins nothing and is not kept.
+ *
  * GH_ERR_INVALID for: a bad page description (as gh_extract_pages), more
  * than GH_PAGE_MAX_KEYS keys or GH_PAGE_MAX_VALS values, a key or value
  * naming no output column, a width not 1, 2, 4 or 8, a shift over 63, a bit
@@ -470,6 +476,8 @@ typedef struct gh_pagekey
 	uint8_t		shift;			/* where it sits in the key */
 	uint64_t	mask;			/* applied before the shift */
 	int64_t		mod;			/* 0: the value itself */
+	uint8_t		null_in_key;	/* a NULL sets key bit nullbit, not pattern bit bit */
+	uint8_t		nullbit;
 } gh_pagekey;
 
 typedef enum gh_pageconv
@@ -485,12 +493,22 @@ typedef struct gh_pageval
 	uint8_t		conv;			/* gh_pageconv */
 } gh_pageval;
 
+typedef struct gh_pagejkey
+{
+	int8_t		col;			/* output column */
+	uint8_t		conv;			/* GH_PAGEVAL_SIGNED or GH_PAGEVAL_UNSIGNED32 */
+	uint8_t		width;			/* bits, 1..64 */
+	uint8_t		shift;
+} gh_pagejkey;
+
 typedef struct gh_pageenc
 {
 	int			nkeys;
 	gh_pagekey	key[GH_PAGE_MAX_KEYS];
 	int			nvals;
 	gh_pageval	val[GH_PAGE_MAX_VALS];
+	int			njkeys;			/* 0: no join keys */
+	gh_pagejkey jkey[GH_PAGE_MAX_KEYS];
 } gh_pageenc;
 
 typedef struct gh_pagebatch gh_pagebatch;
@@ -521,6 +539,13 @@ extern gh_status gh_pagebatch_keep(gh_pagebatch *b, const uint8_t *drop, uint64_
 extern gh_status gh_pagebatch_append(gh_pagebatch *b, int pattern, struct gh_darray *keys,
 									 struct gh_darray *const *values,
 									 struct gh_darray *const *nulls);
+/*
+ * Append the kept rows of pattern's join keys (8 bytes a row) to jkeys;
+ * with join keys, gh_pagebatch_append takes keys NULL (grouping keys not
+ * kept).  GH_ERR_INVALID without join keys or before keeping.
+ */
+extern gh_status gh_pagebatch_append_jkeys(gh_pagebatch *b, int pattern,
+										   struct gh_darray *jkeys);
 extern void gh_pagebatch_free(gh_pagebatch *b);
 
 /*

@@ -31,8 +31,18 @@ check_enc(gh_engine *e, const gh_pagespec *spec, const gh_pageenc *enc)
 
 		if (pk->col < 0 || pk->col >= spec->nout ||
 			(pk->width != 1 && pk->width != 2 && pk->width != 4 && pk->width != 8) ||
-			pk->shift > 63 || pk->bit > 7)
+			pk->shift > 63 || pk->bit > 7 || (pk->null_in_key && pk->nullbit > 63))
 			return gh_fail(e, GH_ERR_INVALID, "gh_pages_read: bad key %d", k);
+	}
+	if (enc->njkeys < 0 || enc->njkeys > GH_PAGE_MAX_KEYS)
+		return gh_fail(e, GH_ERR_INVALID, "gh_pages_read: %d join keys", enc->njkeys);
+	for (int k = 0; k < enc->njkeys; k++)
+	{
+		const gh_pagejkey *pj = &enc->jkey[k];
+
+		if (pj->col < 0 || pj->col >= spec->nout || pj->width < 1 || pj->width > 64 ||
+			pj->shift > 63 || (pj->conv != GH_PAGEVAL_SIGNED && pj->conv != GH_PAGEVAL_UNSIGNED32))
+			return gh_fail(e, GH_ERR_INVALID, "gh_pages_read: bad join key %d", k);
 	}
 	for (int v = 0; v < enc->nvals; v++)
 	{
@@ -132,7 +142,7 @@ gh_pagebatch_append(gh_pagebatch *b, int pattern, gh_darray *keys, gh_darray *co
 		return GH_ERR_INVALID;
 	e = b->e;
 	nvals = b->enc.nvals;
-	if (!b->kept || pattern < 0 || pattern > 255 || keys == NULL ||
+	if (!b->kept || pattern < 0 || pattern > 255 || (keys == NULL && b->enc.njkeys == 0) ||
 		(nvals > 0 && values == NULL))
 		return gh_fail(e, GH_ERR_INVALID, "gh_pagebatch_append: %s",
 					   b->kept ? "missing argument" : "not kept yet");
@@ -164,7 +174,8 @@ gh_pagebatch_append(gh_pagebatch *b, int pattern, gh_darray *keys, gh_darray *co
 				return gh_fail(e, GH_ERR_INVALID,
 							   "gh_pagebatch_append: value %d has NULLs and no array for them", v);
 		}
-	GH_TRY_STATUS(gh_darray_append_engine(keys, b->keys + start, 8 * n));
+	if (keys != NULL)
+		GH_TRY_STATUS(gh_darray_append_engine(keys, b->keys + start, 8 * n));
 	for (int v = 0; v < nvals; v++)
 	{
 		GH_TRY_STATUS(gh_darray_append_engine(values[v], b->vals + v * b->nkept + start, 8 * n));
@@ -172,6 +183,24 @@ gh_pagebatch_append(gh_pagebatch *b, int pattern, gh_darray *keys, gh_darray *co
 			GH_TRY_STATUS(gh_darray_append_engine(nulls[v], b->nulls + v * b->nkept + start, n));
 	}
 	return GH_OK;
+}
+
+gh_status
+gh_pagebatch_append_jkeys(gh_pagebatch *b, int pattern, gh_darray *jkeys)
+{
+	size_t		start = 0;
+
+	if (b == NULL)
+		return GH_ERR_INVALID;
+	if (!b->kept || b->enc.njkeys == 0 || pattern < 0 || pattern > 255 || jkeys == NULL)
+		return gh_fail(b->e, GH_ERR_INVALID, "gh_pagebatch_append_jkeys: %s",
+					   !b->kept ? "not kept yet" : b->enc.njkeys == 0 ? "no join keys" :
+					   "missing argument");
+	for (int p = 0; p < pattern; p++)
+		start += b->count[p];
+	if (b->count[pattern] == 0)
+		return GH_OK;
+	return gh_darray_append_engine(jkeys, b->jkeys + start, 8 * b->count[pattern]);
 }
 
 void
@@ -188,6 +217,8 @@ gh_pagebatch_free(gh_pagebatch *b)
 		e->ops->pages_free(b);
 	if (b->keys)
 		e->ops->darray_free(e, b->keys, 8 * b->nkept);
+	if (b->jkeys)
+		e->ops->darray_free(e, b->jkeys, 8 * b->nkept);
 	if (b->vals)
 		e->ops->darray_free(e, b->vals, 8 * b->nkept * nvals);
 	if (b->nulls)

@@ -184,7 +184,10 @@ gh_page_key(const gh_pageenc *enc, const uint64_t *vals, const uint8_t *nulls,
 
 		if (nulls[pk->col])
 		{
-			pat |= (uint8_t) (1u << pk->bit);
+			if (pk->null_in_key)
+				key |= UINT64_C(1) << pk->nullbit;
+			else
+				pat |= (uint8_t) (1u << pk->bit);
 			continue;
 		}
 		v = gh_page_mod(vals[pk->col], pk->mod, pk->width);
@@ -194,6 +197,29 @@ gh_page_key(const gh_pageenc *enc, const uint64_t *vals, const uint8_t *nulls,
 	}
 	*pattern = pat;
 	return key;
+}
+
+/* A row's join key (gh_pageenc's jkey): false if a column of it is NULL. */
+GH_HOSTDEV static inline bool
+gh_page_jkey(const gh_pageenc *enc, const uint64_t *vals, const uint8_t *nulls, uint64_t *jkey)
+{
+	uint64_t	acc = 0;
+
+	for (int k = 0; k < enc->njkeys; k++)
+	{
+		const gh_pagejkey *pj = &enc->jkey[k];
+		uint64_t	v = vals[pj->col];
+
+		if (nulls[pj->col])
+			return false;
+		if (pj->conv == GH_PAGEVAL_UNSIGNED32)
+			v = (uint32_t) v;
+		if (pj->width < 64)
+			v &= (UINT64_C(1) << pj->width) - 1;
+		acc |= v << pj->shift;
+	}
+	*jkey = acc;
+	return true;
 }
 
 /* Aggregate column pv's value (0 for a NULL) and NULL flag of a row. */

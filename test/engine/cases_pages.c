@@ -53,33 +53,33 @@
 
 /* ---- writing pages ---- */
 
-static void
+void
 put16(uint8_t *p, uint32_t v)
 {
 	p[0] = (uint8_t) v;
 	p[1] = (uint8_t) (v >> 8);
 }
 
-static void
+void
 put32(uint8_t *p, uint32_t v)
 {
 	for (int b = 0; b < 4; b++)
 		p[b] = (uint8_t) (v >> (8 * b));
 }
 
-static uint32_t
+uint32_t
 get16(const uint8_t *p)
 {
 	return (uint32_t) p[0] | ((uint32_t) p[1] << 8);
 }
 
-static uint32_t
+uint32_t
 get32(const uint8_t *p)
 {
 	return get16(p) | (get16(p + 2) << 16);
 }
 
-static void
+void
 fill_random(uint8_t *p, size_t n, rng *r)
 {
 	for (size_t i = 0; i < n; i += 8)
@@ -132,7 +132,7 @@ datum_of(uint64_t raw, int len)
  * as goes to vals[]/nulls[] (by output column).  no_data: a tuple of no
  * data (24 bytes), all its attributes NULL or missing.
  */
-static size_t
+size_t
 build_tuple(const gh_pagespec *s, rng *r, int null_pct, bool no_data,
 			uint8_t *tup, uint64_t *vals, uint8_t *nulls)
 {
@@ -516,7 +516,7 @@ build_bad_page(pageset *ps, size_t p, corruption c, const gh_pagespec *s, rng *r
 }
 
 /* A list of n page numbers of [0, nbase): every page once (if n allows), shuffled, then repeats. */
-static uint32_t *
+uint32_t *
 page_list(size_t n, size_t nbase, rng *r)
 {
 	uint32_t   *ids = xmalloc((n > 0 ? n : 1) * sizeof(uint32_t));
@@ -543,7 +543,7 @@ page_list(size_t n, size_t nbase, rng *r)
  * columns are a random subset of the 1-, 2-, 4- and 8-byte attributes, in
  * a random order.
  */
-static void
+void
 random_schema(gh_pagespec *s, int natts, rng *r)
 {
 	static const struct
@@ -600,7 +600,7 @@ random_schema(gh_pagespec *s, int natts, rng *r)
  * "4>1 8/4 16 2>0": each attribute's width, "/align" where the alignment is
  * not the usual one for it, ">o" where it is output column o
  */
-static const char *
+const char *
 schema_desc(const gh_pagespec *s, char *buf, size_t len)
 {
 	size_t		at = 0;

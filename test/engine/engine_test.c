@@ -30,6 +30,11 @@
  *					does (random schemas, NULLs, line pointer kinds, full
  *					and empty pages), malformed pages, invalid arguments;
  *					gh_register_host and reading registered pages
+ *	cases_pagebatch.c	gh_pages_read and its batches: rows of heap pages
+ *					encoded (packed keys, NULL patterns, aggregate values) and
+ *					kept by page, appended by pattern to device arrays on the
+ *					device and in host memory; malformed pages, invalid
+ *					arguments
  *
  * Prints one line per failing case and ends with "N passed, N failed";
  * the exit status is 1 if any case failed.
@@ -345,6 +350,7 @@ run_backend(gh_backend backend)
 	run_device_cases();
 	run_joinagg_cases();
 	run_pages_cases();
+	run_pagebatch_cases();
 	printf("-- %s backend: %.1f s\n", run.backend_name, seconds() - t0);
 	fflush(stdout);
 }

@@ -212,6 +212,24 @@ extern void run_api_cases(void);	/* cases_api.c */
 extern void run_device_cases(void);	/* cases_devices.c */
 extern void run_joinagg_cases(void);	/* cases_joinagg.c */
 extern void run_pages_cases(void);	/* cases_pages.c */
+extern void run_pagebatch_cases(void);	/* cases_pagebatch.c */
+
+/*
+ * Writing heap pages (cases_pages.c): little-endian stores and loads,
+ * random bytes, one heap tuple of a schema with the row it must read as
+ * (its length returned; tup has room for 512 bytes), shuffled page lists
+ * with repeats, random schemas and their descriptions.
+ */
+extern void put16(uint8_t *p, uint32_t v);
+extern void put32(uint8_t *p, uint32_t v);
+extern uint32_t get16(const uint8_t *p);
+extern uint32_t get32(const uint8_t *p);
+extern void fill_random(uint8_t *p, size_t n, rng *r);
+extern size_t build_tuple(const gh_pagespec *s, rng *r, int null_pct, bool no_data,
+						  uint8_t *tup, uint64_t *vals, uint8_t *nulls);
+extern uint32_t *page_list(size_t n, size_t nbase, rng *r);
+extern void random_schema(gh_pagespec *s, int natts, rng *r);
+extern const char *schema_desc(const gh_pagespec *s, char *buf, size_t len);
 
 /*
  * Build a table of kind on e and check it against the oracle: the build,
