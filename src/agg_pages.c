@@ -17,6 +17,8 @@
 
 #include "agg_state.h"
 #include "gpuhash.h"
+#include "keys.h"
+#include "page_ops.h"
 #include "page_scan.h"
 
 /*
@@ -135,18 +137,35 @@ key_width(Oid type)
 	return 0;
 }
 
+/* A value's conversion to the engine's int64 (gha_store_agg_value), or -1 if not an integer. */
+static int
+value_conv(Oid type)
+{
+	if (type == FLOAT4OID || type == FLOAT8OID)
+		return -1;
+	return type == OIDOID ? GH_PAGEVAL_UNSIGNED32 : GH_PAGEVAL_SIGNED;
+}
+
 /*
- * The engine's encoding of a plain aggregation's rows from the page
- * columns, as the loop below makes them (gha_key_bits, gha_store_agg_value):
- * false if some column is not an integer (floats are converted on the CPU).
+ * The engine's encoding of the rows of input side (as gha_collect_pages)
+ * from the page columns, as the loop below makes them (gha_key_bits,
+ * gha_fused_null_bits, gha_store_agg_value, the join key): false if some
+ * column is not an integer (floats are converted on the CPU) or a fused
+ * grouping column planned as never NULL has no NULL flag in the key.
  */
 static bool
-plan_encoding(GpuHashAggState *s, const PagePlan *pp, gh_pageenc *enc)
+plan_encoding(GpuHashAggState *s, const PagePlan *pp, int side, GhPoolFeed *feed)
 {
-	memset(enc, 0, sizeof(*enc));
+	gh_pageenc *enc = &feed->enc;
+
+	memset(feed, 0, sizeof(*feed));
 	if (s->ncols != s->nstatic_cols || s->ncols > GH_PAGE_MAX_VALS ||
-		pp->nkeys > GH_PAGE_MAX_KEYS)
+		pp->nkeys > GH_PAGE_MAX_KEYS || (side >= 0 && s->njkeys > GH_PAGE_MAX_KEYS))
 		return false;
+	feed->side = Max(side, 0);
+	feed->keyed = side < 0 || gha_side_keyed(s, side);
+	feed->ncols = s->ncols;
+	feed->cols = s->cols;
 	enc->nkeys = pp->nkeys;
 	for (int i = 0; i < pp->nkeys; i++)
 	{
@@ -161,38 +180,76 @@ plan_encoding(GpuHashAggState *s, const PagePlan *pp, gh_pageenc *enc)
 		pk->shift = (uint8) s->key_shift[k];
 		pk->mask = s->key_mask[k];
 		pk->mod = pp->key_mod[i].by;
+		if (side >= 0)
+		{
+			/* a fused node's NULL flags travel in the key (gha_fused_null_bits) */
+			if (s->key_nullbit[k] < 0 || s->pattern_shift + s->key_nullbit[k] > 63)
+				return false;
+			pk->null_in_key = 1;
+			pk->nullbit = (uint8) (s->pattern_shift + s->key_nullbit[k]);
+		}
 	}
-	enc->nvals = s->ncols;
+	/* the values: every engine column of the side, a count(*) column's 0 and never NULL */
 	for (int c = 0; c < s->ncols; c++)
-		enc->val[c].col = -1;	/* a count(*) column: 0, never NULL */
+		if (side < 0 || s->col_side[c] == side)
+		{
+			enc->val[enc->nvals].col = -1;
+			feed->val_col[enc->nvals++] = (int8) c;
+		}
 	for (int i = 0; i < pp->naggs; i++)
 	{
 		int			a = pp->agg[i];
-		gh_pageval *pv = &enc->val[s->agg_col[a]];
-		Oid			t = s->intypes[a];
+		int			v = 0;
+		int			conv = value_conv(s->intypes[a]);
 
-		if (s->cols[s->agg_col[a]].type == GH_FLOAT64 || t == FLOAT4OID || t == FLOAT8OID)
+		while (v < enc->nvals && feed->val_col[v] != s->agg_col[a])
+			v++;
+		if (v == enc->nvals || s->cols[s->agg_col[a]].type == GH_FLOAT64 || conv < 0)
 			return false;
-		pv->col = (int8) pp->agg_col[i];
-		pv->conv = (s->ops[a] == GHA_COUNT || s->ops[a] == GHA_COUNT_STAR) ? GH_PAGEVAL_ZERO :
-			t == OIDOID ? GH_PAGEVAL_UNSIGNED32 : GH_PAGEVAL_SIGNED;
+		enc->val[v].col = (int8) pp->agg_col[i];
+		enc->val[v].conv = (s->ops[a] == GHA_COUNT || s->ops[a] == GHA_COUNT_STAR) ?
+			GH_PAGEVAL_ZERO : (uint8) conv;
+	}
+	for (int k = 0; side >= 0 && k < s->njkeys; k++)
+	{
+		gh_pagejkey *pj = &enc->jkey[k];
+		GpuHashExactFamily family = s->jfamily[side][k];
+		int			conv = value_conv(s->jtype[side][k]);
+
+		/* gpuhash_encode_exact of an integer-like type: the Datum as the page reader makes it */
+		if (family == GHX_NONE || family == GHX_FLOAT || conv < 0 ||
+			s->jwidth[k] < 1 || s->jwidth[k] > 64)
+			return false;
+		pj->col = (int8) pp->jkey_col[k];
+		pj->conv = (uint8) conv;
+		pj->width = (uint8) s->jwidth[k];
+		pj->shift = (uint8) s->jshift[k];
+		enc->njkeys++;
+	}
+	if (side >= 0)
+	{
+		uint8	   *inner = palloc(Max(s->ncols, 1));
+
+		for (int c = 0; c < s->ncols; c++)
+			inner[c] = s->col_side[c] == 1;
+		feed->col_inner = inner;
 	}
 	return true;
 }
 
 /*
- * A plain aggregation feeding a pool has the GPU service put the shipped
- * pages' rows into the pool itself (page_scan.h), where it can encode them.
+ * A node feeding a pool has the GPU service put the shipped pages' rows
+ * into the pool itself (page_scan.h), where it can encode them.
  */
 static void
-feed_pool(GpuHashAggState *s, GhPageScan *ps, const PagePlan *pp)
+feed_pool(GpuHashAggState *s, GhPageScan *ps, const PagePlan *pp, int side)
 {
-	gh_pageenc	enc;
+	GhPoolFeed	feed;
 
 	if (!gpuhash_enable_pool_pages || !gha_pool_active(s) || !s->pool_used || s->pool_late ||
-		!plan_encoding(s, pp, &enc))
+		!plan_encoding(s, pp, side, &feed))
 		return;
-	if (gpuhash_page_scan_feed_pool(ps, gha_pool_handle(s), &enc, s->cols, s->ncols))
+	if (gpuhash_page_scan_feed_pool(ps, gha_pool_handle(s), &feed))
 		s->pool_pages = true;
 }
 
@@ -207,8 +264,7 @@ gha_collect_pages(GpuHashAggState *s, GhPageScan *ps, int side, int64 *counts)
 
 	if (!plan_columns(s, ps, side, &pp))
 		return false;
-	if (side < 0)
-		feed_pool(s, ps, &pp);
+	feed_pool(s, ps, &pp, side);
 	while (gpuhash_page_scan_next_run(ps, &rows, &first, &end))
 	{
 		CHECK_FOR_INTERRUPTS();

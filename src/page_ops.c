@@ -115,8 +115,7 @@ gpuhash_op_pages_end(GhOpPages *pp)
 
 GhOpPoolPages *
 gpuhash_op_pool_pages_begin(GhOps *ops, const GhOpPool *pool, const gh_pagespec *spec,
-							const gh_pageenc *enc, const gh_aggcol *cols, int ncols,
-							size_t max_pages, MemoryContext cxt)
+							const GhPoolFeed *feed, size_t max_pages, MemoryContext cxt)
 {
 	GhOpPoolPages *pp;
 	Size		size = GHS_ALIGN(sizeof(GhsPoolPages));
@@ -126,7 +125,7 @@ gpuhash_op_pool_pages_begin(GhOps *ops, const GhOpPool *pool, const gh_pagespec 
 	char	   *base;
 	GhsPoolPages *hdr;
 
-	if (!ops->service || ncols > GH_PAGE_MAX_VALS || enc->nvals != ncols)
+	if (!ops->service || feed->ncols > GH_PAGE_MAX_VALS || feed->enc.nvals > feed->ncols)
 		return NULL;
 	pp = MemoryContextAllocZero(cxt, sizeof(GhOpPoolPages));
 	pp->ops = ops;
@@ -137,12 +136,16 @@ gpuhash_op_pool_pages_begin(GhOps *ops, const GhOpPool *pool, const gh_pagespec 
 	hdr = (GhsPoolPages *) base;
 	memset(hdr, 0, sizeof(GhsPoolPages));
 	hdr->spec = *spec;
-	hdr->enc = *enc;
-	hdr->ncols = ncols;
-	for (int c = 0; c < ncols; c++)
+	hdr->enc = feed->enc;
+	hdr->side = feed->side;
+	hdr->keyed = feed->keyed;
+	memcpy(hdr->val_col, feed->val_col, sizeof(hdr->val_col));
+	hdr->ncols = feed->ncols;
+	for (int c = 0; c < feed->ncols; c++)
 	{
-		hdr->cols[c].type = cols[c].type;
-		hdr->cols[c].ops = cols[c].ops;
+		hdr->cols[c].type = feed->cols[c].type;
+		hdr->cols[c].ops = feed->cols[c].ops;
+		hdr->cols[c].inner = feed->col_inner && feed->col_inner[c];
 	}
 	hdr->pages = pages;
 	hdr->lsns = lsns;

@@ -45,6 +45,17 @@ extern void gpuhash_op_pages_end(GhOpPages *pp);
  * anyway; after the call, dropped[p] marks the pages whose rows were not
  * appended, which the caller must read itself.
  */
+typedef struct GhPoolFeed
+{
+	gh_pageenc	enc;			/* values: enc.nvals of the pool's columns */
+	int			side;			/* 0, or 1: a fused join's inner side */
+	bool		keyed;			/* grouping keys kept (a fused side may have none) */
+	int8		val_col[GH_PAGE_MAX_VALS];	/* the pool column of each value */
+	int			ncols;			/* the pool's columns */
+	const gh_aggcol *cols;		/* their types and operations */
+	const uint8 *col_inner;		/* a fused join's inner columns (NULL: none) */
+} GhPoolFeed;
+
 typedef struct GhOpPoolPages
 {
 	GhOps	   *ops;
@@ -58,8 +69,7 @@ typedef struct GhOpPoolPages
 
 extern GhOpPoolPages *gpuhash_op_pool_pages_begin(GhOps *ops, const GhOpPool *pool,
 												  const gh_pagespec *spec,
-												  const gh_pageenc *enc, const gh_aggcol *cols,
-												  int ncols, size_t max_pages,
+												  const GhPoolFeed *feed, size_t max_pages,
 												  MemoryContext cxt);
 /* rows appended */
 extern uint64 gpuhash_op_pool_pages(GhOpPoolPages *pp, size_t npages);

@@ -683,13 +683,12 @@ gpuhash_page_scan_next_run(GhPageScan *ps, const gh_pagerows **rows, size_t *fir
 }
 
 bool
-gpuhash_page_scan_feed_pool(GhPageScan *ps, const GhOpPool *pool, const gh_pageenc *enc,
-							const gh_aggcol *cols, int ncols)
+gpuhash_page_scan_feed_pool(GhPageScan *ps, const GhOpPool *pool, const GhPoolFeed *feed)
 {
 	Assert(gpuhash_page_scan_plain(ps));
 	if (!ps->ship || ps->feed != NULL)
 		return false;
-	ps->feed = gpuhash_op_pool_pages_begin(ps->ops, pool, &ps->spec, enc, cols, ncols,
-										   ps->max_pages, ps->cxt);
+	ps->feed = gpuhash_op_pool_pages_begin(ps->ops, pool, &ps->spec, feed, ps->max_pages,
+										   ps->cxt);
 	return ps->feed != NULL;
 }

@@ -104,13 +104,12 @@ extern bool gpuhash_page_scan_next_run(GhPageScan *ps, const gh_pagerows **rows,
 /*
  * From now on (plain scans only), shipped pages go straight into pool
  * (page_ops.h): the GPU service reads, checks and appends their rows, each
- * row encoded as enc says into the pool's ncols columns (cols: their type
- * and operations), and the runs give only the rows read here.  False (and
- * nothing changed) if pages are not shipped to the service.
+ * row encoded as feed says, and the runs give only the rows read here.
+ * False (and nothing changed) if pages are not shipped to the service.
  */
+struct GhPoolFeed;
 extern bool gpuhash_page_scan_feed_pool(GhPageScan *ps, const GhOpPool *pool,
-										const gh_pageenc *enc, const gh_aggcol *cols,
-										int ncols);
+										const struct GhPoolFeed *feed);
 /* Release everything; add the scan's counts to *stats. */
 extern void gpuhash_page_scan_end(GhPageScan *ps, GhPageStats *stats);
 /* EXPLAIN ANALYZE's line, if any pages were read */

@@ -283,30 +283,71 @@ page_unchanged(uint32 id, uint64 lsn)
 	return same;
 }
 
-/* Append the rows of a batch's pattern to its part (arrays made as needed). */
+/* a new array of pool's for *a, which must not hold rows yet (the part has none) */
 static void
-append_batch_part(ServicePool *pool, gh_pagebatch *b, int pattern, uint64 n)
+first_array(ServicePool *pool, PoolPart *part, gh_darray **a)
 {
-	PoolPart   *part = get_part(pool, 0, pattern);
+	if (*a != NULL)
+		return;
+	if (part->n > 0)
+		elog(ERROR, "gpuhash GPU service: a pool's appends differ in their columns");
+	*a = new_array(pool);
+}
+
+/*
+ * Append the rows of a batch's pattern to the part of pp's side (arrays
+ * made as needed): its grouping keys where pp says they are kept, a fused
+ * join's join keys, and its values to their pool columns.
+ */
+static void
+append_batch_part(ServicePool *pool, GhsPoolPages *pp, gh_pagebatch *b, int pattern, uint64 n)
+{
+	PoolPart   *part = get_part(pool, pp->side, pattern);
+	gh_darray  *values[GH_PAGE_MAX_VALS];
+	gh_darray  *nulls[GH_PAGE_MAX_VALS];
 	gh_status	st;
 
-	if (part->n > 0 && part->keys == NULL)
+	if (part->n > 0 && (part->keys != NULL) != pp->keyed)
 		elog(ERROR, "gpuhash GPU service: a pool's appends differ in their keys");
-	if (part->keys == NULL)
-		part->keys = new_array(pool);
-	for (int c = 0; c < pool->ncols; c++)
+	if (pp->keyed)
+		first_array(pool, part, &part->keys);
+	if (pool->kind >= 0)
+		first_array(pool, part, &part->jkeys);
+	for (int v = 0; v < pp->enc.nvals; v++)
 	{
-		if (part->values[c] == NULL && part->n > 0)
-			elog(ERROR, "gpuhash GPU service: a pool's appends differ in their columns");
-		if (part->values[c] == NULL)
-			part->values[c] = new_array(pool);
-		if (part->nulls[c] == NULL && gh_pagebatch_has_nulls(b, c))
+		int			c = pp->val_col[v];
+
+		first_array(pool, part, &part->values[c]);
+		if (part->nulls[c] == NULL && gh_pagebatch_has_nulls(b, v))
 			append(pool, &part->nulls[c], NULL, part->n);	/* none until now */
+		values[v] = part->values[c];
+		nulls[v] = part->nulls[c];
 	}
-	st = gh_pagebatch_append(b, pattern, part->keys, part->values, part->nulls);
+	st = gh_pagebatch_append(b, pattern, pp->keyed ? part->keys : NULL, values, nulls);
+	if (st == GH_OK && pool->kind >= 0)
+		st = gh_pagebatch_append_jkeys(b, pattern, part->jkeys);
 	if (st != GH_OK)
 		gpuhash_service_engine_failed(pool->engine, st);
 	part->n += n;
+}
+
+/* Does pp describe rows for pool: its side, its keys, values of its side's columns? */
+static bool
+pool_pages_fit(ServicePool *pool, const GhsPoolPages *pp)
+{
+	bool		fused = pool->kind >= 0;
+
+	if (pp->side < 0 || pp->side > (fused ? 1 : 0) || (!fused && !pp->keyed) ||
+		fused != (pp->enc.njkeys > 0) || pp->enc.nvals > pool->ncols)
+		return false;
+	for (int v = 0; v < pp->enc.nvals; v++)
+		if (pp->val_col[v] < 0 || pp->val_col[v] >= pool->ncols ||
+			pool->layout[pp->val_col[v]].inner != (pp->side == 1))
+			return false;
+	for (int k = 0; fused && k < pp->enc.nkeys; k++)
+		if (!pp->enc.key[k].null_in_key)
+			return false;		/* a fused join's rows all have pattern 0 */
+	return true;
 }
 
 uint64
@@ -322,10 +363,11 @@ gpuhash_pool_pages(GhsSlot *slot, char *base)
 	uint64		total = 0;
 	gh_status	st;
 
-	if (pool->kind >= 0 || pp->ncols < 0 || pp->ncols > GH_PAGE_MAX_VALS ||
-		pp->enc.nvals != pp->ncols)
+	if (pp->ncols < 0 || pp->ncols > GH_PAGE_MAX_VALS)
 		elog(ERROR, "gpuhash GPU service: bad pool pages");
 	set_layout(pool, pp->cols, pp->ncols);
+	if (!pool_pages_fit(pool, pp))
+		elog(ERROR, "gpuhash GPU service: bad pool pages");
 	st = gh_pages_read(pool->engine, &pp->spec, &pp->enc, BufferBlocks, ids, pp->npages, &b);
 	if (st != GH_OK)
 		gpuhash_service_engine_failed(pool->engine, st);
@@ -341,7 +383,7 @@ gpuhash_pool_pages(GhsSlot *slot, char *base)
 		for (int pattern = 0; pattern < POOL_PATTERNS; pattern++)
 			if (counts[pattern] > 0)
 			{
-				append_batch_part(pool, b, pattern, counts[pattern]);
+				append_batch_part(pool, pp, b, pattern, counts[pattern]);
 				total += counts[pattern];
 			}
 	}

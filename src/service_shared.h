@@ -201,7 +201,10 @@ typedef struct GhsPages
 typedef struct GhsPoolPages
 {
 	gh_pagespec spec;
-	gh_pageenc	enc;			/* enc.nvals == ncols: value v is column v */
+	gh_pageenc	enc;			/* a fused join's: with its join keys */
+	int			side;			/* 0, or 1: a fused join's inner side */
+	bool		keyed;			/* grouping keys kept (a fused side may have none) */
+	int8		val_col[GH_PAGE_MAX_VALS];	/* the pool column of each value */
 	int			ncols;
 	GhsDataCol	cols[GH_PAGE_MAX_VALS]; /* the pool's columns (no arrays) */
 	uint64		npages;

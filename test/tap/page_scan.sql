@@ -56,7 +56,7 @@ ANALYZE ps_dirty;
 RESET client_min_messages;
 
 BEGIN;
-SELECT plan(121);
+SELECT plan(130);
 
 SET LOCAL max_parallel_workers_per_gather = 0;
 \ir lib/digests.sql
@@ -260,8 +260,24 @@ SELECT * FROM pg_temp.same_rows('pool from pages: changed pages read with visibi
 SELECT ok((pg_temp.pages($$SELECT k, count(*), sum(v) FROM ps_dirty GROUP BY k$$)).pooled
           BETWEEN 1 AND (SELECT count(*) - 1 FROM ps_dirty),
           'pool from pages: only the all-visible pages pooled by the service');
+-- a fused join's pool: both sides from pages, join keys made by the service
+SELECT * FROM pg_temp.same_rows('pool from pages: fused join, NULL join keys', $$
+  SELECT count(*), sum(d.w), sum(f.v), max(f.d) FROM ps_fact f JOIN ps_dim d ON f.k = d.k$$,
+  'Parallel Custom Scan (GpuHashAgg)');
+SELECT is((pg_temp.pages($$SELECT count(*), sum(d.w) FROM ps_fact f JOIN ps_dim d ON f.k = d.k$$)).pooled,
+          (SELECT count(*) FROM ps_fact WHERE k IS NOT NULL) + (SELECT count(*) FROM ps_dim WHERE k IS NOT NULL),
+          'pool from pages: a fused join''s rows with a join key pooled by the service, both sides');
+SELECT * FROM pg_temp.same_rows('pool from pages: fused join, grouping columns of both sides with NULLs', $$
+  SELECT f.s, f.b, d.w % 10, count(*), sum(d.w), max(f.d), count(f.v) FROM ps_fact f JOIN ps_dim d ON f.k = d.k GROUP BY 1, 2, 3$$,
+  'Parallel Custom Scan (GpuHashAgg)');
+SELECT * FROM pg_temp.same_rows('pool from pages: fused join on an int4 column', $$
+  SELECT d.w % 7, count(*), sum(f.k) FROM ps_fact f JOIN ps_dim d ON f.v = d.w GROUP BY 1$$,
+  'Parallel Custom Scan (GpuHashAgg)');
 -- pages the service drops are read by the backend
 SET LOCAL gpuhash.debug_reread_pages = on;
+SELECT * FROM pg_temp.same_rows('pool from pages: fused join, dropped pages read again', $$
+  SELECT d.w % 10, count(*), sum(f.v) FROM ps_fact f JOIN ps_dim d ON f.k = d.k GROUP BY 1$$,
+  'Parallel Custom Scan (GpuHashAgg)');
 SELECT * FROM pg_temp.same_rows('pool from pages: dropped pages read again', $$
   SELECT k, count(*), count(v), sum(v), min(d) FROM ps_fact GROUP BY k$$, 'Parallel Custom Scan (GpuHashAgg)');
 SELECT ok(p.reread > 0 AND p.reread = p.checked AND p.pooled BETWEEN 1 AND (SELECT count(*) - 1 FROM ps_fact),
