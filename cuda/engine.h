@@ -523,7 +523,7 @@ extern gh_status gh_pages_read(gh_engine *e, const gh_pagespec *spec, const gh_p
 							   gh_pagebatch **out);
 /* npages flags: 1 for a malformed page, whose rows gh_pagebatch_keep drops */
 extern const uint8_t *gh_pagebatch_bad(const gh_pagebatch *b);
-/* Does aggregate column val have a NULL in some row read? */
+/* Does aggregate column val have a NULL in some row read (a row with no join key aside)? */
 extern bool gh_pagebatch_has_nulls(const gh_pagebatch *b, int val);
 /*
  * Keep the rows of the pages whose drop flag is 0 (drop NULL: all) and not

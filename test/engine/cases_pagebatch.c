@@ -3,21 +3,34 @@
  * cases_pagebatch.c
  *	  Engine unit tests of gh_pages_read and the batches it makes
  *	  (gh_pagebatch_bad, gh_pagebatch_has_nulls, gh_pagebatch_keep,
- *	  gh_pagebatch_append, gh_pagebatch_free): rows of synthetic PostgreSQL
- *	  heap pages encoded into packed keys, NULL patterns and aggregate
- *	  values, kept by page and appended by pattern to device arrays.
+ *	  gh_pagebatch_append, gh_pagebatch_append_jkeys, gh_pagebatch_free):
+ *	  rows of synthetic PostgreSQL heap pages encoded into packed keys, NULL
+ *	  patterns, join keys and aggregate values, kept by page and appended
+ *	  by pattern to device arrays.
  *
  * The pages are written with cases_pages.c's tuple writer, and the rows
  * they hold recorded as they are written; what each row must become is
  * worked out here in plain C from engine.h's rules, without heap_page.h,
  * and every array appended to is compared byte by byte:
  *
- *	- random schemas; 1 to 4 grouping keys (8 at most) of 1, 2, 4 and 8
- *	  bytes, narrower and wider than their columns, in fields at random
- *	  shifts under random masks (with holes, with bits the width cuts off,
- *	  running past bit 63) that do not overlap; mods positive, negative,
- *	  1, -1 and the width's extremes on 2-, 4- and 8-byte columns, over
- *	  values of 0, -1, the smallest and the largest
+ *	- random schemas; 1 to 4 grouping keys (8 at most; none to 4 with join
+ *	  keys) of 1, 2, 4 and 8 bytes, narrower and wider than their columns,
+ *	  in fields at random shifts under random masks (with holes, with bits
+ *	  the width cuts off, running past bit 63) that do not overlap; mods
+ *	  positive, negative, 1, -1 and the width's extremes on 2-, 4- and
+ *	  8-byte columns, over values of 0, -1, the smallest and the largest
+ *	- NULLs of grouping keys in key bits (null_in_key): of every key, of
+ *	  some and of none, each nullbit in a hole of the key (or anywhere when
+ *	  there is none), bit 63 among them; the pattern untouched; nullbit
+ *	  garbage (up to 255) where null_in_key is 0, ignored
+ *	- join keys (njkeys, jkey[]): 1 to 3 columns (8 at most), repeats and
+ *	  grouping key columns among them, SIGNED and UNSIGNED32 on columns of
+ *	  each width (sign- and zero-extended to 64 bits), widths of 1 to 64
+ *	  bits cutting values, in packed or overlapping fields, bits past 63
+ *	  shifted out; a row with a NULL in a join key column kept nowhere: in
+ *	  no count, no array, not in gh_pagebatch_has_nulls either; the join
+ *	  keys appended by gh_pagebatch_append_jkeys before or after
+ *	  gh_pagebatch_append, given keys NULL at times (values still appended)
  *	- aggregate values of each conv on columns of each width, col -1,
  *	  columns with and without NULLs: gh_pagebatch_has_nulls exact (where
  *	  a malformed page was read, true is also taken for a column whose
@@ -40,6 +53,13 @@
  *	  of its own; nulls[v] NULL accepted where the pattern's kept rows have
  *	  no NULL there; gh_pagebatch_free(NULL); device memory back to a fresh
  *	  engine's
+ *	- for join keys and null_in_key: GH_ERR_INVALID for njkeys -1 and 9 (the
+ *	  entries past 8 valid), a join key of no output column, of width 0 or
+ *	  65, a shift of 64, conv ZERO or unknown, null_in_key with nullbit 64
+ *	  or 255; gh_pagebatch_append_jkeys of a batch without join keys, not
+ *	  kept, of pattern 256 or -1, jkeys NULL, each appending nothing; the
+ *	  limits accepted (8 join keys, widths 1 and 64 at shifts 0 and 63,
+ *	  nullbit 63)
  *
  * Arrays on the device cannot be read here: each one is moved to host
  * memory first by an append of zeros past a device budget of 1 byte
@@ -417,7 +437,110 @@ random_enc(gh_pageenc *enc, const gh_pagespec *s, int nkeys, bool distinct, int 
 	random_vals(enc, s, nvals, r);
 }
 
-/* "k c3 w2 <<17 &ff %-7 b2; v c1 s, c-1 z" */
+/*
+ * NULLs of the keys in key bits (null_in_key) instead of pattern bits: none
+ * (mode 0; nullbit then left as garbage at times, 0..255), every key (1) or
+ * each at random (2).  Each nullbit is a bit no key's field and no other
+ * nullbit uses, where there is one, else any bit.
+ */
+static void
+random_null_in_key(gh_pageenc *enc, int mode, rng *r)
+{
+	uint64_t	used = 0;
+
+	for (int k = 0; k < enc->nkeys; k++)
+	{
+		const gh_pagekey *pk = &enc->key[k];
+		uint64_t	m = pk->mask;
+
+		if (pk->width < 8)
+			m &= (UINT64_C(1) << (8 * pk->width)) - 1;
+		used |= m << pk->shift;
+	}
+	for (int k = 0; k < enc->nkeys; k++)
+	{
+		gh_pagekey *pk = &enc->key[k];
+		int			nfree = 0,
+					pick;
+
+		pk->null_in_key = mode == 1 || (mode == 2 && rng_below(r, 2));
+		if (!pk->null_in_key)
+		{
+			pk->nullbit = rng_below(r, 2) ? (uint8_t) rng_below(r, 256) : 0;
+			continue;
+		}
+		for (int b = 0; b < 64; b++)
+			nfree += !((used >> b) & 1);
+		if (nfree == 0)
+		{
+			pk->nullbit = (uint8_t) rng_below(r, 64);
+			continue;
+		}
+		pick = (int) rng_below(r, (uint64_t) nfree);
+		for (int b = 0; b < 64; b++)
+			if (!((used >> b) & 1) && pick-- == 0)
+			{
+				pk->nullbit = (uint8_t) b;
+				used |= UINT64_C(1) << b;
+				break;
+			}
+	}
+}
+
+/*
+ * njkeys join key columns (any, repeats allowed), of either conv, widths of
+ * 1 to 64 bits (often their column's, or 32 or 64); packed: in fields one
+ * after another from a random bit (the last ones perhaps running past bit
+ * 63, or starting anywhere when past it), else at random shifts,
+ * overlapping.
+ */
+static void
+random_jkeys(gh_pageenc *enc, const gh_pagespec *s, int njkeys, bool packed, rng *r)
+{
+	int			at = (int) rng_below(r, 12);
+
+	enc->njkeys = njkeys;
+	for (int j = 0; j < njkeys; j++)
+	{
+		gh_pagejkey *pj = &enc->jkey[j];
+		int			cw;
+
+		pj->col = (int8_t) rng_below(r, (uint64_t) s->nout);
+		cw = 8 * out_width(s, pj->col);
+		pj->conv = rng_below(r, 2) ? GH_PAGEVAL_SIGNED : GH_PAGEVAL_UNSIGNED32;
+		switch (rng_below(r, 6))
+		{
+			case 0:
+			case 1:
+				pj->width = (uint8_t) cw;
+				break;
+			case 2:
+				pj->width = 64;
+				break;
+			case 3:
+				pj->width = (uint8_t) (31 + rng_below(r, 3));
+				break;
+			case 4:
+				pj->width = (uint8_t) (1 + rng_below(r, (uint64_t) cw));
+				break;
+			default:
+				pj->width = (uint8_t) (1 + rng_below(r, 64));
+				break;
+		}
+		if (packed)
+		{
+			pj->shift = (uint8_t) (at < 64 ? at : (int) rng_below(r, 64));
+			at += pj->width + (int) rng_below(r, 3);
+		}
+		else
+			pj->shift = (uint8_t) rng_below(r, 64);
+	}
+}
+
+/*
+ * "2 keys: c3 w2 <<17 &ff %-7 b2, c0 w1 <<40 &1 b5 n33; 2 values: c1 s, c-1 z;
+ * 1 join key: c2 u w33 <<0" (n33: NULL in key bit 33)
+ */
 static const char *
 enc_desc(const gh_pageenc *enc, char *buf, size_t len)
 {
@@ -433,6 +556,8 @@ enc_desc(const gh_pageenc *enc, char *buf, size_t len)
 								pk->bit);
 		if (pk->mod != 0 && at < len)
 			at += (size_t) snprintf(buf + at, len - at, " %%%lld", (long long) pk->mod);
+		if (pk->null_in_key && at < len)
+			at += (size_t) snprintf(buf + at, len - at, " n%d", pk->nullbit);
 	}
 	if (at < len)
 		at += (size_t) snprintf(buf + at, len - at, "; %d value%s", enc->nvals,
@@ -440,6 +565,13 @@ enc_desc(const gh_pageenc *enc, char *buf, size_t len)
 	for (int v = 0; v < enc->nvals && at < len; v++)
 		at += (size_t) snprintf(buf + at, len - at, "%s c%d %c", v ? "," : ":",
 								enc->val[v].col, convs[enc->val[v].conv % 3]);
+	if (enc->njkeys > 0 && at < len)
+		at += (size_t) snprintf(buf + at, len - at, "; %d join key%s", enc->njkeys,
+								enc->njkeys == 1 ? "" : "s");
+	for (int j = 0; j < enc->njkeys && at < len; j++)
+		at += (size_t) snprintf(buf + at, len - at, "%s c%d %c w%d <<%d", j ? "," : ":",
+								enc->jkey[j].col, convs[enc->jkey[j].conv % 3],
+								enc->jkey[j].width, enc->jkey[j].shift);
 	return buf;
 }
 
@@ -458,9 +590,22 @@ key_bits(const gh_pagekey *k, uint64_t v)
 	return (v & k->mask) << k->shift;
 }
 
+/* Join key column j's bits of a row whose column value is v (not NULL). */
+static uint64_t
+jkey_bits(const gh_pagejkey *j, uint64_t v)
+{
+	if (j->conv == GH_PAGEVAL_UNSIGNED32)
+		v = (uint32_t) v;
+	/* the low width bits: width 64 keeps them all */
+	v = v << (64 - j->width) >> (64 - j->width);
+	return v << j->shift;
+}
+
 /*
  * The rows gh_pages_read and gh_pagebatch_keep must make of a list of
- * pages: the kept ones in order, each with its pattern, key and values.
+ * pages: the kept ones in order, each with its pattern, key, join key and
+ * values.  A row with a NULL in a join key column is not kept and counts
+ * nowhere, not even in has_nulls.
  */
 typedef struct want_batch
 {
@@ -468,6 +613,7 @@ typedef struct want_batch
 	size_t		nkept;
 	uint8_t    *pattern;
 	uint64_t   *keys;
+	uint64_t   *jkeys;
 	uint64_t   *vals;			/* kept row i, value v: i * nvals + v */
 	uint8_t    *nulls;
 	uint32_t   *entry;			/* the list entry and line pointer row each came from */
@@ -475,6 +621,7 @@ typedef struct want_batch
 	uint64_t	count[NPATTERNS];
 	bool		has_nulls[GH_PAGE_MAX_VALS];	/* in a row read of a page not malformed */
 	bool		some_bad;		/* malformed pages too */
+	size_t		unjoined;		/* rows of pages not dropped with a NULL join key */
 } want_batch;
 
 /* A list of pages of a heap: entry i is page ids[i], dropped if drop[i]. */
@@ -497,6 +644,7 @@ want_make(want_batch *w, const heap *h, const gh_pageenc *enc, const plist *l)
 		most += h->nrows[l->ids[i]];
 	w->pattern = xmalloc(most);
 	w->keys = xmalloc(most * sizeof(uint64_t));
+	w->jkeys = xmalloc(most * sizeof(uint64_t));
 	w->vals = xmalloc(most * (size_t) (nv > 0 ? nv : 1) * sizeof(uint64_t));
 	w->nulls = xmalloc(most * (size_t) (nv > 0 ? nv : 1));
 	w->entry = xmalloc(most * sizeof(uint32_t));
@@ -511,9 +659,23 @@ want_make(want_batch *w, const heap *h, const gh_pageenc *enc, const plist *l)
 			const uint64_t *vals = &h->vals[SLOT(p, r)];
 			const uint8_t *nulls = &h->nulls[SLOT(p, r)];
 			size_t		at = w->nkept;
-			uint64_t	key = 0;
+			uint64_t	key = 0,
+						jkey = 0;
 			int			pattern = 0;
+			bool		joins = true;
 
+			for (int j = 0; j < enc->njkeys; j++)
+			{
+				const gh_pagejkey *pj = &enc->jkey[j];
+
+				joins &= !nulls[pj->col];
+				jkey |= jkey_bits(pj, vals[pj->col]);
+			}
+			if (!joins)
+			{
+				w->unjoined += l->drop == NULL || !l->drop[i];
+				continue;
+			}
 			for (int v = 0; v < nv; v++)
 				w->has_nulls[v] |= enc->val[v].col >= 0 && nulls[enc->val[v].col];
 			if (l->drop != NULL && l->drop[i])
@@ -522,7 +684,9 @@ want_make(want_batch *w, const heap *h, const gh_pageenc *enc, const plist *l)
 			{
 				const gh_pagekey *pk = &enc->key[k];
 
-				if (nulls[pk->col])
+				if (nulls[pk->col] && pk->null_in_key)
+					key |= UINT64_C(1) << pk->nullbit;
+				else if (nulls[pk->col])
 					pattern |= 1 << pk->bit;
 				else
 					key |= key_bits(pk, vals[pk->col]);
@@ -542,6 +706,7 @@ want_make(want_batch *w, const heap *h, const gh_pageenc *enc, const plist *l)
 			}
 			w->pattern[at] = (uint8_t) pattern;
 			w->keys[at] = key;
+			w->jkeys[at] = jkey;
 			w->entry[at] = (uint32_t) i;
 			w->row[at] = (uint16_t) r;
 			w->count[pattern]++;
@@ -555,6 +720,7 @@ want_free(want_batch *w)
 {
 	free(w->pattern);
 	free(w->keys);
+	free(w->jkeys);
 	free(w->vals);
 	free(w->nulls);
 	free(w->entry);
@@ -573,10 +739,14 @@ want_null_in(const want_batch *w, int pattern, int v)
 
 /* ---- device arrays and what they must hold ---- */
 
-/* Arrays of a sink: keys, values[v] at VALUES + v, nulls[v] at NULLS + v. */
+/*
+ * Arrays of a sink: keys, values[v] at VALUES + v, nulls[v] at NULLS + v,
+ * join keys at JKEYS.
+ */
 #define VALUES			1
 #define NULLS			(1 + GH_PAGE_MAX_VALS)
-#define NARRAYS			(1 + 2 * GH_PAGE_MAX_VALS)
+#define JKEYS			(1 + 2 * GH_PAGE_MAX_VALS)
+#define NARRAYS			(2 + 2 * GH_PAGE_MAX_VALS)
 
 typedef enum placement
 {
@@ -590,14 +760,16 @@ static const char *const placement_names[] = {
 };
 
 /*
- * One pattern's arrays for gh_pagebatch_append (NULL where not given),
- * with the bytes each must hold and, for the rows appended, where each
- * came from: batch << 40 | list entry << 16 | line pointer row.
+ * One pattern's arrays for gh_pagebatch_append and gh_pagebatch_append_jkeys
+ * (NULL where not given), with the bytes each must hold and, for the rows
+ * appended, where each came from: batch << 40 | list entry << 16 | line
+ * pointer row.
  */
 typedef struct sink
 {
 	int			pattern;
 	int			nvals;
+	bool		jkeys_first;	/* gh_pagebatch_append_jkeys before gh_pagebatch_append */
 	gh_darray  *a[NARRAYS];
 	uint8_t    *want[NARRAYS];
 	size_t		len[NARRAYS];
@@ -626,21 +798,25 @@ want_add(sink *k, int i, const void *src, size_t bytes)
 }
 
 /*
- * Arrays for pattern's rows of nvals values, placed as asked, without
- * nulls[v] where bit v of no_nulls is set; prefill bytes of src appended
- * to each first.  False (the case failed) on an error.
+ * Arrays for pattern's rows of nvals values, placed as asked: keys unless
+ * no_keys, join keys if jkeys, nulls[v] unless bit v of no_nulls is set;
+ * prefill bytes of src appended to each first.  False (the case failed) on
+ * an error.
  */
 static bool
-sink_open(gh_engine *e, sink *k, int pattern, int nvals, placement place, uint64_t no_nulls,
-		  const uint8_t *src, size_t prefill, rng *r)
+sink_open_join(gh_engine *e, sink *k, int pattern, int nvals, bool no_keys, bool jkeys,
+			   placement place, uint64_t no_nulls, const uint8_t *src, size_t prefill, rng *r)
 {
 	memset(k, 0, sizeof(*k));
 	k->pattern = pattern;
 	k->nvals = nvals;
-	for (int i = 0; i < NARRAYS; i++)
+	k->jkeys_first = jkeys && rng_below(r, 2);
+	/* JKEYS, the last, only with join keys */
+	for (int i = 0; i < (jkeys ? NARRAYS : JKEYS); i++)
 	{
-		bool		used = i == 0 || (i >= VALUES && i < VALUES + nvals) ||
-			(i >= NULLS && i < NULLS + nvals && !((no_nulls >> (i - NULLS)) & 1));
+		bool		used = (i == 0 && !no_keys) || (i >= VALUES && i < VALUES + nvals) ||
+			(i >= NULLS && i < NULLS + nvals && !((no_nulls >> (i - NULLS)) & 1)) ||
+			i == JKEYS;
 		bool		dev = place == PLACE_DEVICE || (place == PLACE_MIXED && rng_below(r, 2));
 
 		if (!used)
@@ -658,6 +834,14 @@ sink_open(gh_engine *e, sink *k, int pattern, int nvals, placement place, uint64
 	return true;
 }
 
+/* sink_open_join with keys, without join keys. */
+static bool
+sink_open(gh_engine *e, sink *k, int pattern, int nvals, placement place, uint64_t no_nulls,
+		  const uint8_t *src, size_t prefill, rng *r)
+{
+	return sink_open_join(e, k, pattern, nvals, false, false, place, no_nulls, src, prefill, r);
+}
+
 static void
 sink_free(sink *k)
 {
@@ -670,19 +854,32 @@ sink_free(sink *k)
 	memset(k, 0, sizeof(*k));
 }
 
-/* gh_pagebatch_append of k's pattern to k's arrays; on GH_OK what they must now hold. */
+/*
+ * gh_pagebatch_append of k's pattern to k's arrays, and
+ * gh_pagebatch_append_jkeys (before or after) where k has join keys; on
+ * GH_OK what they must now hold.
+ */
 static gh_status
 sink_append(sink *k, gh_pagebatch *b, const want_batch *w, int batch)
 {
-	gh_status	st = gh_pagebatch_append(b, k->pattern, k->a[0], &k->a[VALUES], &k->a[NULLS]);
+	gh_status	st = GH_OK;
 
+	if (k->a[JKEYS] != NULL && k->jkeys_first)
+		st = gh_pagebatch_append_jkeys(b, k->pattern, k->a[JKEYS]);
+	if (st == GH_OK)
+		st = gh_pagebatch_append(b, k->pattern, k->a[0], &k->a[VALUES], &k->a[NULLS]);
+	if (st == GH_OK && k->a[JKEYS] != NULL && !k->jkeys_first)
+		st = gh_pagebatch_append_jkeys(b, k->pattern, k->a[JKEYS]);
 	if (st != GH_OK)
 		return st;
 	for (size_t i = 0; i < w->nkept; i++)
 	{
 		if (w->pattern[i] != k->pattern)
 			continue;
-		want_add(k, 0, &w->keys[i], 8);
+		if (k->a[0] != NULL)
+			want_add(k, 0, &w->keys[i], 8);
+		if (k->a[JKEYS] != NULL)
+			want_add(k, JKEYS, &w->jkeys[i], 8);
 		for (int v = 0; v < k->nvals; v++)
 		{
 			want_add(k, VALUES + v, &w->vals[i * w->nvals + v], 8);
@@ -740,14 +937,14 @@ sink_check(gh_engine *e, sink *k)
 	for (int i = 0; i < NARRAYS; i++)
 	{
 		char		name[32];
-		size_t		width = i >= NULLS ? 1 : 8;
+		size_t		width = i >= NULLS && i < JKEYS ? 1 : 8;
 		size_t		pad;
 		const uint8_t *got;
 
 		if (k->a[i] == NULL)
 			continue;
-		if (i == 0)
-			snprintf(name, sizeof(name), "keys");
+		if (i == 0 || i == JKEYS)
+			snprintf(name, sizeof(name), i == 0 ? "keys" : "join keys");
 		else
 			snprintf(name, sizeof(name), "%s[%d]", i >= NULLS ? "nulls" : "values",
 					 i >= NULLS ? i - NULLS : i - VALUES);
@@ -868,12 +1065,13 @@ typedef struct batch_opts
 	bool		omit_nulls;		/* nulls[v] NULL where no row read has a NULL in v */
 	bool		move_midway;	/* 1 MiB in the arrays of three patterns first, then
 								 * the first append past a 1-byte budget */
+	bool		no_keys;		/* keys NULL where there are join keys */
 } batch_opts;
 
 /*
  * Read and keep each list of h (all batches held at once), then append
  * every pattern with rows (and two without) of every batch in turn to the
- * same arrays, and compare them.
+ * same arrays (join keys too where enc has them), and compare them.
  */
 static void
 check_batches(gh_engine *e, const gh_pagespec *s, const gh_pageenc *enc, const heap *h,
@@ -941,8 +1139,8 @@ check_batches(gh_engine *e, const gh_pagespec *s, const gh_pageenc *enc, const h
 		bool		move = o->move_midway && moved < 3 && w[0].count[pats[i]] > 0;
 
 		moved += move;
-		ok = sink_open(e, &k, pats[i], enc->nvals, o->place, no_nulls, prefill,
-					   move ? MIB : 0, r);
+		ok = sink_open_join(e, &k, pats[i], enc->nvals, o->no_keys && enc->njkeys > 0,
+							enc->njkeys > 0, o->place, no_nulls, prefill, move ? MIB : 0, r);
 		for (int j = 0; j < nlists && ok; j++)
 		{
 			gh_status	st;
@@ -1428,6 +1626,225 @@ malformed_cases(gh_engine *e, rng *r)
 	}
 }
 
+/*
+ * Case 6: join keys of 1 to 3 columns, rows with a NULL in one of them
+ * dropped; grouping keys (none to 4) whose NULLs set key bits, pattern bits
+ * or both; keys NULL at times; drop flags, malformed pages, arrays placed
+ * every way.
+ */
+static void
+join_random_cases(gh_engine *e, rng *r)
+{
+	static const size_t list_sizes[] = {37, 1, 60, 0, 37, 120, 37, 300};
+	static const char *const nik_names[] = {
+		"pattern bits", "key bits", "key and pattern bits"
+	};
+
+	for (int si = 0; si < (run.quick ? 6 : 16); si++)
+	{
+		gh_pagespec s;
+		gh_pageenc	enc;
+		uint32_t	notnull;
+		int			nkeys = (int) rng_below(r, 5);
+		int			nvals = (int) rng_below(r, 5);
+		int			njkeys = 1 + (int) rng_below(r, 3);
+		int			nik = si % 3;
+		size_t		n = list_sizes[si % 8];
+		size_t		nbase = n == 0 ? 1 : (n * 3 + 3) / 4;
+		int			nlists = n >= 37 && si % 2 == 0 ? 2 : 1;
+		int			dmode = si % 4;
+		batch_opts	o = {(placement) ((si + si / 3) % 3), si % 2 == 1, false, si % 4 >= 2};
+		heap		h;
+		plist		l[2];
+		uint32_t   *ids[2];
+		uint8_t    *drop[2];
+		char		sdesc[256],
+					edesc[512];
+
+		random_schema(&s, si == 0 ? 12 : 0, r);
+		notnull = si % 5 == 4 ? random_notnull(&s, r) : 0;
+		random_enc(&enc, &s, nkeys, si % 2 == 0, nvals, r);
+		random_null_in_key(&enc, nik, r);
+		random_jkeys(&enc, &s, njkeys, si % 4 != 3, r);
+		heap_init(&h, nbase);
+		write_heap(&h, &s, notnull, n >= 37 ? 7 : 0, r);
+		for (int k = 0; k < nlists; k++)
+		{
+			ids[k] = page_list(n, nbase, r);
+			drop[k] = make_drop(n, k == 0 ? dmode : 3, r);
+			l[k].ids = ids[k];
+			l[k].n = n;
+			l[k].drop = drop[k];
+		}
+		case_begin("join keys: %zu heap pages%s (%zu distinct, %s) of %d attributes (%s), not NULL 0x%x, NULLs of keys in %s, %s; %s, arrays %s%s%s",
+				   n, nlists > 1 ? " twice" : "", nbase,
+				   n >= 37 ? "every seventh malformed" : "none malformed", s.natts,
+				   schema_desc(&s, sdesc, sizeof(sdesc)), notnull, nik_names[nik],
+				   enc_desc(&enc, edesc, sizeof(edesc)), drop_names[dmode],
+				   placement_names[o.place],
+				   o.omit_nulls ? ", nulls[v] left out where there is no NULL" : "",
+				   o.no_keys ? ", keys NULL" : "");
+		check_batches(e, &s, &enc, &h, l, nlists, &o, r);
+		case_end();
+		for (int k = 0; k < nlists; k++)
+		{
+			free(ids[k]);
+			free(drop[k]);
+		}
+		heap_free(&h);
+	}
+}
+
+/* Rows of h with a NULL in output o (null), or with a value of bit 63 set (!null). */
+static size_t
+rows_with(const heap *h, int o, bool null)
+{
+	size_t		n = 0;
+
+	for (size_t p = 0; p < h->npages; p++)
+		for (uint32_t i = 0; i < h->nrows[p]; i++)
+			n += null ? h->nulls[SLOT(p, i) + o] != 0 :
+				!h->nulls[SLOT(p, i) + o] && (h->vals[SLOT(p, i) + o] >> 63) != 0;
+	return n;
+}
+
+static gh_pagejkey
+make_jkey(int col, int conv, int width, int shift)
+{
+	gh_pagejkey j;
+
+	memset(&j, 0, sizeof(j));
+	j.col = (int8_t) col;
+	j.conv = (uint8_t) conv;
+	j.width = (uint8_t) width;
+	j.shift = (uint8_t) shift;
+	return j;
+}
+
+/*
+ * Case 7: join keys of each conv on columns of each width, all 64 bits of
+ * them and cut to fewer, shifted, bits past 63 shifted out; the NULLs of
+ * grouping keys in key bits.  The schema of value_cases: outputs 0 (1
+ * byte) and 2 (4 bytes) without NULLs, 1 (2 bytes), 3 and 4 (8 bytes)
+ * with them.
+ */
+static void
+join_value_cases(gh_engine *e, rng *r)
+{
+	static const uint8_t widths[] = {1, 7, 8, 16, 31, 32, 33, 48, 63, 64};
+	static const char *const conv_names[] = {"ZERO", "SIGNED", "UNSIGNED32"};
+	gh_pagespec s;
+	gh_pageenc	enc;
+	heap		h;
+	size_t		npages = run.quick ? 12 : 40;
+	batch_opts	o = {PLACE_MIXED, false, false, false};
+	uint32_t	notnull = 0x5;
+	char		edesc[512];
+
+	all_widths_schema(&s);
+	heap_init(&h, npages);
+	write_heap(&h, &s, notnull, 0, r);
+
+	case_begin("the pages for join keys have NULLs in outputs 1, 3 and 4 and negative values in each output");
+	for (int c = 0; c < s.nout; c++)
+	{
+		if (((notnull >> c) & 1) == 0 && rows_with(&h, c, true) == 0)
+			case_fail("no NULL in output %d", c);
+		if (rows_with(&h, c, false) == 0)
+			case_fail("no negative value in output %d", c);
+	}
+	case_end();
+
+	/* each column alone, all 64 bits: sign- or zero-extended */
+	for (int c = 0; c < s.nout; c++)
+		for (int conv = GH_PAGEVAL_SIGNED; conv <= GH_PAGEVAL_UNSIGNED32; conv++)
+		{
+			memset(&enc, 0, sizeof(enc));
+			enc.nkeys = 1;
+			enc.key[0] = make_key(1, 3, 2, 5, 0xFFFF, 0);
+			enc.nvals = 1;
+			enc.val[0].col = (int8_t) c;
+			enc.val[0].conv = (uint8_t) conv;
+			enc.njkeys = 1;
+			enc.jkey[0] = make_jkey(c, conv, 64, 0);
+			o.no_keys = c == 3;
+			case_begin("a join key of output %d alone (%d-byte, %s), %s, all 64 bits%s",
+					   c, out_width(&s, c),
+					   (notnull >> c) & 1 ? "never NULL" : "rows with a NULL dropped",
+					   conv_names[conv], o.no_keys ? ", keys NULL" : "");
+			check_all_pages(e, &s, &enc, &h, c % 2 ? 3 : 0, &o, r);
+			case_end();
+		}
+	o.no_keys = false;
+
+	/* an int8 and an int2 column cut to w bits, the second at the top */
+	for (size_t i = 0; i < sizeof(widths); i++)
+	{
+		int			w = widths[i];
+
+		if (run.quick && i % 2 == 1 && w != 33 && w != 64)
+			continue;
+		memset(&enc, 0, sizeof(enc));
+		enc.nkeys = 1;
+		enc.key[0] = make_key(4, 0, 8, 0, ~UINT64_C(0), 0);
+		enc.key[0].null_in_key = 1;
+		enc.key[0].nullbit = 63;
+		enc.njkeys = 2;
+		enc.jkey[0] = make_jkey(3, GH_PAGEVAL_SIGNED, w, 0);
+		enc.jkey[1] = make_jkey(1, GH_PAGEVAL_UNSIGNED32, w, w < 64 ? 64 - w : 32);
+		case_begin("join keys cut to %d bits: output 3 (int8, SIGNED) at bit 0, output 1 (int2, UNSIGNED32) at bit %d%s (%s)",
+				   w, enc.jkey[1].shift, w == 64 ? ", its top half shifted out" : "",
+				   enc_desc(&enc, edesc, sizeof(edesc)));
+		check_all_pages(e, &s, &enc, &h, 0, &o, r);
+		case_end();
+	}
+
+	/* three columns packed, under grouping keys with their NULLs in key bits */
+	memset(&enc, 0, sizeof(enc));
+	enc.nkeys = 3;
+	enc.key[0] = make_key(1, 0, 2, 0, 0xFFFF, 0);
+	enc.key[0].null_in_key = 1;
+	enc.key[0].nullbit = 16;
+	enc.key[1] = make_key(3, 1, 4, 17, 0xFFFFFFFF, 0);
+	enc.key[1].null_in_key = 1;
+	enc.key[1].nullbit = 63;
+	enc.key[2] = make_key(4, 2, 1, 49, 0xFF, 0);
+	enc.key[2].nullbit = 77;	/* not null_in_key: ignored */
+	enc.nvals = 2;
+	enc.val[0].col = 3;
+	enc.val[0].conv = GH_PAGEVAL_SIGNED;
+	enc.val[1].col = 1;
+	enc.val[1].conv = GH_PAGEVAL_UNSIGNED32;
+	case_begin("NULLs of two keys in key bits 16 and 63, of the third in pattern bit 2 (nullbit 77 ignored), no join keys (%s)",
+			   enc_desc(&enc, edesc, sizeof(edesc)));
+	check_all_pages(e, &s, &enc, &h, 3, &o, r);
+	case_end();
+
+	enc.njkeys = 3;
+	enc.jkey[0] = make_jkey(0, GH_PAGEVAL_SIGNED, 8, 0);
+	enc.jkey[1] = make_jkey(2, GH_PAGEVAL_UNSIGNED32, 32, 8);
+	enc.jkey[2] = make_jkey(4, GH_PAGEVAL_SIGNED, 24, 40);
+	case_begin("the same keys and a join key of three columns packed: int1 in 8 bits, int4 UNSIGNED32 in 32, int8 cut to 24 (%s)",
+			   enc_desc(&enc, edesc, sizeof(edesc)));
+	check_all_pages(e, &s, &enc, &h, 1, &o, r);
+	case_end();
+
+	enc.key[2].null_in_key = 1;
+	enc.key[2].nullbit = 57;
+	o.place = PLACE_DEVICE;
+	case_begin("every key's NULLs in key bits (16, 63, 57): pattern 0 only; arrays on the device (%s)",
+			   enc_desc(&enc, edesc, sizeof(edesc)));
+	check_all_pages(e, &s, &enc, &h, 3, &o, r);
+	case_end();
+
+	o.no_keys = true;
+	o.place = PLACE_HOST;
+	case_begin("the same with keys NULL: values and join keys appended without the keys");
+	check_all_pages(e, &s, &enc, &h, 0, &o, r);
+	case_end();
+	heap_free(&h);
+}
+
 /* Leave another function's message, so that a stale one cannot pass. */
 static bool
 stale_message(gh_engine *e)
@@ -1484,7 +1901,181 @@ two_pages_kept(gh_engine *e, const gh_pagespec *s, const gh_pageenc *enc, const 
 }
 
 /*
- * Case 6: invalid arguments.  The schema: int8 (output 0, never NULL), int4
+ * Case 9, run by invalid_cases (case 8): invalid join keys and nullbits, their limits
+ * accepted, gh_pagebatch_append_jkeys's bad arguments.  genc: invalid_cases'
+ * encoding (2 keys on outputs 0 and 2, 3 values); h: its 4 pages.
+ */
+static void
+join_invalid_cases(gh_engine *e, const gh_pagespec *good, const gh_pageenc *genc, const heap *h,
+				   rng *r)
+{
+	static const uint32_t ids[2] = {0, 1};
+	gh_pageenc	jenc,
+				enc;
+
+	/* an encoding with valid join keys past its array, for a count over the maximum */
+	union
+	{
+		gh_pageenc	enc;
+		uint8_t		bytes[sizeof(gh_pageenc) + 2 * sizeof(gh_pagejkey)];
+	}			past;
+	batch_opts	o = {PLACE_MIXED, false, false, false};
+	gh_pagebatch *b = NULL;
+	uint64_t	counts[NPATTERNS];
+	gh_darray  *a = NULL;
+	sink		k;
+	want_batch	w;
+	plist		l = {ids, 2, NULL};
+	char		what[160];
+
+	/* rows with a NULL in output 1 dropped */
+	jenc = *genc;
+	jenc.njkeys = 2;
+	jenc.jkey[0] = make_jkey(0, GH_PAGEVAL_SIGNED, 40, 0);
+	jenc.jkey[1] = make_jkey(1, GH_PAGEVAL_UNSIGNED32, 24, 40);
+
+	case_begin("gh_pages_read rejects -1 or %d join keys, a join key of no output column, of width 0 or 65, a shift over 63, conv ZERO or unknown; null_in_key with a nullbit over 63",
+			   GH_PAGE_MAX_KEYS + 1);
+	for (int c = 0; c < 11; c++)
+	{
+		enc = jenc;
+		switch (c)
+		{
+			case 0:
+				enc.njkeys = -1;
+				snprintf(what, sizeof(what), "-1 join keys");
+				break;
+			case 1:
+				enc.njkeys = GH_PAGE_MAX_KEYS + 1;
+				snprintf(what, sizeof(what), "%d join keys", enc.njkeys);
+				break;
+			case 2:
+				enc.jkey[1].col = 3;
+				snprintf(what, sizeof(what), "a join key of column 3 of 3");
+				break;
+			case 3:
+				enc.jkey[0].col = -1;
+				snprintf(what, sizeof(what), "a join key of column -1");
+				break;
+			case 4:
+				enc.jkey[0].width = 0;
+				snprintf(what, sizeof(what), "a join key of width 0");
+				break;
+			case 5:
+				enc.jkey[1].width = 65;
+				snprintf(what, sizeof(what), "a join key of width 65");
+				break;
+			case 6:
+				enc.jkey[1].shift = 64;
+				snprintf(what, sizeof(what), "a join key shift of 64");
+				break;
+			case 7:
+				enc.jkey[0].conv = GH_PAGEVAL_ZERO;
+				snprintf(what, sizeof(what), "a join key of conv ZERO");
+				break;
+			case 8:
+				enc.jkey[1].conv = 3;
+				snprintf(what, sizeof(what), "a join key of conv 3");
+				break;
+			case 9:
+				enc.key[0].null_in_key = 1;
+				enc.key[0].nullbit = 64;
+				snprintf(what, sizeof(what), "null_in_key with nullbit 64");
+				break;
+			default:
+				enc.key[1].null_in_key = 1;
+				enc.key[1].nullbit = 255;
+				snprintf(what, sizeof(what), "null_in_key with nullbit 255");
+				break;
+		}
+		/* the entries past the count valid, so that only the count is wrong */
+		for (int i = jenc.njkeys; i < GH_PAGE_MAX_KEYS; i++)
+			enc.jkey[i] = make_jkey(2, GH_PAGEVAL_SIGNED, 8, 0);
+		memset(&past, 0, sizeof(past));
+		past.enc = enc;
+		for (int i = GH_PAGE_MAX_KEYS; i < GH_PAGE_MAX_KEYS + 2; i++)
+		{
+			gh_pagejkey j = make_jkey(2, GH_PAGEVAL_SIGNED, 8, 0);
+
+			memcpy(past.bytes + offsetof(gh_pageenc, jkey) + i * sizeof(gh_pagejkey), &j,
+				   sizeof(j));
+		}
+		read_invalid(e, good, &past.enc, h, what);
+	}
+	case_end();
+
+	/* the limits: 8 join keys of widths 1 and 64, shifts 0 and 63; nullbits 63 and 255 */
+	enc = *genc;
+	enc.nkeys = 3;
+	enc.key[0].nullbit = 255;	/* not null_in_key: ignored */
+	enc.key[2] = make_key(1, 2, 4, 40, 0xFF, 0);
+	enc.key[2].null_in_key = 1;
+	enc.key[2].nullbit = 63;
+	enc.njkeys = GH_PAGE_MAX_KEYS;
+	enc.jkey[0] = make_jkey(0, GH_PAGEVAL_SIGNED, 1, 63);
+	enc.jkey[1] = make_jkey(0, GH_PAGEVAL_SIGNED, 64, 63);
+	enc.jkey[2] = make_jkey(2, GH_PAGEVAL_UNSIGNED32, 64, 0);
+	enc.jkey[3] = make_jkey(2, GH_PAGEVAL_SIGNED, 16, 16);
+	enc.jkey[4] = make_jkey(0, GH_PAGEVAL_UNSIGNED32, 64, 32);
+	enc.jkey[5] = make_jkey(2, GH_PAGEVAL_SIGNED, 1, 0);
+	enc.jkey[6] = make_jkey(0, GH_PAGEVAL_SIGNED, 64, 0);
+	enc.jkey[7] = make_jkey(2, GH_PAGEVAL_UNSIGNED32, 7, 50);
+	case_begin("gh_pages_read takes %d join keys of widths 1 and 64 at shifts 0 and 63, nullbit 63 with null_in_key, 255 without; the rows exact",
+			   GH_PAGE_MAX_KEYS);
+	check_all_pages(e, good, &enc, h, 0, &o, r);
+	case_end();
+
+	case_begin("gh_pagebatch_append_jkeys rejects a batch without join keys, one not kept, patterns 256 and -1, jkeys NULL, a NULL batch, appending nothing; then keys NULL and nulls[0] NULL (NULLs of value 0 only in rows without a join key) append exactly");
+	if (check_ok(gh_darray_create(e, false, &a), e, "gh_darray_create"))
+	{
+		if ((b = two_pages_kept(e, good, genc, h, ids, NULL, counts)) != NULL && stale_message(e))
+			want_invalid(e, gh_pagebatch_append_jkeys(b, 0, a), "gh_pagebatch_append_jkeys",
+						 "a batch without join keys");
+		gh_pagebatch_free(b);
+		b = NULL;
+		if (check_ok(gh_pages_read(e, good, &jenc, h->base, ids, 2, &b), e, "gh_pages_read"))
+		{
+			if (stale_message(e))
+				want_invalid(e, gh_pagebatch_append_jkeys(b, 0, a), "gh_pagebatch_append_jkeys",
+							 "no keep before");
+			if (check_ok(gh_pagebatch_keep(b, NULL, counts), e, "gh_pagebatch_keep"))
+			{
+				if (stale_message(e))
+					want_invalid(e, gh_pagebatch_append_jkeys(b, 256, a),
+								 "gh_pagebatch_append_jkeys", "pattern 256");
+				if (stale_message(e))
+					want_invalid(e, gh_pagebatch_append_jkeys(b, -1, a),
+								 "gh_pagebatch_append_jkeys", "pattern -1");
+				if (stale_message(e))
+					want_invalid(e, gh_pagebatch_append_jkeys(b, 0, NULL),
+								 "gh_pagebatch_append_jkeys", "jkeys NULL");
+			}
+		}
+		if (gh_pagebatch_append_jkeys(NULL, 0, a) != GH_ERR_INVALID)
+			case_fail("gh_pagebatch_append_jkeys of a NULL batch is not GH_ERR_INVALID");
+		if (gh_darray_bytes(a) != 0)
+			case_fail("the rejected calls appended %zu bytes", gh_darray_bytes(a));
+		gh_darray_free(a);
+	}
+	if (b != NULL)
+	{
+		want_make(&w, h, &jenc, &l);
+		if (w.unjoined == 0 || w.count[0] == 0)
+			case_fail("the pages have %zu rows without a join key and %llu with one: nothing to test with",
+					  w.unjoined, (unsigned long long) w.count[0]);
+		if (sink_open_join(e, &k, 0, jenc.nvals, true, true, PLACE_MIXED, 0x1, NULL, 0, r) &&
+			check_ok(sink_append(&k, b, &w, 0), e,
+					 "gh_pagebatch_append (keys NULL, nulls[0] NULL)"))
+			sink_check(e, &k);
+		sink_free(&k);
+		want_free(&w);
+	}
+	gh_pagebatch_free(b);
+	case_end();
+}
+
+/*
+ * Case 8: invalid arguments.  The schema: int8 (output 0, never NULL), int4
  * (output 1, with NULLs), int2 (output 2, never NULL), 16 bytes not output.
  */
 static void
@@ -1772,10 +2363,12 @@ invalid_cases(gh_engine *e, rng *r)
 	b = NULL;
 	gh_pagebatch_free(two_pages_kept(e, &good, &genc, &h, ids, NULL, counts));
 	case_end();
+
+	join_invalid_cases(e, &good, &genc, &h, r);
 	heap_free(&h);
 }
 
-/* Case 7: an engine of two devices (host arrays on the CPU backend). */
+/* Case 10: an engine of two devices (host arrays on the CPU backend). */
 static void
 several_devices_case(rng *r)
 {
@@ -1786,7 +2379,8 @@ several_devices_case(rng *r)
 	heap		h;
 	batch_opts	o = {PLACE_DEVICE, true, false};
 	size_t		fresh;
-	char		cname[128];
+	char		cname[128],
+				edesc[512];
 
 	config_name(&cfg, cname, sizeof(cname));
 	case_begin("open an engine of %s for page batches", cname);
@@ -1800,6 +2394,14 @@ several_devices_case(rng *r)
 	heap_init(&h, 30);
 	write_heap(&h, &s, 0, 9, r);
 	case_begin("page batches on an engine of %s, arrays asked for on the device", cname);
+	check_all_pages(e, &s, &enc, &h, 3, &o, r);
+	check_device_bytes(e, fresh, "after the batches and arrays are freed");
+	case_end();
+	random_null_in_key(&enc, 2, r);
+	random_jkeys(&enc, &s, 2, true, r);
+	o.no_keys = true;
+	case_begin("page batches with join keys on an engine of %s, keys NULL, arrays asked for on the device (%s)",
+			   cname, enc_desc(&enc, edesc, sizeof(edesc)));
 	check_all_pages(e, &s, &enc, &h, 3, &o, r);
 	check_device_bytes(e, fresh, "after the batches and arrays are freed");
 	case_end();
@@ -1827,6 +2429,8 @@ run_pagebatch_cases(void)
 	pattern_cases(e, &r);
 	size_cases(e, &r);
 	malformed_cases(e, &r);
+	join_random_cases(e, &r);
+	join_value_cases(e, &r);
 	invalid_cases(e, &r);
 
 	case_begin("device memory is back to a fresh engine's once the batches and arrays are freed");
