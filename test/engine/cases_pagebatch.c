@@ -67,6 +67,7 @@
  *
  *-------------------------------------------------------------------------
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -718,13 +719,10 @@ want_make(want_batch *w, const heap *h, const gh_pageenc *enc, const plist *l)
 static void
 want_free(want_batch *w)
 {
-	free(w->pattern);
-	free(w->keys);
-	free(w->jkeys);
-	free(w->vals);
-	free(w->nulls);
-	free(w->entry);
-	free(w->row);
+	void	   *arrays[] = {w->pattern, w->keys, w->jkeys, w->vals, w->nulls, w->entry, w->row};
+
+	for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++)
+		free(arrays[i]);
 }
 
 /* Does a kept row of pattern have a NULL in value v? */
@@ -780,18 +778,26 @@ typedef struct sink
 	size_t		from_cap;
 } sink;
 
+/* p reallocated to bytes; the run stops if there is no memory for it. */
+static void *
+grow(void *p, size_t bytes)
+{
+	p = realloc(p, bytes);
+	if (p == NULL)
+	{
+		printf("engine_test: out of memory\n");
+		exit(2);
+	}
+	return p;
+}
+
 static void
 want_add(sink *k, int i, const void *src, size_t bytes)
 {
 	if (k->len[i] + bytes > k->cap[i])
 	{
 		k->cap[i] = 2 * (k->len[i] + bytes);
-		k->want[i] = realloc(k->want[i], k->cap[i]);
-		if (k->want[i] == NULL)
-		{
-			printf("engine_test: out of memory\n");
-			exit(2);
-		}
+		k->want[i] = grow(k->want[i], k->cap[i]);
 	}
 	memcpy(k->want[i] + k->len[i], src, bytes);
 	k->len[i] += bytes;
@@ -889,12 +895,7 @@ sink_append(sink *k, gh_pagebatch *b, const want_batch *w, int batch)
 		if (k->nrows == k->from_cap)
 		{
 			k->from_cap = 2 * k->from_cap + 64;
-			k->from = realloc(k->from, k->from_cap * sizeof(uint64_t));
-			if (k->from == NULL)
-			{
-				printf("engine_test: out of memory\n");
-				exit(2);
-			}
+			k->from = grow(k->from, k->from_cap * sizeof(uint64_t));
 		}
 		k->from[k->nrows++] = (uint64_t) batch << 40 | (uint64_t) w->entry[i] << 16 | w->row[i];
 	}
@@ -993,6 +994,24 @@ sink_check(gh_engine *e, sink *k)
 			}
 	}
 	return true;
+}
+
+/*
+ * Arrays for pattern's rows of w->nvals values (sink_open_join's no_keys,
+ * jkeys, place and no_nulls, nothing before the rows), the pattern of batch
+ * b appended to them (what names the call in a failure), and every array
+ * compared with what w says it must hold.
+ */
+static void
+append_check(gh_engine *e, gh_pagebatch *b, const want_batch *w, int pattern, bool no_keys,
+			 bool jkeys, placement place, uint64_t no_nulls, const char *what, rng *r)
+{
+	sink		k;
+
+	if (sink_open_join(e, &k, pattern, w->nvals, no_keys, jkeys, place, no_nulls, NULL, 0, r) &&
+		check_ok(sink_append(&k, b, w, 0), e, what))
+		sink_check(e, &k);
+	sink_free(&k);
 }
 
 /* ---- reading and keeping ---- */
@@ -1190,6 +1209,106 @@ static const char *const drop_names[] = {
 	"no drop flags", "drop flags all 0", "every page dropped", "a third of the pages dropped"
 };
 
+/* Up to two lists of pages of a heap, with the arrays they own. */
+typedef struct page_lists
+{
+	int			n;
+	plist		l[2];
+	uint32_t   *ids[2];
+	uint8_t    *drop[2];
+} page_lists;
+
+/*
+ * nlists lists of n entries, pages of a heap of nbase shuffled with repeats
+ * (page_list): the first dropped in mode dmode, the second a third.
+ */
+static void
+lists_make(page_lists *pl, int nlists, size_t n, size_t nbase, int dmode, rng *r)
+{
+	pl->n = nlists;
+	for (int k = 0; k < nlists; k++)
+	{
+		pl->ids[k] = page_list(n, nbase, r);
+		pl->drop[k] = make_drop(n, k == 0 ? dmode : 3, r);
+		pl->l[k].ids = pl->ids[k];
+		pl->l[k].n = n;
+		pl->l[k].drop = pl->drop[k];
+	}
+}
+
+static void
+lists_free(page_lists *pl)
+{
+	for (int k = 0; k < pl->n; k++)
+	{
+		free(pl->ids[k]);
+		free(pl->drop[k]);
+	}
+}
+
+/* case_begin of the name that fmt and ap make. */
+static void
+case_beginv(const char *fmt, va_list ap)
+{
+	char		name[512];
+
+	vsnprintf(name, sizeof(name), fmt, ap);
+	case_begin("%s", name);
+}
+
+static void lists_case(gh_engine *e, const gh_pagespec *s, const gh_pageenc *enc, const heap *h,
+					   int nlists, size_t n, int dmode, const batch_opts *o, rng *r,
+					   const char *fmt,...) __attribute__((format(printf, 10, 11)));
+
+/*
+ * A case named by fmt: nlists lists of n entries over the pages of h
+ * (lists_make), read, kept and appended together (check_batches).
+ */
+static void
+lists_case(gh_engine *e, const gh_pagespec *s, const gh_pageenc *enc, const heap *h,
+		   int nlists, size_t n, int dmode, const batch_opts *o, rng *r, const char *fmt,...)
+{
+	page_lists	pl;
+	va_list		ap;
+
+	lists_make(&pl, nlists, n, h->npages, dmode, r);
+	va_start(ap, fmt);
+	case_beginv(fmt, ap);
+	va_end(ap);
+	check_batches(e, s, enc, h, pl.l, nlists, o, r);
+	case_end();
+	lists_free(&pl);
+}
+
+/*
+ * A case of a random heap for nlists lists of n entries (about 3/4 n pages,
+ * every seventh malformed if n >= 37), with s, enc, notnull and o; its
+ * name says all of them (prefix first, nulls before enc: how the NULLs of
+ * keys are set, or "").
+ */
+static void
+random_heap_case(gh_engine *e, const gh_pagespec *s, const gh_pageenc *enc, uint32_t notnull,
+				 size_t n, int nlists, int dmode, const batch_opts *o, const char *prefix,
+				 const char *nulls, rng *r)
+{
+	size_t		nbase = n == 0 ? 1 : (n * 3 + 3) / 4;
+	heap		h;
+	char		sdesc[256],
+				edesc[512];
+
+	heap_init(&h, nbase);
+	write_heap(&h, s, notnull, n >= 37 ? 7 : 0, r);
+	lists_case(e, s, enc, &h, nlists, n, dmode, o, r,
+			   "%s%zu heap pages%s (%zu distinct, %s) of %d attributes (%s), not NULL 0x%x, %s%s; %s, arrays %s%s%s",
+			   prefix, n, nlists > 1 ? " twice" : "", nbase,
+			   n >= 37 ? "every seventh malformed" : "none malformed", s->natts,
+			   schema_desc(s, sdesc, sizeof(sdesc)), notnull, nulls,
+			   enc_desc(enc, edesc, sizeof(edesc)), drop_names[dmode], placement_names[o->place],
+			   o->omit_nulls ? ", nulls[v] left out where there is no NULL" : "",
+			   o->no_keys ? ", keys NULL" : "");
+	heap_free(&h);
+}
+
 /* ---- the cases ---- */
 
 /*
@@ -1209,48 +1328,16 @@ random_batch_cases(gh_engine *e, rng *r)
 		uint32_t	notnull;
 		int			nkeys = 1 + (int) rng_below(r, 4);
 		int			nvals = (int) rng_below(r, 7);
-		char		sdesc[256],
-					edesc[512];
 
 		random_schema(&s, si == 0 ? 12 : 0, r);
 		notnull = si % 2 ? random_notnull(&s, r) : 0;
 		random_enc(&enc, &s, nkeys, si % 4 < 2, nvals, r);
-		schema_desc(&s, sdesc, sizeof(sdesc));
-		enc_desc(&enc, edesc, sizeof(edesc));
 		for (int ci = 0; ci < nsizes; ci++)
 		{
-			size_t		n = list_sizes[ci];
-			size_t		nbase = n == 0 ? 1 : (n * 3 + 3) / 4;
-			int			dmode = (si + ci) % 4;
-			int			nlists = ci == 2 ? 2 : 1;
 			batch_opts	o = {(placement) ((si + ci) % 3), si % 2 == 1, false};
-			heap		h;
-			plist		l[2];
-			uint32_t   *ids[2];
-			uint8_t    *drop[2];
 
-			heap_init(&h, nbase);
-			write_heap(&h, &s, notnull, n >= 37 ? 7 : 0, r);
-			for (int k = 0; k < nlists; k++)
-			{
-				ids[k] = page_list(n, nbase, r);
-				drop[k] = make_drop(n, k == 0 ? dmode : 3, r);
-				l[k].ids = ids[k];
-				l[k].n = n;
-				l[k].drop = drop[k];
-			}
-			case_begin("%zu heap pages%s (%zu distinct, %s) of %d attributes (%s), not NULL 0x%x, %s; %s, arrays %s%s",
-					   n, nlists > 1 ? " twice" : "", nbase, n >= 37 ? "every seventh malformed" : "none malformed",
-					   s.natts, sdesc, notnull, edesc, drop_names[dmode], placement_names[o.place],
-					   o.omit_nulls ? ", nulls[v] left out where there is no NULL" : "");
-			check_batches(e, &s, &enc, &h, l, nlists, &o, r);
-			case_end();
-			for (int k = 0; k < nlists; k++)
-			{
-				free(ids[k]);
-				free(drop[k]);
-			}
-			heap_free(&h);
+			random_heap_case(e, &s, &enc, notnull, list_sizes[ci], ci == 2 ? 2 : 1, (si + ci) % 4,
+							 &o, "", "", r);
 		}
 	}
 }
@@ -1302,6 +1389,31 @@ make_key(int col, int bit, int width, int shift, uint64_t mask, int64_t mod)
 	return k;
 }
 
+/* k with its NULLs in key bit nullbit (null_in_key) instead of its pattern bit. */
+static gh_pagekey
+null_in(gh_pagekey k, int nullbit)
+{
+	k.null_in_key = 1;
+	k.nullbit = (uint8_t) nullbit;
+	return k;
+}
+
+static gh_pageval
+make_val(int col, int conv)
+{
+	gh_pageval	v = {(int8_t) col, (uint8_t) conv};
+
+	return v;
+}
+
+static gh_pagejkey
+make_jkey(int col, int conv, int width, int shift)
+{
+	gh_pagejkey j = {(int8_t) col, (uint8_t) conv, (uint8_t) width, (uint8_t) shift};
+
+	return j;
+}
+
 /* One list of every page of h once, in order, dropped in mode dmode; checked. */
 static void
 check_all_pages(gh_engine *e, const gh_pagespec *s, const gh_pageenc *enc, const heap *h,
@@ -1318,6 +1430,36 @@ check_all_pages(gh_engine *e, const gh_pagespec *s, const gh_pageenc *enc, const
 	free(drop);
 }
 
+static void all_pages_case(gh_engine *e, const gh_pagespec *s, const gh_pageenc *enc,
+						   const heap *h, int dmode, const batch_opts *o, rng *r,
+						   const char *fmt,...) __attribute__((format(printf, 8, 9)));
+
+/* A case named by fmt: check_all_pages. */
+static void
+all_pages_case(gh_engine *e, const gh_pagespec *s, const gh_pageenc *enc, const heap *h,
+			   int dmode, const batch_opts *o, rng *r, const char *fmt,...)
+{
+	va_list		ap;
+
+	va_start(ap, fmt);
+	case_beginv(fmt, ap);
+	va_end(ap);
+	check_all_pages(e, s, enc, h, dmode, o, r);
+	case_end();
+}
+
+/* all_widths_schema's outputs 0 (1 byte) and 2 (4 bytes): never NULL in all_widths_heap */
+#define ALL_WIDTHS_NOTNULL	0x5
+
+/* all_widths_schema and a heap of 40 pages of it (quick: 12) */
+static void
+all_widths_heap(gh_pagespec *s, heap *h, rng *r)
+{
+	all_widths_schema(s);
+	heap_init(h, run.quick ? 12 : 40);
+	write_heap(h, s, ALL_WIDTHS_NOTNULL, 0, r);
+}
+
 /*
  * Case 2: values of every conv on every width and col -1, has_nulls of
  * columns with and without NULLs; keys narrower and wider than their
@@ -1329,10 +1471,7 @@ value_cases(gh_engine *e, rng *r)
 	gh_pagespec s;
 	gh_pageenc	enc;
 	heap		h;
-	size_t		npages = run.quick ? 12 : 40;
 	batch_opts	o = {PLACE_MIXED, false, false};
-	/* outputs 0 (1 byte) and 2 (4 bytes) without NULLs */
-	uint32_t	notnull = 0x5;
 	static const int64_t mods[][3] = {
 		{7, -7, 1000003},
 		{-1, -1, -1},
@@ -1344,9 +1483,7 @@ value_cases(gh_engine *e, rng *r)
 	};
 	char		edesc[512];
 
-	all_widths_schema(&s);
-	heap_init(&h, npages);
-	write_heap(&h, &s, notnull, 0, r);
+	all_widths_heap(&s, &h, r);
 
 	memset(&enc, 0, sizeof(enc));
 	enc.nkeys = 1;
@@ -1354,20 +1491,14 @@ value_cases(gh_engine *e, rng *r)
 	enc.nvals = 0;
 	for (int c = -1; c < s.nout; c++)
 		for (int conv = 0; conv < 3; conv++)
-		{
-			enc.val[enc.nvals].col = (int8_t) c;
-			enc.val[enc.nvals].conv = (uint8_t) conv;
-			enc.nvals++;
-		}
-	case_begin("values of each conv on columns of 1, 2, 4, 8 bytes and col -1, two without NULLs (has_nulls false) (%s)",
-			   enc_desc(&enc, edesc, sizeof(edesc)));
-	check_all_pages(e, &s, &enc, &h, 0, &o, r);
-	case_end();
+			enc.val[enc.nvals++] = make_val(c, conv);
+	all_pages_case(e, &s, &enc, &h, 0, &o, r,
+				   "values of each conv on columns of 1, 2, 4, 8 bytes and col -1, two without NULLs (has_nulls false) (%s)",
+				   enc_desc(&enc, edesc, sizeof(edesc)));
 
 	o.omit_nulls = true;
-	case_begin("nulls[v] left out for the columns without NULLs and col -1: GH_OK, the rest exact");
-	check_all_pages(e, &s, &enc, &h, 3, &o, r);
-	case_end();
+	all_pages_case(e, &s, &enc, &h, 3, &o, r,
+				   "nulls[v] left out for the columns without NULLs and col -1: GH_OK, the rest exact");
 	o.omit_nulls = false;
 
 	/* every key over an 8-byte column, cut to 1, 2 and 4 bytes; a 1-byte one widened */
@@ -1379,12 +1510,10 @@ value_cases(gh_engine *e, rng *r)
 	enc.key[3] = make_key(0, 3, 8, 56, ~UINT64_C(0), 0);
 	enc.key[4] = make_key(2, 4, 2, 40, 0xFFFF, 0);
 	enc.nvals = 1;
-	enc.val[0].col = 3;
-	enc.val[0].conv = GH_PAGEVAL_UNSIGNED32;
-	case_begin("keys cut to fewer bytes than their columns (masks of more), a 1-byte column widened to 8 bytes running past bit 63 (%s)",
-			   enc_desc(&enc, edesc, sizeof(edesc)));
-	check_all_pages(e, &s, &enc, &h, 0, &o, r);
-	case_end();
+	enc.val[0] = make_val(3, GH_PAGEVAL_UNSIGNED32);
+	all_pages_case(e, &s, &enc, &h, 0, &o, r,
+				   "keys cut to fewer bytes than their columns (masks of more), a 1-byte column widened to 8 bytes running past bit 63 (%s)",
+				   enc_desc(&enc, edesc, sizeof(edesc)));
 
 	for (size_t m = 0; m < sizeof(mods) / sizeof(mods[0]); m++)
 	{
@@ -1394,27 +1523,23 @@ value_cases(gh_engine *e, rng *r)
 		enc.key[1] = make_key(2, 1, 4, 16, 0xFFFFFFFF, mods[m][1]);
 		enc.key[2] = make_key(3, 2, 8, 48, 0xFFFF, mods[m][2]);
 		enc.nvals = 2;
-		enc.val[0].col = 3;
-		enc.val[0].conv = GH_PAGEVAL_SIGNED;
-		enc.val[1].col = 4;
-		enc.val[1].conv = GH_PAGEVAL_SIGNED;
-		case_begin("int2, int4 and int8 keys modulo %lld, %lld and %lld, over 0, -1, the smallest, the largest and random values",
-				   (long long) mods[m][0], (long long) mods[m][1], (long long) mods[m][2]);
-		check_all_pages(e, &s, &enc, &h, 0, &o, r);
-		case_end();
+		enc.val[0] = make_val(3, GH_PAGEVAL_SIGNED);
+		enc.val[1] = make_val(4, GH_PAGEVAL_SIGNED);
+		all_pages_case(e, &s, &enc, &h, 0, &o, r,
+					   "int2, int4 and int8 keys modulo %lld, %lld and %lld, over 0, -1, the smallest, the largest and random values",
+					   (long long) mods[m][0], (long long) mods[m][1], (long long) mods[m][2]);
 
 		/* the int8 and int4 results whole */
 		enc.nkeys = 2;
 		enc.key[0] = make_key(3, 5, 8, 0, ~UINT64_C(0), mods[m][2]);
 		enc.key[1] = make_key(4, 6, 8, 0, 0, mods[m][0]);	/* only its NULLs count */
-		case_begin("an int8 key modulo %lld, all 64 bits", (long long) mods[m][2]);
-		check_all_pages(e, &s, &enc, &h, 1, &o, r);
-		case_end();
+		all_pages_case(e, &s, &enc, &h, 1, &o, r, "an int8 key modulo %lld, all 64 bits",
+					   (long long) mods[m][2]);
 		enc.nkeys = 1;
 		enc.key[0] = make_key(2, 7, 4, 40, ~UINT64_C(0), mods[m][1]);
-		case_begin("an int4 key modulo %lld at bit 40, its top 8 bits shifted out", (long long) mods[m][1]);
-		check_all_pages(e, &s, &enc, &h, 0, &o, r);
-		case_end();
+		all_pages_case(e, &s, &enc, &h, 0, &o, r,
+					   "an int4 key modulo %lld at bit 40, its top 8 bits shifted out",
+					   (long long) mods[m][1]);
 	}
 	heap_free(&h);
 }
@@ -1431,9 +1556,7 @@ pattern_cases(gh_engine *e, rng *r)
 	heap		h;
 	size_t		nbase = run.quick ? 24 : 80;
 	size_t		n = nbase + nbase / 2;
-	uint32_t   *ids[2];
-	uint8_t    *drop[2];
-	plist		l[2];
+	page_lists	pl;
 	char		sdesc[256],
 				edesc[1024];
 
@@ -1444,14 +1567,7 @@ pattern_cases(gh_engine *e, rng *r)
 	random_enc(&enc, &s, GH_PAGE_MAX_KEYS, true, GH_PAGE_MAX_VALS, r);
 	heap_init(&h, nbase);
 	write_heap(&h, &s, 0, 11, r);
-	for (int k = 0; k < 2; k++)
-	{
-		ids[k] = page_list(n, nbase, r);
-		drop[k] = make_drop(n, k == 0 ? 0 : 3, r);
-		l[k].ids = ids[k];
-		l[k].n = n;
-		l[k].drop = drop[k];
-	}
+	lists_make(&pl, 2, n, nbase, 0, r);
 	schema_desc(&s, sdesc, sizeof(sdesc));
 	enc_desc(&enc, edesc, sizeof(edesc));
 	/* every array of 32 values in host memory, then 4 values (fewer arrays to move) */
@@ -1466,14 +1582,10 @@ pattern_cases(gh_engine *e, rng *r)
 				   GH_PAGE_MAX_KEYS, enc.nvals, n, placement_names[o.place],
 				   o.move_midway ? ", three patterns' arrays holding 1 MiB first, the first append past a budget of 1 byte" : "",
 				   sdesc, c == 0 ? edesc : "the first 4 values");
-		check_batches(e, &s, &enc, &h, l, 2, &o, r);
+		check_batches(e, &s, &enc, &h, pl.l, 2, &o, r);
 		case_end();
 	}
-	for (int k = 0; k < 2; k++)
-	{
-		free(ids[k]);
-		free(drop[k]);
-	}
+	lists_free(&pl);
 	heap_free(&h);
 }
 
@@ -1502,7 +1614,7 @@ size_cases(gh_engine *e, rng *r)
 		memset(counts, 0xA5, sizeof(counts));
 		if (check_ok(gh_pagebatch_keep(b, NULL, counts), e, "gh_pagebatch_keep"))
 		{
-			sink		k;
+			want_batch	none;
 
 			for (int p = 0; p < NPATTERNS; p++)
 				if (counts[p] != 0)
@@ -1510,11 +1622,10 @@ size_cases(gh_engine *e, rng *r)
 					case_fail("counts[%d] is %llu", p, (unsigned long long) counts[p]);
 					break;
 				}
-			if (sink_open(e, &k, 0, enc.nvals, PLACE_DEVICE, 0, NULL, 0, r) &&
-				check_ok(gh_pagebatch_append(b, 0, k.a[0], &k.a[VALUES], &k.a[NULLS]), e,
-						 "gh_pagebatch_append"))
-				sink_check(e, &k);
-			sink_free(&k);
+			/* what a batch of no rows must append: nothing (w's arrays are never read) */
+			memset(&none, 0, sizeof(none));
+			none.nvals = enc.nvals;
+			append_check(e, b, &none, 0, false, false, PLACE_DEVICE, 0, "gh_pagebatch_append", r);
 		}
 	}
 	gh_pagebatch_free(b);
@@ -1539,15 +1650,11 @@ size_cases(gh_engine *e, rng *r)
 	enc.nkeys = 1;
 	enc.key[0] = make_key(0, 0, 1, 3, 0xFF, 0);
 	enc.nvals = 2;
-	enc.val[0].col = 0;
-	enc.val[0].conv = GH_PAGEVAL_SIGNED;
-	enc.val[1].col = 0;
-	enc.val[1].conv = GH_PAGEVAL_ZERO;
+	enc.val[0] = make_val(0, GH_PAGEVAL_SIGNED);
+	enc.val[1] = make_val(0, GH_PAGEVAL_ZERO);
 	heap_init(&h, 1);
 	write_page(&h, 0, FILL_FULL, &s, 0, r);
-	case_begin("one page full of 1-byte rows (%u rows)", h.nrows[0]);
-	check_all_pages(e, &s, &enc, &h, 0, &o, r);
-	case_end();
+	all_pages_case(e, &s, &enc, &h, 0, &o, r, "one page full of 1-byte rows (%u rows)", h.nrows[0]);
 	heap_free(&h);
 
 	{
@@ -1555,27 +1662,16 @@ size_cases(gh_engine *e, rng *r)
 		size_t		n = run.quick ? 100 : 3000;
 		int			nkeys = 1 + (int) rng_below(r, 4);
 		int			nvals = 1 + (int) rng_below(r, 4);
-		uint32_t   *ids;
-		uint8_t    *drop;
-		plist		l;
 
 		random_schema(&s, 0, r);
 		random_enc(&enc, &s, nkeys, false, nvals, r);
 		heap_init(&h, nbase);
 		write_heap(&h, &s, 0, 13, r);
-		ids = page_list(n, nbase, r);
-		drop = make_drop(n, 3, r);
-		l.ids = ids;
-		l.n = n;
-		l.drop = drop;
 		o.place = PLACE_DEVICE;
-		case_begin("%zu pages (%zu distinct, shuffled, repeats, every 13th malformed), a third dropped (%s; %s)",
+		lists_case(e, &s, &enc, &h, 1, n, 3, &o, r,
+				   "%zu pages (%zu distinct, shuffled, repeats, every 13th malformed), a third dropped (%s; %s)",
 				   n, nbase, schema_desc(&s, sdesc, sizeof(sdesc)),
 				   enc_desc(&enc, edesc, sizeof(edesc)));
-		check_batches(e, &s, &enc, &h, &l, 1, &o, r);
-		case_end();
-		free(ids);
-		free(drop);
 		heap_free(&h);
 	}
 }
@@ -1595,9 +1691,6 @@ malformed_cases(gh_engine *e, rng *r)
 	for (int c = 0; c <= NSPOIL; c++)
 	{
 		heap		h;
-		uint32_t   *ids;
-		uint8_t    *drop;
-		plist		l;
 
 		heap_init(&h, 12);
 		for (size_t p = 0; p < h.npages; p++)
@@ -1611,17 +1704,9 @@ malformed_cases(gh_engine *e, rng *r)
 					write_page(&h, p, FILL_FULL, &s, 0, r);
 				while (!spoil_page(&h, p, (spoil) c, r));
 		}
-		ids = page_list(20, h.npages, r);
-		drop = make_drop(20, c % 2 ? 3 : 1, r);
-		l.ids = ids;
-		l.n = 20;
-		l.drop = drop;
-		case_begin("pages with %s are bad and never kept, their neighbours exact (%s)",
+		lists_case(e, &s, &enc, &h, 1, 20, c % 2 ? 3 : 1, &o, r,
+				   "pages with %s are bad and never kept, their neighbours exact (%s)",
 				   c == NSPOIL ? "all zeros (new)" : spoil_names[c], sdesc);
-		check_batches(e, &s, &enc, &h, &l, 1, &o, r);
-		case_end();
-		free(ids);
-		free(drop);
 		heap_free(&h);
 	}
 }
@@ -1637,7 +1722,8 @@ join_random_cases(gh_engine *e, rng *r)
 {
 	static const size_t list_sizes[] = {37, 1, 60, 0, 37, 120, 37, 300};
 	static const char *const nik_names[] = {
-		"pattern bits", "key bits", "key and pattern bits"
+		"NULLs of keys in pattern bits, ", "NULLs of keys in key bits, ",
+		"NULLs of keys in key and pattern bits, "
 	};
 
 	for (int si = 0; si < (run.quick ? 6 : 16); si++)
@@ -1650,48 +1736,15 @@ join_random_cases(gh_engine *e, rng *r)
 		int			njkeys = 1 + (int) rng_below(r, 3);
 		int			nik = si % 3;
 		size_t		n = list_sizes[si % 8];
-		size_t		nbase = n == 0 ? 1 : (n * 3 + 3) / 4;
-		int			nlists = n >= 37 && si % 2 == 0 ? 2 : 1;
-		int			dmode = si % 4;
 		batch_opts	o = {(placement) ((si + si / 3) % 3), si % 2 == 1, false, si % 4 >= 2};
-		heap		h;
-		plist		l[2];
-		uint32_t   *ids[2];
-		uint8_t    *drop[2];
-		char		sdesc[256],
-					edesc[512];
 
 		random_schema(&s, si == 0 ? 12 : 0, r);
 		notnull = si % 5 == 4 ? random_notnull(&s, r) : 0;
 		random_enc(&enc, &s, nkeys, si % 2 == 0, nvals, r);
 		random_null_in_key(&enc, nik, r);
 		random_jkeys(&enc, &s, njkeys, si % 4 != 3, r);
-		heap_init(&h, nbase);
-		write_heap(&h, &s, notnull, n >= 37 ? 7 : 0, r);
-		for (int k = 0; k < nlists; k++)
-		{
-			ids[k] = page_list(n, nbase, r);
-			drop[k] = make_drop(n, k == 0 ? dmode : 3, r);
-			l[k].ids = ids[k];
-			l[k].n = n;
-			l[k].drop = drop[k];
-		}
-		case_begin("join keys: %zu heap pages%s (%zu distinct, %s) of %d attributes (%s), not NULL 0x%x, NULLs of keys in %s, %s; %s, arrays %s%s%s",
-				   n, nlists > 1 ? " twice" : "", nbase,
-				   n >= 37 ? "every seventh malformed" : "none malformed", s.natts,
-				   schema_desc(&s, sdesc, sizeof(sdesc)), notnull, nik_names[nik],
-				   enc_desc(&enc, edesc, sizeof(edesc)), drop_names[dmode],
-				   placement_names[o.place],
-				   o.omit_nulls ? ", nulls[v] left out where there is no NULL" : "",
-				   o.no_keys ? ", keys NULL" : "");
-		check_batches(e, &s, &enc, &h, l, nlists, &o, r);
-		case_end();
-		for (int k = 0; k < nlists; k++)
-		{
-			free(ids[k]);
-			free(drop[k]);
-		}
-		heap_free(&h);
+		random_heap_case(e, &s, &enc, notnull, n, n >= 37 && si % 2 == 0 ? 2 : 1, si % 4, &o,
+						 "join keys: ", nik_names[nik], r);
 	}
 }
 
@@ -1708,25 +1761,12 @@ rows_with(const heap *h, int o, bool null)
 	return n;
 }
 
-static gh_pagejkey
-make_jkey(int col, int conv, int width, int shift)
-{
-	gh_pagejkey j;
-
-	memset(&j, 0, sizeof(j));
-	j.col = (int8_t) col;
-	j.conv = (uint8_t) conv;
-	j.width = (uint8_t) width;
-	j.shift = (uint8_t) shift;
-	return j;
-}
-
 /*
  * Case 7: join keys of each conv on columns of each width, all 64 bits of
  * them and cut to fewer, shifted, bits past 63 shifted out; the NULLs of
- * grouping keys in key bits.  The schema of value_cases: outputs 0 (1
- * byte) and 2 (4 bytes) without NULLs, 1 (2 bytes), 3 and 4 (8 bytes)
- * with them.
+ * grouping keys in key bits.  The pages of value_cases (all_widths_heap):
+ * outputs 0 (1 byte) and 2 (4 bytes) without NULLs, 1 (2 bytes), 3 and 4
+ * (8 bytes) with them.
  */
 static void
 join_value_cases(gh_engine *e, rng *r)
@@ -1736,14 +1776,11 @@ join_value_cases(gh_engine *e, rng *r)
 	gh_pagespec s;
 	gh_pageenc	enc;
 	heap		h;
-	size_t		npages = run.quick ? 12 : 40;
 	batch_opts	o = {PLACE_MIXED, false, false, false};
-	uint32_t	notnull = 0x5;
+	uint32_t	notnull = ALL_WIDTHS_NOTNULL;
 	char		edesc[512];
 
-	all_widths_schema(&s);
-	heap_init(&h, npages);
-	write_heap(&h, &s, notnull, 0, r);
+	all_widths_heap(&s, &h, r);
 
 	case_begin("the pages for join keys have NULLs in outputs 1, 3 and 4 and negative values in each output");
 	for (int c = 0; c < s.nout; c++)
@@ -1763,17 +1800,15 @@ join_value_cases(gh_engine *e, rng *r)
 			enc.nkeys = 1;
 			enc.key[0] = make_key(1, 3, 2, 5, 0xFFFF, 0);
 			enc.nvals = 1;
-			enc.val[0].col = (int8_t) c;
-			enc.val[0].conv = (uint8_t) conv;
+			enc.val[0] = make_val(c, conv);
 			enc.njkeys = 1;
 			enc.jkey[0] = make_jkey(c, conv, 64, 0);
 			o.no_keys = c == 3;
-			case_begin("a join key of output %d alone (%d-byte, %s), %s, all 64 bits%s",
-					   c, out_width(&s, c),
-					   (notnull >> c) & 1 ? "never NULL" : "rows with a NULL dropped",
-					   conv_names[conv], o.no_keys ? ", keys NULL" : "");
-			check_all_pages(e, &s, &enc, &h, c % 2 ? 3 : 0, &o, r);
-			case_end();
+			all_pages_case(e, &s, &enc, &h, c % 2 ? 3 : 0, &o, r,
+						   "a join key of output %d alone (%d-byte, %s), %s, all 64 bits%s",
+						   c, out_width(&s, c),
+						   (notnull >> c) & 1 ? "never NULL" : "rows with a NULL dropped",
+						   conv_names[conv], o.no_keys ? ", keys NULL" : "");
 		}
 	o.no_keys = false;
 
@@ -1786,62 +1821,48 @@ join_value_cases(gh_engine *e, rng *r)
 			continue;
 		memset(&enc, 0, sizeof(enc));
 		enc.nkeys = 1;
-		enc.key[0] = make_key(4, 0, 8, 0, ~UINT64_C(0), 0);
-		enc.key[0].null_in_key = 1;
-		enc.key[0].nullbit = 63;
+		enc.key[0] = null_in(make_key(4, 0, 8, 0, ~UINT64_C(0), 0), 63);
 		enc.njkeys = 2;
 		enc.jkey[0] = make_jkey(3, GH_PAGEVAL_SIGNED, w, 0);
 		enc.jkey[1] = make_jkey(1, GH_PAGEVAL_UNSIGNED32, w, w < 64 ? 64 - w : 32);
-		case_begin("join keys cut to %d bits: output 3 (int8, SIGNED) at bit 0, output 1 (int2, UNSIGNED32) at bit %d%s (%s)",
-				   w, enc.jkey[1].shift, w == 64 ? ", its top half shifted out" : "",
-				   enc_desc(&enc, edesc, sizeof(edesc)));
-		check_all_pages(e, &s, &enc, &h, 0, &o, r);
-		case_end();
+		all_pages_case(e, &s, &enc, &h, 0, &o, r,
+					   "join keys cut to %d bits: output 3 (int8, SIGNED) at bit 0, output 1 (int2, UNSIGNED32) at bit %d%s (%s)",
+					   w, enc.jkey[1].shift, w == 64 ? ", its top half shifted out" : "",
+					   enc_desc(&enc, edesc, sizeof(edesc)));
 	}
 
 	/* three columns packed, under grouping keys with their NULLs in key bits */
 	memset(&enc, 0, sizeof(enc));
 	enc.nkeys = 3;
-	enc.key[0] = make_key(1, 0, 2, 0, 0xFFFF, 0);
-	enc.key[0].null_in_key = 1;
-	enc.key[0].nullbit = 16;
-	enc.key[1] = make_key(3, 1, 4, 17, 0xFFFFFFFF, 0);
-	enc.key[1].null_in_key = 1;
-	enc.key[1].nullbit = 63;
+	enc.key[0] = null_in(make_key(1, 0, 2, 0, 0xFFFF, 0), 16);
+	enc.key[1] = null_in(make_key(3, 1, 4, 17, 0xFFFFFFFF, 0), 63);
 	enc.key[2] = make_key(4, 2, 1, 49, 0xFF, 0);
 	enc.key[2].nullbit = 77;	/* not null_in_key: ignored */
 	enc.nvals = 2;
-	enc.val[0].col = 3;
-	enc.val[0].conv = GH_PAGEVAL_SIGNED;
-	enc.val[1].col = 1;
-	enc.val[1].conv = GH_PAGEVAL_UNSIGNED32;
-	case_begin("NULLs of two keys in key bits 16 and 63, of the third in pattern bit 2 (nullbit 77 ignored), no join keys (%s)",
-			   enc_desc(&enc, edesc, sizeof(edesc)));
-	check_all_pages(e, &s, &enc, &h, 3, &o, r);
-	case_end();
+	enc.val[0] = make_val(3, GH_PAGEVAL_SIGNED);
+	enc.val[1] = make_val(1, GH_PAGEVAL_UNSIGNED32);
+	all_pages_case(e, &s, &enc, &h, 3, &o, r,
+				   "NULLs of two keys in key bits 16 and 63, of the third in pattern bit 2 (nullbit 77 ignored), no join keys (%s)",
+				   enc_desc(&enc, edesc, sizeof(edesc)));
 
 	enc.njkeys = 3;
 	enc.jkey[0] = make_jkey(0, GH_PAGEVAL_SIGNED, 8, 0);
 	enc.jkey[1] = make_jkey(2, GH_PAGEVAL_UNSIGNED32, 32, 8);
 	enc.jkey[2] = make_jkey(4, GH_PAGEVAL_SIGNED, 24, 40);
-	case_begin("the same keys and a join key of three columns packed: int1 in 8 bits, int4 UNSIGNED32 in 32, int8 cut to 24 (%s)",
-			   enc_desc(&enc, edesc, sizeof(edesc)));
-	check_all_pages(e, &s, &enc, &h, 1, &o, r);
-	case_end();
+	all_pages_case(e, &s, &enc, &h, 1, &o, r,
+				   "the same keys and a join key of three columns packed: int1 in 8 bits, int4 UNSIGNED32 in 32, int8 cut to 24 (%s)",
+				   enc_desc(&enc, edesc, sizeof(edesc)));
 
-	enc.key[2].null_in_key = 1;
-	enc.key[2].nullbit = 57;
+	enc.key[2] = null_in(enc.key[2], 57);
 	o.place = PLACE_DEVICE;
-	case_begin("every key's NULLs in key bits (16, 63, 57): pattern 0 only; arrays on the device (%s)",
-			   enc_desc(&enc, edesc, sizeof(edesc)));
-	check_all_pages(e, &s, &enc, &h, 3, &o, r);
-	case_end();
+	all_pages_case(e, &s, &enc, &h, 3, &o, r,
+				   "every key's NULLs in key bits (16, 63, 57): pattern 0 only; arrays on the device (%s)",
+				   enc_desc(&enc, edesc, sizeof(edesc)));
 
 	o.no_keys = true;
 	o.place = PLACE_HOST;
-	case_begin("the same with keys NULL: values and join keys appended without the keys");
-	check_all_pages(e, &s, &enc, &h, 0, &o, r);
-	case_end();
+	all_pages_case(e, &s, &enc, &h, 0, &o, r,
+				   "the same with keys NULL: values and join keys appended without the keys");
 	heap_free(&h);
 }
 
@@ -1900,6 +1921,65 @@ two_pages_kept(gh_engine *e, const gh_pagespec *s, const gh_pageenc *enc, const 
 	return b;
 }
 
+/* gh_pagebatch_append of b's pattern with what wrong: GH_ERR_INVALID with a new message. */
+static void
+append_invalid(gh_engine *e, gh_pagebatch *b, int pattern, gh_darray *keys, gh_darray **values,
+			   gh_darray **nulls, const char *what)
+{
+	if (stale_message(e))
+		want_invalid(e, gh_pagebatch_append(b, pattern, keys, values, nulls),
+					 "gh_pagebatch_append", what);
+}
+
+/* gh_pagebatch_append_jkeys likewise. */
+static void
+append_jkeys_invalid(gh_engine *e, gh_pagebatch *b, int pattern, gh_darray *jkeys,
+					 const char *what)
+{
+	if (stale_message(e))
+		want_invalid(e, gh_pagebatch_append_jkeys(b, pattern, jkeys), "gh_pagebatch_append_jkeys",
+					 what);
+}
+
+/*
+ * One thing wrong with a page description or an encoding: one or two of
+ * its fields (by offset and size: 1, 2 or 4 bytes; size 0: none) set to a
+ * bad value, and what that is, a format of the first value.
+ */
+typedef struct bad_field
+{
+	const char *what;
+	struct
+	{
+		size_t		off;
+		size_t		size;
+		int64_t		value;
+	}			set[2];
+} bad_field;
+
+/* where a member of type is, and its size, for a bad_field */
+#define FIELD(type, member)	offsetof(type, member), sizeof(((type *) 0)->member)
+
+/*
+ * Set f's fields in obj (a copy of a good one), each to the value's low
+ * bytes (as a signed or unsigned field of that size holds it); what: f's
+ * description.
+ */
+static void
+set_bad(void *obj, const bad_field *f, char *what, size_t len)
+{
+	for (int i = 0; i < 2 && f->set[i].size > 0; i++)
+	{
+		uint8_t		v1 = (uint8_t) f->set[i].value;
+		uint16_t	v2 = (uint16_t) f->set[i].value;
+		uint32_t	v4 = (uint32_t) f->set[i].value;
+		const void *of_size[] = {NULL, &v1, &v2, NULL, &v4};
+
+		memcpy((uint8_t *) obj + f->set[i].off, of_size[f->set[i].size], f->set[i].size);
+	}
+	snprintf(what, len, f->what, (long long) f->set[0].value);
+}
+
 /*
  * Case 9, run by invalid_cases (case 8): invalid join keys and nullbits, their limits
  * accepted, gh_pagebatch_append_jkeys's bad arguments.  genc: invalid_cases'
@@ -1910,6 +1990,22 @@ join_invalid_cases(gh_engine *e, const gh_pagespec *good, const gh_pageenc *genc
 				   rng *r)
 {
 	static const uint32_t ids[2] = {0, 1};
+	/* each made in jenc below */
+	static const bad_field bad_jencs[] = {
+		{"%lld join keys", {{FIELD(gh_pageenc, njkeys), -1}}},
+		{"%lld join keys", {{FIELD(gh_pageenc, njkeys), GH_PAGE_MAX_KEYS + 1}}},
+		{"a join key of column %lld of 3", {{FIELD(gh_pageenc, jkey[1].col), 3}}},
+		{"a join key of column %lld", {{FIELD(gh_pageenc, jkey[0].col), -1}}},
+		{"a join key of width %lld", {{FIELD(gh_pageenc, jkey[0].width), 0}}},
+		{"a join key of width %lld", {{FIELD(gh_pageenc, jkey[1].width), 65}}},
+		{"a join key shift of %lld", {{FIELD(gh_pageenc, jkey[1].shift), 64}}},
+		{"a join key of conv ZERO", {{FIELD(gh_pageenc, jkey[0].conv), GH_PAGEVAL_ZERO}}},
+		{"a join key of conv %lld", {{FIELD(gh_pageenc, jkey[1].conv), 3}}},
+		{"null_in_key with nullbit %lld",
+			{{FIELD(gh_pageenc, key[0].nullbit), 64}, {FIELD(gh_pageenc, key[0].null_in_key), 1}}},
+		{"null_in_key with nullbit %lld",
+			{{FIELD(gh_pageenc, key[1].nullbit), 255}, {FIELD(gh_pageenc, key[1].null_in_key), 1}}},
+	};
 	gh_pageenc	jenc,
 				enc;
 
@@ -1923,7 +2019,6 @@ join_invalid_cases(gh_engine *e, const gh_pagespec *good, const gh_pageenc *genc
 	gh_pagebatch *b = NULL;
 	uint64_t	counts[NPATTERNS];
 	gh_darray  *a = NULL;
-	sink		k;
 	want_batch	w;
 	plist		l = {ids, 2, NULL};
 	char		what[160];
@@ -1936,58 +2031,10 @@ join_invalid_cases(gh_engine *e, const gh_pagespec *good, const gh_pageenc *genc
 
 	case_begin("gh_pages_read rejects -1 or %d join keys, a join key of no output column, of width 0 or 65, a shift over 63, conv ZERO or unknown; null_in_key with a nullbit over 63",
 			   GH_PAGE_MAX_KEYS + 1);
-	for (int c = 0; c < 11; c++)
+	for (size_t c = 0; c < sizeof(bad_jencs) / sizeof(bad_jencs[0]); c++)
 	{
 		enc = jenc;
-		switch (c)
-		{
-			case 0:
-				enc.njkeys = -1;
-				snprintf(what, sizeof(what), "-1 join keys");
-				break;
-			case 1:
-				enc.njkeys = GH_PAGE_MAX_KEYS + 1;
-				snprintf(what, sizeof(what), "%d join keys", enc.njkeys);
-				break;
-			case 2:
-				enc.jkey[1].col = 3;
-				snprintf(what, sizeof(what), "a join key of column 3 of 3");
-				break;
-			case 3:
-				enc.jkey[0].col = -1;
-				snprintf(what, sizeof(what), "a join key of column -1");
-				break;
-			case 4:
-				enc.jkey[0].width = 0;
-				snprintf(what, sizeof(what), "a join key of width 0");
-				break;
-			case 5:
-				enc.jkey[1].width = 65;
-				snprintf(what, sizeof(what), "a join key of width 65");
-				break;
-			case 6:
-				enc.jkey[1].shift = 64;
-				snprintf(what, sizeof(what), "a join key shift of 64");
-				break;
-			case 7:
-				enc.jkey[0].conv = GH_PAGEVAL_ZERO;
-				snprintf(what, sizeof(what), "a join key of conv ZERO");
-				break;
-			case 8:
-				enc.jkey[1].conv = 3;
-				snprintf(what, sizeof(what), "a join key of conv 3");
-				break;
-			case 9:
-				enc.key[0].null_in_key = 1;
-				enc.key[0].nullbit = 64;
-				snprintf(what, sizeof(what), "null_in_key with nullbit 64");
-				break;
-			default:
-				enc.key[1].null_in_key = 1;
-				enc.key[1].nullbit = 255;
-				snprintf(what, sizeof(what), "null_in_key with nullbit 255");
-				break;
-		}
+		set_bad(&enc, &bad_jencs[c], what, sizeof(what));
 		/* the entries past the count valid, so that only the count is wrong */
 		for (int i = jenc.njkeys; i < GH_PAGE_MAX_KEYS; i++)
 			enc.jkey[i] = make_jkey(2, GH_PAGEVAL_SIGNED, 8, 0);
@@ -2008,9 +2055,7 @@ join_invalid_cases(gh_engine *e, const gh_pagespec *good, const gh_pageenc *genc
 	enc = *genc;
 	enc.nkeys = 3;
 	enc.key[0].nullbit = 255;	/* not null_in_key: ignored */
-	enc.key[2] = make_key(1, 2, 4, 40, 0xFF, 0);
-	enc.key[2].null_in_key = 1;
-	enc.key[2].nullbit = 63;
+	enc.key[2] = null_in(make_key(1, 2, 4, 40, 0xFF, 0), 63);
 	enc.njkeys = GH_PAGE_MAX_KEYS;
 	enc.jkey[0] = make_jkey(0, GH_PAGEVAL_SIGNED, 1, 63);
 	enc.jkey[1] = make_jkey(0, GH_PAGEVAL_SIGNED, 64, 63);
@@ -2020,35 +2065,25 @@ join_invalid_cases(gh_engine *e, const gh_pagespec *good, const gh_pageenc *genc
 	enc.jkey[5] = make_jkey(2, GH_PAGEVAL_SIGNED, 1, 0);
 	enc.jkey[6] = make_jkey(0, GH_PAGEVAL_SIGNED, 64, 0);
 	enc.jkey[7] = make_jkey(2, GH_PAGEVAL_UNSIGNED32, 7, 50);
-	case_begin("gh_pages_read takes %d join keys of widths 1 and 64 at shifts 0 and 63, nullbit 63 with null_in_key, 255 without; the rows exact",
-			   GH_PAGE_MAX_KEYS);
-	check_all_pages(e, good, &enc, h, 0, &o, r);
-	case_end();
+	all_pages_case(e, good, &enc, h, 0, &o, r,
+				   "gh_pages_read takes %d join keys of widths 1 and 64 at shifts 0 and 63, nullbit 63 with null_in_key, 255 without; the rows exact",
+				   GH_PAGE_MAX_KEYS);
 
 	case_begin("gh_pagebatch_append_jkeys rejects a batch without join keys, one not kept, patterns 256 and -1, jkeys NULL, a NULL batch, appending nothing; then keys NULL and nulls[0] NULL (NULLs of value 0 only in rows without a join key) append exactly");
 	if (check_ok(gh_darray_create(e, false, &a), e, "gh_darray_create"))
 	{
-		if ((b = two_pages_kept(e, good, genc, h, ids, NULL, counts)) != NULL && stale_message(e))
-			want_invalid(e, gh_pagebatch_append_jkeys(b, 0, a), "gh_pagebatch_append_jkeys",
-						 "a batch without join keys");
+		if ((b = two_pages_kept(e, good, genc, h, ids, NULL, counts)) != NULL)
+			append_jkeys_invalid(e, b, 0, a, "a batch without join keys");
 		gh_pagebatch_free(b);
 		b = NULL;
 		if (check_ok(gh_pages_read(e, good, &jenc, h->base, ids, 2, &b), e, "gh_pages_read"))
 		{
-			if (stale_message(e))
-				want_invalid(e, gh_pagebatch_append_jkeys(b, 0, a), "gh_pagebatch_append_jkeys",
-							 "no keep before");
+			append_jkeys_invalid(e, b, 0, a, "no keep before");
 			if (check_ok(gh_pagebatch_keep(b, NULL, counts), e, "gh_pagebatch_keep"))
 			{
-				if (stale_message(e))
-					want_invalid(e, gh_pagebatch_append_jkeys(b, 256, a),
-								 "gh_pagebatch_append_jkeys", "pattern 256");
-				if (stale_message(e))
-					want_invalid(e, gh_pagebatch_append_jkeys(b, -1, a),
-								 "gh_pagebatch_append_jkeys", "pattern -1");
-				if (stale_message(e))
-					want_invalid(e, gh_pagebatch_append_jkeys(b, 0, NULL),
-								 "gh_pagebatch_append_jkeys", "jkeys NULL");
+				append_jkeys_invalid(e, b, 256, a, "pattern 256");
+				append_jkeys_invalid(e, b, -1, a, "pattern -1");
+				append_jkeys_invalid(e, b, 0, NULL, "jkeys NULL");
 			}
 		}
 		if (gh_pagebatch_append_jkeys(NULL, 0, a) != GH_ERR_INVALID)
@@ -2063,11 +2098,8 @@ join_invalid_cases(gh_engine *e, const gh_pagespec *good, const gh_pageenc *genc
 		if (w.unjoined == 0 || w.count[0] == 0)
 			case_fail("the pages have %zu rows without a join key and %llu with one: nothing to test with",
 					  w.unjoined, (unsigned long long) w.count[0]);
-		if (sink_open_join(e, &k, 0, jenc.nvals, true, true, PLACE_MIXED, 0x1, NULL, 0, r) &&
-			check_ok(sink_append(&k, b, &w, 0), e,
-					 "gh_pagebatch_append (keys NULL, nulls[0] NULL)"))
-			sink_check(e, &k);
-		sink_free(&k);
+		append_check(e, b, &w, 0, true, true, PLACE_MIXED, 0x1,
+					 "gh_pagebatch_append (keys NULL, nulls[0] NULL)", r);
 		want_free(&w);
 	}
 	gh_pagebatch_free(b);
@@ -2084,6 +2116,31 @@ invalid_cases(gh_engine *e, rng *r)
 	static const int16_t lens[] = {8, 4, 2, 16};
 	static const uint8_t aligns[] = {8, 4, 2, 8};
 	static const int8_t outs[] = {0, 1, 2, -1};
+	/* each made in good */
+	static const bad_field bad_specs[] = {
+		{"page_size %lld", {{FIELD(gh_pagespec, page_size), PAGE_BYTES + 8}}},
+		{"attlen %lld", {{FIELD(gh_pagespec, attlen[3]), 0}}},
+		{"nout %lld, 3 outputs named", {{FIELD(gh_pagespec, nout), 4}}},
+		{"output %lld named twice", {{FIELD(gh_pagespec, out_of[3]), 1}}},
+		{"max_tuples %lld", {{FIELD(gh_pagespec, max_tuples), 0}}},
+	};
+	/* each made in genc below */
+	static const bad_field bad_encs[] = {
+		{"%lld keys", {{FIELD(gh_pageenc, nkeys), GH_PAGE_MAX_KEYS + 1}}},
+		{"%lld values", {{FIELD(gh_pageenc, nvals), GH_PAGE_MAX_VALS + 1}}},
+		{"a key of column %lld of 3", {{FIELD(gh_pageenc, key[1].col), 3}}},
+		{"a key of column %lld", {{FIELD(gh_pageenc, key[0].col), -1}}},
+		{"a value of column %lld of 3", {{FIELD(gh_pageenc, val[1].col), 3}}},
+		{"a value of column %lld", {{FIELD(gh_pageenc, val[2].col), -2}}},
+		{"a key of width %lld", {{FIELD(gh_pageenc, key[0].width), 0}}},
+		{"a key of width %lld", {{FIELD(gh_pageenc, key[1].width), 3}}},
+		{"a key of width %lld", {{FIELD(gh_pageenc, key[0].width), 16}}},
+		{"a shift of %lld", {{FIELD(gh_pageenc, key[1].shift), 64}}},
+		{"pattern bit %lld", {{FIELD(gh_pageenc, key[0].bit), 8}}},
+		{"conv %lld", {{FIELD(gh_pageenc, val[0].conv), 3}}},
+		{"a key of width %lld", {{FIELD(gh_pageenc, key[1].width), 7}}},
+		{"conv %lld", {{FIELD(gh_pageenc, val[1].conv), 255}}},
+	};
 	gh_pagespec good,
 				s;
 	gh_pageenc	genc,
@@ -2118,108 +2175,25 @@ invalid_cases(gh_engine *e, rng *r)
 	genc.key[0] = make_key(0, 0, 8, 0, 0xFFFFFF, 0);
 	genc.key[1] = make_key(2, 1, 2, 24, 0xFFFF, 5);
 	genc.nvals = 3;
-	genc.val[0].col = 1;
-	genc.val[0].conv = GH_PAGEVAL_SIGNED;
-	genc.val[1].col = 0;
-	genc.val[1].conv = GH_PAGEVAL_UNSIGNED32;
-	genc.val[2].col = -1;
-	genc.val[2].conv = GH_PAGEVAL_ZERO;
+	genc.val[0] = make_val(1, GH_PAGEVAL_SIGNED);
+	genc.val[1] = make_val(0, GH_PAGEVAL_UNSIGNED32);
+	genc.val[2] = make_val(-1, GH_PAGEVAL_ZERO);
 
 	case_begin("gh_pages_read rejects a bad page description, as gh_extract_pages does");
-	for (int c = 0; c < 5; c++)
+	for (size_t c = 0; c < sizeof(bad_specs) / sizeof(bad_specs[0]); c++)
 	{
 		s = good;
-		switch (c)
-		{
-			case 0:
-				s.page_size = PAGE_BYTES + 8;
-				snprintf(what, sizeof(what), "page_size 8200");
-				break;
-			case 1:
-				s.attlen[3] = 0;
-				snprintf(what, sizeof(what), "attlen 0");
-				break;
-			case 2:
-				s.nout = 4;
-				snprintf(what, sizeof(what), "nout 4, 3 outputs named");
-				break;
-			case 3:
-				s.out_of[3] = 1;
-				snprintf(what, sizeof(what), "output 1 named twice");
-				break;
-			default:
-				s.max_tuples = 0;
-				snprintf(what, sizeof(what), "max_tuples 0");
-				break;
-		}
+		set_bad(&s, &bad_specs[c], what, sizeof(what));
 		read_invalid(e, &s, &genc, &h, what);
 	}
 	case_end();
 
 	case_begin("gh_pages_read rejects more than %d keys or %d values, a key or value of no output column, a width not 1, 2, 4 or 8, a shift over 63, a bit over 7, an unknown conv",
 			   GH_PAGE_MAX_KEYS, GH_PAGE_MAX_VALS);
-	for (int c = 0; c < 14; c++)
+	for (size_t c = 0; c < sizeof(bad_encs) / sizeof(bad_encs[0]); c++)
 	{
 		enc = genc;
-		switch (c)
-		{
-			case 0:
-				enc.nkeys = GH_PAGE_MAX_KEYS + 1;
-				snprintf(what, sizeof(what), "%d keys", enc.nkeys);
-				break;
-			case 1:
-				enc.nvals = GH_PAGE_MAX_VALS + 1;
-				snprintf(what, sizeof(what), "%d values", enc.nvals);
-				break;
-			case 2:
-				enc.key[1].col = 3;
-				snprintf(what, sizeof(what), "a key of column 3 of 3");
-				break;
-			case 3:
-				enc.key[0].col = -1;
-				snprintf(what, sizeof(what), "a key of column -1");
-				break;
-			case 4:
-				enc.val[1].col = 3;
-				snprintf(what, sizeof(what), "a value of column 3 of 3");
-				break;
-			case 5:
-				enc.val[2].col = -2;
-				snprintf(what, sizeof(what), "a value of column -2");
-				break;
-			case 6:
-				enc.key[0].width = 0;
-				snprintf(what, sizeof(what), "a key of width 0");
-				break;
-			case 7:
-				enc.key[1].width = 3;
-				snprintf(what, sizeof(what), "a key of width 3");
-				break;
-			case 8:
-				enc.key[0].width = 16;
-				snprintf(what, sizeof(what), "a key of width 16");
-				break;
-			case 9:
-				enc.key[1].shift = 64;
-				snprintf(what, sizeof(what), "a shift of 64");
-				break;
-			case 10:
-				enc.key[0].bit = 8;
-				snprintf(what, sizeof(what), "pattern bit 8");
-				break;
-			case 11:
-				enc.val[0].conv = 3;
-				snprintf(what, sizeof(what), "conv 3");
-				break;
-			case 12:
-				enc.key[1].width = 7;
-				snprintf(what, sizeof(what), "a key of width 7");
-				break;
-			default:
-				enc.val[1].conv = 255;
-				snprintf(what, sizeof(what), "conv 255");
-				break;
-		}
+		set_bad(&enc, &bad_encs[c], what, sizeof(what));
 		/* the entries past the counts valid, so that only the count is wrong */
 		for (int i = genc.nkeys; i < GH_PAGE_MAX_KEYS; i++)
 			enc.key[i] = make_key(0, i, 8, 0, 0, 0);
@@ -2236,9 +2210,7 @@ invalid_cases(gh_engine *e, rng *r)
 	if (check_ok(gh_pages_read(e, &good, &genc, h.base, ids, 2, &b), e, "gh_pages_read") &&
 		sink_open(e, &k, 0, genc.nvals, PLACE_MIXED, 0, NULL, 0, r))
 	{
-		if (stale_message(e))
-			want_invalid(e, gh_pagebatch_append(b, 0, k.a[0], &k.a[VALUES], &k.a[NULLS]),
-						 "gh_pagebatch_append", "no keep before");
+		append_invalid(e, b, 0, k.a[0], &k.a[VALUES], &k.a[NULLS], "no keep before");
 		sink_free(&k);
 		memset(counts, 0xA5, sizeof(counts));
 		if (check_ok(gh_pagebatch_keep(b, NULL, counts), e, "gh_pagebatch_keep"))
@@ -2251,10 +2223,7 @@ invalid_cases(gh_engine *e, rng *r)
 			if (stale_message(e))
 				want_invalid(e, gh_pagebatch_keep(b, drop, counts), "gh_pagebatch_keep",
 							 "a batch kept already");
-			if (sink_open(e, &k, 0, genc.nvals, PLACE_MIXED, 0, NULL, 0, r) &&
-				check_ok(sink_append(&k, b, &w, 0), e, "gh_pagebatch_append"))
-				sink_check(e, &k);
-			sink_free(&k);
+			append_check(e, b, &w, 0, false, false, PLACE_MIXED, 0, "gh_pagebatch_append", r);
 		}
 	}
 	gh_pagebatch_free(b);
@@ -2272,34 +2241,19 @@ invalid_cases(gh_engine *e, rng *r)
 
 		memcpy(some, &k.a[VALUES], sizeof(some));
 		memcpy(gap, &k.a[NULLS], sizeof(gap));
-		gap[0] = NULL;
-		if (stale_message(e))
-			want_invalid(e, gh_pagebatch_append(b, 256, k.a[0], &k.a[VALUES], &k.a[NULLS]),
-						 "gh_pagebatch_append", "pattern 256");
-		if (stale_message(e))
-			want_invalid(e, gh_pagebatch_append(b, -1, k.a[0], &k.a[VALUES], &k.a[NULLS]),
-						 "gh_pagebatch_append", "pattern -1");
-		if (stale_message(e))
-			want_invalid(e, gh_pagebatch_append(b, 0, NULL, &k.a[VALUES], &k.a[NULLS]),
-						 "gh_pagebatch_append", "keys NULL");
-		if (stale_message(e))
-			want_invalid(e, gh_pagebatch_append(b, 0, k.a[0], NULL, &k.a[NULLS]),
-						 "gh_pagebatch_append", "values NULL (3 values)");
 		some[1] = NULL;
-		if (stale_message(e))
-			want_invalid(e, gh_pagebatch_append(b, 0, k.a[0], some, &k.a[NULLS]),
-						 "gh_pagebatch_append", "values[1] NULL");
-		if (stale_message(e))
-			want_invalid(e, gh_pagebatch_append(b, 0, k.a[0], &k.a[VALUES], gap),
-						 "gh_pagebatch_append", "nulls[0] NULL, NULLs in value 0");
+		gap[0] = NULL;
+		append_invalid(e, b, 256, k.a[0], &k.a[VALUES], &k.a[NULLS], "pattern 256");
+		append_invalid(e, b, -1, k.a[0], &k.a[VALUES], &k.a[NULLS], "pattern -1");
+		append_invalid(e, b, 0, NULL, &k.a[VALUES], &k.a[NULLS], "keys NULL");
+		append_invalid(e, b, 0, k.a[0], NULL, &k.a[NULLS], "values NULL (3 values)");
+		append_invalid(e, b, 0, k.a[0], some, &k.a[NULLS], "values[1] NULL");
+		append_invalid(e, b, 0, k.a[0], &k.a[VALUES], gap, "nulls[0] NULL, NULLs in value 0");
 		sink_free(&k);
-		if (sink_open(e, &k, 0, genc.nvals, PLACE_MIXED, 0x6, NULL, 0, r) &&
-			check_ok(sink_append(&k, b, &w, 0), e, "gh_pagebatch_append (nulls[1], nulls[2] NULL)"))
-			sink_check(e, &k);
-		sink_free(&k);
+		append_check(e, b, &w, 0, false, false, PLACE_MIXED, 0x6,
+					 "gh_pagebatch_append (nulls[1], nulls[2] NULL)", r);
 	}
 	gh_pagebatch_free(b);
-	b = NULL;
 	case_end();
 	want_free(&w);
 
@@ -2316,17 +2270,14 @@ invalid_cases(gh_engine *e, rng *r)
 	{
 		if (!gh_pagebatch_has_nulls(b, 0))
 			case_fail("gh_pagebatch_has_nulls(0) is false");
-		if (sink_open(e, &k, 4, enc.nvals, PLACE_MIXED, 0x1, NULL, 0, r) && stale_message(e))
-			want_invalid(e, gh_pagebatch_append(b, 4, k.a[0], &k.a[VALUES], &k.a[NULLS]),
-						 "gh_pagebatch_append", "nulls[0] NULL, NULLs in value 0 of pattern 4");
+		if (sink_open(e, &k, 4, enc.nvals, PLACE_MIXED, 0x1, NULL, 0, r))
+			append_invalid(e, b, 4, k.a[0], &k.a[VALUES], &k.a[NULLS],
+						   "nulls[0] NULL, NULLs in value 0 of pattern 4");
 		sink_free(&k);
-		if (sink_open(e, &k, 0, enc.nvals, PLACE_MIXED, 0x1, NULL, 0, r) &&
-			check_ok(sink_append(&k, b, &w, 0), e, "gh_pagebatch_append (pattern 0, nulls[0] NULL)"))
-			sink_check(e, &k);
-		sink_free(&k);
+		append_check(e, b, &w, 0, false, false, PLACE_MIXED, 0x1,
+					 "gh_pagebatch_append (pattern 0, nulls[0] NULL)", r);
 	}
 	gh_pagebatch_free(b);
-	b = NULL;
 	case_end();
 	want_free(&w);
 
@@ -2345,10 +2296,8 @@ invalid_cases(gh_engine *e, rng *r)
 			if (counts[0] != w.count[0] || w.count[0] == 0)
 				case_fail("counts[0] is %llu, want %llu", (unsigned long long) counts[0],
 						  (unsigned long long) w.count[0]);
-			if (sink_open(e, &k, 0, genc.nvals, PLACE_MIXED, 0x1, NULL, 0, r) &&
-				check_ok(sink_append(&k, b, &w, 0), e, "gh_pagebatch_append (nulls[0] NULL)"))
-				sink_check(e, &k);
-			sink_free(&k);
+			append_check(e, b, &w, 0, false, false, PLACE_MIXED, 0x1,
+						 "gh_pagebatch_append (nulls[0] NULL)", r);
 		}
 		gh_pagebatch_free(b);
 		b = NULL;
@@ -2368,6 +2317,27 @@ invalid_cases(gh_engine *e, rng *r)
 	heap_free(&h);
 }
 
+/*
+ * Open an engine of cfg for page batches, in a case of its own (naming
+ * cname unless NULL); fresh: the device bytes it holds then.  NULL (the
+ * case failed) on an error.
+ */
+static gh_engine *
+open_batch_engine(const test_config *cfg, const char *cname, size_t *fresh)
+{
+	gh_engine  *e;
+
+	if (cname != NULL)
+		case_begin("open an engine of %s for page batches", cname);
+	else
+		case_begin("open an engine for page batches");
+	e = open_engine(cfg);
+	case_end();
+	if (e != NULL)
+		*fresh = gh_engine_device_bytes(e);
+	return e;
+}
+
 /* Case 10: an engine of two devices (host arrays on the CPU backend). */
 static void
 several_devices_case(rng *r)
@@ -2383,12 +2353,9 @@ several_devices_case(rng *r)
 				edesc[512];
 
 	config_name(&cfg, cname, sizeof(cname));
-	case_begin("open an engine of %s for page batches", cname);
-	e = open_engine(&cfg);
-	case_end();
+	e = open_batch_engine(&cfg, cname, &fresh);
 	if (e == NULL)
 		return;
-	fresh = gh_engine_device_bytes(e);
 	random_schema(&s, 0, r);
 	random_enc(&enc, &s, 2, false, 3, r);
 	heap_init(&h, 30);
@@ -2417,12 +2384,9 @@ run_pagebatch_cases(void)
 	size_t		fresh;
 	rng			r = {run.seed ^ UINT64_C(0x7061676562617463)};
 
-	case_begin("open an engine for page batches");
-	e = open_engine(&cfg);
-	case_end();
+	e = open_batch_engine(&cfg, NULL, &fresh);
 	if (e == NULL)
 		return;
-	fresh = gh_engine_device_bytes(e);
 
 	random_batch_cases(e, &r);
 	value_cases(e, &r);
