@@ -96,8 +96,8 @@ gh_cpu_pages_read(gh_engine *e, const void *base, const uint32_t *pages, gh_page
 		if (rows.values[o] == NULL || rows.nulls[o] == NULL)
 			st = e->status;
 	}
-	if (cb->keys == NULL || cb->jkeys == NULL || cb->patterns == NULL || cb->page == NULL || cb->vals == NULL ||
-		cb->nulls == NULL)
+	if (cb->keys == NULL || cb->jkeys == NULL || cb->patterns == NULL || cb->page == NULL ||
+		cb->vals == NULL || cb->nulls == NULL)
 		st = e->status;
 	for (size_t p = 0; st == GH_OK && p < b->npages; p++)
 	{
