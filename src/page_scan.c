@@ -369,8 +369,12 @@ feed_batch(GhPageScan *ps)
 	memcpy(ps->feed->pages, ps->ids, sizeof(uint32) * ps->nship);
 	for (int p = 0; p < ps->nship; p++)
 	{
-		ps->feed->lsns[p] = ps->lsns[p];
-		ps->feed->dropped[p] = gpuhash_debug_reread_pages && p % 2 == 0;
+		/*
+		 * gpuhash.debug_reread_pages: every other page is sent with an LSN it
+		 * does not have, so that the service's own check drops it
+		 */
+		ps->feed->lsns[p] = ps->lsns[p] ^ (gpuhash_debug_reread_pages && p % 2 == 0 ? 1 : 0);
+		ps->feed->dropped[p] = 0;
 	}
 	rows = gpuhash_op_pool_pages(ps->feed, ps->nship);
 	for (int p = 0; p < ps->nship; p++)
