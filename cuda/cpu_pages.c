@@ -73,15 +73,11 @@ gh_cpu_pages_read(gh_engine *e, const void *base, const uint32_t *pages, gh_page
 	const gh_pageenc *enc = &b->enc;
 	int			nvals = enc->nvals;
 	cpu_batch  *cb = gh_calloc(e, 1, sizeof(cpu_batch));
-	gh_pagerows rows;
 	size_t		cap = b->npages * spec->max_tuples;
-	gh_status	st = GH_OK;
 
 	if (cb == NULL)
 		return e->status;
 	b->bstate = cb;
-	memset(&rows, 0, sizeof(rows));
-	rows.cap = spec->max_tuples;
 	cb->cap = cap;
 	cb->keys = gh_malloc(e, 8 * cap);
 	cb->jkeys = gh_malloc(e, 8 * cap);
@@ -89,60 +85,46 @@ gh_cpu_pages_read(gh_engine *e, const void *base, const uint32_t *pages, gh_page
 	cb->page = gh_malloc(e, 4 * cap);
 	cb->vals = gh_malloc(e, 8 * cap * (nvals > 0 ? nvals : 1));
 	cb->nulls = gh_malloc(e, cap * (nvals > 0 ? nvals : 1));
-	for (int o = 0; o < spec->nout; o++)
-	{
-		rows.values[o] = gh_malloc(e, 8 * spec->max_tuples);
-		rows.nulls[o] = gh_malloc(e, spec->max_tuples);
-		if (rows.values[o] == NULL || rows.nulls[o] == NULL)
-			st = e->status;
-	}
 	if (cb->keys == NULL || cb->jkeys == NULL || cb->patterns == NULL || cb->page == NULL ||
 		cb->vals == NULL || cb->nulls == NULL)
-		st = e->status;
-	for (size_t p = 0; st == GH_OK && p < b->npages; p++)
+		return e->status;
+	for (size_t p = 0; p < b->npages; p++)
 	{
 		const uint8_t *page = (const uint8_t *) base + (size_t) pages[p] * spec->page_size;
-		long		n;
+		int			items = gh_page_items(page, spec);
+		size_t		first = cb->nrows;
+		uint32_t	nullmask = 0;	/* value columns with a NULL in this page */
 
 		if ((p & 1023) == 1023 && gh_interrupted(e))
-		{
-			st = GH_ERR_CANCELLED;
-			break;
-		}
-		n = gh_page_extract(page, spec, &rows, 0);
-		b->bad[p] = n < 0;
-		for (long r = 0; r < n; r++)
+			return GH_ERR_CANCELLED;
+		b->bad[p] = items < 0;
+		for (int i = 0; i < items && !b->bad[p]; i++)
 		{
 			uint64_t	v[GH_PAGE_MAX_OUT];
 			uint8_t		nl[GH_PAGE_MAX_OUT];
-			uint64_t	jkey = 0;
+			int			r = gh_page_tuple(page, spec, i, v, nl);
 			size_t		at;
 
-			for (int o = 0; o < spec->nout; o++)
-			{
-				v[o] = rows.values[o][r];
-				nl[o] = rows.nulls[o][r];
-			}
-			if (!gh_page_jkey(enc, v, nl, &jkey))
-				continue;		/* joins nothing */
+			b->bad[p] = r < 0;
+			if (r <= 0 || !gh_page_jkey(enc, v, nl, &cb->jkeys[cb->nrows]))
+				continue;		/* no row, or one that joins nothing */
 			at = cb->nrows++;
-			cb->jkeys[at] = jkey;
 			cb->keys[at] = gh_page_key(enc, v, nl, &cb->patterns[at]);
 			cb->page[at] = (uint32_t) p;
 			for (int c = 0; c < nvals; c++)
 			{
 				cb->vals[c * cap + at] = gh_page_value(&enc->val[c], v, nl,
 													   &cb->nulls[c * cap + at]);
-				b->has_nulls[c] |= cb->nulls[c * cap + at] != 0;
+				nullmask |= (uint32_t) cb->nulls[c * cap + at] << c;
 			}
 		}
+		if (b->bad[p])
+			cb->nrows = first;	/* a malformed page has no rows */
+		else
+			for (int c = 0; c < nvals; c++)
+				b->has_nulls[c] |= (nullmask >> c) & 1;
 	}
-	for (int o = 0; o < spec->nout; o++)
-	{
-		free(rows.values[o]);
-		free(rows.nulls[o]);
-	}
-	return st;
+	return GH_OK;
 }
 
 gh_status

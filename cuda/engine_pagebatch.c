@@ -129,12 +129,23 @@ gh_pagebatch_keep(gh_pagebatch *b, const uint8_t *drop, uint64_t counts[256])
 	return GH_OK;
 }
 
+/* the first kept row of pattern: the kept rows are grouped by pattern, in pattern order */
+static size_t
+pattern_start(const gh_pagebatch *b, int pattern)
+{
+	size_t		start = 0;
+
+	for (int p = 0; p < pattern; p++)
+		start += b->count[p];
+	return start;
+}
+
 gh_status
 gh_pagebatch_append(gh_pagebatch *b, int pattern, gh_darray *keys, gh_darray *const *values,
 					gh_darray *const *nulls)
 {
 	gh_engine  *e;
-	size_t		start = 0,
+	size_t		start,
 				n;
 	int			nvals;
 
@@ -149,8 +160,7 @@ gh_pagebatch_append(gh_pagebatch *b, int pattern, gh_darray *keys, gh_darray *co
 	for (int v = 0; v < nvals; v++)
 		if (values[v] == NULL)
 			return gh_fail(e, GH_ERR_INVALID, "gh_pagebatch_append: no array for value %d", v);
-	for (int p = 0; p < pattern; p++)
-		start += b->count[p];
+	start = pattern_start(b, pattern);
 	n = b->count[pattern];
 	if (n == 0)
 		return GH_OK;
@@ -188,19 +198,16 @@ gh_pagebatch_append(gh_pagebatch *b, int pattern, gh_darray *keys, gh_darray *co
 gh_status
 gh_pagebatch_append_jkeys(gh_pagebatch *b, int pattern, gh_darray *jkeys)
 {
-	size_t		start = 0;
-
 	if (b == NULL)
 		return GH_ERR_INVALID;
 	if (!b->kept || b->enc.njkeys == 0 || pattern < 0 || pattern > 255 || jkeys == NULL)
 		return gh_fail(b->e, GH_ERR_INVALID, "gh_pagebatch_append_jkeys: %s",
 					   !b->kept ? "not kept yet" : b->enc.njkeys == 0 ? "no join keys" :
 					   "missing argument");
-	for (int p = 0; p < pattern; p++)
-		start += b->count[p];
 	if (b->count[pattern] == 0)
 		return GH_OK;
-	return gh_darray_append_engine(jkeys, b->jkeys + start, 8 * b->count[pattern]);
+	return gh_darray_append_engine(jkeys, b->jkeys + pattern_start(b, pattern),
+								   8 * b->count[pattern]);
 }
 
 void

@@ -118,23 +118,9 @@ plan_columns(GpuHashAggState *s, GhPageScan *ps, int side, PagePlan *pp)
 static int
 key_width(Oid type)
 {
-	switch (type)
-	{
-		case BOOLOID:
-			return 1;
-		case INT2OID:
-			return 2;
-		case INT4OID:
-		case DATEOID:
-		case OIDOID:
-			return 4;
-		case INT8OID:
-		case TIMEOID:
-		case TIMESTAMPOID:
-		case TIMESTAMPTZOID:
-			return 8;
-	}
-	return 0;
+	if (type == FLOAT4OID || type == FLOAT8OID)
+		return 0;
+	return (gpuhash_key_bits(type) + 7) / 8;
 }
 
 /* A value's conversion to the engine's int64 (gha_store_agg_value), or -1 if not an integer. */

@@ -18,9 +18,25 @@
 
 #include "postgres.h"
 
+#include "storage/bufpage.h"
 #include "storage/dsm.h"
 
 #include "engine_ops.h"
+
+/*
+ * Is a shipped page, share-locked, still as it was when it was pinned and
+ * seen all-visible with LSN lsn?  A change to an all-visible page clears
+ * the flag first, under the exclusive lock, and only VACUUM sets it again,
+ * which needs a cleanup lock the pin blocks: so a page that passes after
+ * the engine read it did not change while it was read.  The backend checks
+ * the pages whose columns come back to it; the GPU service those it puts
+ * in a pool.
+ */
+static inline bool
+gpuhash_page_unchanged(Page page, XLogRecPtr lsn)
+{
+	return PageGetLSN(page) == lsn && PageIsAllVisible(page);
+}
 
 typedef struct GhOpPages
 {

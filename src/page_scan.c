@@ -328,29 +328,38 @@ read_checked(GhPageScan *ps, Buffer buf)
 }
 
 /*
- * After the engine has read the shipped pages: check each under a share
- * lock (dropped[p] already set for a page that must be read again anyway)
- * and read again on the CPU those that changed; unpin them all.
+ * After the engine has read the shipped pages: with check, check each under
+ * a share lock (gpuhash_page_unchanged; dropped[p] already set for a page
+ * that must be read again anyway); read again on the CPU, under a share
+ * lock, those dropped; unpin them all.
  */
 static void
-recheck_shipped(GhPageScan *ps)
+settle_shipped(GhPageScan *ps, bool check)
 {
 	for (int p = 0; p < ps->nship; p++)
 	{
 		Buffer		buf = ps->bufs[p];
-		Page		page;
 
-		LockBuffer(buf, BUFFER_LOCK_SHARE);
-		page = BufferGetPage(buf);
-		ps->dropped[p] = ps->dropped[p] || PageGetLSN(page) != ps->lsns[p] ||
-			!PageIsAllVisible(page) || (gpuhash_debug_reread_pages && p % 2 == 0);
-		if (ps->dropped[p])
+		if (check)
 		{
-			ps->stats.reread++;
-			read_checked(ps, buf);
+			LockBuffer(buf, BUFFER_LOCK_SHARE);
+			ps->dropped[p] = ps->dropped[p] ||
+				!gpuhash_page_unchanged(BufferGetPage(buf), ps->lsns[p]) ||
+				(gpuhash_debug_reread_pages && p % 2 == 0);
 		}
-		else
+		if (!ps->dropped[p])
+		{
 			ps->stats.shipped++;
+			if (check)
+				UnlockReleaseBuffer(buf);
+			else
+				ReleaseBuffer(buf);
+			continue;
+		}
+		if (!check)
+			LockBuffer(buf, BUFFER_LOCK_SHARE);
+		ps->stats.reread++;
+		read_checked(ps, buf);
 		UnlockReleaseBuffer(buf);
 	}
 }
@@ -378,22 +387,8 @@ feed_batch(GhPageScan *ps)
 	}
 	rows = gpuhash_op_pool_pages(ps->feed, ps->nship);
 	for (int p = 0; p < ps->nship; p++)
-	{
-		Buffer		buf = ps->bufs[p];
-
-		if (ps->feed->dropped[p])
-		{
-			LockBuffer(buf, BUFFER_LOCK_SHARE);
-			ps->stats.reread++;
-			read_checked(ps, buf);
-			UnlockReleaseBuffer(buf);
-		}
-		else
-		{
-			ps->stats.shipped++;
-			ReleaseBuffer(buf);
-		}
-	}
+		ps->dropped[p] = ps->feed->dropped[p] != 0;
+	settle_shipped(ps, false);
 	ps->returned += (double) rows;
 	ps->stats.rows_direct += (int64) rows;
 	ps->stats.rows_pooled += (int64) rows;
@@ -463,7 +458,7 @@ next_batch(GhPageScan *ps)
 		gpuhash_op_pages_extract(ps->shipping, ps->nship);
 		for (int p = 0; p < ps->nship; p++)
 			ps->dropped[p] = ps->shipping->rows.bad[p];
-		recheck_shipped(ps);
+		settle_shipped(ps, true);
 	}
 	return !(ps->done && ps->cpu.nrows == 0 && ps->nship == 0);
 }

@@ -41,6 +41,7 @@
 #include "utils/memutils.h"
 
 #include "gpuhash.h"
+#include "page_ops.h"
 #include "service_shared.h"
 
 #define POOL_PATTERNS 256
@@ -261,10 +262,7 @@ gpuhash_pool_append(GhsSlot *slot, char *base, Size length)
 /*
  * Has shared buffer id stayed as the client saw it (all-visible, LSN lsn)
  * since?  Checked under the buffer's content lock, as the client would
- * check it: a change to an all-visible page clears the flag first, under
- * the exclusive lock, and only VACUUM sets it again, which needs a cleanup
- * lock the client's pin blocks.  So a page that passes after the GPU read
- * it did not change while it was read.
+ * check it (gpuhash_page_unchanged); the client holds the pin.
  */
 static bool
 page_unchanged(uint32 id, uint64 lsn)
@@ -278,7 +276,7 @@ page_unchanged(uint32 id, uint64 lsn)
 	desc = GetBufferDescriptor(id);
 	page = BufferGetPage((Buffer) (id + 1));
 	LWLockAcquire(BufferDescriptorGetContentLock(desc), LW_SHARED);
-	same = PageGetLSN(page) == lsn && PageIsAllVisible(page);
+	same = gpuhash_page_unchanged(page, lsn);
 	LWLockRelease(BufferDescriptorGetContentLock(desc));
 	return same;
 }
