@@ -165,8 +165,8 @@ cpu_transfn(Oid aggfnoid, Oid argtype)
 }
 
 /* Classify a supported aggregate; false when the engine cannot compute it. */
-static bool
-classify_aggref(Aggref *agg, GhaOp *op, Oid *argtype, Oid *transfn)
+bool
+gpuhash_agg_classify(Aggref *agg, GhaOp *op, Oid *argtype, Oid *transfn)
 {
 	char	   *name;
 
@@ -218,6 +218,29 @@ typedef struct OutputCheck
 	bool		cpu_aggs;		/* some aggregate runs on the CPU */
 } OutputCheck;
 
+static bool check_output_walker(Node *node, OutputCheck *ctx);
+
+/*
+ * The aggregates an output expression (a target list, HAVING) needs, added
+ * to *aggrefs; false if it reads a column outside the grouping expressions
+ * or an aggregate gpuhash does not compute.  *cpu_aggs: one of them runs on
+ * the CPU (GHA_CPU).
+ */
+bool
+gpuhash_agg_output_aggrefs(Node *node, List *group_exprs, List **aggrefs, bool *cpu_aggs)
+{
+	OutputCheck ctx;
+
+	ctx.group_exprs = group_exprs;
+	ctx.aggrefs = *aggrefs;
+	ctx.ok = true;
+	ctx.cpu_aggs = *cpu_aggs;
+	check_output_walker(node, &ctx);
+	*aggrefs = ctx.aggrefs;
+	*cpu_aggs = ctx.cpu_aggs;
+	return ctx.ok;
+}
+
 static bool
 check_output_walker(Node *node, OutputCheck *ctx)
 {
@@ -231,7 +254,7 @@ check_output_walker(Node *node, OutputCheck *ctx)
 		return false;
 	if (IsA(node, Aggref))
 	{
-		if (!classify_aggref((Aggref *) node, &op, &argtype, &transfn))
+		if (!gpuhash_agg_classify((Aggref *) node, &op, &argtype, &transfn))
 			ctx->ok = false;
 		else if (!list_member(ctx->aggrefs, node))
 		{
@@ -319,7 +342,7 @@ pool_planned(List *common, int ndict, bool cpu_aggs)
 		Oid			argtype,
 					transfn;
 
-		if (!classify_aggref(lfirst_node(Aggref, lc), &op, &argtype, &transfn) ||
+		if (!gpuhash_agg_classify(lfirst_node(Aggref, lc), &op, &argtype, &transfn) ||
 			((op == GHA_SUM || op == GHA_AVG) && argtype == NUMERICOID))
 			return false;
 	}
@@ -423,7 +446,7 @@ partial_target(PlannerInfo *root, List *common, OutputCheck *ctx, List **parts)
 					transfn;
 		List	   *mine = NIL;
 
-		(void) classify_aggref(agg, &op, &argtype, &transfn);
+		(void) gpuhash_agg_classify(agg, &op, &argtype, &transfn);
 		for (int part = 0; part < 2; part++)
 		{
 			Oid			t = gpuhash_agg_partial_type(op, argtype, part);
@@ -631,7 +654,7 @@ shared_inner_ok(GhaFuseJoin *fj, List *group_exprs, List *modes, OutputCheck *ct
 		Oid			argtype,
 					transfn;
 
-		(void) classify_aggref(agg, &op, &argtype, &transfn);
+		(void) gpuhash_agg_classify(agg, &op, &argtype, &transfn);
 		if ((op == GHA_SUM || op == GHA_AVG) && argtype == NUMERICOID &&
 			gpuhash_fuse_side(fj, (Node *) agg->args) == 1)
 			return false;
@@ -934,7 +957,7 @@ plan_gpuhash_agg(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 		Oid			argtype,
 					transfn;
 
-		if (!classify_aggref(agg, &op, &argtype, &transfn))
+		if (!gpuhash_agg_classify(agg, &op, &argtype, &transfn))
 			elog(ERROR, "gpuhash: unsupported aggregate in a GpuHashAgg plan");
 		transfns = lappend_oid(transfns, transfn);
 		aggcolls = lappend_oid(aggcolls, agg->inputcollid);

@@ -159,8 +159,8 @@ put_cols(GhsData *d, const gh_aggcol *cols, size_t n, size_t inner_rows)
 }
 
 /* Turn a reply segment of groups into gh_groups pointing into it. */
-static gh_groups *
-groups_from_reply(GhOps *ops, dsm_segment *seg)
+gh_groups *
+gpuhash_ops_groups_from_reply(GhOps *ops, dsm_segment *seg)
 {
 	char	   *base = dsm_segment_address(seg);
 	GhsGroupsReply *r = (GhsGroupsReply *) base;
@@ -262,8 +262,8 @@ gpuhash_op_build(GhOps *ops, gh_kind kind, const uint64 *keys, const uint64 *row
 }
 
 /* ask the service to free object of worker; if no slot is free it goes at transaction end */
-static void
-post_free(int worker, int32 object)
+void
+gpuhash_ops_post_free(int worker, int32 object)
 {
 	GhsCall		call;
 
@@ -279,7 +279,7 @@ gpuhash_op_table_free(GhOpTable *t)
 	if (t->local)
 		gh_table_free(t->local);
 	else if (t->id != 0)
-		post_free(t->worker, t->id);
+		gpuhash_ops_post_free(t->worker, t->id);
 	t->local = NULL;
 	t->id = 0;
 }
@@ -384,7 +384,7 @@ gpuhash_op_join_free(GhOpJoin *j)
 	if (j->local)
 		gh_join_free(j->local);
 	else if (j->id != 0)
-		post_free(j->table->worker, j->id);
+		gpuhash_ops_post_free(j->table->worker, j->id);
 	if (j->data)
 		dsm_detach(j->data);
 	j->local = NULL;
@@ -417,7 +417,7 @@ gpuhash_op_aggregate(GhOps *ops, const uint64 *keys, size_t n, const gh_aggcol *
 		call.data = dsm_segment_handle(seg);
 		gpuhash_ops_service_call(ops, &call);
 		dsm_detach(seg);
-		return groups_from_reply(ops, call.reply);
+		return gpuhash_ops_groups_from_reply(ops, call.reply);
 	}
 	check(ops, gh_aggregate(gpuhash_ops_engine(ops), keys, n, cols, ncols, &g));
 	return g;
@@ -464,7 +464,7 @@ gpuhash_op_join_aggregate(GhOpTable *t, const uint64 *keys, size_t n, gh_join_me
 	call.data = dsm_segment_handle(seg);
 	gpuhash_ops_service_call(ops, &call);
 	dsm_detach(seg);
-	return groups_from_reply(ops, call.reply);
+	return gpuhash_ops_groups_from_reply(ops, call.reply);
 }
 
 void
@@ -676,12 +676,12 @@ gpuhash_op_pool_finish(GhOps *ops, const GhOpPool *pool, int pattern)
 	gpuhash_ops_init_call(&call, GHS_OP_POOL_FINISH, pool->worker, pool->id);
 	call.arg[1] = pattern;
 	gpuhash_ops_service_call(ops, &call);
-	return groups_from_reply(ops, call.reply);
+	return gpuhash_ops_groups_from_reply(ops, call.reply);
 }
 
 void
 gpuhash_op_pool_free(const GhOpPool *pool)
 {
 	if (pool->id != 0)
-		post_free(pool->worker, pool->id);
+		gpuhash_ops_post_free(pool->worker, pool->id);
 }

@@ -71,6 +71,10 @@ extern void gpuhash_ops_service_call(GhOps *ops, struct GhsCall *call);
 /* a call of op (GhsOp) to worker (-1: any) on object (0: none) */
 extern void gpuhash_ops_init_call(struct GhsCall *call, int op, int worker, int32 object);
 extern size_t gpuhash_ops_peak_device(GhOps *ops);
+/* groups in a reply segment, kept mapped until gpuhash_op_groups_free */
+extern gh_groups *gpuhash_ops_groups_from_reply(GhOps *ops, dsm_segment *seg);
+/* free a service object without waiting (at transaction end if no slot is free) */
+extern void gpuhash_ops_post_free(int worker, int32 object);
 extern const char *gpuhash_ops_where(const GhOps *ops);
 
 extern GhOpTable *gpuhash_op_build(GhOps *ops, gh_kind kind, const uint64 *keys,

@@ -19,6 +19,7 @@
 #include <limits.h>
 
 #include "gpuhash.h"
+#include "star.h"
 #include "service.h"
 
 PG_MODULE_MAGIC;
@@ -27,6 +28,7 @@ bool		gpuhash_enabled = true;
 bool		gpuhash_enable_join = true;
 bool		gpuhash_enable_groupby = true;
 bool		gpuhash_enable_fusion = true;
+bool		gpuhash_enable_star = true;
 int			gpuhash_device = GPUHASH_DEVICE_AUTO;
 int			gpuhash_table = GH_KIND_AUTO;
 char	   *gpuhash_devices_setting = NULL;
@@ -110,6 +112,11 @@ _PG_init(void)
 							 "Lets the planner run an aggregation and the join below it as one GpuHashAgg.",
 							 "Needs gpuhash.enable_join and gpuhash.enable_groupby too.",
 							 &gpuhash_enable_fusion, true,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomBoolVariable("gpuhash.enable_star",
+							 "Lets the planner run an aggregation over a star of joins as one GpuStarAgg.",
+							 "Needs gpuhash.enable_groupby too.",
+							 &gpuhash_enable_star, true,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomEnumVariable("gpuhash.device",
 							 "Where gpuhash runs: auto (a GPU when one is present, else nothing), gpu, or cpu.",
@@ -204,5 +211,6 @@ _PG_init(void)
 	gpuhash_join_init();
 	gpuhash_agg_init();
 	gpuhash_fuse_init();
+	gpuhash_star_init();
 	gpuhash_service_init();
 }

@@ -29,6 +29,7 @@ extern bool gpuhash_enabled;
 extern bool gpuhash_enable_join;
 extern bool gpuhash_enable_groupby;
 extern bool gpuhash_enable_fusion;
+extern bool gpuhash_enable_star;
 extern int	gpuhash_device;
 extern int	gpuhash_table;
 extern char *gpuhash_devices_setting;

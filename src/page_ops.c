@@ -8,6 +8,7 @@
  */
 #include "postgres.h"
 
+#include "storage/buf_internals.h"
 #include "storage/bufmgr.h"
 #include "utils/memutils.h"
 
@@ -176,4 +177,26 @@ gpuhash_op_pool_pages_end(GhOpPoolPages *pp)
 	if (pp->seg)
 		dsm_detach(pp->seg);
 	pp->seg = NULL;
+}
+
+/*
+ * Has shared buffer id stayed as its pinner saw it (all-visible, LSN lsn)
+ * since?  Checked under the buffer's content lock (gpuhash_page_unchanged);
+ * the caller, or the client it serves, holds the pin.
+ */
+bool
+gpuhash_buffer_unchanged(uint32 id, uint64 lsn)
+{
+	BufferDesc *desc;
+	Page		page;
+	bool		same;
+
+	if (id >= (uint32) NBuffers)
+		elog(ERROR, "gpuhash: no shared buffer %u", id);
+	desc = GetBufferDescriptor(id);
+	page = BufferGetPage((Buffer) (id + 1));
+	LWLockAcquire(BufferDescriptorGetContentLock(desc), LW_SHARED);
+	same = gpuhash_page_unchanged(page, lsn);
+	LWLockRelease(BufferDescriptorGetContentLock(desc));
+	return same;
 }

@@ -38,6 +38,9 @@ gpuhash_page_unchanged(Page page, XLogRecPtr lsn)
 	return PageGetLSN(page) == lsn && PageIsAllVisible(page);
 }
 
+/* the same check of shared buffer id (buffer number less one), under its content lock */
+extern bool gpuhash_buffer_unchanged(uint32 id, uint64 lsn);
+
 typedef struct GhOpPages
 {
 	GhOps	   *ops;

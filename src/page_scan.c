@@ -127,6 +127,27 @@ line_pointer_layout_ok(void)
 	return w == (4096u | (GH_LP_NORMAL << 15) | (1234u << 17));
 }
 
+/*
+ * Can the pages of input, a Seq Scan, be read directly?  An ordinary heap
+ * table in shared buffers, an MVCC snapshot (not SERIALIZABLE: its
+ * predicate locks are the scan's per-tuple business), no EvalPlanQual.
+ */
+bool
+gpuhash_heap_pages_readable(PlanState *input)
+{
+	Relation	rel;
+	EState	   *estate = input->state;
+
+	if (!IsA(input, SeqScanState))
+		return false;
+	rel = ((SeqScanState *) input)->ss.ss_currentRelation;
+	return rel != NULL && rel->rd_tableam == GetHeapamTableAmRoutine() &&
+		(rel->rd_rel->relkind == RELKIND_RELATION || rel->rd_rel->relkind == RELKIND_MATVIEW) &&
+		!RelationUsesLocalBuffers(rel) && estate->es_epq_active == NULL &&
+		IsMVCCSnapshot(estate->es_snapshot) && !IsolationIsSerializable() &&
+		line_pointer_layout_ok();
+}
+
 /* The page description of the columns needed, or false if they cannot be read so. */
 static bool
 make_spec(GhPageScan *ps, const Bitmapset *needed)
@@ -178,17 +199,11 @@ gpuhash_page_scan_begin(PlanState *input, const Bitmapset *used, GhOps *ops)
 				old;
 	TableScanDesc sd;
 
-	if (!gpuhash_read_pages || !IsA(input, SeqScanState))
+	if (!gpuhash_read_pages || !gpuhash_heap_pages_readable(input))
 		return NULL;
 	ss = (SeqScanState *) input;
 	plan = (Scan *) input->plan;
 	rel = ss->ss.ss_currentRelation;
-	if (rel == NULL || rel->rd_tableam != GetHeapamTableAmRoutine() ||
-		(rel->rd_rel->relkind != RELKIND_RELATION && rel->rd_rel->relkind != RELKIND_MATVIEW) ||
-		RelationUsesLocalBuffers(rel) || estate->es_epq_active != NULL ||
-		!IsMVCCSnapshot(estate->es_snapshot) || IsolationIsSerializable() ||
-		!line_pointer_layout_ok())
-		return NULL;
 	/* the columns the scan reads: its quals', and its output's */
 	if (!add_columns((Node *) plan->plan.qual, plan->scanrelid, &needed))
 		return NULL;

@@ -57,6 +57,9 @@ typedef struct GhPageStats
 	int64		rows_pooled;	/* ... of which the service put in a pool itself */
 } GhPageStats;
 
+/* Can the pages of input, a Seq Scan, be read directly (page_scan.c)? */
+extern bool gpuhash_heap_pages_readable(PlanState *input);
+
 /*
  * Start reading input's pages for a node that reads the output columns
  * used (1-based) of input; NULL if the input is not such a scan (then pull

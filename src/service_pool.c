@@ -259,28 +259,6 @@ gpuhash_pool_append(GhsSlot *slot, char *base, Size length)
 	return gh_darray_on_device(part->jkeys ? part->jkeys : part->keys);
 }
 
-/*
- * Has shared buffer id stayed as the client saw it (all-visible, LSN lsn)
- * since?  Checked under the buffer's content lock, as the client would
- * check it (gpuhash_page_unchanged); the client holds the pin.
- */
-static bool
-page_unchanged(uint32 id, uint64 lsn)
-{
-	BufferDesc *desc;
-	Page		page;
-	bool		same;
-
-	if (id >= (uint32) NBuffers)
-		elog(ERROR, "gpuhash GPU service: no shared buffer %u", id);
-	desc = GetBufferDescriptor(id);
-	page = BufferGetPage((Buffer) (id + 1));
-	LWLockAcquire(BufferDescriptorGetContentLock(desc), LW_SHARED);
-	same = gpuhash_page_unchanged(page, lsn);
-	LWLockRelease(BufferDescriptorGetContentLock(desc));
-	return same;
-}
-
 /* a new array of pool's for *a, which must not hold rows yet (the part has none) */
 static void
 first_array(ServicePool *pool, PoolPart *part, gh_darray **a)
@@ -374,7 +352,7 @@ gpuhash_pool_pages(GhsSlot *slot, char *base)
 		const uint8_t *bad = gh_pagebatch_bad(b);
 
 		for (uint64 p = 0; p < pp->npages; p++)
-			dropped[p] = dropped[p] || bad[p] || !page_unchanged(ids[p], lsns[p]);
+			dropped[p] = dropped[p] || bad[p] || !gpuhash_buffer_unchanged(ids[p], lsns[p]);
 		st = gh_pagebatch_keep(b, dropped, counts);
 		if (st != GH_OK)
 			gpuhash_service_engine_failed(pool->engine, st);

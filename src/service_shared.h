@@ -75,9 +75,14 @@ typedef enum GhsOp
 	GHS_OP_POOL_FINISH,			/* object: pool; arg[1]: pattern -> groups */
 	GHS_OP_EXTRACT_PAGES,		/* data: GhsPages, rows written into it ->
 								 * result[0]: rows */
-	GHS_OP_POOL_PAGES			/* object: pool (not a fused join's); data:
+	GHS_OP_POOL_PAGES,			/* object: pool (not a fused join's); data:
 								 * GhsPoolPages, its dropped pages marked ->
 								 * result[0]: rows appended */
+	/* A star (star_ops.c): its program, dimensions and groups. */
+	GHS_OP_STAR_CREATE,			/* data: GhsStarCreate -> object */
+	GHS_OP_STAR_PAGES,			/* object: star; data: GhsStarPages, each page's
+								 * status written -> result[0]: rows kept so far */
+	GHS_OP_STAR_RESULT			/* object: star -> groups */
 } GhsOp;
 
 /* What shapes an engine: the client's settings, sent with every request. */
@@ -212,6 +217,46 @@ typedef struct GhsPoolPages
 	Size		lsns;			/* uint64 */
 	Size		dropped;		/* uint8: in, 1 to drop the page anyway; out, 1 if dropped */
 } GhsPoolPages;
+
+/*
+ * A star's creation (star_ops.c): its program and page description, and
+ * each dimension's keys and columns at the offsets given.
+ */
+typedef struct GhsStarDim
+{
+	uint64		n;
+	int			ncols;
+	Size		keys;
+	Size		lo[GH_PROG_MAX_DIMCOLS];
+	Size		hi[GH_PROG_MAX_DIMCOLS];
+	Size		nulls[GH_PROG_MAX_DIMCOLS];
+	Size		dscale[GH_PROG_MAX_DIMCOLS];
+} GhsStarDim;
+
+typedef struct GhsStarCreate
+{
+	gh_prog		prog;
+	gh_pagespec spec;
+	int			ndims;
+	GhsStarDim	dims[GH_PROG_MAX_DIMS];
+} GhsStarCreate;
+
+/*
+ * Pages through a star: shared buffers the client keeps pinned, each with
+ * the LSN it saw it all-visible with (checked by the service as a pool's
+ * pages are), or pages the client made itself of the rows it read
+ * (synthetic, in the segment after the header, taken whole).  status[p]
+ * comes back 0 for a page whose rows were kept, 1 for one the client must
+ * read itself.
+ */
+typedef struct GhsStarPages
+{
+	uint64		npages;
+	bool		synthetic;
+	Size		pages;			/* uint32 buffer ids, or the pages themselves */
+	Size		lsns;			/* uint64 */
+	Size		status;			/* uint8 */
+} GhsStarPages;
 
 /* A reply of groups: this header, then the arrays (0: absent). */
 typedef struct GhsGroupsCol

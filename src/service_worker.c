@@ -37,6 +37,7 @@
 
 #include "gpuhash.h"
 #include "service_shared.h"
+#include "star_ops.h"
 
 /* an engine the worker keeps open, by shape */
 typedef struct ServiceEngine
@@ -599,7 +600,8 @@ run_free(GhsSlot *slot)
 			free_object(o);
 			return;
 		}
-	(void) gpuhash_pool_free(slot->object);
+	if (!gpuhash_pool_free(slot->object))
+		(void) gpuhash_star_service_free(slot->object);
 }
 
 static void
@@ -738,6 +740,15 @@ run_request(GhsSlot *slot)
 			break;
 		case GHS_OP_POOL_PAGES:
 			run_pool_pages(slot);
+			break;
+		case GHS_OP_STAR_CREATE:
+			gpuhash_star_service_create(slot);
+			break;
+		case GHS_OP_STAR_PAGES:
+			gpuhash_star_service_pages(slot);
+			break;
+		case GHS_OP_STAR_RESULT:
+			gpuhash_star_service_result(slot);
 			break;
 		default:
 			elog(ERROR, "gpuhash GPU service: unknown operation %d", (int) slot->op);
@@ -989,6 +1000,7 @@ gpuhash_service_main(Datum arg)
 		retire_acked();
 		reap_objects();
 		gpuhash_pool_reap();
+		gpuhash_star_service_reap();
 		slot = take_request();
 		if (slot != NULL)
 		{

@@ -1,0 +1,205 @@
+/*-------------------------------------------------------------------------
+ *
+ * service_star.c
+ *	  Stars in the GPU service: the dimensions, program and groups of one
+ *	  GpuStarAgg, fed by every process of its query (star_ops.h).
+ *
+ * The leader creates the star (GHS_OP_STAR_CREATE) before its workers
+ * start; every process then sends its batches of pages to the service
+ * worker that holds it, which runs them through the star and checks the
+ * shared buffers they came from (star_core_pages); one process asks for
+ * the groups at the end.  The creator's transaction owns the star: it is
+ * freed by its node, or when that transaction has ended.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "storage/bufmgr.h"
+#include "utils/memutils.h"
+
+#include "gpuhash.h"
+#include "service_shared.h"
+#include "star_ops.h"
+
+typedef struct ServiceStar
+{
+	int32		id;
+	StarCore	core;
+	int			owner_procno;
+	int			owner_pid;
+	LocalTransactionId owner_lxid;
+	struct ServiceStar *next;
+} ServiceStar;
+
+static ServiceStar *stars = NULL;
+
+static ServiceStar *
+find_star(int32 id)
+{
+	for (ServiceStar *s = stars; s; s = s->next)
+		if (s->id == id)
+			return s;
+	ereport(ERROR,
+			(errcode(ERRCODE_INTERNAL_ERROR),
+			 errmsg("gpuhash GPU service: no star %d", id)));
+}
+
+static void
+free_star(ServiceStar *star)
+{
+	ServiceStar **p;
+
+	for (p = &stars; *p; p = &(*p)->next)
+		if (*p == star)
+		{
+			*p = star->next;
+			break;
+		}
+	star_core_free(&star->core);
+	gpuhash_service_release_engine(star->core.e);
+	pfree(star);
+	gpuhash_service_count_object(-1);
+}
+
+static dsm_segment *
+attach(GhsSlot *slot)
+{
+	dsm_segment *seg = dsm_attach(slot->data);
+
+	if (seg == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("gpuhash GPU service: could not attach a request's data")));
+	return seg;
+}
+
+void
+gpuhash_star_service_create(GhsSlot *slot)
+{
+	gh_engine  *e = gpuhash_service_hold_engine(&slot->shape);
+	dsm_segment *seg = NULL;
+	ServiceStar *star = MemoryContextAllocZero(TopMemoryContext, sizeof(ServiceStar));
+
+	PG_TRY();
+	{
+		char	   *base;
+		GhsStarCreate *hdr;
+		StarDimArrays dims[GH_PROG_MAX_DIMS];
+
+		seg = attach(slot);
+		base = dsm_segment_address(seg);
+		hdr = (GhsStarCreate *) base;
+		if (hdr->ndims < 0 || hdr->ndims > GH_PROG_MAX_DIMS)
+			elog(ERROR, "gpuhash GPU service: bad star");
+		for (int d = 0; d < hdr->ndims; d++)
+		{
+			GhsStarDim *sd = &hdr->dims[d];
+
+			if (sd->ncols < 0 || sd->ncols > GH_PROG_MAX_DIMCOLS)
+				elog(ERROR, "gpuhash GPU service: bad star");
+			dims[d].n = sd->n;
+			dims[d].ncols = sd->ncols;
+			dims[d].keys = ghs_at(base, sd->keys);
+			for (int k = 0; k < sd->ncols; k++)
+			{
+				dims[d].lo[k] = ghs_at(base, sd->lo[k]);
+				dims[d].hi[k] = ghs_at(base, sd->hi[k]);
+				dims[d].nulls[k] = ghs_at(base, sd->nulls[k]);
+				dims[d].dscale[k] = ghs_at(base, sd->dscale[k]);
+			}
+		}
+		star_core_create(&star->core, e, gpuhash_service_engine_failed, &hdr->prog,
+						 &hdr->spec, hdr->ndims, dims);
+	}
+	PG_CATCH();
+	{
+		if (seg)
+			dsm_detach(seg);
+		pfree(star);
+		gpuhash_service_release_engine(e);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	dsm_detach(seg);
+	star->id = gpuhash_service_new_id();
+	star->owner_procno = slot->client_procno;
+	star->owner_pid = slot->client_pid;
+	star->owner_lxid = slot->client_lxid;
+	star->next = stars;
+	stars = star;
+	gpuhash_service_count_object(1);
+	slot->result_object = star->id;
+	slot->result[3] = gh_engine_peak_device_bytes(e);
+}
+
+void
+gpuhash_star_service_pages(GhsSlot *slot)
+{
+	ServiceStar *star = find_star(slot->object);
+	dsm_segment *seg = attach(slot);
+
+	PG_TRY();
+	{
+		char	   *base = dsm_segment_address(seg);
+		GhsStarPages *hdr = (GhsStarPages *) base;
+		uint8	   *status = ghs_at(base, hdr->status);
+
+		if (hdr->synthetic)
+		{
+			uint32	   *ids = palloc(sizeof(uint32) * Max(hdr->npages, 1));
+
+			for (uint64 p = 0; p < hdr->npages; p++)
+				ids[p] = (uint32) p;
+			star_core_pages(&star->core, ghs_at(base, hdr->pages), ids, NULL, status,
+							hdr->npages);
+			pfree(ids);
+		}
+		else
+			star_core_pages(&star->core, BufferBlocks, ghs_at(base, hdr->pages),
+							ghs_at(base, hdr->lsns), status, hdr->npages);
+	}
+	PG_FINALLY();
+	{
+		dsm_detach(seg);
+	}
+	PG_END_TRY();
+	slot->result[0] = gh_star_rows(star->core.star);
+	slot->result[3] = gh_engine_peak_device_bytes(star->core.e);
+}
+
+void
+gpuhash_star_service_result(GhsSlot *slot)
+{
+	ServiceStar *star = find_star(slot->object);
+
+	gpuhash_service_reply_groups(slot, star_core_result(&star->core), true);
+	slot->result[3] = gh_engine_peak_device_bytes(star->core.e);
+}
+
+/* Free star id (any process of its query may); false if there is none. */
+bool
+gpuhash_star_service_free(int32 id)
+{
+	for (ServiceStar *s = stars; s; s = s->next)
+		if (s->id == id)
+		{
+			free_star(s);
+			return true;
+		}
+	return false;
+}
+
+/* Free the stars whose creator's transaction has ended. */
+void
+gpuhash_star_service_reap(void)
+{
+	for (ServiceStar *s = stars; s;)
+	{
+		ServiceStar *next = s->next;
+
+		if (gpuhash_service_owner_gone(s->owner_procno, s->owner_pid, s->owner_lxid))
+			free_star(s);
+		s = next;
+	}
+}

@@ -1,0 +1,146 @@
+/*-------------------------------------------------------------------------
+ *
+ * star.h
+ *	  GpuStarAgg: an aggregation over a star of inner joins -- one large
+ *	  relation (the fact table) and any number of smaller ones (dimensions),
+ *	  each joined to it by an equality on a key it is unique on -- run as one
+ *	  pipeline on the device (engine.h, "the star pipeline").  What the
+ *	  planner (star_path.c) hands the executor (star_exec.c), and the
+ *	  compiler (star_compile.c) both use.
+ *
+ * THE PLAN NODE
+ *
+ * A CustomScan with scanrelid 0.  custom_plans: the fact table's Seq Scan
+ * (its target list the table's physical columns; its qual only the quals
+ * the device cannot evaluate), then one plan per dimension whose target
+ * list is the dimension's join key columns, then its grouping expressions,
+ * then its payload: the values the fact side's expressions read of it.
+ * custom_scan_tlist: the grouping expressions, then the aggregates, all
+ * computed by the node; the target list and qual (HAVING) read them.
+ *
+ * The expressions the device evaluates live in custom_private, rewritten so
+ * that they depend on nothing setrefs would renumber: a fact column is
+ * Var(OUTER_VAR, its heap attribute number), a dimension's payload value
+ * Var(INNER_VAR, its payload number).  The Params they read are listed in
+ * custom_exprs, so that the executor's parameter bookkeeping sees them.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef GPUHASH_STAR_H
+#define GPUHASH_STAR_H
+
+#include "postgres.h"
+
+#include "access/tupdesc.h"
+#include "nodes/execnodes.h"
+#include "nodes/extensible.h"
+#include "nodes/pathnodes.h"
+
+#include "agg.h"
+#include "engine.h"
+
+#define GPUHASH_STAR_NAME "GpuStarAgg"
+
+/* custom_private positions */
+#define STAR_PRIV_FACT_RELID	0	/* Integer: the fact table's OID (for EXPLAIN and checks) */
+#define STAR_PRIV_QUALS			1	/* List: the quals the device evaluates */
+#define STAR_PRIV_DIMS			2	/* List of StarDim lists (star_dim_*) */
+#define STAR_PRIV_GROUPS		3	/* List per grouping column: (Integer dim, expr or NIL) */
+#define STAR_PRIV_GROUPTYPES	4	/* List per grouping column: (type, typmod, collation) */
+#define STAR_PRIV_AGGS			5	/* List per aggregate: (op, argtype, arg, filter) */
+#define STAR_PRIV_PAYLOADS		6	/* List per payload value: (dim, column, type, typmod) */
+#define STAR_PRIV_PARALLEL		7	/* Integer: 1 if the node runs under a Gather */
+#define STAR_PRIV_FACT_RTI		8	/* Integer: its range table index when planned */
+#define STAR_PRIV_QUALS_SHOWN	9	/* List: the device quals as written (EXPLAIN) */
+#define STAR_PRIV_GROUP_EQ		10	/* List per grouping column: (eqop, collation) */
+#define STAR_PRIV_COUNT			11
+
+/* A dimension as the plan describes it: a list (nkeys, key types, ngroups, npayload). */
+#define STAR_DIM_NKEYS			0
+#define STAR_DIM_KEYTYPES		1	/* OidList: the fact side's type of each key column */
+#define STAR_DIM_FACTKEYS		2	/* List: the fact side of each key column (rewritten) */
+#define STAR_DIM_NGROUPS		3	/* Integer: grouping columns read from this dimension */
+#define STAR_DIM_NPAYLOAD		4	/* Integer: payload values */
+#define STAR_DIM_NAME			5	/* String: what EXPLAIN calls it */
+#define STAR_DIM_CLAUSES		6	/* List: the join clauses, for EXPLAIN (as planned) */
+
+/* what the compiler needs to know of a payload value */
+typedef struct StarPayload
+{
+	int			dim;
+	int			col;			/* its column among the dimension's payload */
+	Oid			type;
+	int32		typmod;
+	/* numerics: static scale and digits (from typmod, or the values read) */
+	int			scale;
+	int			digits;
+} StarPayload;
+
+/* the fact table's columns, as the compiler sees them */
+typedef struct StarFact
+{
+	TupleDesc	desc;			/* the fact table's */
+	int			ncols;			/* columns the program reads */
+	AttrNumber	attno[GH_PAGE_MAX_OUT];
+} StarFact;
+
+/* A grouping column's place in the key (StarCompiled). */
+typedef struct StarField
+{
+	int			dim;			/* >= 0: the code of that dimension's groups */
+	int			shift;			/* packed key: where it sits */
+	int			width;
+	int			nullbit;		/* -1: never NULL */
+	int			outcol;			/* mixed key: the output column holding it, else -1 */
+} StarField;
+
+/* An aggregate's output columns (StarCompiled). */
+typedef struct StarAggCols
+{
+	int			col;			/* its first output column, -1: none (count(*)) */
+	GhaNumCols	num;			/* numeric sum/avg: its limbs and display scale */
+} StarAggCols;
+
+/* The program made for one execution, and how to read its groups back. */
+typedef struct StarCompiled
+{
+	gh_prog    *prog;
+	gh_pagespec spec;
+	bool		mixed_key;		/* the key is a hash of the fields (KEYMIX) */
+	int			nfields;
+	StarField  *fields;			/* per grouping column */
+	StarAggCols *aggs;			/* per aggregate */
+	bool		cpu_quals;		/* some quals stay on the CPU (the Seq Scan's) */
+} StarCompiled;
+
+/* the inputs of one compilation */
+typedef struct StarCompileInput
+{
+	StarFact	fact;
+	List	   *quals;
+	List	   *dims;			/* STAR_PRIV_DIMS */
+	List	   *groups;			/* STAR_PRIV_GROUPS */
+	List	   *grouptypes;
+	List	   *aggs;			/* STAR_PRIV_AGGS */
+	int			npayloads;
+	StarPayload *payloads;
+	int		   *dim_codes;		/* per dimension: the codes of its groups (0: none) */
+	ExprContext *econtext;		/* evaluates Params; NULL at plan time */
+} StarCompileInput;
+
+/* star_compile.c */
+extern bool star_expr_ok(Node *expr, StarCompileInput *in, const char **why);
+extern bool star_group_type_ok(Oid type, int32 typmod);
+extern StarCompiled *star_compile(StarCompileInput *in, const char **why);
+extern void star_payload_numeric(StarPayload *p, Oid type, int32 typmod);
+extern int	star_key_bits(Oid type, int32 typmod);
+extern Datum star_unpack_field(Oid type, int32 typmod, uint64 bits);
+
+/* star_path.c */
+extern void gpuhash_star_init(void);
+extern CustomScanMethods gpuhash_star_scan_methods;
+
+/* star_exec.c */
+extern Node *gpuhash_star_create_state(CustomScan *cscan);
+
+#endif							/* GPUHASH_STAR_H */

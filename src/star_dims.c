@@ -1,0 +1,452 @@
+/*-------------------------------------------------------------------------
+ *
+ * star_dims.c
+ *	  A GpuStarAgg's dimensions: read once, by one process, into the arrays
+ *	  the star is made of, and compiled with them into the device program.
+ *
+ * INTERFACE ROUTINES
+ *		star_read_dims			every dimension's rows, through its plan
+ *		star_compile_node		the program, once the dimensions are known
+ *		star_dims_to_shared		what a parallel worker needs to read groups
+ *		star_dims_from_shared	... and taking it back
+ *
+ * Each dimension's plan outputs its join key, its grouping expressions and
+ * its payload (star.h).  A row with a NULL key joins nothing and is left
+ * out.  The key becomes the engine's exact encoding (keys.c); the grouping
+ * values go through a dictionary (agg_dict.c: PostgreSQL's grouping hash
+ * table with the GROUP BY's equality and collation), whose dense id is the
+ * row's group code, the last column the device reads of the dimension; each
+ * payload value becomes a register's contents (star_vm.h): integers as
+ * they are, floats as doubles, numerics as 128-bit integers at a static
+ * scale -- their declared one, or the largest display scale among the
+ * values read.  The codes' count decides how many bits of the group key a
+ * dimension takes, and the scales how the program reads the values, so the
+ * program is compiled only now.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "catalog/pg_type.h"
+#include "executor/executor.h"
+#include "miscadmin.h"
+#include "utils/datum.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+
+#include "gpuhash.h"
+#include "keys.h"
+#include "star_state.h"
+#include "star_vm.h"
+
+/* make room for n rows in every array of a */
+static void
+grow(StarDimArrays *a, uint64 cap, bool *numeric)
+{
+	Size		n = cap;
+
+	if (a->keys == NULL)
+	{
+		a->keys = palloc_extended(8 * n, MCXT_ALLOC_HUGE);
+		for (int k = 0; k < a->ncols; k++)
+		{
+			a->lo[k] = palloc_extended(8 * n, MCXT_ALLOC_HUGE);
+			a->nulls[k] = palloc_extended(n, MCXT_ALLOC_HUGE);
+			if (numeric[k])
+			{
+				a->hi[k] = palloc_extended(8 * n, MCXT_ALLOC_HUGE);
+				a->dscale[k] = palloc_extended(n, MCXT_ALLOC_HUGE);
+			}
+		}
+		return;
+	}
+	a->keys = repalloc_huge(a->keys, 8 * n);
+	for (int k = 0; k < a->ncols; k++)
+	{
+		a->lo[k] = repalloc_huge(a->lo[k], 8 * n);
+		a->nulls[k] = repalloc_huge(a->nulls[k], n);
+		if (numeric[k])
+		{
+			a->hi[k] = repalloc_huge(a->hi[k], 8 * n);
+			a->dscale[k] = repalloc_huge(a->dscale[k], n);
+		}
+	}
+}
+
+/* a payload value (not NULL) of type t into its register's low word */
+static int64
+payload_word(Oid t, Datum v)
+{
+	switch (t)
+	{
+		case INT2OID:
+			return DatumGetInt16(v);
+		case INT4OID:
+		case DATEOID:
+			return DatumGetInt32(v);
+		case BOOLOID:
+			return DatumGetBool(v);
+		case OIDOID:
+			return (int64) DatumGetObjectId(v);
+		case FLOAT4OID:
+		case FLOAT8OID:
+			{
+				double		d = t == FLOAT4OID ? (double) DatumGetFloat4(v) : DatumGetFloat8(v);
+				int64		w;
+
+				memcpy(&w, &d, sizeof(d));
+				return w;
+			}
+		default:				/* int8, time, timestamp, timestamptz */
+			return DatumGetInt64(v);
+	}
+}
+
+/* numeric v's bytes (detoasted), and its display scale */
+static const uint8 *
+numeric_bytes(Datum v, uint32 *len, int *dscale)
+{
+	struct varlena *p = PG_DETOAST_DATUM_PACKED(v);
+	const uint8 *data = (const uint8 *) VARDATA_ANY(p);
+	uint16		h;
+
+	*len = VARSIZE_ANY_EXHDR(p);
+	h = *len >= 2 ? gh_page_u16(data) : 0;
+	*dscale = (h & 0xC000) == 0xC000 ? 0 : (h & 0x8000) ? (h & 0x1F80) >> 7 : h & 0x3FFF;
+	return data;
+}
+
+static void
+numeric_payload_error(StarDimState *dim)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg("GpuStarAgg cannot hold a numeric value of \"%s\" on the device", dim->name),
+			 errdetail("The value is NaN or infinite, or needs more than 38 digits."),
+			 errhint("Set gpuhash.enable_star to off for this query.")));
+}
+
+/* Read dimension d whole. */
+static void
+read_dim(GpuStarAggState *s, int d)
+{
+	StarDimState *dim = &s->dims[d];
+	StarDimArrays *a = &dim->arrays;
+	uint64		cap = 1024;
+	bool		numeric[GH_PROG_MAX_DIMCOLS] = {0};
+	Datum	   *pending[GH_PROG_MAX_DIMCOLS] = {0}; /* numerics of no declared scale */
+	Oid			keytype = InvalidOid;
+	Datum	   *gvals = palloc(sizeof(Datum) * Max(dim->ngroups, 1));
+	bool	   *gnulls = palloc(sizeof(bool) * Max(dim->ngroups, 1));
+	int			first_payload = 1 + dim->ngroups;
+	StarPayload **pl = palloc0(sizeof(StarPayload *) * Max(dim->npayload, 1));
+
+	for (int p = 0; p < s->npayloads; p++)
+		if (s->payloads[p].dim == d)
+			pl[s->payloads[p].col] = &s->payloads[p];
+	a->ncols = dim->npayload + (dim->ngroups > 0 ? 1 : 0);
+	for (int k = 0; k < dim->npayload; k++)
+		numeric[k] = pl[k]->type == NUMERICOID;
+	grow(a, cap, numeric);
+	a->n = 0;
+	if (dim->ngroups > 0)
+	{
+		List	   *types = NIL,
+				   *eqops = NIL,
+				   *colls = NIL;
+		int			g = 0;
+		ListCell   *lc,
+				   *lc2;
+
+		forboth(lc, s->groups, lc2, s->group_eq)
+		{
+			if (intVal(linitial(lfirst(lc))) == d)
+			{
+				types = lappend_oid(types, (Oid) linitial_int(list_nth(s->grouptypes, g)));
+				eqops = lappend_oid(eqops, linitial_oid(lfirst(lc2)));
+				colls = lappend_oid(colls, lsecond_oid(lfirst(lc2)));
+			}
+			g++;
+		}
+		dim->dict = gha_dict_create(&s->css.ss.ps, types, eqops, colls, 0, NULL, NULL, NULL,
+									s->cxt);
+	}
+
+	for (;;)
+	{
+		TupleTableSlot *slot = ExecProcNode(dim->ps);
+		uint64		r = a->n;
+
+		if (TupIsNull(slot))
+			break;
+		CHECK_FOR_INTERRUPTS();
+		slot_getallattrs(slot);
+		dim->rows++;
+		if (slot->tts_isnull[0])
+			continue;			/* a NULL key joins nothing */
+		if (keytype == InvalidOid)
+			keytype = TupleDescAttr(slot->tts_tupleDescriptor, 0)->atttypid;
+		if (r == cap)
+		{
+			cap *= 2;
+			grow(a, cap, numeric);
+			for (int k = 0; k < dim->npayload; k++)
+				if (pending[k])
+					pending[k] = repalloc_huge(pending[k], sizeof(Datum) * cap);
+		}
+		a->keys[r] = gpuhash_encode_exact(gpuhash_exact_family(keytype), keytype,
+										  slot->tts_values[0]);
+		for (int k = 0; k < dim->npayload; k++)
+		{
+			Datum		v = slot->tts_values[first_payload + k];
+			bool		isnull = slot->tts_isnull[first_payload + k];
+
+			a->nulls[k][r] = isnull;
+			a->lo[k][r] = 0;
+			if (numeric[k])
+			{
+				a->hi[k][r] = 0;
+				a->dscale[k][r] = 0;
+			}
+			if (isnull)
+				continue;
+			if (!numeric[k])
+				a->lo[k][r] = payload_word(pl[k]->type, v);
+			else if (pl[k]->typmod >= 0)
+			{
+				uint32		len;
+				int			ds;
+				const uint8 *data = numeric_bytes(v, &len, &ds);
+				gh_i128		x;
+				uint8		dsb;
+
+				if (ds > 38 || !gh_numeric_load(data, len, pl[k]->scale, &x, &dsb))
+					numeric_payload_error(dim);
+				a->lo[k][r] = (int64) (uint64) (gh_u128) x;
+				a->hi[k][r] = (int64) (uint64) ((gh_u128) x >> 64);
+				a->dscale[k][r] = dsb;
+			}
+			else
+			{
+				/* its scale is known once every value is: keep it for now */
+				int			ds;
+				uint32		len;
+
+				(void) numeric_bytes(v, &len, &ds);
+				pl[k]->scale = Max(pl[k]->scale, Min(ds, 39));
+				if (pending[k] == NULL)
+					pending[k] = palloc_extended(sizeof(Datum) * cap, MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+				pending[k][r] = datumCopy(v, false, -1);
+			}
+		}
+		if (dim->ngroups > 0)
+		{
+			for (int g = 0; g < dim->ngroups; g++)
+			{
+				gvals[g] = slot->tts_values[1 + g];
+				gnulls[g] = slot->tts_isnull[1 + g];
+			}
+			a->lo[dim->npayload][r] = gha_dict_lookup(dim->dict, gvals, gnulls);
+			a->nulls[dim->npayload][r] = 0;
+		}
+		a->n = r + 1;
+	}
+
+	/* numerics without a declared scale: at the largest display scale read */
+	for (int k = 0; k < dim->npayload; k++)
+	{
+		if (!numeric[k] || pl[k]->typmod >= 0)
+			continue;
+		pl[k]->digits = 38;
+		for (uint64 r = 0; pending[k] != NULL && r < a->n; r++)
+		{
+			uint32		len;
+			int			ds;
+			const uint8 *data;
+			gh_i128		x;
+			uint8		dsb;
+
+			if (a->nulls[k][r])
+				continue;
+			data = numeric_bytes(pending[k][r], &len, &ds);
+			if (pl[k]->scale > 38 || !gh_numeric_load(data, len, pl[k]->scale, &x, &dsb))
+				numeric_payload_error(dim);
+			a->lo[k][r] = (int64) (uint64) (gh_u128) x;
+			a->hi[k][r] = (int64) (uint64) ((gh_u128) x >> 64);
+			a->dscale[k][r] = dsb;
+		}
+	}
+
+	/* arrays with no NULL need no NULL flags */
+	for (int k = 0; k < a->ncols; k++)
+	{
+		bool		any = false;
+
+		for (uint64 r = 0; r < a->n && !any; r++)
+			any = a->nulls[k][r] != 0;
+		if (!any)
+			a->nulls[k] = NULL;
+	}
+	dim->ncodes = dim->dict ? (int) dim->dict->nentries : 0;
+}
+
+void
+star_read_dims(GpuStarAggState *s)
+{
+	for (int d = 0; d < s->ndims; d++)
+		read_dim(s, d);
+}
+
+/* The program for this execution; the dimensions are read. */
+void
+star_compile_node(GpuStarAggState *s)
+{
+	StarCompileInput in = {0};
+	Relation	rel = ((ScanState *) s->fact_ps)->ss_currentRelation;
+	StarCompiled *sc;
+	const char *why = NULL;
+	gh_pagespec *spec;
+	int			maxatt = 0;
+	int			codes[GH_PROG_MAX_DIMS];
+
+	for (int d = 0; d < s->ndims; d++)
+		codes[d] = s->dims[d].ncodes;
+	in.fact.desc = RelationGetDescr(rel);
+	in.quals = s->quals;
+	in.dims = s->dims_plan;
+	in.groups = s->groups;
+	in.grouptypes = s->grouptypes;
+	in.aggs = s->aggs;
+	in.npayloads = s->npayloads;
+	in.payloads = s->payloads;
+	in.dim_codes = codes;
+	in.econtext = s->css.ss.ps.ps_ExprContext;
+	sc = star_compile(&in, &why);
+	if (sc == NULL)
+		elog(ERROR, "gpuhash: could not compile a GpuStarAgg's program: %s", why);
+
+	/* the page description: every attribute up to the last one read */
+	spec = &sc->spec;
+	memset(spec, 0, sizeof(*spec));
+	spec->page_size = BLCKSZ;
+	spec->max_tuples = MaxHeapTuplesPerPage;
+	for (int o = 0; o < in.fact.ncols; o++)
+		maxatt = Max(maxatt, in.fact.attno[o]);
+	spec->natts = Max(maxatt, 1);
+	spec->nout = Max(in.fact.ncols, 1);
+	for (int a = 0; a < spec->natts; a++)
+	{
+		Form_pg_attribute att = TupleDescAttr(in.fact.desc, a);
+
+		if (att->attlen == -2)
+			elog(ERROR, "gpuhash: a GpuStarAgg cannot read past a cstring column");
+		spec->attlen[a] = att->attlen;
+		spec->attalign[a] = (uint8) att_align_nominal(1, att->attalign);
+		spec->out_of[a] = -1;
+	}
+	for (int o = 0; o < in.fact.ncols; o++)
+		spec->out_of[in.fact.attno[o] - 1] = (int8) o;
+	if (in.fact.ncols == 0)
+		spec->out_of[0] = 0;	/* nothing read: one column, to locate rows by */
+	s->compiled = sc;
+}
+
+/* ---- a parallel worker that returns the groups ---- */
+
+/*
+ * The grouping values of every dimension, by code, serialized into the
+ * query's DSA area (datumSerialize), with the codes and scales the program
+ * was compiled with.
+ */
+void
+star_dims_to_shared(GpuStarAggState *s, StarShared *sh, dsa_area *area)
+{
+	Size		size = 0;
+	char	   *p;
+
+	for (int d = 0; d < s->ndims; d++)
+		sh->dim_codes[d] = s->dims[d].ncodes;
+	for (int p2 = 0; p2 < s->npayloads && p2 < lengthof(sh->payload_scale); p2++)
+	{
+		sh->payload_scale[p2] = s->payloads[p2].scale;
+		sh->payload_digits[p2] = s->payloads[p2].digits;
+	}
+	for (int d = 0; d < s->ndims; d++)
+		for (int c = 0; c < s->dims[d].ncodes; c++)
+			for (int g = 0; g < s->dims[d].ngroups; g++)
+			{
+				bool		isnull;
+				Datum		v = gha_dict_key(s->dims[d].dict, c, g, &isnull);
+				Form_pg_attribute att = TupleDescAttr(s->dims[d].dict->desc, g);
+
+				size += datumEstimateSpace(v, isnull, att->attbyval, att->attlen);
+			}
+	sh->dicts_size = size;
+	sh->dicts = size > 0 ? dsa_allocate(area, size) : InvalidDsaPointer;
+	if (size == 0)
+		return;
+	p = dsa_get_address(area, sh->dicts);
+	for (int d = 0; d < s->ndims; d++)
+		for (int c = 0; c < s->dims[d].ncodes; c++)
+			for (int g = 0; g < s->dims[d].ngroups; g++)
+			{
+				bool		isnull;
+				Datum		v = gha_dict_key(s->dims[d].dict, c, g, &isnull);
+				Form_pg_attribute att = TupleDescAttr(s->dims[d].dict->desc, g);
+
+				datumSerialize(v, isnull, att->attbyval, att->attlen, &p);
+			}
+}
+
+/* The same, taken back by a worker: a dictionary per dimension, filled in code order. */
+void
+star_dims_from_shared(GpuStarAggState *s, StarShared *sh, dsa_area *area)
+{
+	char	   *p = sh->dicts_size > 0 ? dsa_get_address(area, sh->dicts) : NULL;
+	int			g0 = 0;
+
+	for (int p2 = 0; p2 < s->npayloads && p2 < lengthof(sh->payload_scale); p2++)
+	{
+		s->payloads[p2].scale = sh->payload_scale[p2];
+		s->payloads[p2].digits = sh->payload_digits[p2];
+	}
+	for (int d = 0; d < s->ndims; d++)
+	{
+		StarDimState *dim = &s->dims[d];
+		Datum	   *vals = palloc(sizeof(Datum) * Max(dim->ngroups, 1));
+		bool	   *nulls = palloc(sizeof(bool) * Max(dim->ngroups, 1));
+		List	   *types = NIL,
+				   *eqops = NIL,
+				   *colls = NIL;
+		int			g = 0;
+		ListCell   *lc,
+				   *lc2;
+
+		dim->ncodes = sh->dim_codes[d];
+		if (dim->ngroups == 0)
+			continue;
+		forboth(lc, s->groups, lc2, s->group_eq)
+		{
+			if (intVal(linitial(lfirst(lc))) == d)
+			{
+				types = lappend_oid(types, (Oid) linitial_int(list_nth(s->grouptypes, g)));
+				eqops = lappend_oid(eqops, linitial_oid(lfirst(lc2)));
+				colls = lappend_oid(colls, lsecond_oid(lfirst(lc2)));
+			}
+			g++;
+		}
+		dim->dict = gha_dict_create(&s->css.ss.ps, types, eqops, colls, 0, NULL, NULL, NULL,
+									s->cxt);
+		for (int c = 0; c < dim->ncodes; c++)
+		{
+			for (int k = 0; k < dim->ngroups; k++)
+				vals[k] = datumRestore(&p, &nulls[k]);
+			/* the codes come back in order: each lookup makes the next */
+			if (gha_dict_lookup(dim->dict, vals, nulls) != (uint32) c)
+				elog(ERROR, "gpuhash: a GpuStarAgg's dimension groups differ between processes");
+		}
+		g0 += dim->ngroups;
+	}
+	(void) g0;
+}

@@ -1,0 +1,656 @@
+/*-------------------------------------------------------------------------
+ *
+ * star_exec.c
+ *	  Executor half of GpuStarAgg: the dimensions read, the program
+ *	  compiled, the fact table's pages through the star, the groups back.
+ *
+ * INTERFACE ROUTINES
+ *		gpuhash_star_create_state	CreateCustomScanState callback
+ *		(BeginGpuStarAgg, ExecGpuStarAgg, EndGpuStarAgg, ReScanGpuStarAgg,
+ *		 ExplainGpuStarAgg, and the parallel-aware node's DSM callbacks)
+ *
+ * On its first call the node reads every dimension through its plan
+ * (star_dims.c), compiles the program with what it found, makes the star
+ * (star_ops.h: in the GPU service, or the backend's engine), feeds it the
+ * fact table (star_scan.c), and takes the groups back.  Each group becomes
+ * one scan tuple -- its grouping columns decoded from the key (a
+ * dimension's code through that dimension's dictionary; a packed column
+ * unpacked), its aggregates finished as GpuHashAgg finishes them
+ * (agg_final.c, agg_numeric.c) -- which HAVING filters and the target
+ * list projects.
+ *
+ * PARALLELISM
+ *
+ * Under a Gather the leader does all of the above but the scan while it
+ * sets up the parallel query (InitializeDSM, before any worker starts), and
+ * leaves the star's number in the node's shared memory.  Every process
+ * then feeds that star its share of the fact table's blocks: it counts
+ * itself active before it takes its first block, and out once its last
+ * batch is in.  The blocks come from one allocator, so when a process
+ * finds none left every block has gone to a process counted active; once
+ * none is, every row is in.  The leader then waits for that and returns
+ * the groups itself, so that none passes through the Gather's queues;
+ * with parallel_leader_participation off, the last worker out returns
+ * them, reading the dimensions' grouping values from the DSA area where
+ * the leader left them.  The other processes return nothing.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/parallel.h"
+#include "catalog/pg_type.h"
+#include "commands/explain.h"
+#include "executor/executor.h"
+#include "miscadmin.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/optimizer.h"
+#include "pgstat.h"
+#include "rewrite/rewriteManip.h"
+#include "storage/bufmgr.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/ruleutils.h"
+
+#include "gpuhash.h"
+#include "keys.h"
+#include "star_state.h"
+
+static void BeginGpuStarAgg(CustomScanState *node, EState *estate, int eflags);
+static TupleTableSlot *ExecGpuStarAgg(CustomScanState *node);
+static void EndGpuStarAgg(CustomScanState *node);
+static void ReScanGpuStarAgg(CustomScanState *node);
+static void ExplainGpuStarAgg(CustomScanState *node, List *ancestors, ExplainState *es);
+static Size EstimateDSMGpuStarAgg(CustomScanState *node, ParallelContext *pcxt);
+static void InitializeDSMGpuStarAgg(CustomScanState *node, ParallelContext *pcxt,
+									void *coordinate);
+static void ReInitializeDSMGpuStarAgg(CustomScanState *node, ParallelContext *pcxt,
+									  void *coordinate);
+static void InitializeWorkerGpuStarAgg(CustomScanState *node, shm_toc *toc, void *coordinate);
+
+static CustomExecMethods star_exec_methods = {
+	.CustomName = GPUHASH_STAR_NAME,
+	.BeginCustomScan = BeginGpuStarAgg,
+	.ExecCustomScan = ExecGpuStarAgg,
+	.EndCustomScan = EndGpuStarAgg,
+	.ReScanCustomScan = ReScanGpuStarAgg,
+	.EstimateDSMCustomScan = EstimateDSMGpuStarAgg,
+	.InitializeDSMCustomScan = InitializeDSMGpuStarAgg,
+	.ReInitializeDSMCustomScan = ReInitializeDSMGpuStarAgg,
+	.InitializeWorkerCustomScan = InitializeWorkerGpuStarAgg,
+	.ExplainCustomScan = ExplainGpuStarAgg,
+};
+
+Node *
+gpuhash_star_create_state(CustomScan *cscan)
+{
+	GpuStarAggState *s = palloc0(sizeof(GpuStarAggState));
+
+	NodeSetTag(s, T_CustomScanState);
+	s->css.flags = cscan->flags;
+	s->css.methods = &star_exec_methods;
+	return (Node *) s;
+}
+
+/* shared buffers pinned per batch stay a small share of them (as page_scan.c) */
+static size_t
+batch_pages(void)
+{
+	return (size_t) Min(2048, Max(8, NBuffers / 128));
+}
+
+/* what the node holds in the engine, let go of on every way out */
+static void
+release(void *arg)
+{
+	GpuStarAggState *s = (GpuStarAggState *) arg;
+
+	if (s->groups_res)
+		gpuhash_op_groups_free(&s->eng, s->groups_res);
+	s->groups_res = NULL;
+	gpuhash_op_star_free(s->star);
+	s->star = NULL;
+}
+
+/* a fresh context for one execution's dimensions, star and groups */
+static void
+reset_execution(GpuStarAggState *s)
+{
+	MemoryContextCallback *cb;
+
+	if (s->cxt)
+		MemoryContextDelete(s->cxt);
+	s->cxt = AllocSetContextCreate(s->css.ss.ps.state->es_query_cxt, "GpuStarAgg",
+								   ALLOCSET_DEFAULT_SIZES);
+	gpuhash_ops_init(&s->eng, s->cxt);
+	cb = MemoryContextAlloc(s->cxt, sizeof(MemoryContextCallback));
+	cb->func = release;
+	cb->arg = s;
+	MemoryContextRegisterResetCallback(s->cxt, cb);
+	s->star = NULL;
+	s->groups_res = NULL;
+	s->compiled = NULL;
+	s->done = false;
+	s->returns_groups = false;
+	s->empty_row = false;
+	s->cur = 0;
+	for (int d = 0; d < s->ndims; d++)
+	{
+		memset(&s->dims[d].arrays, 0, sizeof(StarDimArrays));
+		s->dims[d].dict = NULL;
+		s->dims[d].ncodes = 0;
+		s->dims[d].rows = 0;
+	}
+	for (int p = 0; p < s->npayloads; p++)
+		star_payload_numeric(&s->payloads[p], s->payloads[p].type, s->payloads[p].typmod);
+}
+
+static void
+BeginGpuStarAgg(CustomScanState *node, EState *estate, int eflags)
+{
+	GpuStarAggState *s = (GpuStarAggState *) node;
+	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
+	List	   *priv = cscan->custom_private;
+	ListCell   *lc;
+	int			d = 0,
+				a = 0;
+
+	s->fact_relid = (Oid) intVal(list_nth(priv, STAR_PRIV_FACT_RELID));
+	s->quals = list_nth(priv, STAR_PRIV_QUALS);
+	s->dims_plan = list_nth(priv, STAR_PRIV_DIMS);
+	s->groups = list_nth(priv, STAR_PRIV_GROUPS);
+	s->grouptypes = list_nth(priv, STAR_PRIV_GROUPTYPES);
+	s->aggs = list_nth(priv, STAR_PRIV_AGGS);
+	s->payload_plan = list_nth(priv, STAR_PRIV_PAYLOADS);
+	s->parallel = intVal(list_nth(priv, STAR_PRIV_PARALLEL)) != 0;
+	s->group_eq = list_nth(priv, STAR_PRIV_GROUP_EQ);
+	s->ngroups = list_length(s->groups);
+	s->naggs = list_length(s->aggs);
+
+	/* the inputs: the fact table's scan, then the dimensions */
+	s->fact_ps = ExecInitNode(linitial(cscan->custom_plans), estate, eflags);
+	node->custom_ps = list_make1(s->fact_ps);
+	s->ndims = list_length(s->dims_plan);
+	s->dims = palloc0(sizeof(StarDimState) * Max(s->ndims, 1));
+	foreach(lc, s->dims_plan)
+	{
+		List	   *dim = lfirst(lc);
+		StarDimState *ds = &s->dims[d];
+
+		ds->ps = ExecInitNode(list_nth(cscan->custom_plans, d + 1), estate, eflags);
+		node->custom_ps = lappend(node->custom_ps, ds->ps);
+		ds->name = strVal(list_nth(dim, STAR_DIM_NAME));
+		ds->ngroups = intVal(list_nth(dim, STAR_DIM_NGROUPS));
+		ds->npayload = intVal(list_nth(dim, STAR_DIM_NPAYLOAD));
+		d++;
+	}
+	s->npayloads = list_length(s->payload_plan);
+	s->payloads = palloc0(sizeof(StarPayload) * Max(s->npayloads, 1));
+	for (int p = 0; p < s->npayloads; p++)
+	{
+		List	   *pi = list_nth(s->payload_plan, p);
+
+		s->payloads[p].dim = linitial_int(pi);
+		s->payloads[p].col = lsecond_int(pi);
+		s->payloads[p].type = (Oid) lthird_int(pi);
+		s->payloads[p].typmod = lfourth_int(pi);
+	}
+
+	s->ops = palloc(sizeof(GhaOp) * Max(s->naggs, 1));
+	s->argtypes = palloc(sizeof(Oid) * Max(s->naggs, 1));
+	s->numeric_buf = palloc(sizeof(char *) * Max(s->naggs, 1));
+	foreach(lc, s->aggs)
+	{
+		List	   *agg = lfirst(lc);
+
+		s->ops[a] = (GhaOp) intVal(linitial(agg));
+		s->argtypes[a] = (Oid) intVal(lsecond(agg));
+		s->numeric_buf[a] = palloc(MAXALIGN(GHA_NUMERIC_BYTES));
+		a++;
+	}
+	reset_execution(s);
+}
+
+/* ---- one execution ---- */
+
+/* the dimensions read, the program compiled, the star made */
+static void
+build_star(GpuStarAggState *s)
+{
+	instr_time	start;
+	MemoryContext old = MemoryContextSwitchTo(s->cxt);
+	StarDimArrays *arrays = palloc0(sizeof(StarDimArrays) * Max(s->ndims, 1));
+
+	INSTR_TIME_SET_CURRENT(start);
+	star_read_dims(s);
+	star_compile_node(s);
+	for (int d = 0; d < s->ndims; d++)
+		arrays[d] = s->dims[d].arrays;
+	s->star = gpuhash_op_star_create(&s->eng, s->compiled->prog, &s->compiled->spec,
+									 s->ndims, arrays, batch_pages());
+	s->dims_ms = gpuhash_elapsed_ms(start);
+	MemoryContextSwitchTo(old);
+}
+
+/* A key that is a hash of its columns: every group must hold one value of each. */
+static void
+check_mixed_key(GpuStarAggState *s, gh_groups *g)
+{
+	for (int f = 0; f < s->compiled->nfields; f++)
+	{
+		const gh_aggresult *r = &g->cols[s->compiled->fields[f].outcol];
+
+		for (size_t i = 0; i < g->ngroups; i++)
+			if (r->nonnull[i] != 0 &&
+				(r->nonnull[i] != g->rows[i] || r->imin[i] != r->imax[i]))
+				ereport(ERROR,
+						(errcode(ERRCODE_INTERNAL_ERROR),
+						 errmsg("GpuStarAgg found two groups under one hashed key"),
+						 errdetail("Group keys wider than 64 bits are hashed, and two of them collided."),
+						 errhint("Run the query again, or set gpuhash.enable_star to off for it.")));
+	}
+}
+
+static void
+take_groups(GpuStarAggState *s)
+{
+	instr_time	start;
+	MemoryContext old = MemoryContextSwitchTo(s->cxt);
+
+	INSTR_TIME_SET_CURRENT(start);
+	s->groups_res = gpuhash_op_star_result(s->star);
+	if (s->compiled->mixed_key)
+		check_mixed_key(s, s->groups_res);
+	s->empty_row = s->groups_res->ngroups == 0 && s->ngroups == 0;
+	s->ngroups_out = (int64) s->groups_res->ngroups;
+	s->returns_groups = true;
+	s->result_ms = gpuhash_elapsed_ms(start);
+	MemoryContextSwitchTo(old);
+}
+
+static void
+scan(GpuStarAggState *s)
+{
+	instr_time	start;
+	MemoryContext old = MemoryContextSwitchTo(s->cxt);
+
+	INSTR_TIME_SET_CURRENT(start);
+	star_scan_fact(s);
+	s->scan_ms = gpuhash_elapsed_ms(start);
+	MemoryContextSwitchTo(old);
+}
+
+/* A worker that returns the groups: the program's layout and the grouping values. */
+static void
+prepare_decode(GpuStarAggState *s)
+{
+	MemoryContext old = MemoryContextSwitchTo(s->cxt);
+
+	star_dims_from_shared(s, s->shared, s->area);
+	star_compile_node(s);
+	MemoryContextSwitchTo(old);
+}
+
+static void
+run_parallel(GpuStarAggState *s)
+{
+	StarShared *sh = s->shared;
+	bool		leader = !IsParallelWorker();
+	bool		last;
+
+	if (!sh->ready)
+		elog(ERROR, "gpuhash: a GpuStarAgg's star was not made");
+	if (!leader)
+	{
+		if (sh->id == 0)
+			return;				/* the leader's own engine holds it: the leader reads all */
+		s->star = gpuhash_op_star_attach(&s->eng, sh->worker, sh->id, batch_pages());
+	}
+
+	SpinLockAcquire(&sh->mutex);
+	if (sh->finished)
+	{
+		SpinLockRelease(&sh->mutex);
+		return;
+	}
+	sh->active++;
+	SpinLockRelease(&sh->mutex);
+
+	scan(s);
+
+	SpinLockAcquire(&sh->mutex);
+	sh->active--;
+	last = sh->active == 0 && !sh->finished && !sh->leader_finishes;
+	if (last)
+		sh->finished = true;
+	SpinLockRelease(&sh->mutex);
+	ConditionVariableBroadcast(&sh->cv);
+
+	if (sh->leader_finishes && leader)
+	{
+		/* every process that took blocks has sent its last batch */
+		ConditionVariablePrepareToSleep(&sh->cv);
+		for (;;)
+		{
+			bool		idle;
+
+			SpinLockAcquire(&sh->mutex);
+			idle = sh->active == 0;
+			if (idle)
+				sh->finished = true;
+			SpinLockRelease(&sh->mutex);
+			if (idle)
+				break;
+			ConditionVariableSleep(&sh->cv, PG_WAIT_EXTENSION);
+		}
+		ConditionVariableCancelSleep();
+		take_groups(s);
+	}
+	else if (last)
+	{
+		prepare_decode(s);
+		take_groups(s);
+	}
+}
+
+static void
+run(GpuStarAggState *s)
+{
+	if (s->shared != NULL)
+	{
+		run_parallel(s);
+		return;
+	}
+	build_star(s);
+	scan(s);
+	take_groups(s);
+}
+
+/* ---- the groups ---- */
+
+/* grouping column g of group i into the scan tuple */
+static void
+group_value(GpuStarAggState *s, const gh_groups *g, size_t i, int col, Datum *value,
+			bool *isnull)
+{
+	StarField  *f = &s->compiled->fields[col];
+	List	   *gt = list_nth(s->grouptypes, col);
+	uint64		bits;
+
+	if (s->compiled->mixed_key)
+	{
+		const gh_aggresult *r = &g->cols[f->outcol];
+
+		*isnull = r->nonnull[i] == 0;
+		bits = (uint64) r->imin[i];
+	}
+	else
+	{
+		uint64		key = g->keys[i];
+
+		*isnull = f->nullbit >= 0 && (key >> f->nullbit) & 1;
+		bits = f->width >= 64 ? key >> f->shift :
+			(key >> f->shift) & ((UINT64CONST(1) << f->width) - 1);
+	}
+	if (*isnull)
+	{
+		*value = (Datum) 0;
+		return;
+	}
+	if (f->dim >= 0)
+	{
+		/* its place among the dimension's grouping columns */
+		int			k = 0;
+
+		for (int c = 0; c < col; c++)
+			k += s->compiled->fields[c].dim == f->dim;
+		*value = gha_dict_key(s->dims[f->dim].dict, (uint32) bits, k, isnull);
+		return;
+	}
+	*value = star_unpack_field((Oid) linitial_int(gt), lsecond_int(gt), bits);
+}
+
+static TupleTableSlot *
+next_group(GpuStarAggState *s)
+{
+	ExprContext *econtext = s->css.ss.ps.ps_ExprContext;
+	TupleTableSlot *slot = s->css.ss.ss_ScanTupleSlot;
+	const gh_groups *g = s->groups_res;
+
+	for (;;)
+	{
+		size_t		i = s->cur;
+		bool		empty = s->empty_row;
+
+		if (!empty && i >= g->ngroups)
+			return NULL;
+		s->cur++;
+		s->empty_row = false;
+		ResetExprContext(econtext);
+		ExecClearTuple(slot);
+		for (int c = 0; c < s->ngroups; c++)
+			group_value(s, g, i, c, &slot->tts_values[c], &slot->tts_isnull[c]);
+		for (int a = 0; a < s->naggs; a++)
+		{
+			StarAggCols *ac = &s->compiled->aggs[a];
+			Datum	   *v = &slot->tts_values[s->ngroups + a];
+			bool	   *n = &slot->tts_isnull[s->ngroups + a];
+			MemoryContext old = MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
+
+			if (empty)
+			{
+				/* a plain aggregate over no rows: counts are 0, the rest NULL */
+				*n = !(s->ops[a] == GHA_COUNT || s->ops[a] == GHA_COUNT_STAR);
+				*v = Int64GetDatum(0);
+			}
+			else if (s->argtypes[a] == NUMERICOID && (s->ops[a] == GHA_SUM || s->ops[a] == GHA_AVG))
+				*v = gha_numeric_final(s->ops[a] == GHA_AVG, g, &ac->num, i, n);
+			else
+				*v = gpuhash_agg_final(s->ops[a], s->argtypes[a], g, ac->col, i, n,
+									   s->numeric_buf[a]);
+			MemoryContextSwitchTo(old);
+		}
+		ExecStoreVirtualTuple(slot);
+		econtext->ecxt_scantuple = slot;
+		if (s->css.ss.ps.qual && !ExecQual(s->css.ss.ps.qual, econtext))
+		{
+			InstrCountFiltered1(&s->css.ss.ps, 1);
+			continue;
+		}
+		return s->css.ss.ps.ps_ProjInfo ? ExecProject(s->css.ss.ps.ps_ProjInfo) : slot;
+	}
+}
+
+static TupleTableSlot *
+ExecGpuStarAgg(CustomScanState *node)
+{
+	GpuStarAggState *s = (GpuStarAggState *) node;
+
+	if (!s->done)
+	{
+		run(s);
+		s->done = true;
+	}
+	if (!s->returns_groups)
+		return NULL;
+	return next_group(s);
+}
+
+static void
+EndGpuStarAgg(CustomScanState *node)
+{
+	GpuStarAggState *s = (GpuStarAggState *) node;
+	ListCell   *lc;
+
+	if (s->cxt)
+		MemoryContextDelete(s->cxt);
+	s->cxt = NULL;
+	foreach(lc, node->custom_ps)
+		ExecEndNode(lfirst(lc));
+}
+
+static void
+ReScanGpuStarAgg(CustomScanState *node)
+{
+	GpuStarAggState *s = (GpuStarAggState *) node;
+	ListCell   *lc;
+
+	foreach(lc, node->custom_ps)
+		ExecReScan(lfirst(lc));
+	reset_execution(s);
+}
+
+/* ---- parallel ---- */
+
+static Size
+EstimateDSMGpuStarAgg(CustomScanState *node, ParallelContext *pcxt)
+{
+	return MAXALIGN(sizeof(StarShared));
+}
+
+/* the leader, before any worker starts: the dimensions, the program, the star */
+static void
+init_shared(GpuStarAggState *s, StarShared *sh)
+{
+	sh->ready = false;
+	sh->failed = false;
+	sh->active = 0;
+	sh->finished = false;
+	sh->leader_finishes = parallel_leader_participation;
+	sh->worker = -1;
+	sh->id = 0;
+	sh->dicts = InvalidDsaPointer;
+	sh->dicts_size = 0;
+	s->shared = sh;
+	s->area = s->css.ss.ps.state->es_query_dsa;
+	build_star(s);
+	if (!sh->leader_finishes && !s->star->in_service)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("a parallel GpuStarAgg needs the GPU service when the leader does not take part"),
+				 errhint("Set parallel_leader_participation to on, or gpuhash.service to on.")));
+	sh->worker = s->star->worker;
+	sh->id = s->star->in_service ? s->star->id : 0;
+	if (!sh->leader_finishes && s->area != NULL)
+		star_dims_to_shared(s, sh, s->area);
+	sh->ready = true;
+}
+
+static void
+InitializeDSMGpuStarAgg(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
+{
+	StarShared *sh = (StarShared *) coordinate;
+
+	SpinLockInit(&sh->mutex);
+	ConditionVariableInit(&sh->cv);
+	init_shared((GpuStarAggState *) node, sh);
+}
+
+static void
+ReInitializeDSMGpuStarAgg(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
+{
+	GpuStarAggState *s = (GpuStarAggState *) node;
+	StarShared *sh = (StarShared *) coordinate;
+
+	if (sh->dicts != InvalidDsaPointer && s->area != NULL)
+		dsa_free(s->area, sh->dicts);
+	reset_execution(s);
+	init_shared(s, sh);
+}
+
+static void
+InitializeWorkerGpuStarAgg(CustomScanState *node, shm_toc *toc, void *coordinate)
+{
+	GpuStarAggState *s = (GpuStarAggState *) node;
+
+	s->shared = (StarShared *) coordinate;
+	s->area = node->ss.ps.state->es_query_dsa;
+}
+
+/* ---- EXPLAIN ---- */
+
+/* expr as written when planned, its range table indexes as the final plan's */
+static char *
+shown(GpuStarAggState *s, Node *expr, List *context, bool prefix)
+{
+	CustomScan *cscan = (CustomScan *) s->css.ss.ps.plan;
+	Scan	   *fact = (Scan *) linitial(cscan->custom_plans);
+	int			offset = (int) fact->scanrelid -
+		intVal(list_nth(cscan->custom_private, STAR_PRIV_FACT_RTI));
+	Node	   *copy = copyObject(expr);
+
+	if (offset != 0)
+		OffsetVarNodes(copy, offset, 0);
+	return deparse_expression(copy, context, prefix, false);
+}
+
+static void
+ExplainGpuStarAgg(CustomScanState *node, List *ancestors, ExplainState *es)
+{
+	GpuStarAggState *s = (GpuStarAggState *) node;
+	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
+	List	   *context = set_deparse_context_plan(es->deparse_cxt, node->ss.ps.plan, ancestors);
+	bool		prefix = true;
+	List	   *keys = NIL;
+	List	   *dimtexts = NIL;
+	List	   *quals = list_nth(cscan->custom_private, STAR_PRIV_QUALS_SHOWN);
+	ListCell   *lc;
+	int			i = 0;
+
+	foreach(lc, cscan->custom_scan_tlist)
+	{
+		if (i++ >= s->ngroups)
+			break;
+		keys = lappend(keys, deparse_expression((Node *) lfirst_node(TargetEntry, lc)->expr,
+												context, prefix, false));
+	}
+	if (keys != NIL)
+		ExplainPropertyList("Group Key", keys, es);
+	ExplainPropertyInteger("Aggregates", NULL, s->naggs, es);
+	ExplainPropertyText("Fact Table", get_rel_name(s->fact_relid), es);
+	if (quals != NIL)
+		ExplainPropertyText("Device Filter",
+							shown(s, (Node *) make_ands_explicit(quals), context, prefix), es);
+	i = 0;
+	foreach(lc, s->dims_plan)
+	{
+		List	   *dim = lfirst(lc);
+		char	   *text = psprintf("%s on (%s)", strVal(list_nth(dim, STAR_DIM_NAME)),
+									shown(s, list_nth(dim, STAR_DIM_CLAUSES), context, prefix));
+
+		if (es->analyze && s->done)
+			text = psprintf("%s: %lld rows, %d groups", text, (long long) s->dims[i].rows,
+							s->dims[i].ncodes);
+		dimtexts = lappend(dimtexts, text);
+		i++;
+	}
+	if (dimtexts != NIL)
+		ExplainPropertyList("Dimensions", dimtexts, es);
+	if (es->costs)
+		ExplainPropertyText("Device", gpuhash_device_label(), es);
+	if (es->analyze && s->done && s->compiled)
+	{
+		ExplainPropertyText("Group Key Form", s->compiled->mixed_key ? "hashed" : "packed", es);
+		ExplainPropertyInteger("Rows Kept", NULL, s->rows_kept, es);
+		if (s->returns_groups)
+			ExplainPropertyInteger("Groups", NULL, s->ngroups_out, es);
+		ExplainPropertyText("Heap Pages",
+							psprintf("shipped=%lld made of rows read on the CPU=%lld reread after a change=%lld",
+									 (long long) s->pages_shipped,
+									 (long long) s->pages_synthetic,
+									 (long long) s->pages_reread), es);
+		if (es->timing)
+		{
+			ExplainPropertyFloat("Dimension Time", "ms", s->dims_ms, 3, es);
+			ExplainPropertyFloat("Fact Time", "ms", s->scan_ms, 3, es);
+			ExplainPropertyFloat("Result Time", "ms", s->result_ms, 3, es);
+		}
+		if (es->costs)
+		{
+			ExplainPropertyInteger("Peak Device Memory", "kB",
+								   (int64) (gpuhash_ops_peak_device(&s->eng) / 1024), es);
+			ExplainPropertyText("Engine", gpuhash_ops_where(&s->eng), es);
+		}
+	}
+}

@@ -1,0 +1,397 @@
+/*-------------------------------------------------------------------------
+ *
+ * star_ops.c
+ *	  A GpuStarAgg's star, in the GPU service or the backend (star_ops.h).
+ *
+ * INTERFACE ROUTINES
+ *		star_core_*				the star where it is held
+ *		gpuhash_op_star_*		the node's handle on it
+ *
+ * A batch of pages is read by the engine first and checked afterwards:
+ * the rows of a shared buffer whose all-visible flag or LSN changed while
+ * the device read it are not kept, and the caller reads that page itself
+ * (page_ops.h explains why the check after the read suffices).  A data
+ * error is raised only for a page that is kept: a row of a page that
+ * changed may have been read torn.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "storage/bufmgr.h"
+#include "utils/memutils.h"
+
+#include "gpuhash.h"
+#include "page_ops.h"
+#include "service.h"
+#include "star_ops.h"
+
+/* ---- the star where it is held ---- */
+
+void
+star_core_create(StarCore *c, gh_engine *e, StarFailFn failed, const gh_prog *prog,
+				 const gh_pagespec *spec, int ndims, const StarDimArrays *dims)
+{
+	gh_status	st;
+
+	memset(c, 0, sizeof(*c));
+	c->e = e;
+	c->failed = failed;
+	for (int d = 0; d < ndims; d++)
+	{
+		gh_dimcol	cols[GH_PROG_MAX_DIMCOLS];
+
+		for (int k = 0; k < dims[d].ncols; k++)
+		{
+			cols[k].lo = dims[d].lo[k];
+			cols[k].hi = dims[d].hi[k];
+			cols[k].nulls = dims[d].nulls[k];
+			cols[k].dscale = dims[d].dscale[k];
+		}
+		st = gh_dim_create(e, dims[d].keys, dims[d].n, cols, dims[d].ncols, &c->dims[d]);
+		if (st != GH_OK)
+		{
+			star_core_free(c);
+			failed(e, st);
+		}
+		c->ndims = d + 1;
+	}
+	st = gh_star_create(e, prog, spec, c->dims, ndims, &c->star);
+	if (st != GH_OK)
+	{
+		star_core_free(c);
+		failed(e, st);
+	}
+}
+
+/* PostgreSQL's error for a data error of the program */
+static void
+raise_data_error(int err)
+{
+	int			code = ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE;
+	const char *msg;
+
+	switch (err)
+	{
+		case GH_DATAERR_INT2_RANGE:
+			msg = "smallint out of range";
+			break;
+		case GH_DATAERR_INT4_RANGE:
+			msg = "integer out of range";
+			break;
+		case GH_DATAERR_INT8_RANGE:
+			msg = "bigint out of range";
+			break;
+		case GH_DATAERR_DIV_ZERO:
+			code = ERRCODE_DIVISION_BY_ZERO;
+			msg = "division by zero";
+			break;
+		case GH_DATAERR_FLOAT_OVERFLOW:
+			msg = "value out of range: overflow";
+			break;
+		case GH_DATAERR_FLOAT_UNDERFLOW:
+			msg = "value out of range: underflow";
+			break;
+		default:
+			elog(ERROR, "gpuhash: unknown data error %d of a star's program", err);
+			return;
+	}
+	ereport(ERROR, (errcode(code), errmsg("%s", msg)));
+}
+
+void
+star_core_pages(StarCore *c, const void *base, const uint32 *pages, const uint64 *lsns,
+				uint8 *status, size_t npages)
+{
+	uint8	   *res = palloc(Max(npages, 1));
+	gh_status	st;
+
+	st = gh_star_read(c->star, base, pages, npages, res);
+	if (st != GH_OK)
+		c->failed(c->e, st);
+	for (size_t p = 0; p < npages; p++)
+		status[p] = res[p] == GH_STAR_PAGE_BAD ||
+			(lsns != NULL && !gpuhash_buffer_unchanged(pages[p], lsns[p]));
+	for (size_t p = 0; p < npages; p++)
+	{
+		if (status[p] || res[p] == GH_STAR_PAGE_OK)
+			continue;
+		if (res[p] == GH_STAR_PAGE_ESCAPE)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("GpuStarAgg cannot evaluate a row of the fact table on the device"),
+					 errdetail("A value the query reads is stored compressed or out of line, is a numeric NaN, or needs more than 128 bits."),
+					 errhint("Set gpuhash.enable_star to off for this query.")));
+		raise_data_error(res[p] - GH_STAR_PAGE_ERROR);
+	}
+	st = gh_star_keep(c->star, status);
+	if (st != GH_OK)
+		c->failed(c->e, st);
+	for (size_t p = 0; p < npages; p++)
+		c->pages += status[p] == 0;
+	pfree(res);
+}
+
+gh_groups *
+star_core_result(StarCore *c)
+{
+	gh_groups  *g = NULL;
+	gh_status	st = gh_star_result(c->star, &g);
+
+	if (st != GH_OK)
+		c->failed(c->e, st);
+	return g;
+}
+
+void
+star_core_free(StarCore *c)
+{
+	gh_star_free(c->star);
+	c->star = NULL;
+	for (int d = 0; d < c->ndims; d++)
+		gh_dim_free(c->dims[d]);
+	c->ndims = 0;
+}
+
+/* ---- the node's handle ---- */
+
+static void
+backend_failed(gh_engine *e, gh_status st)
+{
+	gpuhash_engine_error(e, st);
+}
+
+/* the bytes of a GhsStarCreate and its dimensions' arrays */
+static Size
+create_size(int ndims, const StarDimArrays *dims, GhsStarCreate *hdr)
+{
+	Size		size = GHS_ALIGN(sizeof(GhsStarCreate));
+
+	for (int d = 0; d < ndims; d++)
+	{
+		GhsStarDim *sd = hdr ? &hdr->dims[d] : NULL;
+		Size		n = dims[d].n;
+		Size		off;
+
+		off = ghs_reserve(&size, 8 * n, true);
+		if (sd)
+			sd->keys = off;
+		for (int k = 0; k < dims[d].ncols; k++)
+		{
+			Size		lo = ghs_reserve(&size, 8 * n, true),
+						hi = ghs_reserve(&size, 8 * n, dims[d].hi[k] != NULL),
+						nulls = ghs_reserve(&size, n, dims[d].nulls[k] != NULL),
+						dscale = ghs_reserve(&size, n, dims[d].dscale[k] != NULL);
+
+			if (sd)
+			{
+				sd->lo[k] = lo;
+				sd->hi[k] = hi;
+				sd->nulls[k] = nulls;
+				sd->dscale[k] = dscale;
+			}
+		}
+	}
+	return size;
+}
+
+static void
+put(char *base, Size off, const void *src, Size bytes)
+{
+	if (off != 0 && src != NULL && bytes > 0)
+		memcpy(base + off, src, bytes);
+}
+
+/* the batch areas: in a segment for the service, else in the node's memory */
+static void
+make_batch(GhOpStar *s, size_t max_pages)
+{
+	s->max_pages = max_pages;
+	if (s->in_service)
+	{
+		Size		size = GHS_ALIGN(sizeof(GhsStarPages));
+		Size		pages = ghs_reserve(&size, sizeof(uint32) * max_pages, true);
+		Size		lsns = ghs_reserve(&size, sizeof(uint64) * max_pages, true);
+		Size		status = ghs_reserve(&size, max_pages, true);
+		GhsStarPages *hdr;
+		char	   *base;
+
+		s->seg = dsm_create(size, 0);
+		base = dsm_segment_address(s->seg);
+		hdr = (GhsStarPages *) base;
+		memset(hdr, 0, sizeof(*hdr));
+		hdr->pages = pages;
+		hdr->lsns = lsns;
+		hdr->status = status;
+		s->pages = ghs_at(base, pages);
+		s->lsns = ghs_at(base, lsns);
+		s->status = ghs_at(base, status);
+
+		size = GHS_ALIGN(sizeof(GhsStarPages));
+		pages = ghs_reserve(&size, (Size) BLCKSZ * max_pages, true);
+		status = ghs_reserve(&size, max_pages, true);
+		s->synth_seg = dsm_create(size, 0);
+		base = dsm_segment_address(s->synth_seg);
+		hdr = (GhsStarPages *) base;
+		memset(hdr, 0, sizeof(*hdr));
+		hdr->synthetic = true;
+		hdr->pages = pages;
+		hdr->status = status;
+		s->synth = ghs_at(base, pages);
+	}
+	else
+	{
+		MemoryContext old = MemoryContextSwitchTo(s->ops->cxt);
+
+		s->pages = palloc(sizeof(uint32) * max_pages);
+		s->lsns = palloc(sizeof(uint64) * max_pages);
+		s->status = palloc(max_pages);
+		/* the engine reads pages from 16-byte aligned memory */
+		s->synth = (char *) TYPEALIGN(16, palloc((Size) BLCKSZ * max_pages + 16));
+		MemoryContextSwitchTo(old);
+	}
+}
+
+GhOpStar *
+gpuhash_op_star_create(GhOps *ops, const gh_prog *prog, const gh_pagespec *spec, int ndims,
+					   const StarDimArrays *dims, size_t max_pages)
+{
+	GhOpStar   *s = MemoryContextAllocZero(ops->cxt, sizeof(GhOpStar));
+	Size		size = create_size(ndims, dims, NULL);
+
+	s->ops = ops;
+	s->owner = true;
+	s->in_service = ops->service && gpuhash_service_has_room(size);
+	if (s->in_service)
+	{
+		dsm_segment *seg = dsm_create(size, 0);
+		char	   *base = dsm_segment_address(seg);
+		GhsStarCreate *hdr = (GhsStarCreate *) base;
+		GhsCall		call;
+
+		memset(hdr, 0, sizeof(*hdr));
+		hdr->prog = *prog;
+		hdr->spec = *spec;
+		hdr->ndims = ndims;
+		(void) create_size(ndims, dims, hdr);
+		for (int d = 0; d < ndims; d++)
+		{
+			GhsStarDim *sd = &hdr->dims[d];
+			Size		n = dims[d].n;
+
+			sd->n = n;
+			sd->ncols = dims[d].ncols;
+			put(base, sd->keys, dims[d].keys, 8 * n);
+			for (int k = 0; k < dims[d].ncols; k++)
+			{
+				put(base, sd->lo[k], dims[d].lo[k], 8 * n);
+				put(base, sd->hi[k], dims[d].hi[k], 8 * n);
+				put(base, sd->nulls[k], dims[d].nulls[k], n);
+				put(base, sd->dscale[k], dims[d].dscale[k], n);
+			}
+		}
+		gpuhash_ops_init_call(&call, GHS_OP_STAR_CREATE, -1, 0);
+		call.data = dsm_segment_handle(seg);
+		PG_TRY();
+		{
+			gpuhash_ops_service_call(ops, &call);
+		}
+		PG_FINALLY();
+		{
+			dsm_detach(seg);
+		}
+		PG_END_TRY();
+		s->worker = call.ran_by;
+		s->id = call.result_object;
+	}
+	else
+		star_core_create(&s->local, gpuhash_ops_engine(ops), backend_failed, prog, spec, ndims,
+						 dims);
+	make_batch(s, max_pages);
+	return s;
+}
+
+GhOpStar *
+gpuhash_op_star_attach(GhOps *ops, int worker, int32 id, size_t max_pages)
+{
+	GhOpStar   *s = MemoryContextAllocZero(ops->cxt, sizeof(GhOpStar));
+
+	s->ops = ops;
+	s->in_service = true;
+	s->worker = worker;
+	s->id = id;
+	make_batch(s, max_pages);
+	return s;
+}
+
+static void
+service_pages(GhOpStar *s, dsm_segment *seg, size_t npages)
+{
+	GhsStarPages *hdr = dsm_segment_address(seg);
+	GhsCall		call;
+
+	hdr->npages = npages;
+	gpuhash_ops_init_call(&call, GHS_OP_STAR_PAGES, s->worker, s->id);
+	call.data = dsm_segment_handle(seg);
+	gpuhash_ops_service_call(s->ops, &call);
+	s->kept = call.result[0];
+}
+
+void
+gpuhash_op_star_shipped(GhOpStar *s, size_t npages)
+{
+	Assert(npages <= s->max_pages);
+	if (s->in_service)
+		service_pages(s, s->seg, npages);
+	else
+	{
+		star_core_pages(&s->local, BufferBlocks, s->pages, s->lsns, s->status, npages);
+		s->kept = gh_star_rows(s->local.star);
+	}
+}
+
+void
+gpuhash_op_star_synthetic(GhOpStar *s, size_t npages)
+{
+	Assert(npages <= s->max_pages);
+	if (s->in_service)
+		service_pages(s, s->synth_seg, npages);
+	else
+	{
+		for (size_t p = 0; p < npages; p++)
+			s->pages[p] = (uint32) p;
+		star_core_pages(&s->local, s->synth, s->pages, NULL, s->status, npages);
+		s->kept = gh_star_rows(s->local.star);
+	}
+}
+
+gh_groups *
+gpuhash_op_star_result(GhOpStar *s)
+{
+	if (s->in_service)
+	{
+		GhsCall		call;
+
+		gpuhash_ops_init_call(&call, GHS_OP_STAR_RESULT, s->worker, s->id);
+		gpuhash_ops_service_call(s->ops, &call);
+		return gpuhash_ops_groups_from_reply(s->ops, call.reply);
+	}
+	return star_core_result(&s->local);
+}
+
+void
+gpuhash_op_star_free(GhOpStar *s)
+{
+	if (s == NULL)
+		return;
+	if (s->seg)
+		dsm_detach(s->seg);
+	if (s->synth_seg)
+		dsm_detach(s->synth_seg);
+	s->seg = s->synth_seg = NULL;
+	if (!s->in_service)
+		star_core_free(&s->local);
+	else if (s->owner && s->id != 0)
+		gpuhash_ops_post_free(s->worker, s->id);
+	s->id = 0;
+}

@@ -1,0 +1,102 @@
+/*-------------------------------------------------------------------------
+ *
+ * star_ops.h
+ *	  A star (engine.h, "the star pipeline") held for a GpuStarAgg: in the
+ *	  GPU service when it runs, so that every process of a parallel query
+ *	  feeds the same one, else in the backend's own engine.
+ *
+ * StarCore is the star itself with its dimensions, in whichever process
+ * holds it; the same code reads, checks and keeps pages there.  GhOpStar is
+ * the node's handle on it.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef GPUHASH_STAR_OPS_H
+#define GPUHASH_STAR_OPS_H
+
+#include "postgres.h"
+
+#include "storage/dsm.h"
+
+#include "engine.h"
+#include "engine_ops.h"
+
+/* a dimension's arrays, as the node read them */
+typedef struct StarDimArrays
+{
+	uint64		n;
+	int			ncols;
+	uint64	   *keys;
+	int64	   *lo[GH_PROG_MAX_DIMCOLS];
+	int64	   *hi[GH_PROG_MAX_DIMCOLS];	/* NULL: none */
+	uint8	   *nulls[GH_PROG_MAX_DIMCOLS]; /* NULL: never NULL */
+	uint8	   *dscale[GH_PROG_MAX_DIMCOLS];	/* NULL: none */
+} StarDimArrays;
+
+typedef void (*StarFailFn) (gh_engine *e, gh_status st);
+
+typedef struct StarCore
+{
+	gh_engine  *e;
+	StarFailFn	failed;			/* raises the engine's error */
+	int			ndims;
+	gh_dim	   *dims[GH_PROG_MAX_DIMS];
+	gh_star    *star;
+	uint64		pages;			/* pages whose rows were kept */
+} StarCore;
+
+extern void star_core_create(StarCore *c, gh_engine *e, StarFailFn failed,
+							 const gh_prog *prog, const gh_pagespec *spec, int ndims,
+							 const StarDimArrays *dims);
+/*
+ * Run npages pages through the star: shared buffers (base BufferBlocks,
+ * lsns given: each checked unchanged under its content lock) or pages the
+ * caller made (lsns NULL: all taken).  status[p] becomes 1 for a page the
+ * caller must read itself (changed, or malformed), 0 for one kept.  A kept
+ * page's data error is raised as PostgreSQL raises it.
+ */
+extern void star_core_pages(StarCore *c, const void *base, const uint32 *pages,
+							const uint64 *lsns, uint8 *status, size_t npages);
+extern gh_groups *star_core_result(StarCore *c);
+extern void star_core_free(StarCore *c);
+
+typedef struct GhOpStar
+{
+	GhOps	   *ops;
+	StarCore	local;			/* without the service */
+	bool		in_service;
+	int			worker;			/* in the service: where, and which */
+	int32		id;
+	bool		owner;			/* this handle made it (and frees it) */
+	/* a batch of pages, for the caller to fill */
+	size_t		max_pages;
+	uint32	   *pages;			/* shared buffer ids */
+	uint64	   *lsns;
+	uint8	   *status;
+	char	   *synth;			/* or whole pages made by the caller */
+	dsm_segment *seg;			/* the batch, in the service */
+	dsm_segment *synth_seg;
+	uint64		kept;			/* rows kept so far (all processes) */
+} GhOpStar;
+
+extern GhOpStar *gpuhash_op_star_create(GhOps *ops, const gh_prog *prog,
+										const gh_pagespec *spec, int ndims,
+										const StarDimArrays *dims, size_t max_pages);
+/* a star another process of the query made, in the service */
+extern GhOpStar *gpuhash_op_star_attach(GhOps *ops, int worker, int32 id, size_t max_pages);
+/* pages[0 .. npages) and lsns filled in: status comes back */
+extern void gpuhash_op_star_shipped(GhOpStar *s, size_t npages);
+/* synth[0 .. npages * BLCKSZ) filled in with pages */
+extern void gpuhash_op_star_synthetic(GhOpStar *s, size_t npages);
+extern gh_groups *gpuhash_op_star_result(GhOpStar *s);
+extern void gpuhash_op_star_free(GhOpStar *s);
+
+/* service_star.c, inside a service worker */
+struct GhsSlot;
+extern void gpuhash_star_service_create(struct GhsSlot *slot);
+extern void gpuhash_star_service_pages(struct GhsSlot *slot);
+extern void gpuhash_star_service_result(struct GhsSlot *slot);
+extern bool gpuhash_star_service_free(int32 id);
+extern void gpuhash_star_service_reap(void);
+
+#endif							/* GPUHASH_STAR_OPS_H */

@@ -1,0 +1,938 @@
+/*-------------------------------------------------------------------------
+ *
+ * star_path.c
+ *	  Planner half of GpuStarAgg: recognise an aggregation over a star of
+ *	  inner joins, offer the pipeline for it, and turn the chosen path into
+ *	  a CustomScan plan (star.h).
+ *
+ * INTERFACE ROUTINES
+ *		gpuhash_star_init		install the hook, register the scan methods
+ *
+ * WHAT IS OFFERED
+ *
+ * create_upper_paths_hook at UPPERREL_GROUP_AGG, for a GROUP BY or a plain
+ * aggregate over base relations joined by inner joins only, when one of
+ * them (the fact table: the largest, an ordinary heap table) is joined to
+ * every other relation, and those join among themselves into components
+ * (the dimensions) such that:
+ *	- each dimension is joined to the fact table by one equality of a fact
+ *	  column of an integer type (or date, timestamp, oid) with an expression
+ *	  of the dimension, and by nothing else, and is provably unique on that
+ *	  expression (innerrel_is_unique: a primary key, a unique index), so a
+ *	  fact row meets at most one row of each;
+ *	- every grouping expression reads one dimension only (it is then
+ *	  evaluated on the CPU while the dimension is read, and becomes a small
+ *	  code), or is one the device evaluates over the fact row and dimension
+ *	  values and can pack exactly (integers, dates, short text);
+ *	- every aggregate is count, sum, avg, min or max (star_compile.c says
+ *	  which) of an expression the device evaluates, with FILTER allowed;
+ *	- nothing is volatile, nothing needs a PlaceHolderVar or a sub-plan.
+ * In the fact side's expressions, each largest part that reads one
+ * dimension only (p_type LIKE 'PROMO%', ps_supplycost) becomes a payload
+ * value, computed on the CPU per dimension row and looked up with the row.
+ * The fact table's quals the device cannot evaluate stay in its Seq Scan,
+ * on the CPU, whose rows then go to the device instead of its pages.
+ *
+ * Both a serial path and, with the GPU service running, a parallel one
+ * (a Gather over a parallel-aware GpuStarAgg whose processes share the
+ * fact table's blocks and whose last process returns the groups) are
+ * offered; the cost model below decides against PostgreSQL's own plans.
+ *
+ * COST MODEL
+ *
+ * The fact table is read as a Seq Scan reads it (seq_page_cost per page:
+ * the I/O is the same), but no tuple passes through the executor: a page
+ * costs STAR_PAGE_COST for pinning and shipping it, and only the rows of
+ * pages that are not all-visible (1 - allvisfrac) cost a tuple's CPU (their
+ * visibility is checked and they are copied on the CPU).  Quals left on the
+ * CPU make every row go through the Seq Scan, as PostgreSQL's would.  The
+ * dimensions are read whole, by one process, with a dictionary lookup per
+ * grouping column and a conversion per payload value.  The device's own
+ * work is STAR_ROW_COST a row.  In parallel the page and row terms are
+ * divided among the processes as cost_seqscan divides its CPU.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/sysattr.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_type.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/clauses.h"
+#include "optimizer/cost.h"
+#include "optimizer/optimizer.h"
+#include "optimizer/pathnode.h"
+#include "optimizer/paths.h"
+#include "optimizer/planmain.h"
+#include "optimizer/planner.h"
+#include "optimizer/restrictinfo.h"
+#include "optimizer/tlist.h"
+#include "parser/parse_clause.h"
+#include "parser/parsetree.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+#include "utils/selfuncs.h"
+
+#include "gpuhash.h"
+#include "keys.h"
+#include "service.h"
+#include "star.h"
+
+#define STAR_PAGE_COST		0.1		/* pinning and shipping a page, per page */
+#define STAR_ROW_COST		0.0002	/* the device's work per fact row */
+#define STAR_STARTUP_COST	200.0	/* the star's setup, in cpu_operator_cost */
+
+/* what the analysis of a query found: the path's custom_private, by position */
+#define SP_FACT_RTI		0
+#define SP_DEV_QUALS	1		/* rewritten */
+#define SP_CPU_QUALS	2		/* RestrictInfos */
+#define SP_DIMS			3		/* per dimension: StarDimPlan list below */
+#define SP_GROUPS		4
+#define SP_GROUPTYPES	5
+#define SP_AGGS			6
+#define SP_PAYLOADS		7
+#define SP_GROUP_EXPRS	8
+#define SP_AGGREFS		9
+#define SP_HAVING		10
+#define SP_QUALS_SHOWN	11		/* the device quals as written, for EXPLAIN */
+#define SP_GROUP_EQ		12		/* per grouping column: (eqop, collation) */
+#define SP_PARALLEL		13
+#define SP_COUNT		14
+
+/* a dimension at plan time: (factkey rewritten, key expr, group exprs, payload exprs, name, clause) */
+#define SD_FACTKEY		0
+#define SD_KEYEXPR		1
+#define SD_GROUPS		2
+#define SD_PAYLOAD		3
+#define SD_NAME			4
+#define SD_CLAUSE		5
+#define SD_KEYTYPE		6
+
+static create_upper_paths_hook_type prev_upper_paths_hook = NULL;
+
+static Plan *plan_star(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
+					   List *tlist, List *clauses, List *custom_plans);
+
+static CustomPathMethods star_path_methods = {
+	.CustomName = GPUHASH_STAR_NAME,
+	.PlanCustomPath = plan_star,
+};
+
+CustomScanMethods gpuhash_star_scan_methods = {
+	.CustomName = GPUHASH_STAR_NAME,
+	.CreateCustomScanState = gpuhash_star_create_state,
+};
+
+/* the analysis in progress */
+typedef struct StarPlan
+{
+	PlannerInfo *root;
+	Index		fact;			/* the fact table's range table index */
+	RelOptInfo *factrel;
+	TupleDesc	factdesc;
+	int			ndims;
+	Relids	   *comp;			/* each dimension's relations */
+	RelOptInfo **comprel;
+	List	  **payload;		/* each dimension's payload expressions */
+	List	   *payload_info;	/* per payload value: (dim, col, type, typmod) */
+	bool		ok;
+	const char *why;
+} StarPlan;
+
+/* ---- the shape of the query ---- */
+
+/* the fact table: the largest base relation, if it is one the pipeline can read */
+static Index
+choose_fact(PlannerInfo *root, Relids relids)
+{
+	int			x = -1;
+	Index		best = 0;
+	double		best_pages = -1;
+
+	while ((x = bms_next_member(relids, x)) >= 0)
+	{
+		RelOptInfo *rel = root->simple_rel_array[x];
+
+		if (rel == NULL || rel->reloptkind != RELOPT_BASEREL)
+			return 0;
+		if ((double) rel->pages > best_pages)
+		{
+			best_pages = (double) rel->pages;
+			best = x;
+		}
+	}
+	return best;
+}
+
+static bool
+fact_readable(PlannerInfo *root, Index fact)
+{
+	RangeTblEntry *rte = root->simple_rte_array[fact];
+	RelOptInfo *rel = root->simple_rel_array[fact];
+	ListCell   *lc;
+
+	if (rte->rtekind != RTE_RELATION || rte->inh || rte->tablesample != NULL ||
+		(rte->relkind != RELKIND_RELATION && rte->relkind != RELKIND_MATVIEW) ||
+		rel->part_scheme != NULL || rel->rtekind != RTE_RELATION)
+		return false;
+	if (get_rel_persistence(rte->relid) == RELPERSISTENCE_TEMP)
+		return false;
+	foreach(lc, rel->baserestrictinfo)
+	{
+		RestrictInfo *ri = lfirst_node(RestrictInfo, lc);
+
+		/* row security's quals must run first; constant quals need a gating node */
+		if (ri->security_level > 0 || ri->pseudoconstant)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * The dimensions: the relations other than the fact table, grouped into
+ * the components their join clauses connect (equivalence classes and
+ * other join clauses that do not involve the fact table).
+ */
+static bool
+find_components(StarPlan *sp, Relids all)
+{
+	PlannerInfo *root = sp->root;
+	Relids		others = bms_del_member(bms_copy(all), sp->fact);
+	int			n = bms_num_members(others);
+	int		   *comp_of = palloc(sizeof(int) * (root->simple_rel_array_size));
+	ListCell   *lc;
+	int			x = -1,
+				next = 0;
+
+	/* union-find by relabelling: every relation starts alone */
+	while ((x = bms_next_member(others, x)) >= 0)
+		comp_of[x] = next++;
+
+#define JOIN_TOGETHER(relids) \
+	do { \
+		Relids r_ = bms_intersect((relids), others); \
+		int first_ = -1, y_ = -1; \
+		while ((y_ = bms_next_member(r_, y_)) >= 0) \
+		{ \
+			if (first_ < 0) { first_ = comp_of[y_]; continue; } \
+			if (comp_of[y_] != first_) \
+			{ \
+				int old_ = comp_of[y_], z_ = -1; \
+				while ((z_ = bms_next_member(others, z_)) >= 0) \
+					if (comp_of[z_] == old_) comp_of[z_] = first_; \
+			} \
+		} \
+	} while (0)
+
+	foreach(lc, root->eq_classes)
+	{
+		EquivalenceClass *ec = lfirst(lc);
+		ListCell   *lc2;
+		Relids		members = NULL;
+
+		if (ec->ec_has_volatile)
+			return false;
+		foreach(lc2, ec->ec_members)
+		{
+			EquivalenceMember *em = lfirst(lc2);
+
+			if (!em->em_is_child && !bms_is_member(sp->fact, em->em_relids))
+				JOIN_TOGETHER(em->em_relids);
+			if (!em->em_is_child)
+				members = bms_add_members(members, em->em_relids);
+		}
+		/* members of other relations in one class: they join with each other */
+		members = bms_del_member(members, sp->fact);
+		JOIN_TOGETHER(members);
+	}
+	x = -1;
+	while ((x = bms_next_member(all, x)) >= 0)
+	{
+		foreach(lc, root->simple_rel_array[x]->joininfo)
+		{
+			RestrictInfo *ri = lfirst_node(RestrictInfo, lc);
+
+			/* a join clause with the fact table other than the keys' equalities */
+			if (bms_is_member(sp->fact, ri->required_relids))
+				return false;
+			JOIN_TOGETHER(ri->required_relids);
+		}
+	}
+#undef JOIN_TOGETHER
+
+	/* number the components in the order of their first relation */
+	sp->ndims = 0;
+	sp->comp = palloc0(sizeof(Relids) * Max(n, 1));
+	x = -1;
+	while ((x = bms_next_member(others, x)) >= 0)
+	{
+		int			d;
+
+		for (d = 0; d < sp->ndims; d++)
+		{
+			int			first = bms_next_member(sp->comp[d], -1);
+
+			if (comp_of[first] == comp_of[x])
+				break;
+		}
+		if (d == sp->ndims)
+			sp->ndims++;
+		sp->comp[d] = bms_add_member(sp->comp[d], x);
+	}
+	return sp->ndims <= GH_PROG_MAX_DIMS;
+}
+
+/* the dimension whose relations hold all of relids, or -1 */
+static int
+dim_of(StarPlan *sp, Relids relids)
+{
+	if (bms_is_empty(relids) || bms_is_member(sp->fact, relids))
+		return -1;
+	for (int d = 0; d < sp->ndims; d++)
+		if (bms_is_subset(relids, sp->comp[d]))
+			return d;
+	return -1;
+}
+
+/* ---- rewriting the fact side's expressions (star.h) ---- */
+
+static Node *
+rewrite_mutator(Node *node, StarPlan *sp)
+{
+	Relids		varnos;
+	int			d;
+
+	if (node == NULL || !sp->ok)
+		return node;
+	if (IsA(node, Var))
+	{
+		Var		   *var = (Var *) node;
+
+		if (var->varlevelsup == 0 && var->varno == sp->fact)
+			return (Node *) makeVar(OUTER_VAR, var->varattno, var->vartype, var->vartypmod,
+									var->varcollid, 0);
+	}
+	if (IsA(node, Var) || IsA(node, PlaceHolderVar) || IsA(node, Aggref) ||
+		IsA(node, SubLink) || IsA(node, SubPlan) || IsA(node, WindowFunc) ||
+		IsA(node, GroupingFunc))
+	{
+		varnos = pull_varnos(sp->root, node);
+		if (!IsA(node, Var) || (d = dim_of(sp, varnos)) < 0)
+		{
+			sp->ok = false;
+			sp->why = "an expression the star pipeline cannot take";
+			return node;
+		}
+	}
+	varnos = pull_varnos(sp->root, node);
+	if ((d = dim_of(sp, varnos)) >= 0)
+	{
+		/* the largest part that reads dimension d alone: a payload value */
+		ListCell   *lc;
+		int			col = 0;
+
+		foreach(lc, sp->payload[d])
+		{
+			if (equal(lfirst(lc), node))
+				break;
+			col++;
+		}
+		if (lc == NULL)
+		{
+			sp->payload[d] = lappend(sp->payload[d], node);
+			sp->payload_info = lappend(sp->payload_info,
+									   list_make4_int(d, col, exprType(node), exprTypmod(node)));
+		}
+		for (int p = 0; p < list_length(sp->payload_info); p++)
+		{
+			List	   *pi = list_nth(sp->payload_info, p);
+
+			if (linitial_int(pi) == d && lsecond_int(pi) == col)
+				return (Node *) makeVar(INNER_VAR, p + 1, exprType(node), exprTypmod(node),
+										exprCollation(node), 0);
+		}
+	}
+	return expression_tree_mutator(node, rewrite_mutator, sp);
+}
+
+static Node *
+rewrite(StarPlan *sp, Node *node)
+{
+	return rewrite_mutator(node, sp);
+}
+
+/* a compile input describing the plan-time state, to ask star_expr_ok */
+static StarCompileInput *
+plan_input(StarPlan *sp)
+{
+	StarCompileInput *in = palloc0(sizeof(StarCompileInput));
+
+	in->fact.desc = sp->factdesc;
+	in->npayloads = list_length(sp->payload_info);
+	in->payloads = palloc0(sizeof(StarPayload) * Max(in->npayloads, 1));
+	for (int p = 0; p < in->npayloads; p++)
+	{
+		List	   *pi = list_nth(sp->payload_info, p);
+
+		in->payloads[p].dim = linitial_int(pi);
+		in->payloads[p].col = lsecond_int(pi);
+		in->payloads[p].type = (Oid) lthird_int(pi);
+		in->payloads[p].typmod = lfourth_int(pi);
+		star_payload_numeric(&in->payloads[p], in->payloads[p].type, in->payloads[p].typmod);
+	}
+	return in;
+}
+
+static bool
+device_ok(StarPlan *sp, Node *rewritten)
+{
+	const char *why = NULL;
+
+	if (!sp->ok)
+		return false;
+	if (!star_expr_ok(rewritten, plan_input(sp), &why))
+	{
+		sp->why = why;
+		return false;
+	}
+	return true;
+}
+
+/* ---- the dimensions' joins ---- */
+
+static bool
+exact_key_type(Oid t)
+{
+	return t == INT2OID || t == INT4OID || t == INT8OID || t == DATEOID || t == OIDOID ||
+		t == TIMESTAMPOID || t == TIMESTAMPTZOID || t == TIMEOID;
+}
+
+/*
+ * Dimension d's join: one equality of a fact column with an expression of
+ * the dimension, on which the dimension is unique.  The clause, its fact
+ * side and dimension side; false if it is not that.
+ */
+static bool
+dimension_join(StarPlan *sp, int d, RestrictInfo **clause, Var **factvar, Node **dimexpr)
+{
+	PlannerInfo *root = sp->root;
+	Relids		joinrelids = bms_add_member(bms_copy(sp->comp[d]), sp->fact);
+	RelOptInfo *rel = bms_membership(sp->comp[d]) == BMS_SINGLETON ?
+		root->simple_rel_array[bms_singleton_member(sp->comp[d])] :
+		find_join_rel(root, sp->comp[d]);
+	List	   *clauses;
+	RestrictInfo *ri;
+	OpExpr	   *op;
+	Node	   *l,
+			   *r;
+
+	if (rel == NULL || rel->cheapest_total_path == NULL)
+		return false;
+	sp->comprel[d] = rel;
+	clauses = generate_join_implied_equalities(root, joinrelids,
+											   bms_make_singleton(sp->fact), rel);
+	if (list_length(clauses) != 1)
+		return false;
+	ri = linitial_node(RestrictInfo, clauses);
+	op = (OpExpr *) ri->clause;
+	if (!IsA(op, OpExpr) || list_length(op->args) != 2)
+		return false;
+	l = linitial(op->args);
+	r = lsecond(op->args);
+	if (bms_is_member(sp->fact, pull_varnos(root, r)))
+	{
+		Node	   *t = l;
+
+		l = r;
+		r = t;
+	}
+	if (!IsA(l, Var) || ((Var *) l)->varno != sp->fact ||
+		bms_is_member(sp->fact, pull_varnos(root, r)) ||
+		!exact_key_type(exprType(l)) || !exact_key_type(exprType(r)) ||
+		(exprType(l) != exprType(r) &&
+		 !(gpuhash_exact_family(exprType(l)) == GHX_INTEGER &&
+		   gpuhash_exact_family(exprType(r)) == GHX_INTEGER)))
+		return false;
+	/* a fact row meets at most one row of the dimension */
+	if (!innerrel_is_unique(root, joinrelids, bms_make_singleton(sp->fact), rel, JOIN_INNER,
+							clauses, false))
+		return false;
+	*clause = ri;
+	*factvar = (Var *) l;
+	*dimexpr = r;
+	return true;
+}
+
+/* ---- costs ---- */
+
+/* cost_seqscan's divisor of the CPU work among the processes */
+static double
+parallel_divisor(int workers)
+{
+	double		d = workers;
+
+	if (parallel_leader_participation && workers > 0)
+	{
+		double		leader = 1.0 - (0.3 * workers);
+
+		if (leader > 0)
+			d += leader;
+	}
+	return Max(d, 1.0);
+}
+
+static void
+star_costs(StarPlan *sp, Path *path, int workers, int ncpu_quals, double groups,
+		   List *dims, int ngroups_dim, int npayloads)
+{
+	RelOptInfo *f = sp->factrel;
+	double		divisor = parallel_divisor(workers);
+	double		tuples = Max(f->tuples, 1.0);
+	double		cpu_rows = ncpu_quals > 0 ? tuples : tuples * (1.0 - f->allvisfrac);
+	Cost		startup = STAR_STARTUP_COST * cpu_operator_cost +
+		gpuhash_engine_open_cost(workers > 0);
+	Cost		run;
+	ListCell   *lc;
+
+	foreach(lc, dims)
+	{
+		Path	   *dp = lfirst(lc);
+
+		startup += dp->total_cost + dp->rows * (cpu_tuple_cost + cpu_operator_cost);
+	}
+	startup += ngroups_dim * cpu_operator_cost * 100.0 +
+		npayloads * cpu_operator_cost * 100.0;
+	run = seq_page_cost * f->pages +
+		(STAR_PAGE_COST * f->pages + cpu_rows * (cpu_tuple_cost + cpu_operator_cost) +
+		 ncpu_quals * tuples * cpu_operator_cost + tuples * STAR_ROW_COST) / divisor;
+	path->startup_cost = startup + run;
+	path->total_cost = path->startup_cost + groups * cpu_tuple_cost;
+	path->rows = groups;
+}
+
+/* ---- paths ---- */
+
+static CustomPath *
+make_star_path(StarPlan *sp, RelOptInfo *output_rel, List *priv, Path *factpath,
+			   List *dimpaths, double groups, int ncpu_quals, int ngroups_dim, int npayloads,
+			   bool parallel)
+{
+	CustomPath *cpath = makeNode(CustomPath);
+
+	cpath->path.pathtype = T_CustomScan;
+	cpath->path.parent = output_rel;
+	cpath->path.pathtarget = output_rel->reltarget;
+	cpath->path.param_info = NULL;
+	cpath->path.parallel_aware = parallel;
+	cpath->path.parallel_safe = parallel;
+	cpath->path.parallel_workers = parallel ? factpath->parallel_workers : 0;
+	cpath->path.pathkeys = NIL;
+	cpath->flags = CUSTOMPATH_SUPPORT_PROJECTION;
+	star_costs(sp, &cpath->path, parallel ? factpath->parallel_workers : 0, ncpu_quals, groups,
+			   dimpaths, ngroups_dim, npayloads);
+	if (gpuhash_force)
+	{
+		/* forced, the pipeline beats gpuhash's other nodes, forced too */
+		gpuhash_scale_forced_cost(&cpath->path);
+		gpuhash_scale_forced_cost(&cpath->path);
+	}
+	cpath->custom_paths = lcons(factpath, list_copy(dimpaths));
+	cpath->custom_private = list_copy(priv);
+	lfirst(list_nth_cell(cpath->custom_private, SP_PARALLEL)) = makeInteger(parallel ? 1 : 0);
+	cpath->methods = &star_path_methods;
+	return cpath;
+}
+
+static void
+star_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_rel,
+				 RelOptInfo *output_rel, void *extra)
+{
+	Query	   *parse = root->parse;
+	GroupPathExtraData *gextra = (GroupPathExtraData *) extra;
+	StarPlan	sp = {0};
+	List	   *group_exprs;
+	List	   *aggrefs = NIL;
+	bool		cpu_aggs = false;
+	List	   *dev_quals = NIL,
+			   *cpu_quals = NIL,
+			   *shown = NIL;
+	List	   *dims = NIL,
+			   *dimpaths = NIL,
+			   *groups = NIL,
+			   *grouptypes = NIL,
+			   *groupeq = NIL,
+			   *aggs = NIL;
+	List	   *priv;
+	ListCell   *lc;
+	Relation	rel;
+	double		groups_est;
+	int			ngroups_dim = 0;
+	Path	   *factpath;
+	int			g;
+
+	if (prev_upper_paths_hook)
+		prev_upper_paths_hook(root, stage, input_rel, output_rel, extra);
+	if (stage != UPPERREL_GROUP_AGG || !gpuhash_enabled || !gpuhash_enable_groupby ||
+		!gpuhash_enable_star || !gpuhash_planning_allowed())
+		return;
+	if ((parse->groupClause == NIL && !parse->hasAggs) || parse->groupingSets != NIL ||
+		parse->constraintDeps != NIL || parse->hasTargetSRFs || gextra == NULL ||
+		gextra->patype != PARTITIONWISE_AGGREGATE_NONE ||
+		root->join_info_list != NIL || root->placeholder_list != NIL ||
+		root->hasLateralRTEs)
+		return;
+	if (input_rel->reloptkind != RELOPT_JOINREL && input_rel->reloptkind != RELOPT_BASEREL)
+		return;
+
+	/* the fact table and the dimensions */
+	sp.root = root;
+	sp.ok = true;
+	sp.fact = choose_fact(root, input_rel->relids);
+	if (sp.fact == 0 || !fact_readable(root, sp.fact))
+		return;
+	sp.factrel = root->simple_rel_array[sp.fact];
+	if (!gpuhash_force && sp.factrel->tuples < (double) gpuhash_min_rows)
+		return;
+	if (!find_components(&sp, input_rel->relids))
+		return;
+	sp.comprel = palloc0(sizeof(RelOptInfo *) * Max(sp.ndims, 1));
+	sp.payload = palloc0(sizeof(List *) * Max(sp.ndims, 1));
+	rel = table_open(root->simple_rte_array[sp.fact]->relid, NoLock);
+	sp.factdesc = CreateTupleDescCopy(RelationGetDescr(rel));
+	table_close(rel, NoLock);
+
+	for (int d = 0; d < sp.ndims; d++)
+	{
+		RestrictInfo *clause;
+		Var		   *factvar;
+		Node	   *dimexpr;
+		Path	   *dp;
+		int			x = bms_next_member(sp.comp[d], -1);
+
+		if (!dimension_join(&sp, d, &clause, &factvar, &dimexpr))
+			return;
+		dp = sp.comprel[d]->cheapest_total_path;
+		if (dp == NULL || dp->param_info != NULL || contain_volatile_functions(dimexpr))
+			return;
+		dimpaths = lappend(dimpaths, dp);
+		dims = lappend(dims,
+					   list_concat(list_make5(rewrite(&sp, (Node *) factvar), dimexpr, NIL, NIL,
+											  makeString(get_rel_name(root->simple_rte_array[x]->relid))),
+								   list_make2(clause->clause,
+											  makeInteger((int) exprType((Node *) factvar)))));
+	}
+
+	/* the fact table's quals: on the device where it can */
+	foreach(lc, sp.factrel->baserestrictinfo)
+	{
+		RestrictInfo *ri = lfirst_node(RestrictInfo, lc);
+		Node	   *rw;
+
+		if (contain_volatile_functions((Node *) ri->clause))
+			return;
+		rw = rewrite(&sp, (Node *) ri->clause);
+		if (!sp.ok)
+			return;
+		if (device_ok(&sp, rw))
+		{
+			dev_quals = lappend(dev_quals, rw);
+			shown = lappend(shown, ri->clause);
+		}
+		else
+			cpu_quals = lappend(cpu_quals, ri);
+	}
+
+	/* the grouping columns */
+	group_exprs = get_sortgrouplist_exprs(parse->groupClause, parse->targetList);
+	g = 0;
+	foreach(lc, parse->groupClause)
+	{
+		SortGroupClause *sgc = lfirst_node(SortGroupClause, lc);
+		Node	   *expr = list_nth(group_exprs, g++);
+		int			d = dim_of(&sp, pull_varnos(root, expr));
+		Oid			coll = exprCollation(expr);
+
+		if (contain_volatile_functions(expr))
+			return;
+		if (d >= 0)
+		{
+			/* read from the dimension, through its dictionary */
+			List	   *dim = list_nth(dims, d);
+
+			if (!sgc->hashable || !OidIsValid(sgc->eqop) ||
+				(OidIsValid(coll) && !gpuhash_collation_ok(coll)))
+				return;
+			lfirst(list_nth_cell(dim, SD_GROUPS)) = lappend(list_nth(dim, SD_GROUPS), expr);
+			groups = lappend(groups, list_make2(makeInteger(d), NULL));
+			ngroups_dim++;
+		}
+		else
+		{
+			Node	   *rw = rewrite(&sp, expr);
+
+			if (!sp.ok || !star_group_type_ok(exprType(expr), exprTypmod(expr)) ||
+				!device_ok(&sp, rw) ||
+				(OidIsValid(coll) && !gpuhash_collation_ok(coll)))
+				return;
+			groups = lappend(groups, list_make2(makeInteger(-1), rw));
+		}
+		grouptypes = lappend(grouptypes, list_make3_int(exprType(expr), exprTypmod(expr), coll));
+		groupeq = lappend(groupeq, list_make2_oid(sgc->eqop, coll));
+	}
+
+	/* the aggregates */
+	if (!gpuhash_agg_output_aggrefs((Node *) output_rel->reltarget->exprs, group_exprs,
+									&aggrefs, &cpu_aggs) ||
+		!gpuhash_agg_output_aggrefs(gextra->havingQual, group_exprs, &aggrefs, &cpu_aggs) ||
+		cpu_aggs)
+		return;
+	foreach(lc, aggrefs)
+	{
+		Aggref	   *agg = lfirst_node(Aggref, lc);
+		GhaOp		op;
+		Oid			argtype,
+					transfn;
+		Node	   *arg = NULL,
+				   *filter = NULL;
+
+		if (!gpuhash_agg_classify(agg, &op, &argtype, &transfn) || op == GHA_CPU)
+			return;
+		if (!agg->aggstar)
+		{
+			Node	   *a = (Node *) linitial_node(TargetEntry, agg->args)->expr;
+
+			if (contain_volatile_functions(a))
+				return;
+			arg = rewrite(&sp, a);
+			if (!device_ok(&sp, arg))
+				return;
+		}
+		if (agg->aggfilter)
+		{
+			if (contain_volatile_functions((Node *) agg->aggfilter))
+				return;
+			filter = rewrite(&sp, (Node *) agg->aggfilter);
+			if (!device_ok(&sp, filter))
+				return;
+		}
+		aggs = lappend(aggs, list_make4(makeInteger(op), makeInteger((int) argtype), arg, filter));
+	}
+
+	/* the payloads each dimension computes */
+	for (int d = 0; d < sp.ndims; d++)
+		lfirst(list_nth_cell(list_nth(dims, d), SD_PAYLOAD)) = sp.payload[d];
+
+	/* a trial compilation of the whole program: every part fits together */
+	{
+		StarCompileInput *in = plan_input(&sp);
+		List	   *pdims = NIL;
+		const char *why;
+		int			d = 0;
+
+		foreach(lc, dims)
+		{
+			List	   *dim = lfirst(lc);
+
+			pdims = lappend(pdims, list_make5(makeInteger(1), NIL,
+											  list_make1(linitial(dim)),
+											  makeInteger(list_length(list_nth(dim, SD_GROUPS))),
+											  makeInteger(list_length(sp.payload[d++]))));
+		}
+		in->quals = dev_quals;
+		in->dims = pdims;
+		in->groups = groups;
+		in->grouptypes = grouptypes;
+		in->aggs = aggs;
+		if (star_compile(in, &why) == NULL)
+			return;
+	}
+
+	groups_est = group_exprs == NIL ? 1 :
+		estimate_num_groups(root, group_exprs, input_rel->rows, NULL, NULL);
+	priv = NIL;
+	priv = lappend(priv, makeInteger((int) sp.fact));
+	priv = lappend(priv, dev_quals);
+	priv = lappend(priv, cpu_quals);
+	priv = lappend(priv, dims);
+	priv = lappend(priv, groups);
+	priv = lappend(priv, grouptypes);
+	priv = lappend(priv, aggs);
+	priv = lappend(priv, sp.payload_info);
+	priv = lappend(priv, group_exprs);
+	priv = lappend(priv, aggrefs);
+	priv = lappend(priv, gextra->havingQual);
+	priv = lappend(priv, shown);
+	priv = lappend(priv, groupeq);
+	priv = lappend(priv, makeInteger(0));
+	Assert(list_length(priv) == SP_COUNT);
+
+	/* serial */
+	factpath = create_seqscan_path(root, sp.factrel, NULL, 0);
+	add_path(output_rel, (Path *) make_star_path(&sp, output_rel, priv, factpath, dimpaths,
+												 groups_est, list_length(cpu_quals),
+												 ngroups_dim, list_length(sp.payload_info),
+												 false));
+
+	/* parallel: the processes share the fact table's blocks through the GPU service */
+	if (output_rel->consider_parallel && gextra->target_parallel_safe &&
+		input_rel->consider_parallel && sp.factrel->consider_parallel &&
+		max_parallel_workers_per_gather > 0 && gpuhash_service_ready() &&
+		is_parallel_safe(root, gextra->havingQual))
+	{
+		int			workers = compute_parallel_worker(sp.factrel, sp.factrel->pages, -1,
+													  max_parallel_workers_per_gather);
+		bool		dims_safe = true;
+
+		foreach(lc, dimpaths)
+			dims_safe &= ((Path *) lfirst(lc))->parallel_safe;
+		foreach(lc, dims)
+		{
+			List	   *dim = lfirst(lc);
+
+			dims_safe &= is_parallel_safe(root, list_nth(dim, SD_KEYEXPR)) &&
+				is_parallel_safe(root, list_nth(dim, SD_GROUPS)) &&
+				is_parallel_safe(root, list_nth(dim, SD_PAYLOAD));
+		}
+		if (workers > 0 && dims_safe)
+		{
+			Path	   *partial = create_seqscan_path(root, sp.factrel, NULL, workers);
+			CustomPath *cpath = make_star_path(&sp, output_rel, priv, partial, dimpaths,
+											   groups_est, list_length(cpu_quals),
+											   ngroups_dim, list_length(sp.payload_info),
+											   true);
+			double		rows = groups_est;
+			Path	   *gather = (Path *) create_gather_path(root, output_rel, &cpath->path,
+															 output_rel->reltarget, NULL,
+															 &rows);
+
+			add_path(output_rel, gather);
+		}
+	}
+}
+
+/* ---- the plan ---- */
+
+static bool
+param_walker(Node *node, List **params)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Param))
+	{
+		*params = lappend(*params, copyObject(node));
+		return false;
+	}
+	return expression_tree_walker(node, param_walker, params);
+}
+
+/* the Params under node */
+static List *
+pull_param_list(List *node)
+{
+	List	   *params = NIL;
+
+	(void) param_walker((Node *) node, &params);
+	return params;
+}
+
+static Plan *
+plan_star(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path, List *tlist,
+		  List *clauses, List *custom_plans)
+{
+	CustomScan *cscan = makeNode(CustomScan);
+	List	   *priv = best_path->custom_private;
+	Index		fact = (Index) intVal(list_nth(priv, SP_FACT_RTI));
+	RelOptInfo *factrel = root->simple_rel_array[fact];
+	Plan	   *factplan = linitial(custom_plans);
+	List	   *cpu_quals = list_nth(priv, SP_CPU_QUALS);
+	List	   *dims = list_nth(priv, SP_DIMS);
+	List	   *plans = list_make1(factplan);
+	List	   *pdims = NIL;
+	List	   *scan_tlist = NIL;
+	List	   *params = NIL;
+	ListCell   *lc,
+			   *lc2;
+	int			d = 0;
+
+	/* the fact table's scan: the table's columns as they are, the CPU quals */
+	if (!IsA(factplan, SeqScan))
+		elog(ERROR, "gpuhash: the fact table of a star is not read by a Seq Scan");
+	factplan->targetlist = build_physical_tlist(root, factrel);
+	factplan->qual = extract_actual_clauses(order_qual_clauses(root, cpu_quals), false);
+
+	/* each dimension computes its key, its grouping columns, its payload */
+	forboth(lc, dims, lc2, list_copy_tail(custom_plans, 1))
+	{
+		List	   *dim = lfirst(lc);
+		Plan	   *dplan = lfirst(lc2);
+		List	   *exprs = list_concat(list_make1(list_nth(dim, SD_KEYEXPR)),
+										list_concat(list_copy(list_nth(dim, SD_GROUPS)),
+													list_nth(dim, SD_PAYLOAD)));
+		List	   *dtlist = NIL;
+		ListCell   *lc3;
+
+		foreach(lc3, exprs)
+			dtlist = lappend(dtlist, makeTargetEntry((Expr *) copyObject(lfirst(lc3)),
+													 list_length(dtlist) + 1, NULL, false));
+		dplan = change_plan_targetlist(dplan, dtlist, dplan->parallel_safe);
+		plans = lappend(plans, dplan);
+		pdims = lappend(pdims,
+						list_concat(list_make5(makeInteger(1),
+											   list_make1_oid((Oid) intVal(list_nth(dim, SD_KEYTYPE))),
+											   list_make1(list_nth(dim, SD_FACTKEY)),
+											   makeInteger(list_length(list_nth(dim, SD_GROUPS))),
+											   makeInteger(list_length(list_nth(dim, SD_PAYLOAD)))),
+									list_make2(list_nth(dim, SD_NAME), list_nth(dim, SD_CLAUSE))));
+		d++;
+	}
+
+	/* the node computes the grouping columns and the aggregates */
+	foreach(lc, (List *) list_nth(priv, SP_GROUP_EXPRS))
+		scan_tlist = lappend(scan_tlist, makeTargetEntry((Expr *) copyObject(lfirst(lc)),
+														 list_length(scan_tlist) + 1, NULL,
+														 false));
+	foreach(lc, (List *) list_nth(priv, SP_AGGREFS))
+		scan_tlist = lappend(scan_tlist, makeTargetEntry((Expr *) copyObject(lfirst(lc)),
+														 list_length(scan_tlist) + 1, NULL,
+														 false));
+
+	/* the Params the device's expressions read, for the executor's bookkeeping */
+	params = pull_param_list(list_make4(list_nth(priv, SP_DEV_QUALS), pdims,
+										list_nth(priv, SP_GROUPS), list_nth(priv, SP_AGGS)));
+
+	cscan->scan.plan.targetlist = tlist;
+	cscan->scan.plan.qual = (List *) list_nth(priv, SP_HAVING);
+	cscan->scan.scanrelid = 0;
+	cscan->flags = best_path->flags;
+	cscan->custom_plans = plans;
+	cscan->custom_exprs = list_make1(params);
+	cscan->custom_scan_tlist = scan_tlist;
+	cscan->custom_relids = NULL;
+	cscan->methods = &gpuhash_star_scan_methods;
+	cscan->custom_private = NIL;
+	cscan->custom_private = lappend(cscan->custom_private,
+									makeInteger((int) root->simple_rte_array[fact]->relid));
+	cscan->custom_private = lappend(cscan->custom_private, list_nth(priv, SP_DEV_QUALS));
+	cscan->custom_private = lappend(cscan->custom_private, pdims);
+	cscan->custom_private = lappend(cscan->custom_private, list_nth(priv, SP_GROUPS));
+	cscan->custom_private = lappend(cscan->custom_private, list_nth(priv, SP_GROUPTYPES));
+	cscan->custom_private = lappend(cscan->custom_private, list_nth(priv, SP_AGGS));
+	cscan->custom_private = lappend(cscan->custom_private, list_nth(priv, SP_PAYLOADS));
+	cscan->custom_private = lappend(cscan->custom_private, list_nth(priv, SP_PARALLEL));
+	cscan->custom_private = lappend(cscan->custom_private, makeInteger((int) fact));
+	cscan->custom_private = lappend(cscan->custom_private, list_nth(priv, SP_QUALS_SHOWN));
+	cscan->custom_private = lappend(cscan->custom_private, list_nth(priv, SP_GROUP_EQ));
+	(void) rel;
+	(void) clauses;
+	return &cscan->scan.plan;
+}
+
+void
+gpuhash_star_init(void)
+{
+	RegisterCustomScanMethods(&gpuhash_star_scan_methods);
+	prev_upper_paths_hook = create_upper_paths_hook;
+	create_upper_paths_hook = star_upper_paths;
+}

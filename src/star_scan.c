@@ -1,0 +1,281 @@
+/*-------------------------------------------------------------------------
+ *
+ * star_scan.c
+ *	  The fact table of a GpuStarAgg, fed to its star a batch of pages at a
+ *	  time: this process's share of it under a Gather, all of it otherwise.
+ *
+ * INTERFACE ROUTINES
+ *		star_scan_fact		read the blocks, ship them, until there are none
+ *
+ * Every row reaches the device as part of a heap page:
+ *
+ *	all-visible pages (every tuple visible to every snapshot) go by buffer
+ *		number, pinned, with the LSN they had; the star reads them over the
+ *		bus from the shared buffers and checks each afterwards, and the rows
+ *		of a page that changed meanwhile are not kept: the page is read
+ *		again as below (page_ops.h has the argument).
+ *	other pages: the tuples the snapshot sees are copied, as they are on
+ *		disk, into pages this process makes (synthetic pages), which the
+ *		star reads in turn.  Their visibility is checked here, under the
+ *		buffer's share lock, as a Seq Scan checks it.
+ *
+ * Where the pages cannot be read directly (quals left on the CPU, a
+ * temporary table, SERIALIZABLE: gpuhash_heap_pages_readable), the rows
+ * come through the Seq Scan itself, its quals applied, and go to the device
+ * in synthetic pages too.  The scan's blocks come from its parallel block
+ * allocator under a Gather, so the processes share the table.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/heapam.h"
+#include "commands/explain.h"
+#include "access/relscan.h"
+#include "access/tableam.h"
+#include "executor/executor.h"
+#include "executor/instrument.h"
+#include "miscadmin.h"
+#include "storage/bufmgr.h"
+#include "storage/bufpage.h"
+#include "utils/rel.h"
+#include "utils/snapmgr.h"
+
+#include "gpuhash.h"
+#include "page_scan.h"
+#include "star_state.h"
+
+/* synthetic pages per batch */
+#define STAR_SYNTH_PAGES 128
+
+typedef struct StarScan
+{
+	GpuStarAggState *s;
+	GhOpStar   *star;
+	Relation	rel;
+	Snapshot	snapshot;
+	BufferAccessStrategy strategy;
+	/* blocks */
+	ParallelBlockTableScanDesc pbscan;
+	ParallelBlockTableScanWorkerData pbwork;
+	bool		pstarted;
+	BlockNumber next;
+	BlockNumber nblocks;
+	/* the batch of shipped pages */
+	int			nship;
+	Buffer	   *bufs;
+	/* synthetic pages: the one being filled is nsynth */
+	int			nsynth;
+	int			max_synth;
+	bool		synth_open;
+	double		cpu_rows;
+} StarScan;
+
+static BlockNumber
+next_block(StarScan *sc)
+{
+	if (sc->pbscan)
+	{
+		if (!sc->pstarted)
+		{
+			table_block_parallelscan_startblock_init(sc->rel, &sc->pbwork, sc->pbscan);
+			sc->pstarted = true;
+		}
+		return table_block_parallelscan_nextpage(sc->rel, &sc->pbwork, sc->pbscan);
+	}
+	return sc->next < sc->nblocks ? sc->next++ : InvalidBlockNumber;
+}
+
+static Page
+synth_page(StarScan *sc, int i)
+{
+	return (Page) (sc->star->synth + (Size) i * BLCKSZ);
+}
+
+static void
+flush_synth(StarScan *sc)
+{
+	int			n = sc->nsynth + (sc->synth_open ? 1 : 0);
+
+	if (n == 0)
+		return;
+	gpuhash_op_star_synthetic(sc->star, n);
+	for (int p = 0; p < n; p++)
+		if (sc->star->status[p])
+			elog(ERROR, "gpuhash: the device found a page of rows made on the CPU malformed");
+	sc->s->pages_synthetic += n;
+	sc->nsynth = 0;
+	sc->synth_open = false;
+}
+
+/* one tuple, as it is on disk, into the synthetic pages */
+static void
+add_tuple(StarScan *sc, HeapTupleHeader data, uint32 len)
+{
+	for (;;)
+	{
+		if (!sc->synth_open)
+		{
+			PageInit(synth_page(sc, sc->nsynth), BLCKSZ, 0);
+			sc->synth_open = true;
+		}
+		if (PageAddItemExtended(synth_page(sc, sc->nsynth), (Item) data, len,
+								InvalidOffsetNumber, PAI_IS_HEAP) != InvalidOffsetNumber)
+			break;
+		/* that page is full: the next, or send the batch */
+		sc->synth_open = false;
+		if (++sc->nsynth == sc->max_synth)
+			flush_synth(sc);
+	}
+	sc->cpu_rows++;
+}
+
+/* The tuples of a share-locked page that the snapshot sees, into synthetic pages. */
+static void
+add_visible(StarScan *sc, Buffer buf)
+{
+	Page		page = BufferGetPage(buf);
+	BlockNumber blk = BufferGetBlockNumber(buf);
+	OffsetNumber lines = PageGetMaxOffsetNumber(page);
+	bool		all_visible = PageIsAllVisible(page) && !sc->snapshot->takenDuringRecovery;
+
+	for (OffsetNumber off = FirstOffsetNumber; off <= lines; off++)
+	{
+		ItemId		lpp = PageGetItemId(page, off);
+		HeapTupleData tup;
+
+		if (!ItemIdIsNormal(lpp))
+			continue;
+		tup.t_tableOid = RelationGetRelid(sc->rel);
+		tup.t_data = (HeapTupleHeader) PageGetItem(page, lpp);
+		tup.t_len = ItemIdGetLength(lpp);
+		ItemPointerSet(&tup.t_self, blk, off);
+		if (all_visible || HeapTupleSatisfiesVisibility(&tup, sc->snapshot, buf))
+			add_tuple(sc, tup.t_data, tup.t_len);
+	}
+}
+
+/* Send the shipped pages; read again those the star did not keep; unpin. */
+static void
+ship(StarScan *sc)
+{
+	GhOpStar   *star = sc->star;
+
+	if (sc->nship == 0)
+		return;
+	gpuhash_op_star_shipped(star, sc->nship);
+	for (int p = 0; p < sc->nship; p++)
+	{
+		Buffer		buf = sc->bufs[p];
+
+		if (star->status[p])
+		{
+			LockBuffer(buf, BUFFER_LOCK_SHARE);
+			add_visible(sc, buf);
+			UnlockReleaseBuffer(buf);
+			sc->s->pages_reread++;
+		}
+		else
+		{
+			ReleaseBuffer(buf);
+			sc->s->pages_shipped++;
+		}
+	}
+	sc->nship = 0;
+}
+
+/* The batch's pins are released on error by the resource owner; clear ours. */
+static void
+read_pages(StarScan *sc)
+{
+	SeqScanState *ss = (SeqScanState *) sc->s->fact_ps;
+	TableScanDesc sd = ss->ss.ss_currentScanDesc;
+
+	if (((Scan *) ss->ss.ps.plan)->plan.parallel_aware && sd != NULL && sd->rs_parallel != NULL)
+		sc->pbscan = (ParallelBlockTableScanDesc) sd->rs_parallel;
+	else
+		sc->nblocks = RelationGetNumberOfBlocks(sc->rel);
+	if (RelationGetNumberOfBlocks(sc->rel) > (BlockNumber) (NBuffers / 4))
+		sc->strategy = GetAccessStrategy(BAS_BULKREAD);
+	for (;;)
+	{
+		BlockNumber blk = next_block(sc);
+		Buffer		buf;
+		Page		page;
+
+		if (blk == InvalidBlockNumber)
+			break;
+		CHECK_FOR_INTERRUPTS();
+		buf = ReadBufferExtended(sc->rel, MAIN_FORKNUM, blk, RBM_NORMAL, sc->strategy);
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		page = BufferGetPage(buf);
+		if (PageIsAllVisible(page) && !sc->snapshot->takenDuringRecovery && gpuhash_ship_pages)
+		{
+			/* keep the pin: the page stays in its buffer while the device reads it */
+			sc->star->lsns[sc->nship] = PageGetLSN(page);
+			LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+			sc->star->pages[sc->nship] = (uint32) (buf - 1);
+			sc->bufs[sc->nship++] = buf;
+			if ((size_t) sc->nship == sc->star->max_pages)
+				ship(sc);
+			continue;
+		}
+		add_visible(sc, buf);
+		UnlockReleaseBuffer(buf);
+	}
+	ship(sc);
+	if (sc->strategy)
+		FreeAccessStrategy(sc->strategy);
+}
+
+/* The Seq Scan's own rows (its quals applied), as they are on disk. */
+static void
+pull_rows(StarScan *sc)
+{
+	ScanState  *ss = (ScanState *) sc->s->fact_ps;
+
+	for (;;)
+	{
+		TupleTableSlot *slot = ExecProcNode(&ss->ps);
+		HeapTuple	tuple;
+		bool		should_free;
+
+		if (TupIsNull(slot))
+			break;
+		/* the scan tuple: the table's row, whatever the scan projected */
+		tuple = ExecFetchSlotHeapTuple(ss->ss_ScanTupleSlot, false, &should_free);
+		add_tuple(sc, tuple->t_data, tuple->t_len);
+		if (should_free)
+			heap_freetuple(tuple);
+	}
+}
+
+void
+star_scan_fact(GpuStarAggState *s)
+{
+	StarScan	sc = {0};
+	PlanState  *fact = s->fact_ps;
+	bool		direct = fact->qual == NULL && gpuhash_read_pages &&
+		gpuhash_heap_pages_readable(fact);
+
+	sc.s = s;
+	sc.star = s->star;
+	sc.rel = ((ScanState *) fact)->ss_currentRelation;
+	sc.snapshot = fact->state->es_snapshot;
+	sc.max_synth = Min(STAR_SYNTH_PAGES, (int) s->star->max_pages);
+	sc.bufs = palloc(sizeof(Buffer) * s->star->max_pages);
+	if (direct)
+	{
+		if (fact->instrument)
+			InstrStartNode(fact->instrument);
+		read_pages(&sc);
+	}
+	else
+		pull_rows(&sc);
+	flush_synth(&sc);
+	if (direct && fact->instrument)
+		InstrStopNode(fact->instrument, sc.cpu_rows);
+	s->rows_cpu += (int64) sc.cpu_rows;
+	s->rows_kept = (int64) s->star->kept;
+	pfree(sc.bufs);
+}

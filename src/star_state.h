@@ -1,0 +1,128 @@
+/*-------------------------------------------------------------------------
+ *
+ * star_state.h
+ *	  The executor state of a GpuStarAgg, shared by star_exec.c (the node),
+ *	  star_dims.c (reading the dimensions) and star_scan.c (the fact
+ *	  table's pages).
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef GPUHASH_STAR_STATE_H
+#define GPUHASH_STAR_STATE_H
+
+#include "postgres.h"
+
+#include "nodes/execnodes.h"
+#include "storage/condition_variable.h"
+#include "storage/spin.h"
+#include "utils/dsa.h"
+
+#include "agg.h"
+#include "engine_ops.h"
+#include "star.h"
+#include "star_ops.h"
+
+/* one dimension, as read */
+typedef struct StarDimState
+{
+	PlanState  *ps;
+	char	   *name;
+	int			ngroups;		/* grouping columns read from it */
+	int			npayload;
+	StarDimArrays arrays;		/* keys, payload values, then the group code */
+	GhaDict    *dict;			/* its grouping columns' values by code */
+	int			ncodes;
+	int64		rows;			/* rows read (EXPLAIN) */
+} StarDimState;
+
+/*
+ * A parallel star's shared state: the star the leader made, and who is
+ * still feeding it.  Every process counts itself active before it takes
+ * its first block; the process that returns the groups waits until none
+ * is (star_exec.c, "PARALLELISM").
+ */
+typedef struct StarShared
+{
+	slock_t		mutex;
+	ConditionVariable cv;
+	int			worker;			/* the star in the service */
+	int32		id;
+	bool		ready;			/* the leader made it */
+	bool		failed;			/* ... or could not */
+	bool		leader_finishes;
+	int			active;			/* processes feeding it */
+	bool		finished;		/* one has taken the groups */
+	/* what a worker needs to read the groups back (decode) */
+	int			dim_codes[GH_PROG_MAX_DIMS];
+	int			payload_scale[GH_PROG_MAX_DIMS * GH_PROG_MAX_DIMCOLS];
+	int			payload_digits[GH_PROG_MAX_DIMS * GH_PROG_MAX_DIMCOLS];
+	dsa_pointer dicts;			/* the dimensions' grouping values (serialized) */
+	Size		dicts_size;
+} StarShared;
+
+typedef struct GpuStarAggState
+{
+	CustomScanState css;
+	MemoryContext cxt;			/* the node's, reset per execution */
+
+	/* the plan */
+	Oid			fact_relid;
+	List	   *quals;
+	List	   *dims_plan;
+	List	   *groups;
+	List	   *grouptypes;
+	List	   *aggs;
+	List	   *payload_plan;
+	List	   *group_eq;
+	bool		parallel;
+	int			ngroups;
+	int			naggs;
+	GhaOp	   *ops;
+	Oid		   *argtypes;
+
+	/* the inputs */
+	PlanState  *fact_ps;
+	int			ndims;
+	StarDimState *dims;
+	int			npayloads;
+	StarPayload *payloads;
+
+	/* the star */
+	GhOps		eng;
+	StarCompiled *compiled;
+	GhOpStar   *star;
+	bool		done;			/* the groups are here (or were returned elsewhere) */
+	bool		returns_groups; /* this process returns them */
+
+	/* the groups */
+	gh_groups  *groups_res;
+	size_t		cur;
+	bool		empty_row;		/* a plain aggregate over no rows: one row */
+	char	  **numeric_buf;	/* per aggregate, room for a sum(int8) numeric */
+
+	/* parallel */
+	StarShared *shared;
+	dsa_area   *area;
+
+	/* EXPLAIN ANALYZE */
+	double		dims_ms;
+	double		scan_ms;
+	double		result_ms;
+	int64		pages_shipped;
+	int64		pages_synthetic;	/* made of rows read on the CPU */
+	int64		pages_reread;
+	int64		rows_cpu;		/* rows read on the CPU */
+	int64		rows_kept;		/* rows the program kept (all processes) */
+	int64		ngroups_out;
+} GpuStarAggState;
+
+/* star_dims.c */
+extern void star_read_dims(GpuStarAggState *s);
+extern void star_dims_to_shared(GpuStarAggState *s, StarShared *sh, dsa_area *area);
+extern void star_dims_from_shared(GpuStarAggState *s, StarShared *sh, dsa_area *area);
+extern void star_compile_node(GpuStarAggState *s);
+
+/* star_scan.c: feed this process's share of the fact table to the star */
+extern void star_scan_fact(GpuStarAggState *s);
+
+#endif							/* GPUHASH_STAR_STATE_H */
