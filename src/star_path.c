@@ -56,6 +56,7 @@
 #include "postgres.h"
 
 #include "access/sysattr.h"
+#include "access/table.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_type.h"
 #include "nodes/makefuncs.h"
@@ -65,6 +66,7 @@
 #include "optimizer/optimizer.h"
 #include "optimizer/pathnode.h"
 #include "optimizer/paths.h"
+#include "optimizer/plancat.h"
 #include "optimizer/planmain.h"
 #include "optimizer/planner.h"
 #include "optimizer/restrictinfo.h"
@@ -176,8 +178,6 @@ fact_readable(PlannerInfo *root, Index fact)
 	if (rte->rtekind != RTE_RELATION || rte->inh || rte->tablesample != NULL ||
 		(rte->relkind != RELKIND_RELATION && rte->relkind != RELKIND_MATVIEW) ||
 		rel->part_scheme != NULL || rel->rtekind != RTE_RELATION)
-		return false;
-	if (get_rel_persistence(rte->relid) == RELPERSISTENCE_TEMP)
 		return false;
 	foreach(lc, rel->baserestrictinfo)
 	{
@@ -400,6 +400,56 @@ device_ok(StarPlan *sp, Node *rewritten)
 	return true;
 }
 
+/*
+ * RestrictInfos in the order a scan evaluates them (createplan.c's
+ * order_qual_clauses, which is not exported): by security level, then by
+ * cost, keeping the given order among equals.
+ */
+typedef struct StarQual
+{
+	RestrictInfo *ri;
+	Cost		cost;
+	int			pos;
+} StarQual;
+
+static int
+qualcost_cmp(const void *a, const void *b)
+{
+	const StarQual *x = a,
+			   *y = b;
+
+	if (x->ri->security_level != y->ri->security_level)
+		return x->ri->security_level < y->ri->security_level ? -1 : 1;
+	if (x->cost != y->cost)
+		return x->cost < y->cost ? -1 : 1;
+	return x->pos - y->pos;
+}
+
+static List *
+order_quals(PlannerInfo *root, List *quals)
+{
+	int			n = list_length(quals);
+	StarQual   *q = palloc(sizeof(StarQual) * Max(n, 1));
+	List	   *result = NIL;
+	ListCell   *lc;
+	int			i = 0;
+
+	foreach(lc, quals)
+	{
+		QualCost	qc;
+
+		q[i].ri = lfirst_node(RestrictInfo, lc);
+		cost_qual_eval_node(&qc, (Node *) q[i].ri, root);
+		q[i].cost = qc.per_tuple;
+		q[i].pos = i;
+		i++;
+	}
+	qsort(q, n, sizeof(StarQual), qualcost_cmp);
+	for (i = 0; i < n; i++)
+		result = lappend(result, q[i].ri);
+	return result;
+}
+
 /* ---- the dimensions' joins ---- */
 
 static bool
@@ -407,6 +457,57 @@ exact_key_type(Oid t)
 {
 	return t == INT2OID || t == INT4OID || t == INT8OID || t == DATEOID || t == OIDOID ||
 		t == TIMESTAMPOID || t == TIMESTAMPTZOID || t == TIMEOID;
+}
+
+/*
+ * Is dimension d unique on r, the expression the fact table joins it by
+ * (clauses)?  A single relation unique on it (a primary key, a unique index:
+ * innerrel_is_unique); or a snowflake: the relation r reads unique on it,
+ * and every other relation of the dimension joined to those before it on a
+ * key it is unique on (customer to its nation, the nation to its region),
+ * so the join of them all has at most one row per value of r.
+ */
+static bool
+dimension_unique(StarPlan *sp, int d, Node *r, List *clauses)
+{
+	PlannerInfo *root = sp->root;
+	Relids		fact = bms_make_singleton(sp->fact);
+	Relids		rrels = pull_varnos(root, r);
+	Relids		done;
+	bool		progress = true;
+
+	if (bms_membership(sp->comp[d]) == BMS_SINGLETON)
+		return innerrel_is_unique(root, bms_union(fact, sp->comp[d]), fact, sp->comprel[d],
+								  JOIN_INNER, clauses, false);
+	if (bms_membership(rrels) != BMS_SINGLETON ||
+		!innerrel_is_unique(root, bms_union(fact, rrels), fact,
+							root->simple_rel_array[bms_singleton_member(rrels)], JOIN_INNER,
+							clauses, false))
+		return false;
+	done = rrels;
+	while (progress && !bms_equal(done, sp->comp[d]))
+	{
+		int			x = -1;
+
+		progress = false;
+		while ((x = bms_next_member(sp->comp[d], x)) >= 0)
+		{
+			RelOptInfo *rel = root->simple_rel_array[x];
+			Relids		both = bms_add_member(bms_copy(done), x);
+			List	   *joins;
+
+			if (bms_is_member(x, done))
+				continue;
+			joins = generate_join_implied_equalities(root, both, done, rel);
+			if (joins != NIL &&
+				innerrel_is_unique(root, both, done, rel, JOIN_INNER, joins, false))
+			{
+				done = both;
+				progress = true;
+			}
+		}
+	}
+	return bms_equal(done, sp->comp[d]);
 }
 
 /*
@@ -456,12 +557,43 @@ dimension_join(StarPlan *sp, int d, RestrictInfo **clause, Var **factvar, Node *
 		   gpuhash_exact_family(exprType(r)) == GHX_INTEGER)))
 		return false;
 	/* a fact row meets at most one row of the dimension */
-	if (!innerrel_is_unique(root, joinrelids, bms_make_singleton(sp->fact), rel, JOIN_INNER,
-							clauses, false))
+	if (!dimension_unique(sp, d, r, clauses))
 		return false;
 	*clause = ri;
 	*factvar = (Var *) l;
 	*dimexpr = r;
+	return true;
+}
+
+/* a plain column, or a plain column modulo a constant (what GpuHashAgg reads from pages) */
+static bool
+plain_input(Node *node)
+{
+	OpExpr	   *op = (OpExpr *) node;
+
+	if (node == NULL || IsA(node, Var))
+		return true;
+	return IsA(node, OpExpr) && list_length(op->args) == 2 &&
+		IsA(linitial(op->args), Var) && IsA(lsecond(op->args), Const);
+}
+
+/* Are every grouping expression and aggregate argument plain (no FILTER)? */
+static bool
+plain_inputs(List *group_exprs, List *aggrefs)
+{
+	ListCell   *lc;
+
+	foreach(lc, group_exprs)
+		if (!plain_input(lfirst(lc)))
+			return false;
+	foreach(lc, aggrefs)
+	{
+		Aggref	   *agg = lfirst_node(Aggref, lc);
+
+		if (agg->aggfilter != NULL ||
+			(!agg->aggstar && !plain_input((Node *) linitial_node(TargetEntry, agg->args)->expr)))
+			return false;
+	}
 	return true;
 }
 
@@ -624,8 +756,13 @@ star_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 											  makeInteger((int) exprType((Node *) factvar)))));
 	}
 
-	/* the fact table's quals: on the device where it can */
-	foreach(lc, sp.factrel->baserestrictinfo)
+	/*
+	 * The fact table's quals, in the order PostgreSQL evaluates them: all on
+	 * the device, or all on the CPU (in the Seq Scan), so that no qual is
+	 * evaluated for a row that an earlier one would have rejected: the device
+	 * cannot raise an error PostgreSQL would not.
+	 */
+	foreach(lc, order_quals(root, sp.factrel->baserestrictinfo))
 	{
 		RestrictInfo *ri = lfirst_node(RestrictInfo, lc);
 		Node	   *rw;
@@ -635,13 +772,19 @@ star_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 		rw = rewrite(&sp, (Node *) ri->clause);
 		if (!sp.ok)
 			return;
-		if (device_ok(&sp, rw))
+		if (cpu_quals == NIL && device_ok(&sp, rw))
 		{
 			dev_quals = lappend(dev_quals, rw);
 			shown = lappend(shown, ri->clause);
 		}
 		else
 			cpu_quals = lappend(cpu_quals, ri);
+	}
+	if (cpu_quals != NIL)
+	{
+		/* one qual stays on the CPU: they all do */
+		cpu_quals = order_quals(root, sp.factrel->baserestrictinfo);
+		dev_quals = shown = NIL;
 	}
 
 	/* the grouping columns */
@@ -719,6 +862,15 @@ star_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 		}
 		aggs = lappend(aggs, list_make4(makeInteger(op), makeInteger((int) argtype), arg, filter));
 	}
+
+	/*
+	 * The fact table alone: GpuHashAgg reads plain columns (and columns
+	 * modulo a constant) from pages as fast, so the pipeline is offered only
+	 * for what it adds: quals, and expressions to evaluate on the device.
+	 */
+	if (sp.ndims == 0 && dev_quals == NIL && cpu_quals == NIL &&
+		plain_inputs(group_exprs, aggrefs))
+		return;
 
 	/* the payloads each dimension computes */
 	for (int d = 0; d < sp.ndims; d++)
@@ -860,7 +1012,7 @@ plan_star(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path, List *tlist
 	if (!IsA(factplan, SeqScan))
 		elog(ERROR, "gpuhash: the fact table of a star is not read by a Seq Scan");
 	factplan->targetlist = build_physical_tlist(root, factrel);
-	factplan->qual = extract_actual_clauses(order_qual_clauses(root, cpu_quals), false);
+	factplan->qual = extract_actual_clauses(order_quals(root, cpu_quals), false);
 
 	/* each dimension computes its key, its grouping columns, its payload */
 	forboth(lc, dims, lc2, list_copy_tail(custom_plans, 1))

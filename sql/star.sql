@@ -1,0 +1,173 @@
+-- GpuStarAgg: an aggregation over a star of inner joins (a fact table joined
+-- to dimensions on keys they are unique on) runs as one node: the fact
+-- table's pages go to the device, its quals, the dimension lookups, the
+-- group key and the aggregates' arguments are evaluated there.  EXPLAIN
+-- shows the node, the fact table, the quals on the device, the dimensions
+-- and their join clauses.  The plans are forced (gpuhash.force); results are
+-- ordered so the output is the same on every backend, and each is checked
+-- against PostgreSQL's own plan (gpuhash off) in the same file.
+SET gpuhash.force = on;
+SET max_parallel_workers_per_gather = 0;
+SET extra_float_digits = 0;
+
+CREATE TABLE st_date (d_key int PRIMARY KEY, d_year int NOT NULL, d_month text NOT NULL);
+CREATE TABLE st_part (p_key int PRIMARY KEY, p_brand text, p_cat char(3), p_size int,
+                      p_price numeric(10,2));
+CREATE TABLE st_cust (c_key bigint PRIMARY KEY, c_region text, c_nation int);
+CREATE TABLE st_nation (n_key int PRIMARY KEY, n_name text);
+-- varying-width columns before the fixed-width ones the queries read
+CREATE TABLE st_fact (f_id int, f_note text, f_date int, f_part int, f_cust int,
+                      f_flag char(1), f_qty int, f_price numeric(12,2), f_disc numeric(4,2),
+                      f_ratio float8, f_small smallint, f_when date);
+INSERT INTO st_date SELECT 19940000 + g, 1994 + g % 4, to_char(g % 12 + 1, 'FM00')
+  FROM generate_series(1, 400) g;
+INSERT INTO st_part SELECT g, 'b' || (g % 7), 'c' || (g % 3),
+                           CASE WHEN g % 10 = 0 THEN NULL ELSE g % 5 END, g * 1.25
+  FROM generate_series(1, 300) g;
+INSERT INTO st_cust SELECT g, CASE g % 4 WHEN 0 THEN 'east' WHEN 1 THEN 'west'
+                                         WHEN 2 THEN 'north' ELSE NULL END, g % 6
+  FROM generate_series(1, 200) g;
+INSERT INTO st_nation SELECT g, 'n' || g FROM generate_series(0, 5) g;
+INSERT INTO st_fact
+  SELECT g, repeat('x', g % 37),
+         CASE WHEN g % 97 = 0 THEN NULL ELSE 19940000 + 1 + (g * 7) % 420 END,
+         1 + (g * 13) % 310,
+         CASE WHEN g % 53 = 0 THEN NULL ELSE 1 + (g * 11) % 200 END,
+         CASE g % 3 WHEN 0 THEN 'A' WHEN 1 THEN 'R' ELSE NULL END,
+         CASE WHEN g % 41 = 0 THEN NULL ELSE g % 50 END,
+         (g % 1000) * 1.5, (g % 11) / 100.0,
+         CASE WHEN g % 29 = 0 THEN NULL ELSE (g % 400) / 4.0 END,
+         (g % 7)::smallint, date '1994-01-01' + g % 1500
+  FROM generate_series(1, 6000) g;
+VACUUM (FREEZE, ANALYZE) st_date, st_part, st_cust, st_nation, st_fact;
+
+-- three dimensions, a qual on the fact table, groups from two dimensions
+EXPLAIN (COSTS OFF)
+SELECT d_year, p_brand, sum(f_qty), count(*)
+  FROM st_fact, st_date, st_part, st_cust
+ WHERE f_date = d_key AND f_part = p_key AND f_cust = c_key
+   AND p_cat = 'c1' AND c_region = 'east' AND f_qty BETWEEN 2 AND 40
+ GROUP BY d_year, p_brand;
+SELECT d_year, p_brand, sum(f_qty), count(*)
+  FROM st_fact, st_date, st_part, st_cust
+ WHERE f_date = d_key AND f_part = p_key AND f_cust = c_key
+   AND p_cat = 'c1' AND c_region = 'east' AND f_qty BETWEEN 2 AND 40
+ GROUP BY d_year, p_brand ORDER BY 1, 2;
+
+-- a plain aggregate of a product, as SSB's first queries
+SELECT sum(f_qty * f_small) AS revenue, count(*)
+  FROM st_fact, st_date WHERE f_date = d_key AND d_year = 1995 AND f_small < 3;
+
+-- numerics: products and sums byte for byte, averages, with NULLs
+SELECT c_region, sum(f_price * (1 - f_disc)), avg(f_price), sum(f_disc), min(f_qty),
+       max(f_ratio), count(f_ratio)
+  FROM st_fact JOIN st_cust ON f_cust = c_key GROUP BY c_region ORDER BY 1;
+
+-- a group key of the fact table (char(1), NULLs) and a dimension's value
+-- inside a fact expression (the LIKE runs on the CPU, per part)
+EXPLAIN (COSTS OFF)
+SELECT f_flag, sum(CASE WHEN p_brand LIKE 'b1%' THEN f_price ELSE 0 END), count(*)
+  FROM st_fact JOIN st_part ON f_part = p_key GROUP BY f_flag;
+SELECT f_flag, sum(CASE WHEN p_brand LIKE 'b1%' THEN f_price ELSE 0 END), count(*)
+  FROM st_fact JOIN st_part ON f_part = p_key GROUP BY f_flag ORDER BY 1;
+
+-- quals of every kind on the device: IN, OR, IS NULL, COALESCE, dates, numerics
+SELECT p_size, count(*), sum(f_qty), sum(f_small)
+  FROM st_fact JOIN st_part ON f_part = p_key
+ WHERE (f_small IN (1, 3, 5) OR f_qty IS NULL) AND coalesce(f_ratio, 0) < 90
+   AND f_when >= date '1995-01-01' AND f_price > 100.50 AND NOT f_flag = 'A'
+ GROUP BY p_size ORDER BY 1;
+
+-- a qual the device cannot evaluate stays on the Seq Scan
+EXPLAIN (COSTS OFF)
+SELECT d_month, count(*) FROM st_fact JOIN st_date ON f_date = d_key
+ WHERE f_note LIKE '%xxxxx%' AND f_qty > 10 GROUP BY d_month;
+SELECT d_month, count(*) FROM st_fact JOIN st_date ON f_date = d_key
+ WHERE f_note LIKE '%xxxxx%' AND f_qty > 10 GROUP BY d_month ORDER BY 1;
+
+-- HAVING, FILTER, an expression of the fact as a group key
+SELECT f_small % 3 AS m, count(*) FILTER (WHERE d_year > 1995), sum(f_qty) FILTER (WHERE f_qty > 25)
+  FROM st_fact JOIN st_date ON f_date = d_key
+ GROUP BY 1 HAVING count(*) > 100 ORDER BY 1;
+
+-- the fact table alone: its quals and expressions on the device
+EXPLAIN (COSTS OFF)
+SELECT f_flag, sum(f_price * (1 + f_disc)), count(*) FROM st_fact WHERE f_when < date '1996-06-01'
+ GROUP BY f_flag;
+SELECT f_flag, sum(f_price * (1 + f_disc)), count(*) FROM st_fact WHERE f_when < date '1996-06-01'
+ GROUP BY f_flag ORDER BY 1;
+
+-- no matching row: a plain aggregate still returns its row, a GROUP BY none
+SELECT count(*), sum(f_qty), avg(f_price) FROM st_fact JOIN st_date ON f_date = d_key
+ WHERE d_year = 3000;
+SELECT d_year, count(*) FROM st_fact JOIN st_date ON f_date = d_key
+ WHERE d_year = 3000 GROUP BY d_year;
+
+-- a parameter, evaluated once per execution
+PREPARE star_q(int) AS
+  SELECT d_year, count(*) FROM st_fact JOIN st_date ON f_date = d_key
+   WHERE f_qty > $1 GROUP BY d_year ORDER BY 1;
+EXECUTE star_q(45);
+EXECUTE star_q(48);
+DEALLOCATE star_q;
+
+-- errors are PostgreSQL's, and only for rows PostgreSQL evaluates
+SELECT sum(f_qty / (f_small - f_small)) FROM st_fact JOIN st_date ON f_date = d_key;
+SELECT sum(f_qty * 2147483647) FROM st_fact JOIN st_date ON f_date = d_key;
+SELECT sum(f_qty / f_small) FROM st_fact JOIN st_date ON f_date = d_key WHERE f_small <> 0;
+SELECT count(*) FROM st_fact JOIN st_date ON f_date = d_key
+ WHERE f_small > 0 AND 100 / f_small > 20;
+
+-- not a star: a dimension not unique on its key, an outer join, two
+-- dimensions joined to each other
+EXPLAIN (COSTS OFF)
+SELECT p_size, count(*) FROM st_fact JOIN st_part ON f_small = p_size GROUP BY p_size;
+EXPLAIN (COSTS OFF)
+SELECT d_year, count(*) FROM st_fact LEFT JOIN st_date ON f_date = d_key GROUP BY d_year;
+EXPLAIN (COSTS OFF)
+SELECT n_name, count(*) FROM st_fact JOIN st_cust ON f_cust = c_key
+  JOIN st_nation ON c_nation = n_key GROUP BY n_name;
+
+-- EXPLAIN ANALYZE: what the device kept, the groups, how the key was formed
+CREATE FUNCTION star_explain(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
+DECLARE line text;
+BEGIN
+  FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
+    IF line ~ '(Rows Kept|Groups|Group Key Form|Dimensions|GpuStarAgg)' THEN
+      RETURN NEXT btrim(line);
+    END IF;
+  END LOOP;
+END $$;
+SELECT star_explain('SELECT d_year, p_cat, count(*) FROM st_fact, st_date, st_part
+                     WHERE f_date = d_key AND f_part = p_key GROUP BY d_year, p_cat');
+SELECT count(*) FROM st_fact, st_date, st_part WHERE f_date = d_key AND f_part = p_key;
+
+-- gpuhash.enable_star = off: gpuhash's other nodes
+SET gpuhash.enable_star = off;
+EXPLAIN (COSTS OFF)
+SELECT d_year, count(*) FROM st_fact JOIN st_date ON f_date = d_key GROUP BY d_year;
+RESET gpuhash.enable_star;
+
+-- every query above, gpuhash on and off: the same rows
+CREATE FUNCTION star_same(q text) RETURNS boolean LANGUAGE plpgsql AS $$
+DECLARE a text; b text;
+BEGIN
+  SET LOCAL gpuhash.enabled = off;
+  EXECUTE format('SELECT md5(string_agg(x::text, ''|'' ORDER BY x::text)) FROM (%s) x', q) INTO a;
+  SET LOCAL gpuhash.enabled = on;
+  EXECUTE format('SELECT md5(string_agg(x::text, ''|'' ORDER BY x::text)) FROM (%s) x', q) INTO b;
+  RETURN a IS NOT DISTINCT FROM b;
+END $$;
+SELECT star_same($$SELECT d_year, p_brand, sum(f_qty), count(*) FROM st_fact, st_date, st_part, st_cust
+  WHERE f_date = d_key AND f_part = p_key AND f_cust = c_key AND p_cat = 'c1' AND c_region = 'east'
+    AND f_qty BETWEEN 2 AND 40 GROUP BY d_year, p_brand$$) AS three_dimensions,
+       star_same($$SELECT c_region, sum(f_price * (1 - f_disc)), avg(f_price), sum(f_disc), min(f_qty),
+  max(f_ratio), count(f_ratio) FROM st_fact JOIN st_cust ON f_cust = c_key GROUP BY c_region$$) AS numerics,
+       star_same($$SELECT f_flag, sum(CASE WHEN p_brand LIKE 'b1%' THEN f_price ELSE 0 END), count(*)
+  FROM st_fact JOIN st_part ON f_part = p_key GROUP BY f_flag$$) AS payload,
+       star_same($$SELECT p_size, count(*), sum(f_qty), sum(f_small) FROM st_fact JOIN st_part ON f_part = p_key
+  WHERE (f_small IN (1, 3, 5) OR f_qty IS NULL) AND coalesce(f_ratio, 0) < 90
+    AND f_when >= date '1995-01-01' AND f_price > 100.50 AND NOT f_flag = 'A' GROUP BY p_size$$) AS quals;
+
+DROP FUNCTION star_explain(text), star_same(text);
+DROP TABLE st_fact, st_date, st_part, st_cust, st_nation;

@@ -1,0 +1,169 @@
+-- Differential tests of GpuStarAgg (star.h): aggregations over a fact table
+-- joined to dimensions on keys they are unique on run as one pipeline on
+-- the device.  Every query runs with gpuhash off and forced on and must
+-- return the same rows, and the "on" plan must use GpuStarAgg (or, where the
+-- query is not a star, must not).  The data has duplicates, skew, NULLs in
+-- keys, quals, grouping columns and aggregated values, empty dimensions,
+-- varying-width columns before the ones read, numerics of several scales;
+-- the queries run serially and in parallel, through the GPU service and the
+-- backend's own engine, from pages shipped by buffer number and from rows
+-- read on the CPU (pages not all-visible, quals the device cannot evaluate,
+-- temporary tables).  The ordinary tables are frozen before the test's
+-- transaction, so their pages are all-visible.
+SET client_min_messages = warning;
+DROP TABLE IF EXISTS sf_fact, sf_day, sf_item, sf_store, sf_empty, sf_multi;
+SELECT setseed(0.577);
+CREATE TABLE sf_day (day int PRIMARY KEY, yr int, mon text, season char(6), holiday bool);
+INSERT INTO sf_day SELECT g, 2000 + g / 366, to_char(g % 12 + 1, 'FM00'),
+                          (ARRAY['winter', 'spring', 'summer', 'fall'])[g % 4 + 1],
+                          CASE WHEN g % 50 = 0 THEN NULL ELSE g % 7 = 0 END
+  FROM generate_series(0, 3000) g;
+CREATE TABLE sf_item (item bigint PRIMARY KEY, brand text, cat text, size int,
+                      price numeric(9,2), weight float8);
+INSERT INTO sf_item SELECT g, 'brand' || (g % 40), CASE WHEN g % 13 = 0 THEN NULL ELSE 'cat' || (g % 6) END,
+                           g % 50, (random() * 1000)::numeric(9,2),
+                           CASE WHEN g % 17 = 0 THEN NULL ELSE g % 100 / 8.0 END
+  FROM generate_series(1, 5000) g;
+CREATE TABLE sf_store (store int PRIMARY KEY, region text NOT NULL, manager text);
+INSERT INTO sf_store SELECT g, (ARRAY['N', 'S', 'E', 'W', 'C'])[g % 5 + 1],
+                            CASE WHEN g % 9 = 0 THEN NULL ELSE 'm' || (g % 11) END
+  FROM generate_series(1, 120) g;
+CREATE TABLE sf_empty (k int PRIMARY KEY, v int);
+-- not unique on its key: not a dimension
+CREATE TABLE sf_multi (k int, v int);
+INSERT INTO sf_multi SELECT g % 40, g FROM generate_series(1, 200) g;
+-- 120000 rows: keys with NULLs, missing in their dimension, skewed
+CREATE TABLE sf_fact AS
+  SELECT g AS id,
+         repeat('n', (g % 60)) AS note,
+         CASE WHEN g % 101 = 0 THEN NULL WHEN g % 3 = 0 THEN 77
+              ELSE (random() * 3100)::int END AS day,
+         CASE WHEN g % 89 = 0 THEN NULL ELSE (power(random(), 3) * 5200)::bigint END AS item,
+         CASE WHEN g % 7 = 0 THEN 5 ELSE (random() * 125)::int END AS store,
+         CASE WHEN g % 23 = 0 THEN NULL ELSE (random() * 100)::int END AS qty,
+         CASE WHEN g % 31 = 0 THEN NULL ELSE (random() * 100000)::numeric(12,2) END AS amount,
+         ((g % 21) / 100.0)::numeric(4,2) AS disc,
+         CASE WHEN g % 37 = 0 THEN NULL ELSE (g % 1000 - 500)::smallint END AS delta,
+         CASE WHEN g % 43 = 0 THEN NULL ELSE (g % 800) / 16.0 END AS ratio,
+         (ARRAY['A', 'B', 'C', NULL])[g % 4 + 1]::char(1) AS flag,
+         date '2000-01-01' + g % 3000 AS shipped
+  FROM generate_series(1, 120000) g;
+VACUUM (FREEZE, ANALYZE) sf_day, sf_item, sf_store, sf_empty, sf_multi, sf_fact;
+
+BEGIN;
+SELECT plan(84);
+SET LOCAL gpuhash.enable_star = on;
+
+\ir lib/digests.sql
+
+CREATE FUNCTION pg_temp.star_cases(tag text) RETURNS SETOF text
+LANGUAGE plpgsql AS $$
+BEGIN
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' one dimension, grouped by it',
+    'SELECT d.yr, count(*), sum(f.qty), avg(f.qty), min(f.delta), max(f.ratio)
+       FROM sf_fact f JOIN sf_day d ON f.day = d.day GROUP BY d.yr', 'GpuStarAgg');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' three dimensions, quals on each',
+    'SELECT d.season, i.brand, s.region, sum(f.amount), count(f.qty)
+       FROM sf_fact f, sf_day d, sf_item i, sf_store s
+      WHERE f.day = d.day AND f.item = i.item AND f.store = s.store
+        AND d.yr BETWEEN 2001 AND 2005 AND i.cat IN (''cat1'', ''cat2'') AND s.region <> ''C''
+        AND f.qty > 10 GROUP BY 1, 2, 3', 'GpuStarAgg');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' plain aggregate of products',
+    'SELECT sum(f.qty * f.delta), sum(f.amount * f.disc), count(*)
+       FROM sf_fact f JOIN sf_day d ON f.day = d.day
+      WHERE d.yr = 2003 AND f.disc BETWEEN 0.05 AND 0.15 AND f.qty < 60', 'GpuStarAgg');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' numeric of three scales',
+    'SELECT s.region, sum(f.amount * (1 - f.disc) * (1 + f.disc)), avg(f.amount * f.disc),
+            sum(f.amount - i.price), sum(i.price)
+       FROM sf_fact f JOIN sf_item i ON f.item = i.item JOIN sf_store s ON f.store = s.store
+      GROUP BY s.region', 'GpuStarAgg');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' NULL grouping columns from both sides',
+    'SELECT i.cat, f.flag, s.manager, count(*), sum(f.qty)
+       FROM sf_fact f JOIN sf_item i ON f.item = i.item JOIN sf_store s ON f.store = s.store
+      GROUP BY 1, 2, 3', 'GpuStarAgg');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' grouping by fact expressions',
+    'SELECT f.delta % 7, f.qty / 10, f.shipped, count(*), sum(i.size)
+       FROM sf_fact f JOIN sf_item i ON f.item = i.item GROUP BY 1, 2, 3', 'GpuStarAgg');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' a dimension value in the fact expressions',
+    'SELECT d.mon, sum(CASE WHEN i.brand LIKE ''brand1%'' THEN f.amount ELSE 0 END),
+            sum(f.qty * i.size), sum(f.ratio * i.weight), count(*) FILTER (WHERE d.holiday)
+       FROM sf_fact f JOIN sf_day d ON f.day = d.day JOIN sf_item i ON f.item = i.item
+      GROUP BY d.mon', 'GpuStarAgg');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' quals with OR, NOT, IS NULL, COALESCE, dates',
+    'SELECT s.region, count(*), sum(f.delta)
+       FROM sf_fact f JOIN sf_store s ON f.store = s.store
+      WHERE (f.flag = ''A'' OR f.flag IS NULL) AND NOT coalesce(f.ratio, 0) > 40
+        AND f.shipped < date ''2006-06-01'' AND f.amount IS NOT NULL
+      GROUP BY s.region', 'GpuStarAgg');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' CASE, HAVING, FILTER',
+    'SELECT CASE WHEN f.qty > 50 THEN ''hi'' ELSE ''lo'' END AS band, d.yr,
+            count(*) FILTER (WHERE f.delta > 0), sum(f.amount) FILTER (WHERE f.flag = ''B'')
+       FROM sf_fact f JOIN sf_day d ON f.day = d.day
+      GROUP BY 1, 2 HAVING count(*) > 50', 'GpuStarAgg');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' an empty dimension',
+    'SELECT count(*), sum(f.qty), max(e.v) FROM sf_fact f JOIN sf_empty e ON f.qty = e.k', 'GpuStarAgg');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' no row passes the quals',
+    'SELECT d.yr, count(*) FROM sf_fact f JOIN sf_day d ON f.day = d.day
+      WHERE f.qty > 1000 GROUP BY d.yr', 'GpuStarAgg');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' a qual the device cannot evaluate',
+    'SELECT d.yr, count(*), sum(f.qty) FROM sf_fact f JOIN sf_day d ON f.day = d.day
+      WHERE f.note LIKE ''%nnnnnnnnnn%'' AND f.qty > 5 GROUP BY d.yr', 'GpuStarAgg');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' the fact table alone',
+    'SELECT f.flag, sum(f.amount * (1 - f.disc)), avg(f.qty), count(*)
+       FROM sf_fact f WHERE f.shipped <= date ''2007-01-01'' GROUP BY f.flag', 'GpuStarAgg');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' not a star: a dimension not unique on its key',
+    'SELECT m.v % 3, count(*) FROM sf_fact f JOIN sf_multi m ON f.qty = m.k GROUP BY 1', 'GpuStarAgg', false);
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' not a star: an outer join',
+    'SELECT d.yr, count(*) FROM sf_fact f LEFT JOIN sf_day d ON f.day = d.day GROUP BY d.yr', 'GpuStarAgg', false);
+END $$;
+
+SET LOCAL max_parallel_workers_per_gather = 0;
+SELECT * FROM pg_temp.star_cases('serial');
+
+-- in parallel: the processes share the fact table's blocks and one star
+SET LOCAL max_parallel_workers_per_gather = 2;
+SET LOCAL parallel_setup_cost = 0;
+SET LOCAL parallel_tuple_cost = 0;
+SET LOCAL min_parallel_table_scan_size = 0;
+SELECT * FROM pg_temp.star_cases('parallel');
+SET LOCAL parallel_leader_participation = off;
+SELECT * FROM pg_temp.same_rows('parallel, leader not taking part',
+  'SELECT d.season, i.brand, sum(f.amount), count(*) FROM sf_fact f, sf_day d, sf_item i
+    WHERE f.day = d.day AND f.item = i.item GROUP BY 1, 2', 'GpuStarAgg');
+RESET parallel_leader_participation;
+
+-- pages that are not all-visible: rows read on the CPU (in this transaction)
+SET LOCAL max_parallel_workers_per_gather = 0;
+UPDATE sf_fact SET qty = qty + 1 WHERE id % 10 = 0;
+DELETE FROM sf_fact WHERE id % 17 = 0;
+SELECT * FROM pg_temp.same_rows('changed pages',
+  'SELECT d.yr, s.region, count(*), sum(f.qty) FROM sf_fact f, sf_day d, sf_store s
+    WHERE f.day = d.day AND f.store = s.store GROUP BY 1, 2', 'GpuStarAgg');
+
+-- a temporary fact table: its rows come through its scan
+CREATE TEMP TABLE sf_temp AS SELECT * FROM sf_fact WHERE id % 3 = 0;
+ANALYZE sf_temp;
+SELECT * FROM pg_temp.same_rows('a temporary fact table',
+  'SELECT d.mon, count(*), sum(t.amount) FROM sf_temp t JOIN sf_day d ON t.day = d.day GROUP BY d.mon',
+  'GpuStarAgg');
+
+-- errors: PostgreSQL's, for the rows PostgreSQL evaluates
+SET LOCAL gpuhash.force = on;
+SELECT throws_ok($$SELECT sum(f.qty / (f.delta - f.delta)) FROM sf_fact f JOIN sf_day d ON f.day = d.day$$,
+                 '22012', 'division by zero', 'division by zero in an argument');
+SELECT throws_ok($$SELECT sum(f.qty * 100000000) FROM sf_fact f JOIN sf_day d ON f.day = d.day$$,
+                 '22003', 'integer out of range', 'integer overflow in an argument');
+SELECT throws_ok($$SELECT sum(f.delta * 1000::smallint) FROM sf_fact f JOIN sf_day d ON f.day = d.day$$,
+                 '22003', 'smallint out of range', 'smallint overflow in an argument');
+SELECT lives_ok($$SELECT count(*) FROM sf_fact f JOIN sf_day d ON f.day = d.day
+                   WHERE f.delta <> 0 AND 1000 / f.delta > 2$$, 'a qual guarding a division');
+SELECT lives_ok($$SELECT sum(10 / f.delta) FROM sf_fact f JOIN sf_day d ON f.day = d.day
+                   WHERE f.delta > 0$$, 'an argument of rows the quals keep');
+SELECT lives_ok($$SELECT sum(10 / i.size) FROM sf_fact f JOIN sf_item i ON f.item = i.item
+                   WHERE i.size > 0$$, 'an argument of rows the join keeps');
+RESET gpuhash.force;
+
+SELECT * FROM finish();
+ROLLBACK;
+
+DROP TABLE sf_fact, sf_day, sf_item, sf_store, sf_empty, sf_multi;
