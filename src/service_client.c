@@ -405,6 +405,12 @@ op_name(uint32 op)
 			return "read pages";
 		case GHS_OP_POOL_PAGES:
 			return "read pages into a pool";
+		case GHS_OP_STAR_CREATE:
+			return "make a star";
+		case GHS_OP_STAR_PAGES:
+			return "read pages through a star";
+		case GHS_OP_STAR_RESULT:
+			return "take a star's groups";
 	}
 	return "unknown";
 }

@@ -175,7 +175,7 @@ read_dim(GpuStarAggState *s, int d)
 
 	for (;;)
 	{
-		TupleTableSlot *slot = ExecProcNode(dim->ps);
+		TupleTableSlot *slot = star_input_next(s, dim->ps);
 		uint64		r = a->n;
 
 		if (TupIsNull(slot))

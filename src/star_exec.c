@@ -616,7 +616,7 @@ ExplainGpuStarAgg(CustomScanState *node, List *ancestors, ExplainState *es)
 	foreach(lc, s->dims_plan)
 	{
 		List	   *dim = lfirst(lc);
-		char	   *text = psprintf("%s on (%s)", strVal(list_nth(dim, STAR_DIM_NAME)),
+		char	   *text = psprintf("%s on %s", strVal(list_nth(dim, STAR_DIM_NAME)),
 									shown(s, list_nth(dim, STAR_DIM_CLAUSES), context, prefix));
 
 		if (es->analyze && s->done)

@@ -216,7 +216,9 @@ make_batch(GhOpStar *s, size_t max_pages)
 		GhsStarPages *hdr;
 		char	   *base;
 
+		/* the node's context owns them: they outlive resource owners of subtransactions */
 		s->seg = dsm_create(size, 0);
+		dsm_pin_mapping(s->seg);
 		base = dsm_segment_address(s->seg);
 		hdr = (GhsStarPages *) base;
 		memset(hdr, 0, sizeof(*hdr));
@@ -231,6 +233,7 @@ make_batch(GhOpStar *s, size_t max_pages)
 		pages = ghs_reserve(&size, (Size) BLCKSZ * max_pages, true);
 		status = ghs_reserve(&size, max_pages, true);
 		s->synth_seg = dsm_create(size, 0);
+		dsm_pin_mapping(s->synth_seg);
 		base = dsm_segment_address(s->synth_seg);
 		hdr = (GhsStarPages *) base;
 		memset(hdr, 0, sizeof(*hdr));

@@ -306,6 +306,8 @@ rewrite_mutator(Node *node, StarPlan *sp)
 
 	if (node == NULL || !sp->ok)
 		return node;
+	if (IsA(node, CaseWhen) || IsA(node, List))
+		return expression_tree_mutator(node, rewrite_mutator, sp);	/* not expressions themselves */
 	if (IsA(node, Var))
 	{
 		Var		   *var = (Var *) node;
@@ -666,9 +668,12 @@ make_star_path(StarPlan *sp, RelOptInfo *output_rel, List *priv, Path *factpath,
 			   dimpaths, ngroups_dim, npayloads);
 	if (gpuhash_force)
 	{
-		/* forced, the pipeline beats gpuhash's other nodes, forced too */
-		gpuhash_scale_forced_cost(&cpath->path);
-		gpuhash_scale_forced_cost(&cpath->path);
+		/*
+		 * forced, the pipeline beats gpuhash's other nodes, forced too: a
+		 * fused GpuHashAgg over forced GpuHashJoins is scaled twice over
+		 */
+		for (int i = 0; i < 3; i++)
+			gpuhash_scale_forced_cost(&cpath->path);
 	}
 	cpath->custom_paths = lcons(factpath, list_copy(dimpaths));
 	cpath->custom_private = list_copy(priv);
@@ -936,9 +941,16 @@ star_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 		int			workers = compute_parallel_worker(sp.factrel, sp.factrel->pages, -1,
 													  max_parallel_workers_per_gather);
 		bool		dims_safe = true;
+		List	   *safe_paths = NIL;
 
-		foreach(lc, dimpaths)
-			dims_safe &= ((Path *) lfirst(lc))->parallel_safe;
+		/* the dimensions are read by the leader alone, but sit below the Gather */
+		for (int d = 0; d < sp.ndims; d++)
+		{
+			Path	   *dp = get_cheapest_parallel_safe_total_inner(sp.comprel[d]->pathlist);
+
+			dims_safe &= dp != NULL;
+			safe_paths = lappend(safe_paths, dp);
+		}
 		foreach(lc, dims)
 		{
 			List	   *dim = lfirst(lc);
@@ -950,7 +962,7 @@ star_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 		if (workers > 0 && dims_safe)
 		{
 			Path	   *partial = create_seqscan_path(root, sp.factrel, NULL, workers);
-			CustomPath *cpath = make_star_path(&sp, output_rel, priv, partial, dimpaths,
+			CustomPath *cpath = make_star_path(&sp, output_rel, priv, partial, safe_paths,
 											   groups_est, list_length(cpu_quals),
 											   ngroups_dim, list_length(sp.payload_info),
 											   true);
@@ -1051,8 +1063,14 @@ plan_star(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path, List *tlist
 														 false));
 
 	/* the Params the device's expressions read, for the executor's bookkeeping */
-	params = pull_param_list(list_make4(list_nth(priv, SP_DEV_QUALS), pdims,
-										list_nth(priv, SP_GROUPS), list_nth(priv, SP_AGGS)));
+	params = pull_param_list(list_nth(priv, SP_DEV_QUALS));
+	foreach(lc, pdims)
+		params = list_concat(params, pull_param_list(list_nth(lfirst(lc), STAR_DIM_FACTKEYS)));
+	foreach(lc, (List *) list_nth(priv, SP_GROUPS))
+		params = list_concat(params, pull_param_list(list_make1(lsecond(lfirst(lc)))));
+	foreach(lc, (List *) list_nth(priv, SP_AGGS))
+		params = list_concat(params, pull_param_list(list_make2(lthird(lfirst(lc)),
+																	  lfourth(lfirst(lc)))));
 
 	cscan->scan.plan.targetlist = tlist;
 	cscan->scan.plan.qual = (List *) list_nth(priv, SP_HAVING);

@@ -236,7 +236,7 @@ pull_rows(StarScan *sc)
 
 	for (;;)
 	{
-		TupleTableSlot *slot = ExecProcNode(&ss->ps);
+		TupleTableSlot *slot = star_input_next(sc->s, &ss->ps);
 		HeapTuple	tuple;
 		bool		should_free;
 

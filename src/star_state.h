@@ -12,6 +12,7 @@
 
 #include "postgres.h"
 
+#include "executor/executor.h"
 #include "nodes/execnodes.h"
 #include "storage/condition_variable.h"
 #include "storage/spin.h"
@@ -115,6 +116,21 @@ typedef struct GpuStarAggState
 	int64		rows_kept;		/* rows the program kept (all processes) */
 	int64		ngroups_out;
 } GpuStarAggState;
+
+/*
+ * The next row of an input plan, run in the query's memory: a scan starts
+ * its scan there on its first row, and must outlive the node's own
+ * context, which each execution makes afresh.
+ */
+static inline TupleTableSlot *
+star_input_next(GpuStarAggState *s, PlanState *input)
+{
+	MemoryContext old = MemoryContextSwitchTo(s->css.ss.ps.state->es_query_cxt);
+	TupleTableSlot *slot = ExecProcNode(input);
+
+	MemoryContextSwitchTo(old);
+	return slot;
+}
 
 /* star_dims.c */
 extern void star_read_dims(GpuStarAggState *s);
