@@ -118,8 +118,8 @@ SELECT sum(f_qty / f_small) FROM st_fact JOIN st_date ON f_date = d_key WHERE f_
 SELECT count(*) FROM st_fact JOIN st_date ON f_date = d_key
  WHERE f_small > 0 AND 100 / f_small > 20;
 
--- not a star: a dimension not unique on its key, an outer join, two
--- dimensions joined to each other
+-- not a star: a dimension not unique on its key, an outer join; a
+-- snowflake (customers and their nations: unique on the customer's key) is
 EXPLAIN (COSTS OFF)
 SELECT p_size, count(*) FROM st_fact JOIN st_part ON f_small = p_size GROUP BY p_size;
 EXPLAIN (COSTS OFF)
@@ -161,13 +161,24 @@ END $$;
 SELECT star_same($$SELECT d_year, p_brand, sum(f_qty), count(*) FROM st_fact, st_date, st_part, st_cust
   WHERE f_date = d_key AND f_part = p_key AND f_cust = c_key AND p_cat = 'c1' AND c_region = 'east'
     AND f_qty BETWEEN 2 AND 40 GROUP BY d_year, p_brand$$) AS three_dimensions,
+       star_same($$SELECT sum(f_qty * f_small) AS revenue, count(*) FROM st_fact, st_date
+  WHERE f_date = d_key AND d_year = 1995 AND f_small < 3$$) AS plain,
        star_same($$SELECT c_region, sum(f_price * (1 - f_disc)), avg(f_price), sum(f_disc), min(f_qty),
   max(f_ratio), count(f_ratio) FROM st_fact JOIN st_cust ON f_cust = c_key GROUP BY c_region$$) AS numerics,
        star_same($$SELECT f_flag, sum(CASE WHEN p_brand LIKE 'b1%' THEN f_price ELSE 0 END), count(*)
-  FROM st_fact JOIN st_part ON f_part = p_key GROUP BY f_flag$$) AS payload,
-       star_same($$SELECT p_size, count(*), sum(f_qty), sum(f_small) FROM st_fact JOIN st_part ON f_part = p_key
+  FROM st_fact JOIN st_part ON f_part = p_key GROUP BY f_flag$$) AS payload;
+SELECT star_same($$SELECT p_size, count(*), sum(f_qty), sum(f_small) FROM st_fact JOIN st_part ON f_part = p_key
   WHERE (f_small IN (1, 3, 5) OR f_qty IS NULL) AND coalesce(f_ratio, 0) < 90
-    AND f_when >= date '1995-01-01' AND f_price > 100.50 AND NOT f_flag = 'A' GROUP BY p_size$$) AS quals;
+    AND f_when >= date '1995-01-01' AND f_price > 100.50 AND NOT f_flag = 'A' GROUP BY p_size$$) AS quals,
+       star_same($$SELECT d_month, count(*) FROM st_fact JOIN st_date ON f_date = d_key
+  WHERE f_note LIKE '%xxxxx%' AND f_qty > 10 GROUP BY d_month$$) AS cpu_qual,
+       star_same($$SELECT f_small % 3 AS m, count(*) FILTER (WHERE d_year > 1995),
+  sum(f_qty) FILTER (WHERE f_qty > 25) FROM st_fact JOIN st_date ON f_date = d_key
+  GROUP BY 1 HAVING count(*) > 100$$) AS having_filter,
+       star_same($$SELECT f_flag, sum(f_price * (1 + f_disc)), count(*) FROM st_fact
+  WHERE f_when < date '1996-06-01' GROUP BY f_flag$$) AS fact_alone,
+       star_same($$SELECT n_name, count(*) FROM st_fact JOIN st_cust ON f_cust = c_key
+  JOIN st_nation ON c_nation = n_key GROUP BY n_name$$) AS snowflake;
 
 DROP FUNCTION star_explain(text), star_same(text);
 DROP TABLE st_fact, st_date, st_part, st_cust, st_nation;

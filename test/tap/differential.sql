@@ -9,6 +9,8 @@ BEGIN;
 SELECT plan(189);
 
 SET LOCAL max_parallel_workers_per_gather = 0;
+-- GpuHashJoin and GpuHashAgg themselves (GpuStarAgg has test/tap/star.sql)
+SET LOCAL gpuhash.enable_star = off;
 SELECT setseed(0.4242);
 
 CREATE TEMP TABLE fact AS

@@ -57,6 +57,8 @@ RESET client_min_messages;
 
 BEGIN;
 SELECT plan(130);
+-- GpuHashAgg's page reading (GpuStarAgg's is tested in test/tap/star.sql)
+SET LOCAL gpuhash.enable_star = off;
 
 SET LOCAL max_parallel_workers_per_gather = 0;
 \ir lib/digests.sql
