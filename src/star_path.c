@@ -234,6 +234,8 @@ find_components(StarPlan *sp, Relids all)
 
 		if (ec->ec_has_volatile)
 			return false;
+		if (ec->ec_has_const)
+			continue;			/* c_region = 'ASIA' AND s_region = 'ASIA': quals, no join */
 		foreach(lc2, ec->ec_members)
 		{
 			EquivalenceMember *em = lfirst(lc2);
