@@ -21,7 +21,7 @@
  * goes on; a keep or add that fails may have aggregated part of its rows,
  * so the star is then broken: every later call but gh_star_free and
  * gh_star_rows fails.  A call cancelled by the interrupt before it starts
- * changes nothing.
+ * changes nothing (CHECK_INTERRUPT).
  *
  *-------------------------------------------------------------------------
  */
@@ -30,15 +30,12 @@
 
 #include "engine_internal.h"
 
-/* The interrupt and an injected failure, before a backend call. */
-static gh_status
-before_backend(gh_engine *e)
-{
-	CHECK_INTERRUPT(e);
-	if (gh_injected_failure(e, 0))
-		return e->inject_status;
-	return GH_OK;
-}
+/*
+ * A backend call, or a failure injected in place of its first device
+ * operation (which a failed keep or add is then taken to have done).
+ */
+#define BACKEND(e, call) \
+	(gh_injected_failure((e), 0) ? (e)->inject_status : (call))
 
 /* ---- dimensions ---- */
 
@@ -64,14 +61,14 @@ gh_dim_create(gh_engine *e, const uint64_t *keys, size_t n, const gh_dimcol *col
 			return gh_fail(e, GH_ERR_INVALID, "gh_dim_create: column %d has no values", c);
 	if (n > UINT32_MAX)
 		return gh_fail(e, GH_ERR_INVALID, "gh_dim_create: %zu rows, at most 2^32 - 1", n);
-	GH_TRY_STATUS(before_backend(e));
+	CHECK_INTERRUPT(e);
 	d = gh_calloc(e, 1, sizeof(gh_dim));
 	if (d == NULL)
 		return e->status;
 	d->e = e;
 	d->n = n;
 	d->ncols = ncols;
-	st = e->ops->dim_create(d, keys, cols);
+	st = BACKEND(e, e->ops->dim_create(d, keys, cols));
 	if (st != GH_OK)
 	{
 		gh_dim_free(d);
@@ -110,9 +107,10 @@ gh_star_create(gh_engine *e, const gh_prog *prog, const gh_pagespec *spec, gh_di
 
 	if (e == NULL)
 		return GH_ERR_INVALID;
+	if (out != NULL)
+		*out = NULL;
 	if (out == NULL || prog == NULL || spec == NULL || (ndims > 0 && dims == NULL))
 		return gh_fail(e, GH_ERR_INVALID, "gh_star_create: missing argument");
-	*out = NULL;
 	if (ndims < 0 || ndims > GH_PROG_MAX_DIMS)
 		return gh_fail(e, GH_ERR_INVALID, "gh_star_create: %d dimensions, at most %d", ndims,
 					   GH_PROG_MAX_DIMS);
@@ -126,7 +124,7 @@ gh_star_create(gh_engine *e, const gh_prog *prog, const gh_pagespec *spec, gh_di
 	GH_TRY_STATUS(gh_page_spec_check(e, spec, true, "gh_star_create"));
 	if ((why = gh_prog_check(prog, spec, dim_ncols, ndims)) != NULL)
 		return gh_fail(e, GH_ERR_INVALID, "gh_star_create: %s", why);
-	GH_TRY_STATUS(before_backend(e));
+	CHECK_INTERRUPT(e);
 	s = gh_calloc(e, 1, sizeof(gh_star));
 	if (s == NULL)
 		return e->status;
@@ -141,7 +139,7 @@ gh_star_create(gh_engine *e, const gh_prog *prog, const gh_pagespec *spec, gh_di
 		s->outs[c].type = (gh_valtype) prog->outs[c].type;
 		s->outs[c].ops = prog->outs[c].ops;
 	}
-	st = e->ops->star_create(s);
+	st = BACKEND(e, e->ops->star_create(s));
 	if (st != GH_OK)
 	{
 		gh_star_free(s);
@@ -177,9 +175,9 @@ gh_star_read(gh_star *s, const void *base, const uint32_t *pages, size_t npages,
 		return gh_fail(e, GH_ERR_INVALID, "gh_star_read: pages not 16-byte aligned");
 	if (npages > INT32_MAX / s->spec.max_tuples)
 		return gh_fail(e, GH_ERR_INVALID, "gh_star_read: %zu pages are too many", npages);
-	GH_TRY_STATUS(before_backend(e));
+	CHECK_INTERRUPT(e);
 	if (npages > 0)
-		GH_TRY_STATUS(e->ops->star_read(s, base, pages, npages, status));
+		GH_TRY_STATUS(BACKEND(e, e->ops->star_read(s, base, pages, npages, status)));
 	s->npages = npages;
 	s->pending = true;
 	return GH_OK;
@@ -197,9 +195,9 @@ gh_star_keep(gh_star *s, const uint8_t *drop)
 	GH_TRY_STATUS(star_usable(s, "gh_star_keep"));
 	if (!s->pending)
 		return gh_fail(e, GH_ERR_INVALID, "gh_star_keep: no read to keep");
-	GH_TRY_STATUS(before_backend(e));
+	CHECK_INTERRUPT(e);
 	if (s->npages > 0)
-		st = e->ops->star_keep(s, drop);
+		st = BACKEND(e, e->ops->star_keep(s, drop));
 	s->pending = false;
 	s->broken = st != GH_OK;
 	return st;
@@ -230,8 +228,8 @@ gh_star_add(gh_star *s, const uint64_t *keys, size_t n, const gh_aggcol *cols)
 	}
 	if (n == 0)
 		return GH_OK;
-	GH_TRY_STATUS(before_backend(e));
-	st = e->ops->star_add(s, keys, n, cols);
+	CHECK_INTERRUPT(e);
+	st = BACKEND(e, e->ops->star_add(s, keys, n, cols));
 	if (st != GH_OK)
 	{
 		s->broken = true;
@@ -254,8 +252,8 @@ gh_star_result(gh_star *s, gh_groups **out)
 		return gh_fail(e, GH_ERR_INVALID, "gh_star_result: missing argument");
 	*out = NULL;
 	GH_TRY_STATUS(star_usable(s, "gh_star_result"));
-	GH_TRY_STATUS(before_backend(e));
-	GH_TRY_STATUS(e->ops->star_result(s, &g));
+	CHECK_INTERRUPT(e);
+	GH_TRY_STATUS(BACKEND(e, e->ops->star_result(s, &g)));
 	g->partitions = 1;
 	g->input_rows = s->rows;
 	g->ndevices = 1;

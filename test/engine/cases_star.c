@@ -59,24 +59,12 @@
 
 /* ---- the fact table ---- */
 
-/* attributes of the fact table, in order, and their output columns */
-enum
-{
-	A_SKIP_TEXT, A_ID, A_N1, A_I2, A_T, A_FLAG, A_I4, A_SKIP_UUID, A_I8, A_F4, A_F8, A_BP,
-	A_DATE, A_TS, A_OID, A_N2, A_CHAR, A_K, A_SKIP_NUM, NATTS
-};
-enum
-{
-	C_ID, C_N1, C_I2, C_T, C_FLAG, C_I4, C_I8, C_F4, C_F8, C_BP, C_DATE, C_TS, C_OID, C_N2,
-	C_CHAR, C_K
-};
-
-static const stype FACT_TYPES[NATTS] = {
+const stype FACT_TYPES[NATTS] = {
 	ST_TEXT, ST_INT4, ST_NUMERIC, ST_INT2, ST_TEXT, ST_BOOL, ST_INT4, ST_UUID, ST_INT8,
 	ST_FLOAT4, ST_FLOAT8, ST_BPCHAR, ST_DATE, ST_TIMESTAMP, ST_OID, ST_NUMERIC, ST_CHAR,
 	ST_INT8, ST_NUMERIC
 };
-static const int8_t FACT_OUT[NATTS] = {
+const int8_t FACT_OUT[NATTS] = {
 	-1, C_ID, C_N1, C_I2, C_T, C_FLAG, C_I4, -1, C_I8, C_F4, C_F8, C_BP, C_DATE, C_TS, C_OID,
 	C_N2, C_CHAR, C_K, -1
 };
@@ -312,8 +300,8 @@ typedef struct spages
 } spages;
 
 
-/* The fact table (set up by run_star_pipeline_cases). */
-static stable fact;
+/* The fact table (set up by run_star_cases). */
+stable		fact;
 
 /* A tuple placed on a page: where its attributes are, for spoiling the page. */
 typedef struct placed
@@ -514,6 +502,24 @@ spages_build(spages *ps, const srow *rows, size_t nrows, const profile *pf, rng 
 	free(pl);
 }
 
+uint8_t *
+fact_pages(size_t nrows, rng *r, size_t *npages)
+{
+	profile		pf = {.null_pct = 5, .rows_min = 1, .rows_max = 40, .junk_pct = 10};
+	srow	   *rows = xmalloc(nrows * sizeof(srow));
+	spages		ps;
+
+	for (size_t i = 0; i < nrows; i++)
+		make_row(&rows[i], (int) i, &pf, r);
+	spages_build(&ps, rows, nrows, &pf, r);
+	free(rows);
+	free(ps.first);
+	free(ps.nrows);
+	free(ps.bad);
+	*npages = ps.npages;
+	return ps.base;
+}
+
 static void
 spages_free(spages *ps)
 {
@@ -521,113 +527,6 @@ spages_free(spages *ps)
 	free(ps->first);
 	free(ps->nrows);
 	free(ps->bad);
-}
-
-/* ---- writing programs ---- */
-
-#define ALL_OPS (GH_AGG_SUM | GH_AGG_MIN | GH_AGG_MAX)
-
-static int
-emit(gh_prog *p, int op, int dst, int a, int b, int imm)
-{
-	gh_instr   *in = &p->code[p->ncode];
-
-	in->op = (uint8_t) op;
-	in->dst = (uint8_t) dst;
-	in->a = (uint8_t) a;
-	in->b = (uint8_t) b;
-	in->imm = imm;
-	return p->ncode++;
-}
-
-/* Point the jump at pc to the next instruction to be emitted. */
-static void
-land(gh_prog *p, int pc)
-{
-	p->code[pc].imm = p->ncode;
-}
-
-static int
-konst(gh_prog *p, int64_t lo, int64_t hi, bool null, int dscale)
-{
-	gh_pconst  *k = &p->consts[p->nconsts];
-
-	k->lo = lo;
-	k->hi = hi;
-	k->null = null;
-	k->dscale = (uint8_t) dscale;
-	return p->nconsts++;
-}
-
-/* dst = an integer, a double, a text constant */
-static void
-ld_int(gh_prog *p, int dst, int64_t v)
-{
-	emit(p, GH_OP_LDCONST, dst, 0, 0, konst(p, v, 0, false, 0));
-}
-
-static void
-ld_f8(gh_prog *p, int dst, double d)
-{
-	int64_t		bits;
-
-	memcpy(&bits, &d, 8);
-	emit(p, GH_OP_LDCONST, dst, 0, 0, konst(p, bits, 0, false, 0));
-}
-
-static void
-ld_text(gh_prog *p, int dst, const char *s)
-{
-	size_t		len = strlen(s);
-
-	memcpy(p->bytes + p->nbytes, s, len);
-	emit(p, GH_OP_LDCONST, dst, 0, 1, konst(p, p->nbytes, (int64_t) len, false, 0));
-	p->nbytes += (int) len;
-}
-
-/* output register a as a new column */
-static void
-out_int(gh_prog *p, int a)
-{
-	p->outs[p->nouts] = (gh_pout) {GH_INT64, ALL_OPS};
-	emit(p, GH_OP_OUT_INT, p->nouts++, a, 0, 0);
-}
-
-static void
-out_f8(gh_prog *p, int a)
-{
-	p->outs[p->nouts] = (gh_pout) {GH_FLOAT64, ALL_OPS};
-	emit(p, GH_OP_OUT_F8, p->nouts++, a, 0, 0);
-}
-
-/* numeric a of static scale: limbs j0 .. j0 + n - 1 and its display scale */
-static void
-out_num(gh_prog *p, int a, int scale, int j0, int n, int ops)
-{
-	int			first = p->nouts;
-
-	for (int k = 0; k <= n; k++)
-		p->outs[p->nouts++] = (gh_pout) {GH_INT64, k < n ? ops : GH_AGG_MAX};
-	emit(p, GH_OP_OUT_NUM, first, a, scale, (j0 & 255) | n << 8);
-}
-
-/* the comparison dst = a <cmp> b of an opcode */
-static void
-cmp(gh_prog *p, int op, int dst, int a, int b, int how)
-{
-	emit(p, op, dst, a, b, how);
-}
-
-#define KEYPACK_IMM(shift, width, nullbit) ((shift) | (width) << 8 | ((nullbit) + 1) << 16)
-
-/* Registers 0 .. 31; register 0 the row's id, the row keyed by it. */
-static void
-begin_keyed_by_id(gh_prog *p)
-{
-	memset(p, 0, sizeof(*p));
-	p->nregs = GH_PROG_MAX_REGS;
-	emit(p, GH_OP_LDCOL_INT, 0, 0, 4, C_ID);
-	emit(p, GH_OP_KEYPACK, 0, 0, 0, KEYPACK_IMM(0, 32, -1));
 }
 
 /* ---- the scenarios' programs ---- */

@@ -115,6 +115,54 @@ typedef struct oresult
 	uint8_t		nulls[GH_PROG_MAX_OUTS];
 } oresult;
 
+/* ---- the fact table of the tests (cases_star.c) ---- */
+
+/* its attributes, in order, and their output columns */
+enum
+{
+	A_SKIP_TEXT, A_ID, A_N1, A_I2, A_T, A_FLAG, A_I4, A_SKIP_UUID, A_I8, A_F4, A_F8, A_BP,
+	A_DATE, A_TS, A_OID, A_N2, A_CHAR, A_K, A_SKIP_NUM, NATTS
+};
+enum
+{
+	C_ID, C_N1, C_I2, C_T, C_FLAG, C_I4, C_I8, C_F4, C_F8, C_BP, C_DATE, C_TS, C_OID, C_N2,
+	C_CHAR, C_K
+};
+
+extern const stype FACT_TYPES[NATTS];
+extern const int8_t FACT_OUT[NATTS];
+extern stable fact;
+
+/*
+ * nrows rows of the fact table in pages (nothing that escapes or errors
+ * in the id, no malformed page): 16-byte aligned, the caller frees them;
+ * *npages pages.
+ */
+extern uint8_t *fact_pages(size_t nrows, rng *r, size_t *npages);
+
+/* ---- writing programs (star_prog.c) ---- */
+
+#define ALL_OPS (GH_AGG_SUM | GH_AGG_MIN | GH_AGG_MAX)
+#define KEYPACK_IMM(shift, width, nullbit) ((shift) | (width) << 8 | ((nullbit) + 1) << 16)
+
+/* append an instruction; its index */
+extern int	emit(gh_prog *p, int op, int dst, int a, int b, int imm);
+/* point the jump at pc to the next instruction to be emitted */
+extern void land(gh_prog *p, int pc);
+extern int	konst(gh_prog *p, int64_t lo, int64_t hi, bool null, int dscale);
+/* dst = an integer, a double, a text constant */
+extern void ld_int(gh_prog *p, int dst, int64_t v);
+extern void ld_f8(gh_prog *p, int dst, double d);
+extern void ld_text(gh_prog *p, int dst, const char *s);
+/* register a as a new output column (sum, min and max) */
+extern void out_int(gh_prog *p, int a);
+extern void out_f8(gh_prog *p, int a);
+/* numeric a of static scale: limbs j0 .. j0 + n - 1 (ops) and its display scale (max) */
+extern void out_num(gh_prog *p, int a, int scale, int j0, int n, int ops);
+extern void cmp(gh_prog *p, int op, int dst, int a, int b, int how);
+/* a program of 32 registers; register 0 the row's id, by which the row is keyed */
+extern void begin_keyed_by_id(gh_prog *p);
+
 /* star_oracle.c */
 extern int	stype_attlen(stype t);
 extern int	stype_attalign(stype t);
