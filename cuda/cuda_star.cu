@@ -203,7 +203,7 @@ struct cuda_star
 	gh_dbuf<unsigned long long> counts;	/* COUNT_* */
 	/* the rows of the last read: slot i of output c at c * stride + i */
 	size_t		slots;
-	size_t		stride;
+	size_t		stride;			/* slots the buffers hold (0: none) */
 	gh_dbuf<uint64_t> keys;
 	gh_dbuf<uint8_t> pending;	/* 1: a row to aggregate */
 	gh_dbuf<int64_t> vals;
@@ -509,18 +509,28 @@ gh_cuda_star_read(gh_star *s, const void *base, const uint32_t *pages, size_t np
 
 	GH_TRY(gh_cuda_enter(e, 0, &ctx));
 	cs->slots = 0;
-	if (cs->keys.count < slots)
+	if (cs->stride < slots)
 	{
-		/* buffers for the largest read so far, kept for the next */
+		/* buffers for the largest read so far, kept for the next: all or none */
+		gh_dbuf<uint64_t> keys;
+		gh_dbuf<uint8_t> pending,
+					nulls;
+		gh_dbuf<int64_t> vals;
+
 		cs->keys.reset();
 		cs->pending.reset();
 		cs->vals.reset();
 		cs->nulls.reset();
+		cs->stride = 0;
+		GH_TRY(keys.alloc(&ctx, slots, "star row keys"));
+		GH_TRY(pending.alloc(&ctx, slots, "star row flags"));
+		GH_TRY(vals.alloc(&ctx, slots * nouts, "star row outputs"));
+		GH_TRY(nulls.alloc(&ctx, slots * nouts, "star row output nulls"));
+		cs->keys.swap(keys);
+		cs->pending.swap(pending);
+		cs->vals.swap(vals);
+		cs->nulls.swap(nulls);
 		cs->stride = slots;
-		GH_TRY(cs->keys.alloc(&ctx, slots, "star row keys"));
-		GH_TRY(cs->pending.alloc(&ctx, slots, "star row flags"));
-		GH_TRY(cs->vals.alloc(&ctx, slots * nouts, "star row outputs"));
-		GH_TRY(cs->nulls.alloc(&ctx, slots * nouts, "star row output nulls"));
 	}
 	if (cs->status.count < npages)
 		GH_TRY(cs->status.alloc(&ctx, npages, "star page statuses"));

@@ -37,8 +37,9 @@
  * multiply, negate, scale, compare, their limbs); text (equality, bpchar,
  * packing, escapes); dates against timestamps; packed and mixed group
  * keys; probes of three dimensions (absent keys, EMPTY_KEY, NULL keys,
- * NULL payloads, high words); a page mix of rare errors and escapes; and
- * the limbs of numeric sums rebuilt into the exact sum.
+ * NULL payloads, high words); a page mix of rare errors and escapes; tens
+ * of thousands of groups (a table of groups that grows within a keep);
+ * and the limbs of numeric sums rebuilt into the exact sum.
  *
  *-------------------------------------------------------------------------
  */
@@ -989,6 +990,17 @@ prog_mix(gh_prog *p, rng *r)
 	emit(p, GH_OP_END, 0, 0, 0, 0);
 }
 
+/* Each row a group of its own: tables of groups that must grow within one keep. */
+static void
+prog_groups(gh_prog *p, rng *r)
+{
+	(void) r;
+	begin_keyed_by_id(p);
+	emit(p, GH_OP_LDCOL_INT, 1, 0, 8, C_I8);
+	out_int(p, 1);
+	emit(p, GH_OP_END, 0, 0, 0, 0);
+}
+
 /* A numeric's limbs summed per group (by flag): rebuilt afterwards into the exact sums. */
 static void
 prog_limbs(gh_prog *p, rng *r)
@@ -1385,7 +1397,8 @@ run_scenario(gh_engine *e, const scenario *sc, const sdim *sdims, uint8_t *regis
 		size_t		n = done == nlist ? 0 : 1 + rng_below(r, nlist - done);
 		uint8_t    *status = xmalloc(n > 0 ? n : 1);
 		uint8_t    *drop = NULL;
-		int			mode = (int) rng_below(r, 4);	/* no mask, all 0, random, all 1 */
+		/* no mask, all 0, random, all 1 (not the first batch, often the largest) */
+		int			mode = (int) rng_below(r, batch == 0 ? 3 : 4);
 
 		if (n > 0 && rng_below(r, 4) == 0)
 			n = 1 + rng_below(r, n);
@@ -1566,6 +1579,7 @@ static const scenario scenarios[] = {
 	{"keys", prog_keys, PF(15, 0, 2, 0, 0, 5, 10, 100, 5, 5), 3000, NULL, NULL},
 	{"dims", prog_dims, PF(10, 5, 1, 1, 0, 5, 1, 30, 5, 10), 1500, fix_dims, NULL},
 	{"mix", prog_mix, PF(5, 3, 1, 0, 1, 0, 20, 80, 5, 5), 5000, NULL, NULL},
+	{"groups", prog_groups, PF(5, 5, 0, 0, 0, 5, 150, 291, 2, 2), 40000, NULL, NULL},
 	{"limbs", prog_limbs, PF(10, 0, 0, 0, 0, 0, 50, 291, 0, 5), 4000, NULL, check_limbs},
 };
 
