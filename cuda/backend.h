@@ -179,6 +179,30 @@ typedef struct gh_backend_ops
 	gh_status	(*darray_alloc) (gh_engine *e, void **p, size_t bytes);
 	void		(*darray_free) (gh_engine *e, void *p, size_t bytes);
 	gh_status	(*darray_copy) (gh_engine *e, void *dst, const void *src, size_t bytes);
+
+	/*
+	 * The star pipeline (engine_star.c has checked the arguments), on
+	 * device index 0.  dim_create builds d (n and ncols set) from the
+	 * caller's arrays, GH_ERR_INVALID for a duplicate key; dim_free frees
+	 * d->bstate.  star_create sets up s's (empty) table of groups, for
+	 * s->prog over s->dims.  star_read runs the program over the pages
+	 * and writes their statuses, keeping the rows for star_keep, which
+	 * aggregates those of the pages that are OK and not dropped and adds
+	 * them to s->rows; a failed read keeps nothing.  star_add aggregates n
+	 * host rows (cols as the program's outputs); star_result copies the
+	 * groups into a new gh_groups (gh_groups_alloc); star_free frees
+	 * s->bstate.
+	 */
+	gh_status	(*dim_create) (struct gh_dim *d, const uint64_t *keys, const gh_dimcol *cols);
+	void		(*dim_free) (struct gh_dim *d);
+	gh_status	(*star_create) (struct gh_star *s);
+	gh_status	(*star_read) (struct gh_star *s, const void *base, const uint32_t *pages,
+							  size_t npages, uint8_t *status);
+	gh_status	(*star_keep) (struct gh_star *s, const uint8_t *drop);
+	gh_status	(*star_add) (struct gh_star *s, const uint64_t *keys, size_t n,
+							 const gh_aggcol *cols);
+	gh_status	(*star_result) (struct gh_star *s, gh_groups **out);
+	void		(*star_free) (struct gh_star *s);
 } gh_backend_ops;
 
 #define GH_SPREAD_MAX_AGG_COLS 6
@@ -231,6 +255,31 @@ struct gh_pagebatch
 	uint64_t   *vals;			/* value column v at v * nkept */
 	uint8_t    *nulls;			/* likewise */
 	uint64_t	count[256];		/* rows per pattern, in pattern order */
+};
+
+/* A dimension (gh_dim_create) */
+struct gh_dim
+{
+	gh_engine  *e;
+	size_t		n;
+	int			ncols;
+	void	   *bstate;			/* the backend's: its gh_vmdim and arrays */
+};
+
+/* A star (gh_star_create) */
+struct gh_star
+{
+	gh_engine  *e;
+	gh_prog		prog;
+	gh_pagespec spec;
+	int			ndims;
+	struct gh_dim *dims[GH_PROG_MAX_DIMS];
+	gh_aggcol	outs[GH_PROG_MAX_OUTS];	/* each output's type and operations */
+	uint64_t	rows;			/* rows kept and added so far */
+	size_t		npages;			/* pages of the read waiting for gh_star_keep */
+	bool		pending;		/* a read waits for gh_star_keep */
+	bool		broken;			/* a keep or add failed part way */
+	void	   *bstate;			/* the backend's */
 };
 
 extern const gh_backend_ops gh_cpu_ops;

@@ -5,6 +5,8 @@
  *
  * INTERFACE ROUTINES
  *		gh_cpu_aggregate		keys + value columns -> gh_groups
+ *		gh_cpu_accumulate		one column's rows into groups already assigned
+ *								(the star's groups too: cpu_star.c)
  *		gh_cpu_probe_aggregate	a range of a probe's pairs -> gh_groups
  *		gh_cpu_agg_bytes_per_row, gh_cpu_joinagg_bytes_per_pair	planning
  *
@@ -161,6 +163,15 @@ accumulate_float64(gh_aggresult *r, const gh_aggcol *col,
 	}
 }
 
+void
+gh_cpu_accumulate(gh_aggresult *r, const gh_aggcol *col, const size_t *group_of, size_t n)
+{
+	if (col->type == GH_INT64)
+		accumulate_int64(r, col, group_of, n);
+	else
+		accumulate_float64(r, col, group_of, n);
+}
+
 gh_status
 gh_cpu_aggregate(gh_engine *e, int dev, const uint64_t *keys, size_t n,
 				 const gh_aggcol *cols, int ncols, gh_groups **out)
@@ -193,12 +204,7 @@ gh_cpu_aggregate(gh_engine *e, int dev, const uint64_t *keys, size_t n,
 		for (size_t i = 0; i < n; i++)
 			g->rows[group_of[i]]++;
 		for (int c = 0; c < ncols; c++)
-		{
-			if (cols[c].type == GH_INT64)
-				accumulate_int64(&g->cols[c], &cols[c], group_of, n);
-			else
-				accumulate_float64(&g->cols[c], &cols[c], group_of, n);
-		}
+			gh_cpu_accumulate(&g->cols[c], &cols[c], group_of, n);
 		*out = g;
 	}
 	gh_account(e, -(long long) tmp_bytes);

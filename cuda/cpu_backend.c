@@ -541,4 +541,12 @@ const gh_backend_ops gh_cpu_ops = {
 	.darray_alloc = cpu_darray_alloc,
 	.darray_free = cpu_darray_free,
 	.darray_copy = cpu_darray_copy,
+	.dim_create = gh_cpu_dim_create,
+	.dim_free = gh_cpu_dim_free,
+	.star_create = gh_cpu_star_create,
+	.star_read = gh_cpu_star_read,
+	.star_keep = gh_cpu_star_keep,
+	.star_add = gh_cpu_star_add,
+	.star_result = gh_cpu_star_result,
+	.star_free = gh_cpu_star_free,
 };

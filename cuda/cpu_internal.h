@@ -139,6 +139,9 @@ extern gh_status gh_cpu_aggregate(gh_engine *e, int dev, const uint64_t *keys,
 								  size_t n, const gh_aggcol *cols, int ncols,
 								  gh_groups **out);
 extern size_t gh_cpu_agg_bytes_per_row(int ncols);
+/* Accumulate col's n rows into r, row i into group group_of[i]. */
+extern void gh_cpu_accumulate(gh_aggresult *r, const gh_aggcol *col, const size_t *group_of,
+							  size_t n);
 extern gh_status gh_cpu_extract_pages(gh_engine *e, const gh_pagespec *spec,
 									   const void *base, const uint32_t *pages,
 									   size_t npages, gh_pagerows *out);
@@ -152,5 +155,17 @@ extern gh_status gh_cpu_probe_aggregate(gh_engine *e, void *probe,
 										gh_groups **out);
 extern size_t gh_cpu_joinagg_bytes_per_pair(const gh_joinagg *spec,
 											size_t outer_rows, size_t *fixed);
+
+/* cpu_star.c: the star pipeline (backend.h) */
+extern gh_status gh_cpu_dim_create(struct gh_dim *d, const uint64_t *keys, const gh_dimcol *cols);
+extern void gh_cpu_dim_free(struct gh_dim *d);
+extern gh_status gh_cpu_star_create(struct gh_star *s);
+extern gh_status gh_cpu_star_read(struct gh_star *s, const void *base, const uint32_t *pages,
+								  size_t npages, uint8_t *status);
+extern gh_status gh_cpu_star_keep(struct gh_star *s, const uint8_t *drop);
+extern gh_status gh_cpu_star_add(struct gh_star *s, const uint64_t *keys, size_t n,
+								 const gh_aggcol *cols);
+extern gh_status gh_cpu_star_result(struct gh_star *s, gh_groups **out);
+extern void gh_cpu_star_free(struct gh_star *s);
 
 #endif							/* GPUHASH_CPU_INTERNAL_H */

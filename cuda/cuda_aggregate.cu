@@ -11,6 +11,9 @@
  *										staging; joins' pairs use it too)
  *		gh_cuda_aggregate_device_bench	device keys, groups left on device
  *		gh_cuda_agg_bytes_per_row		planning estimate
+ *		agg_table_new, agg_table_init,	the table of groups, which the star
+ *		agg_table_list, agg_copy_out	pipeline's keeps too (cuda_agg.cuh,
+ *										with the device functions)
  *
  * One thread per input row finds or claims its group's slot: linear probing
  * from gh_range(gh_hash64(key, GH_SEED_AGG), cap), claiming an empty slot
@@ -44,57 +47,12 @@
 #include <cub/cub.cuh>
 #include <thrust/iterator/counting_iterator.h>
 
-#include "cuda_tables.cuh"
+#include "cuda_agg.cuh"
 
 #define AGG_MIN_SLOTS 64
 
 /* scratch words used here */
 #define SCRATCH_NGROUPS 0
-
-/* One value column as the kernels see it (device pointers). */
-typedef struct agg_col_dev
-{
-	int			type;			/* gh_valtype */
-	int			ops;			/* GH_AGG_* */
-	const void *values;
-	const uint8_t *nulls;
-	unsigned long long *nonnull;
-	unsigned long long *sum_lo;
-	unsigned long long *sum_hi;
-	double	   *fsum;
-	long long  *min;			/* int64 values, or ordered doubles */
-	long long  *max;
-} agg_col_dev;
-
-/* The device buffers behind one agg_col_dev's accumulators. */
-struct agg_col_bufs
-{
-	gh_dbuf<unsigned long long> nonnull;
-	gh_dbuf<unsigned long long> sum_lo;
-	gh_dbuf<unsigned long long> sum_hi;
-	gh_dbuf<double> fsum;
-	gh_dbuf<long long> min;
-	gh_dbuf<long long> max;
-};
-
-/* The table of groups; slot cap is the GH_EMPTY_KEY group's. */
-struct agg_table
-{
-	size_t		cap;
-	int			ncols;
-	gh_dbuf<uint64_t> keys;
-	gh_dbuf<unsigned long long> rows;
-	std::unique_ptr<agg_col_bufs[]> bufs;
-	agg_col_dev *cols_host = nullptr;
-	gh_dbuf<agg_col_dev> cols;	/* device copy of cols_host */
-	gh_dbuf<uint64_t> groups;	/* slot of each group, after compaction */
-	size_t		ngroups;
-
-	~agg_table()
-	{
-		delete[] cols_host;
-	}
-};
 
 size_t
 gh_cuda_agg_bytes_per_row(int ncols)
@@ -106,15 +64,6 @@ gh_cuda_agg_bytes_per_row(int ncols)
 	 * staging array for the copy back (8 each).
 	 */
 	return 2 * (16 + 48 * (size_t) ncols) + 8 + 9 * (size_t) ncols + 16;
-}
-
-/* An integer image of a double with the same order; all NaNs largest. */
-__device__ __forceinline__ long long
-f64_order(double d)
-{
-	long long	b = isnan(d) ? 0x7ff8000000000000LL : __double_as_longlong(d);
-
-	return b >= 0 ? b : b ^ LLONG_MAX;
 }
 
 static double
@@ -134,32 +83,6 @@ fill_i64(long long *a, size_t n, long long v)
 		a[i] = v;
 }
 
-/* The slot of key's group, claiming one if the key is new. */
-__device__ __forceinline__ size_t
-agg_slot(unsigned long long *slot_keys, size_t cap, uint64_t key)
-{
-	size_t		s;
-
-	if (key == GH_EMPTY_KEY)
-		return cap;
-	s = gh_range(gh_hash64(key, GH_SEED_AGG), cap);
-	for (;;)
-	{
-		unsigned long long cur = __ldcg(slot_keys + s);
-
-		if (cur == key)
-			return s;
-		if (cur == GH_EMPTY_KEY)
-		{
-			cur = atomicCAS(slot_keys + s, GH_EMPTY_KEY, key);
-			if (cur == GH_EMPTY_KEY || cur == key)
-				return s;
-		}
-		if (++s == cap)
-			s = 0;
-	}
-}
-
 __global__ void
 aggregate_rows(const uint64_t *__restrict__ keys, size_t n,
 			   unsigned long long *slot_keys, unsigned long long *rows,
@@ -174,38 +97,8 @@ aggregate_rows(const uint64_t *__restrict__ keys, size_t n,
 		{
 			const agg_col_dev col = cols[c];
 
-			if (col.nulls != nullptr && col.nulls[i] != 0)
-				continue;
-			atomicAdd(col.nonnull + s, 1ULL);
-			if (col.type == GH_INT64)
-			{
-				long long	v = ((const long long *) col.values)[i];
-
-				if (col.ops & GH_AGG_SUM)
-				{
-					unsigned long long u = (unsigned long long) v;
-					unsigned long long old = atomicAdd(col.sum_lo + s, u);
-					unsigned long long dhi = (old + u < old ? 1ULL : 0ULL) + (v < 0 ? ~0ULL : 0ULL);
-
-					if (dhi != 0)
-						atomicAdd(col.sum_hi + s, dhi);
-				}
-				if (col.ops & GH_AGG_MIN)
-					atomicMin(col.min + s, v);
-				if (col.ops & GH_AGG_MAX)
-					atomicMax(col.max + s, v);
-			}
-			else
-			{
-				double		v = ((const double *) col.values)[i];
-
-				if (col.ops & GH_AGG_SUM)
-					atomicAdd(col.fsum + s, v);
-				if (col.ops & GH_AGG_MIN)
-					atomicMin(col.min + s, f64_order(v));
-				if (col.ops & GH_AGG_MAX)
-					atomicMax(col.max + s, f64_order(v));
-			}
+			agg_update(col, s, ((const long long *) col.values)[i],
+					   col.nulls != nullptr && col.nulls[i] != 0);
 		}
 	}
 }
@@ -240,18 +133,14 @@ alloc_zeroed(const gh_cuda_ctx *ctx, gh_dbuf<T> &buf, size_t n, const char *what
 	return GH_OK;
 }
 
-/*
- * Allocate the table for n rows and the column accumulators; cols_host[c]
- * must already hold the device values/nulls pointers.
- */
-static gh_status
-agg_table_init(const gh_cuda_ctx *ctx, agg_table *t, size_t n, int ncols)
+gh_status
+agg_table_init(const gh_cuda_ctx *ctx, agg_table *t, size_t cap, int ncols)
 {
 	gh_engine  *e = ctx->e;
 	cudaStream_t s = ctx->d->stream;
 	size_t		slots;
 
-	t->cap = 2 * n > AGG_MIN_SLOTS ? 2 * n : AGG_MIN_SLOTS;
+	t->cap = cap;
 	t->ncols = ncols;
 	t->ngroups = 0;
 	slots = t->cap + 1;
@@ -299,9 +188,8 @@ agg_table_init(const gh_cuda_ctx *ctx, agg_table *t, size_t n, int ncols)
 	return GH_OK;
 }
 
-/* Aggregate n device keys into t, then list its groups (t->groups). */
-static gh_status
-agg_table_run(const gh_cuda_ctx *ctx, agg_table *t, const uint64_t *keys, size_t n)
+gh_status
+agg_table_list(const gh_cuda_ctx *ctx, agg_table *t, size_t most)
 {
 	gh_engine  *e = ctx->e;
 	cudaStream_t s = ctx->d->stream;
@@ -312,24 +200,31 @@ agg_table_run(const gh_cuda_ctx *ctx, agg_table *t, const uint64_t *keys, size_t
 	size_t		temp_bytes = 0;
 	uint64_t	ngroups;
 
-	if (n > 0)
-	{
-		aggregate_rows<<<gh_cuda_grid(n, GH_CUDA_BLOCK), GH_CUDA_BLOCK, 0, s>>>(
-			keys, n, (unsigned long long *) t->keys.p, t->rows.p, t->cap, t->cols.p, t->ncols);
-		GH_CUDA_LAUNCHED(e, "aggregate_rows");
-	}
-	GH_TRY(t->groups.alloc(ctx, n + 1, "group list"));
+	GH_TRY(t->groups.alloc(ctx, most, "group list"));
 	GH_CUDA_TRY(e, cub::DeviceSelect::If(nullptr, temp_bytes, slots, t->groups.p, d_count,
 										 (int64_t) (t->cap + 1), pred, s));
 	GH_TRY(temp.alloc(ctx, temp_bytes, "select temporary storage"));
 	GH_CUDA_TRY(e, cub::DeviceSelect::If(temp.p, temp_bytes, slots, t->groups.p, d_count,
 										 (int64_t) (t->cap + 1), pred, s));
 	GH_TRY(gh_cuda_read_scratch(ctx, SCRATCH_NGROUPS, 1, &ngroups));
-	if (ngroups > n + 1)
-		return gh_fail(e, GH_ERR_INTERNAL, "aggregation found %llu groups in %zu rows",
-					   (unsigned long long) ngroups, n);
+	if (ngroups > most)
+		return gh_fail(e, GH_ERR_INTERNAL, "aggregation found %llu groups, at most %zu expected",
+					   (unsigned long long) ngroups, most);
 	t->ngroups = ngroups;
 	return GH_OK;
+}
+
+/* Aggregate n device keys into t, then list its groups (t->groups). */
+static gh_status
+agg_table_run(const gh_cuda_ctx *ctx, agg_table *t, const uint64_t *keys, size_t n)
+{
+	if (n > 0)
+	{
+		aggregate_rows<<<gh_cuda_grid(n, GH_CUDA_BLOCK), GH_CUDA_BLOCK, 0, ctx->d->stream>>>(
+			keys, n, (unsigned long long *) t->keys.p, t->rows.p, t->cap, t->cols.p, t->ncols);
+		GH_CUDA_LAUNCHED(ctx->e, "aggregate_rows");
+	}
+	return agg_table_list(ctx, t, n + 1);
 }
 
 /* dst[g] = src[slot of group g], on the device */
@@ -356,7 +251,7 @@ copy_groups_out(const gh_cuda_ctx *ctx, const agg_table *t, const T *src,
 	return gh_cuda_copy_to_host(ctx, host, staging.p, t->ngroups * sizeof(T));
 }
 
-static gh_status
+gh_status
 agg_copy_out(const gh_cuda_ctx *ctx, const agg_table *t, gh_groups *g)
 {
 	gh_dbuf<uint64_t> staging;
@@ -414,8 +309,7 @@ agg_copy_out(const gh_cuda_ctx *ctx, const agg_table *t, gh_groups *g)
 	return GH_OK;
 }
 
-/* An agg_table with its column arrays allocated for ncols columns. */
-static gh_status
+gh_status
 agg_table_new(gh_engine *e, int ncols, std::unique_ptr<agg_table> &t)
 {
 	int			m = ncols > 0 ? ncols : 1;
@@ -450,7 +344,7 @@ gh_cuda_aggregate_device(const gh_cuda_ctx *ctx, gh_cuda_agg_rows &rows, size_t 
 		d->values = rows.values[c].p;
 		d->nulls = rows.nulls[c].p;
 	}
-	GH_TRY(agg_table_init(ctx, t.get(), n, ncols));
+	GH_TRY(agg_table_init(ctx, t.get(), 2 * n > AGG_MIN_SLOTS ? 2 * n : AGG_MIN_SLOTS, ncols));
 	GH_TRY(agg_table_run(ctx, t.get(), rows.keys.p, n));
 	/* grouped: the rows' memory goes back before the results come out */
 	rows.keys.reset();
@@ -511,7 +405,7 @@ gh_cuda_aggregate_device_bench(const gh_cuda_ctx *ctx, const uint64_t *keys,
 	t->cols_host[0].type = GH_INT64;
 	t->cols_host[0].ops = GH_AGG_SUM;
 	t->cols_host[0].values = values;
-	GH_TRY(agg_table_init(ctx, t.get(), n, 1));
+	GH_TRY(agg_table_init(ctx, t.get(), 2 * n > AGG_MIN_SLOTS ? 2 * n : AGG_MIN_SLOTS, 1));
 	GH_TRY(agg_table_run(ctx, t.get(), keys, n));
 
 	/* compact the groups into device arrays: the result stays there */

@@ -679,4 +679,12 @@ extern "C" const gh_backend_ops gh_cuda_ops = {
 	gh_cuda_darray_alloc,
 	gh_cuda_darray_free,
 	gh_cuda_darray_copy,
+	gh_cuda_dim_create,
+	gh_cuda_dim_free,
+	gh_cuda_star_create,
+	gh_cuda_star_read,
+	gh_cuda_star_keep,
+	gh_cuda_star_add,
+	gh_cuda_star_result,
+	gh_cuda_star_free,
 };

@@ -130,6 +130,42 @@ stage_pages(const gh_cuda_ctx *ctx, const gh_pagespec *spec, const void *base,
 }
 
 /*
+ * Where kernels read npages pages: straight from host memory registered
+ * with gh_register_host (page p at src + ids[p] * page_size, read over the
+ * bus), or gathered into the pinned staging buffer and copied to the
+ * device (page p at src + p * page_size, ids NULL).  The staging buffer is
+ * refilled by the next call: callers sync before they return.
+ */
+gh_status
+gh_cuda_page_source(const gh_cuda_ctx *ctx, const gh_pagespec *spec, const void *base,
+					const uint32_t *pages, size_t npages, gh_cuda_pages *src)
+{
+	void	   *mapped = nullptr;
+	uint32_t	maxid = 0;
+
+	for (size_t p = 0; p < npages; p++)
+		maxid = pages[p] > maxid ? pages[p] : maxid;
+	if (gh_host_registered(base, ((size_t) maxid + 1) * spec->page_size) &&
+		cudaHostGetDevicePointer(&mapped, (void *) base, 0) == cudaSuccess)
+	{
+		src->src = (const uint8_t *) mapped;
+		GH_TRY(gh_cuda_stage(ctx, pages, npages, src->idbuf, "page numbers"));
+		src->ids = src->idbuf.p;
+	}
+	else
+	{
+		const uint8_t *staged;
+
+		(void) cudaGetLastError();
+		GH_TRY(stage_pages(ctx, spec, base, pages, npages, &staged));
+		GH_TRY(gh_cuda_stage(ctx, staged, npages * spec->page_size, src->staged, "pages"));
+		src->src = src->staged.p;
+		src->ids = nullptr;
+	}
+	return GH_OK;
+}
+
+/*
  * The rows of npages pages in the sparse layout: row slot p * max_tuples +
  * i (line pointer i of page p) holds output column o's value and NULL flag
  * at o * slots + slot, flags[slot] 1 where it is a row; bad[p] 1 for a
@@ -142,38 +178,15 @@ gh_cuda_page_slots(const gh_cuda_ctx *ctx, const gh_pagespec *spec, const void *
 {
 	gh_engine  *e = ctx->e;
 	size_t		slots = npages * spec->max_tuples;
-	const uint8_t *src = nullptr;
-	const uint32_t *src_ids = nullptr;
-	gh_dbuf<uint8_t> dpages;
-	gh_dbuf<uint32_t> ids;
-	void	   *mapped = nullptr;
-	uint32_t	maxid = 0;
+	gh_cuda_pages src;
 
-	for (size_t p = 0; p < npages; p++)
-		maxid = pages[p] > maxid ? pages[p] : maxid;
-	if (gh_host_registered(base, ((size_t) maxid + 1) * spec->page_size) &&
-		cudaHostGetDevicePointer(&mapped, (void *) base, 0) == cudaSuccess)
-	{
-		/* read in place over the bus */
-		src = (const uint8_t *) mapped;
-		GH_TRY(gh_cuda_stage(ctx, pages, npages, ids, "page numbers"));
-		src_ids = ids.p;
-	}
-	else
-	{
-		const uint8_t *staged;
-
-		(void) cudaGetLastError();
-		GH_TRY(stage_pages(ctx, spec, base, pages, npages, &staged));
-		GH_TRY(gh_cuda_stage(ctx, staged, npages * spec->page_size, dpages, "pages"));
-		src = dpages.p;
-	}
+	GH_TRY(gh_cuda_page_source(ctx, spec, base, pages, npages, &src));
 	GH_TRY(flags.alloc(ctx, slots, "page row flags"));
 	GH_TRY(vals.alloc(ctx, slots * spec->nout, "page row values"));
 	GH_TRY(nulls.alloc(ctx, slots * spec->nout, "page row nulls"));
 	GH_TRY(bad.alloc(ctx, npages, "malformed pages"));
 	page_rows_kernel<<<gh_cuda_wide_grid(ctx, npages, 1, 16), GH_PAGE_THREADS,
-		spec->page_size, ctx->d->stream>>>(src, src_ids, npages, *spec, slots, vals.p,
+		spec->page_size, ctx->d->stream>>>(src.src, src.ids, npages, *spec, slots, vals.p,
 										   nulls.p, flags.p, bad.p);
 	GH_CUDA_LAUNCHED(e, "page_rows_kernel");
 	/* the staging buffer is refilled by the next call: callers sync before they return */

@@ -271,6 +271,19 @@ gh_status	gh_cuda_build_spread(gh_engine *e, gh_kind kind, const uint64_t *keys,
 gh_status	gh_cuda_aggregate_spread(gh_engine *e, const uint64_t *keys, size_t n,
 									 const gh_aggcol *cols, int ncols, gh_groups **pieces);
 
+/* Where kernels read pages from (gh_cuda_page_source, cuda_pages.cu). */
+struct gh_cuda_pages
+{
+	const uint8_t *src = nullptr;	/* page p at src + (ids ? ids[p] : p) * page_size */
+	const uint32_t *ids = nullptr;
+	gh_dbuf<uint8_t> staged;
+	gh_dbuf<uint32_t> idbuf;
+};
+
+gh_status	gh_cuda_page_source(const gh_cuda_ctx *ctx, const gh_pagespec *spec,
+								const void *base, const uint32_t *pages, size_t npages,
+								gh_cuda_pages *src);
+
 /* gh_extract_pages and gh_register_host on device index 0 (cuda_pages.cu). */
 gh_status	gh_cuda_extract_pages(gh_engine *e, const gh_pagespec *spec, const void *base,
 								  const uint32_t *pages, size_t npages, gh_pagerows *out);
@@ -284,6 +297,18 @@ gh_status	gh_cuda_pages_read(gh_engine *e, const void *base, const uint32_t *pag
 gh_status	gh_cuda_pages_keep(struct gh_pagebatch *b, const uint8_t *drop);
 void		gh_cuda_pages_free(struct gh_pagebatch *b);
 gh_status	gh_cuda_register_host(gh_engine *e, void *base, size_t bytes);
+
+/* The star pipeline (backend.h, cuda_star.cu). */
+gh_status	gh_cuda_dim_create(struct gh_dim *d, const uint64_t *keys, const gh_dimcol *cols);
+void		gh_cuda_dim_free(struct gh_dim *d);
+gh_status	gh_cuda_star_create(struct gh_star *s);
+gh_status	gh_cuda_star_read(struct gh_star *s, const void *base, const uint32_t *pages,
+							  size_t npages, uint8_t *status);
+gh_status	gh_cuda_star_keep(struct gh_star *s, const uint8_t *drop);
+gh_status	gh_cuda_star_add(struct gh_star *s, const uint64_t *keys, size_t n,
+							 const gh_aggcol *cols);
+gh_status	gh_cuda_star_result(struct gh_star *s, gh_groups **out);
+void		gh_cuda_star_free(struct gh_star *s);
 bool		gh_cuda_pin_host(gh_engine *e, void *base, size_t bytes);
 void		gh_cuda_unpin_host(gh_engine *e, void *base);
 

@@ -95,8 +95,12 @@ extern int	gh_device_ids(const gh_engine *e, uint32_t devmask, int *ids,
 extern void gh_darrays_close(gh_engine *e);
 /* append bytes at src in the engine's device array memory (engine_darray.c) */
 extern gh_status gh_darray_append_engine(gh_darray *a, const void *src, size_t bytes);
-/* engine_pages.c: the checks of a page description, for function fn's messages */
-extern gh_status gh_page_spec_check(gh_engine *e, const gh_pagespec *spec, const char *fn);
+/*
+ * engine_pages.c: the checks of a page description, for function fn's
+ * messages; varlena: attributes of attlen -1 are allowed, output ones too.
+ */
+extern gh_status gh_page_spec_check(gh_engine *e, const gh_pagespec *spec, bool varlena,
+									const char *fn);
 
 /*
  * Inputs an operation is about to read on the host (a hash-range split):

@@ -68,7 +68,7 @@ gh_pages_read(gh_engine *e, const gh_pagespec *spec, const gh_pageenc *enc,
 	if (spec == NULL || enc == NULL || out == NULL ||
 		(npages > 0 && (base == NULL || pages == NULL)) || ((uintptr_t) base) % 16 != 0)
 		return gh_fail(e, GH_ERR_INVALID, "gh_pages_read: missing argument");
-	GH_TRY_STATUS(gh_page_spec_check(e, spec, "gh_pages_read"));
+	GH_TRY_STATUS(gh_page_spec_check(e, spec, false, "gh_pages_read"));
 	if (npages > INT32_MAX / spec->max_tuples)
 		return gh_fail(e, GH_ERR_INVALID, "gh_pages_read: %zu pages are too many", npages);
 	GH_TRY_STATUS(check_enc(e, spec, enc));

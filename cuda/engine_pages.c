@@ -22,7 +22,7 @@ static int	bg_state;			/* atomic: GH_REGISTER_*, of gh_register_host_start */
 
 /* The checks of a page description, for function fn's messages (engine_internal.h). */
 gh_status
-gh_page_spec_check(gh_engine *e, const gh_pagespec *spec, const char *fn)
+gh_page_spec_check(gh_engine *e, const gh_pagespec *spec, bool varlena, const char *fn)
 {
 	int			outs = 0;
 	uint32_t	named = 0;		/* output columns named so far */
@@ -37,9 +37,10 @@ gh_page_spec_check(gh_engine *e, const gh_pagespec *spec, const char *fn)
 		int			al = spec->attalign[a];
 		int			o = spec->out_of[a];
 
-		if (spec->attlen[a] <= 0 || (al != 1 && al != 2 && al != 4 && al != 8))
-			return gh_fail(e, GH_ERR_INVALID,
-						   "%s: attribute %d is not of fixed width", fn, a + 1);
+		if ((spec->attlen[a] <= 0 && !(varlena && spec->attlen[a] == -1)) ||
+			(al != 1 && al != 2 && al != 4 && al != 8))
+			return gh_fail(e, GH_ERR_INVALID, "%s: attribute %d is not of %s width", fn,
+						   a + 1, varlena ? "fixed or varlena" : "fixed");
 		if (o < -1 || o >= spec->nout)
 			return gh_fail(e, GH_ERR_INVALID,
 						   "%s: attribute %d has no output column %d", fn, a + 1, o);
@@ -47,7 +48,7 @@ gh_page_spec_check(gh_engine *e, const gh_pagespec *spec, const char *fn)
 		{
 			int			len = spec->attlen[a];
 
-			if (len != 1 && len != 2 && len != 4 && len != 8)
+			if (len != 1 && len != 2 && len != 4 && len != 8 && len != -1)
 				return gh_fail(e, GH_ERR_INVALID,
 							   "%s: output attribute %d is %d bytes wide", fn,
 							   a + 1, len);
@@ -75,7 +76,7 @@ gh_extract_pages(gh_engine *e, const gh_pagespec *spec, const void *base,
 		out->first == NULL || out->bad == NULL ||
 		((uintptr_t) base) % 16 != 0 || out->cap > UINT32_MAX)
 		return gh_fail(e, GH_ERR_INVALID, "gh_extract_pages: missing argument");
-	GH_TRY_STATUS(gh_page_spec_check(e, spec, "gh_extract_pages"));
+	GH_TRY_STATUS(gh_page_spec_check(e, spec, false, "gh_extract_pages"));
 	if (npages > out->cap / spec->max_tuples)
 		return gh_fail(e, GH_ERR_INVALID,
 					   "gh_extract_pages: room for %zu rows, %zu pages may hold more",

@@ -253,6 +253,18 @@ gh_add_i128(gh_i128 a, gh_i128 b, gh_i128 *r)
 	return true;
 }
 
+/* a - b, false on overflow of 128 bits */
+GH_HOSTDEV static inline bool
+gh_sub_i128(gh_i128 a, gh_i128 b, gh_i128 *r)
+{
+	gh_i128		s = (gh_i128) ((gh_u128) a - (gh_u128) b);
+
+	if ((a >= 0) != (b >= 0) && (s >= 0) != (a >= 0))
+		return false;
+	*r = s;
+	return true;
+}
+
 /* a * b, false on overflow of 128 bits */
 GH_HOSTDEV static inline bool
 gh_mul_i128(gh_i128 a, gh_i128 b, gh_i128 *r)
@@ -270,7 +282,7 @@ gh_mul_i128(gh_i128 a, gh_i128 b, gh_i128 *r)
 	if (ahi != 0 && bhi != 0)
 		return false;
 	cross = (gh_u128) ahi * blo + (gh_u128) alo * bhi;	/* one of them is 0 */
-	if (cross >> 63)
+	if (cross >> 64)
 		return false;
 	p = (gh_u128) alo * blo;
 	if ((p >> 64) + cross > ((gh_u128) 1 << 63) - 1 + (neg ? 1 : 0))
@@ -436,7 +448,7 @@ gh_f8_order(double d)
  * and _NOEND at the int32 extremes) against a timestamp (microseconds).
  */
 #define GH_USECS_PER_DAY INT64_C(86400000000)
-#define GH_TIMESTAMP_END_DAYS INT64_C(106741034)	/* TIMESTAMP_END_JULIAN - POSTGRES_EPOCH_JDATE */
+#define GH_TIMESTAMP_END_DAYS INT64_C(106751983)	/* TIMESTAMP_END_JULIAN - POSTGRES_EPOCH_JDATE */
 GH_HOSTDEV static inline int
 gh_date_ts_cmp(int64_t date, int64_t ts)
 {
@@ -522,11 +534,14 @@ gh_numeric_load(const uint8_t *data, uint32_t len, int scale, gh_i128 *x, uint8_
 			continue;
 		if (e < 0)
 		{
-			uint64_t	p = gh_pow10_u64(-e);
+			int			p;
 
-			if (-e >= 4 || d % (int) p != 0)
+			if (-e >= 4)
+				return false;	/* a digit below the static scale */
+			p = (int) gh_pow10_u64(-e);
+			if (d % p != 0)
 				return false;
-			term = d / (int) p;
+			term = d / p;
 		}
 		else if (e > 38 || !gh_mul_i128(d, (gh_i128) gh_pow10_u128(e), &term))
 			return false;
@@ -880,10 +895,11 @@ gh_vm_run(const gh_prog *prog, const gh_vmdim *dims, const gh_vmcols *c, gh_vmou
 						d->null = 1;
 						break;
 					}
+					/* a product's display scale is the sum (numeric_mul), within 8 bits */
 					if (in.op == GH_OP_NMUL)
-						ok = gh_mul_i128(x, y, &z);
+						ok = gh_mul_i128(x, y, &z) && a->dscale + b->dscale <= 255;
 					else if (in.op == GH_OP_NSUB)
-						ok = y != GH_I128_MIN && gh_add_i128(x, -y, &z);
+						ok = gh_sub_i128(x, y, &z);
 					else
 						ok = gh_add_i128(x, y, &z);
 					if (!ok)

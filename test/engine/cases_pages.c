@@ -125,44 +125,29 @@ datum_of(uint64_t raw, int len)
 }
 
 /*
- * One heap tuple of schema s at tup (TUPLE_ROOM bytes) as heap_form_tuple
- * lays it out, with garbage in every byte the reader must not look at
- * (the rest of the header, padding, the NULL bitmap's bits past the
- * tuple's attributes); returns its length (lp_len).  The row it must read
- * as goes to vals[]/nulls[] (by output column).  no_data: a tuple of no
- * data (24 bytes), all its attributes NULL or missing.
+ * One heap tuple of schema s at tup (room bytes) as heap_form_tuple lays
+ * it out, with garbage in every byte the reader must not look at (the rest
+ * of the header, the NULL bitmap's bits past the tuple's attributes, the
+ * padding before fixed-width columns); returns its length (lp_len).  The
+ * tuple has tnatts attributes (fewer than the schema's: a row from before
+ * ALTER TABLE ADD COLUMN); atts[a] gives attribute a's NULL flag and
+ * stored bytes: a fixed-width value's attlen bytes, or a varlena's header
+ * and data, placed as heap_fill_tuple places them (a 1-byte header or a
+ * TOAST pointer unaligned, a 4-byte header aligned after zero padding, as
+ * the reader looks for it).  att_pos (NULL: not wanted) receives each
+ * stored attribute's offset in the tuple.
  */
 size_t
-build_tuple(const gh_pagespec *s, rng *r, int null_pct, bool no_data,
-			uint8_t *tup, uint64_t *vals, uint8_t *nulls)
+write_tuple(const gh_pagespec *s, int tnatts, const tuple_att *atts, uint8_t *tup, size_t room,
+			rng *r, size_t *att_pos)
 {
-	bool		isnull[GH_PAGE_MAX_ATTS];
-	int			tnatts = s->natts;
 	bool		hasnull = false;
 	size_t		hoff,
 				pos;
 
-	fill_random(tup, TUPLE_ROOM, r);
-	if (no_data)
-	{
-		tnatts = (int) rng_below(r, (s->natts < 8 ? s->natts : 8) + 1);
-		for (int a = 0; a < tnatts; a++)
-			isnull[a] = true;
-		hasnull = tnatts > 0;
-	}
-	else
-	{
-		bool		none = rng_below(r, 3) == 0;
-
-		/* a row from before ALTER TABLE ADD COLUMN: fewer attributes */
-		if (rng_below(r, 6) == 0)
-			tnatts = (int) rng_below(r, s->natts);
-		for (int a = 0; a < tnatts; a++)
-		{
-			isnull[a] = !none && (int) rng_below(r, 100) < null_pct;
-			hasnull |= isnull[a];
-		}
-	}
+	fill_random(tup, room, r);
+	for (int a = 0; a < tnatts; a++)
+		hasnull |= atts[a].null;
 	hoff = PG_MAXALIGN(PG_TUPLE_HEADER + (hasnull ? (tnatts + 7) / 8 : 0));
 	/* natts, with HEAP_KEYS_UPDATED / HOT_UPDATED / ONLY_TUPLE at random */
 	put16(tup + 18, (uint32_t) tnatts | (uint32_t) (rng_next(r) & 0xE000));
@@ -172,17 +157,75 @@ build_tuple(const gh_pagespec *s, rng *r, int null_pct, bool no_data,
 	if (hasnull)
 		for (int a = 0; a < tnatts; a++)
 		{
-			if (isnull[a])
+			if (atts[a].null)
 				tup[PG_TUPLE_HEADER + a / 8] &= (uint8_t) ~(1 << (a % 8));
 			else
 				tup[PG_TUPLE_HEADER + a / 8] |= (uint8_t) (1 << (a % 8));
 		}
 	pos = hoff;
+	for (int a = 0; a < s->natts && a < tnatts; a++)
+	{
+		size_t		al = s->attalign[a];
+
+		if (atts[a].null)
+			continue;
+		/* a 1-byte header or a TOAST pointer goes unaligned */
+		if (!(s->attlen[a] == -1 && (atts[a].bytes[0] & 1)))
+		{
+			size_t		aligned = (pos + al - 1) & ~(al - 1);
+
+			if (s->attlen[a] == -1)
+				memset(tup + pos, 0, aligned - pos);
+			pos = aligned;
+		}
+		if (pos + atts[a].len > room)
+		{
+			printf("engine_test: a tuple of more than %zu bytes\n", room);
+			exit(2);
+		}
+		if (att_pos != NULL)
+			att_pos[a] = pos;
+		memcpy(tup + pos, atts[a].bytes, atts[a].len);
+		pos += atts[a].len;
+	}
+	return pos;
+}
+
+/*
+ * One tuple of schema s (fixed-width attributes) with random values at tup
+ * (TUPLE_ROOM bytes), as write_tuple writes it; returns its length.  The
+ * row it must read as goes to vals[]/nulls[] (by output column).  no_data:
+ * a tuple of no data (24 bytes), all its attributes NULL or missing.
+ */
+size_t
+build_tuple(const gh_pagespec *s, rng *r, int null_pct, bool no_data,
+			uint8_t *tup, uint64_t *vals, uint8_t *nulls)
+{
+	tuple_att	atts[GH_PAGE_MAX_ATTS];
+	uint8_t		images[GH_PAGE_MAX_ATTS][16];
+	int			tnatts = s->natts;
+
+	if (no_data)
+	{
+		tnatts = (int) rng_below(r, (s->natts < 8 ? s->natts : 8) + 1);
+		for (int a = 0; a < tnatts; a++)
+			atts[a].null = true;
+	}
+	else
+	{
+		bool		none = rng_below(r, 3) == 0;
+
+		/* a row from before ALTER TABLE ADD COLUMN: fewer attributes */
+		if (rng_below(r, 6) == 0)
+			tnatts = (int) rng_below(r, s->natts);
+		for (int a = 0; a < tnatts; a++)
+			atts[a].null = !none && (int) rng_below(r, 100) < null_pct;
+	}
 	for (int a = 0; a < s->natts; a++)
 	{
 		int			o = s->out_of[a];
 		int			len = s->attlen[a];
-		bool		null = a >= tnatts || isnull[a];
+		bool		null = a >= tnatts || atts[a].null;
 		uint64_t	raw;
 
 		if (o >= 0)
@@ -192,20 +235,16 @@ build_tuple(const gh_pagespec *s, rng *r, int null_pct, bool no_data,
 		}
 		if (null)
 			continue;
-		pos = (pos + s->attalign[a] - 1) & ~(size_t) (s->attalign[a] - 1);
 		raw = random_raw(r, len);
+		fill_random(images[a], sizeof(images[a]), r);
 		for (int b = 0; b < len && b < 8; b++)
-			tup[pos + b] = (uint8_t) (raw >> (8 * b));
+			images[a][b] = (uint8_t) (raw >> (8 * b));
+		atts[a].bytes = images[a];
+		atts[a].len = (size_t) len;
 		if (o >= 0)
 			vals[o] = datum_of(raw, len);
-		pos += (size_t) len;
 	}
-	if (pos > TUPLE_ROOM)
-	{
-		printf("engine_test: a %zu-byte tuple\n", pos);
-		exit(2);
-	}
-	return pos;
+	return write_tuple(s, tnatts, atts, tup, TUPLE_ROOM, r, NULL);
 }
 
 typedef enum page_kind
@@ -1147,9 +1186,20 @@ cancel_cases(rng *r)
 }
 
 /* The range this process registers with the CUDA backend: kept for good. */
-#define REGISTERED_PAGES 64
+#define REGISTERED_PAGES REGISTERED_PAGE_COUNT
 static uint8_t *registered_alloc;
 static uint8_t *registered_base;
+
+uint8_t *
+registered_pages(size_t *npages)
+{
+	size_t		bytes = (size_t) REGISTERED_PAGES * PG_PAGE;
+
+	if (registered_base == NULL || !gh_host_registered(registered_base, bytes))
+		return NULL;
+	*npages = REGISTERED_PAGES;
+	return registered_base;
+}
 
 /* Case 4: gh_register_host and reading registered pages. */
 static void

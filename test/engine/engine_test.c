@@ -8,8 +8,10 @@
  * With no argument: the CPU backend, plus CUDA where a GPU is visible.
  * GH_TEST_SEED sets the random seed (printed at the start, so a failing
  * run can be repeated); GH_TEST_QUICK=1 runs small inputs only (for
- * valgrind); GH_TEST_VERBOSE=1 prints every case with its time.  Every operation goes through the public API (engine.h) and
- * is checked against oracle.c:
+ * valgrind); GH_TEST_VERBOSE=1 prints every case with its time;
+ * GH_TEST_ONLY=pages,star runs only those groups of cases (the names in
+ * case_groups below).  Every operation goes through the public API
+ * (engine.h) and is checked against oracle.c:
  *
  *	cases_join.c	gh_build / gh_find / gh_join_* / match flags, every table
  *					kind and join method, key distributions and sizes,
@@ -35,6 +37,9 @@
  *					kept by page, appended by pattern to device arrays on the
  *					device and in host memory; malformed pages, invalid
  *					arguments
+ *	cases_star.c	the star pipeline (gh_prog_check, gh_dim_*, gh_star_*):
+ *					hand-built programs over heap pages with varlenas, every
+ *					opcode, against an interpreter of its own (star_oracle.c)
  *
  * Prints one line per failing case and ends with "N passed, N failed";
  * the exit status is 1 if any case failed.
@@ -335,22 +340,49 @@ seconds(void)
 	return (double) ts.tv_sec + (double) ts.tv_nsec * 1e-9;
 }
 
+/* The groups of cases, by the name GH_TEST_ONLY knows them by. */
+static const struct
+{
+	const char *name;
+	void		(*fn) (void);
+}			case_groups[] = {
+	{"api", run_api_cases},
+	{"join", run_join_cases},
+	{"agg", run_agg_cases},
+	{"devices", run_device_cases},
+	{"joinagg", run_joinagg_cases},
+	{"pages", run_pages_cases},
+	{"pagebatch", run_pagebatch_cases},
+	{"star", run_star_cases},
+};
+
+/* Is group name in the comma-separated list only (NULL or empty: all)? */
+static bool
+wanted(const char *only, const char *name)
+{
+	size_t		len = strlen(name);
+
+	if (only == NULL || *only == '\0')
+		return true;
+	for (const char *p = only; p != NULL; p = strchr(p, ','), p = p ? p + 1 : NULL)
+		if (strncmp(p, name, len) == 0 && (p[len] == ',' || p[len] == '\0'))
+			return true;
+	return false;
+}
+
 static void
 run_backend(gh_backend backend)
 {
 	double		t0 = seconds();
+	const char *only = getenv("GH_TEST_ONLY");
 
 	run.backend = backend;
 	run.backend_name = backend == GH_BACKEND_CUDA ? "cuda" : "cpu";
 	printf("-- %s backend\n", run.backend_name);
 	fflush(stdout);
-	run_api_cases();
-	run_join_cases();
-	run_agg_cases();
-	run_device_cases();
-	run_joinagg_cases();
-	run_pages_cases();
-	run_pagebatch_cases();
+	for (size_t g = 0; g < sizeof(case_groups) / sizeof(case_groups[0]); g++)
+		if (wanted(only, case_groups[g].name))
+			case_groups[g].fn();
 	printf("-- %s backend: %.1f s\n", run.backend_name, seconds() - t0);
 	fflush(stdout);
 }

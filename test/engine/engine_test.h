@@ -213,12 +213,14 @@ extern void run_device_cases(void);	/* cases_devices.c */
 extern void run_joinagg_cases(void);	/* cases_joinagg.c */
 extern void run_pages_cases(void);	/* cases_pages.c */
 extern void run_pagebatch_cases(void);	/* cases_pagebatch.c */
+extern void run_star_cases(void);	/* cases_star.c */
 
 /*
  * Writing heap pages (cases_pages.c): little-endian stores and loads,
- * random bytes, one heap tuple of a schema with the row it must read as
- * (its length returned; tup has room for 512 bytes), shuffled page lists
- * with repeats, random schemas and their descriptions.
+ * random bytes, one heap tuple of random values of a schema with the row
+ * it must read as (its length returned; tup has room for 512 bytes), a
+ * heap tuple of given attributes (varlenas too), shuffled page lists with
+ * repeats, random schemas and their descriptions.
  */
 extern void put16(uint8_t *p, uint32_t v);
 extern void put32(uint8_t *p, uint32_t v);
@@ -227,7 +229,23 @@ extern uint32_t get32(const uint8_t *p);
 extern void fill_random(uint8_t *p, size_t n, rng *r);
 extern size_t build_tuple(const gh_pagespec *s, rng *r, int null_pct, bool no_data,
 						  uint8_t *tup, uint64_t *vals, uint8_t *nulls);
+/* One attribute of a tuple for write_tuple: NULL, or its stored bytes. */
+typedef struct tuple_att
+{
+	bool		null;
+	const uint8_t *bytes;		/* attlen bytes, or a varlena's header and data */
+	size_t		len;
+} tuple_att;
+extern size_t write_tuple(const gh_pagespec *s, int tnatts, const tuple_att *atts,
+						  uint8_t *tup, size_t room, rng *r, size_t *att_pos);
 extern uint32_t *page_list(size_t n, size_t nbase, rng *r);
+/*
+ * The 8 kB pages of host memory this process registered with gh_register_host
+ * (the pages cases register one range on the CUDA backend): NULL if none.
+ * Tests may write pages there.
+ */
+#define REGISTERED_PAGE_COUNT 64
+extern uint8_t *registered_pages(size_t *npages);
 extern void random_schema(gh_pagespec *s, int natts, rng *r);
 extern const char *schema_desc(const gh_pagespec *s, char *buf, size_t len);
 

@@ -1,0 +1,637 @@
+/*-------------------------------------------------------------------------
+ *
+ * cuda_star.cu
+ *	  The CUDA backend's star pipeline (engine.h, "the star pipeline"):
+ *	  dimensions built on the device, heap pages run through the program
+ *	  one thread block per page, and the kept rows aggregated into a table
+ *	  of groups that stays on the device as long as the star.
+ *
+ * INTERFACE ROUTINES (backend.h)
+ *		gh_cuda_dim_create, gh_cuda_dim_free
+ *		gh_cuda_star_create, gh_cuda_star_read, gh_cuda_star_keep,
+ *		gh_cuda_star_add, gh_cuda_star_result, gh_cuda_star_free
+ *
+ * Everything is on the engine's first device.
+ *
+ * DIMENSIONS
+ *
+ * star_vm.h's gh_vmdim in device memory: cap slots (a power of two, at
+ * least twice the rows), each key claimed with atomicCAS from
+ * gh_hash64(key, GH_SEED_AGG) & (cap - 1) on, linear probing; a thread
+ * that finds its key already there has a duplicate (GH_ERR_INVALID).  The
+ * row of a real GH_EMPTY_KEY key is claimed with atomicCAS in a word of
+ * its own.  The columns are copied to the device as they are.
+ *
+ * READ
+ *
+ * One thread block per page (grid-stride over the pages): the page is
+ * copied into shared memory with 16-byte loads, from registered host
+ * memory over the bus in place or from a staged copy (gh_cuda_page_source,
+ * as gh_extract_pages reads pages), and each thread takes line pointers:
+ * gh_vm_locate, then gh_vm_run with the program and the dimensions in
+ * device memory, its outputs written to slot p * max_tuples + i (output c
+ * at c * stride + slot: consecutive threads, consecutive words).  The
+ * page's status gathers in shared memory: a malformed flag, an escape
+ * flag, and the first error as atomicMin of (line pointer << 8 | error),
+ * so that the one of the lowest line pointer wins whatever the threads'
+ * order.  Only the statuses come back to the host.
+ *
+ * KEEP, ADD AND GROWTH
+ *
+ * The kept slots of the pages that are OK and not dropped are aggregated
+ * with cuda_agg.cuh's atomics (agg_update) into the star's agg_table.  The
+ * table grows: a thread claims a new slot only after reserving it in a
+ * count of claimed slots, and gives up when that count would pass 7/8 of
+ * the table, leaving its row pending; the host then moves the groups into
+ * a table twice as large (or more: twice the groups claimed and refused)
+ * and runs the kernel again over the rows still pending.  A row is
+ * aggregated once: only a thread that has its slot updates it.  After each
+ * keep or add the table also grows if more than half of it is claimed, so
+ * that probes stay short.  gh_star_add copies host rows to the device and
+ * aggregates them with the same kernel.  The result is listed and copied
+ * out as gh_aggregate's is (agg_table_list, agg_copy_out).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include <memory>
+#include <new>
+
+#include "cuda_agg.cuh"
+#include "star_vm.h"
+
+#define STAR_THREADS	128
+#define STAR_MIN_SLOTS	1024
+#define NO_SLOT			(~(size_t) 0)
+
+/* the star's counters on the device */
+#define COUNT_CLAIMED	0		/* slots of the table claimed */
+#define COUNT_REFUSED	1		/* rows left pending by a full table */
+#define COUNT_INSERTED	2		/* rows aggregated */
+#define NCOUNTS			3
+
+/* ---- dimensions ---- */
+
+struct cuda_dim
+{
+	gh_vmdim	vm;				/* device pointers */
+	gh_dbuf<uint64_t> slot_keys;
+	gh_dbuf<uint32_t> slot_rows;
+	gh_dbuf<int64_t> lo[GH_PROG_MAX_DIMCOLS];
+	gh_dbuf<int64_t> hi[GH_PROG_MAX_DIMCOLS];
+	gh_dbuf<uint8_t> nulls[GH_PROG_MAX_DIMCOLS];
+	gh_dbuf<uint8_t> dscale[GH_PROG_MAX_DIMCOLS];
+};
+
+/* found: [0] 1 on a duplicate, [1] a duplicate key, [2] the row of GH_EMPTY_KEY */
+__global__ static void
+dim_insert_kernel(const uint64_t *keys, size_t n, unsigned long long *slot_keys,
+				  uint32_t *slot_rows, uint64_t cap, unsigned long long *found)
+{
+	GH_GRID_STRIDE(i, n)
+	{
+		uint64_t	key = keys[i];
+		uint64_t	s = gh_hash64(key, GH_SEED_AGG) & (cap - 1);
+
+		if (key == GH_EMPTY_KEY)
+		{
+			if (atomicCAS(found + 2, ~0ULL, (unsigned long long) i) != ~0ULL)
+			{
+				atomicExch(found + 1, key);
+				atomicExch(found, 1ULL);
+			}
+			continue;
+		}
+		for (;;)
+		{
+			unsigned long long cur = atomicCAS(slot_keys + s, GH_EMPTY_KEY, key);
+
+			if (cur == GH_EMPTY_KEY)
+			{
+				slot_rows[s] = (uint32_t) i;
+				break;
+			}
+			if (cur == key)
+			{
+				atomicExch(found + 1, key);
+				atomicExch(found, 1ULL);
+				break;
+			}
+			s = (s + 1) & (cap - 1);
+		}
+	}
+}
+
+gh_status
+gh_cuda_dim_create(gh_dim *d, const uint64_t *keys, const gh_dimcol *cols)
+{
+	gh_engine  *e = d->e;
+	size_t		n = d->n;
+	uint64_t	cap = 16;
+	gh_cuda_ctx ctx;
+	cuda_dim   *cd;
+	gh_dbuf<uint64_t> dkeys;
+	gh_dbuf<unsigned long long> found;
+	unsigned long long got[3];
+
+	GH_TRY(gh_cuda_enter(e, 0, &ctx));
+	cd = new (std::nothrow) cuda_dim();
+	if (cd == nullptr)
+		return gh_fail(e, GH_ERR_HOST_NOMEM, "out of host memory for a dimension");
+	d->bstate = cd;
+	while (cap < 2 * n)
+		cap <<= 1;
+	GH_TRY(cd->slot_keys.alloc(&ctx, cap, "dimension slots"));
+	GH_TRY(cd->slot_rows.alloc(&ctx, cap, "dimension rows"));
+	GH_TRY(found.alloc(&ctx, 3, "dimension duplicates"));
+	GH_CUDA_TRY(e, cudaMemsetAsync(cd->slot_keys.p, 0xff, cd->slot_keys.bytes(), ctx.d->stream));
+	GH_CUDA_TRY(e, cudaMemsetAsync(found.p, 0xff, found.bytes(), ctx.d->stream));
+	if (n > 0)
+	{
+		GH_TRY(gh_cuda_stage(&ctx, keys, n, dkeys, "dimension keys"));
+		dim_insert_kernel<<<gh_cuda_grid(n, GH_CUDA_BLOCK), GH_CUDA_BLOCK, 0, ctx.d->stream>>>(
+			dkeys.p, n, (unsigned long long *) cd->slot_keys.p, cd->slot_rows.p, cap, found.p);
+		GH_CUDA_LAUNCHED(e, "dim_insert_kernel");
+	}
+	for (int c = 0; c < d->ncols && n > 0; c++)
+	{
+		GH_TRY(gh_cuda_stage(&ctx, cols[c].lo, n, cd->lo[c], "dimension values"));
+		if (cols[c].hi != nullptr)
+			GH_TRY(gh_cuda_stage(&ctx, cols[c].hi, n, cd->hi[c], "dimension values"));
+		if (cols[c].nulls != nullptr)
+			GH_TRY(gh_cuda_stage(&ctx, cols[c].nulls, n, cd->nulls[c], "dimension nulls"));
+		if (cols[c].dscale != nullptr)
+			GH_TRY(gh_cuda_stage(&ctx, cols[c].dscale, n, cd->dscale[c], "dimension scales"));
+	}
+	GH_CUDA_TRY(e, cudaMemcpyAsync(got, found.p, sizeof(got), cudaMemcpyDeviceToHost,
+								   ctx.d->stream));
+	GH_TRY(gh_cuda_sync(&ctx));
+	if (got[0] != ~0ULL)
+		return gh_fail(e, GH_ERR_INVALID, "gh_dim_create: key %llu appears twice", got[1]);
+	cd->vm.slot_keys = cd->slot_keys.p;
+	cd->vm.slot_rows = cd->slot_rows.p;
+	cd->vm.cap = cap;
+	cd->vm.empty_key_row = got[2] == ~0ULL ? -1 : (int64_t) got[2];
+	cd->vm.ncols = d->ncols;
+	for (int c = 0; c < d->ncols; c++)
+	{
+		cd->vm.cols[c].lo = cd->lo[c].p;
+		cd->vm.cols[c].hi = cd->hi[c].p;
+		cd->vm.cols[c].nulls = cd->nulls[c].p;
+		cd->vm.cols[c].dscale = cd->dscale[c].p;
+	}
+	return GH_OK;
+}
+
+void
+gh_cuda_dim_free(gh_dim *d)
+{
+	gh_cuda_ctx ctx;
+
+	(void) gh_cuda_enter(d->e, 0, &ctx);
+	delete (cuda_dim *) d->bstate;
+	d->bstate = nullptr;
+}
+
+/* ---- stars ---- */
+
+struct cuda_star
+{
+	gh_dbuf<gh_prog> prog;
+	gh_dbuf<gh_vmdim> dims;
+	std::unique_ptr<agg_table> t;
+	size_t		claimed;		/* slots of t claimed, as last read back */
+	gh_dbuf<unsigned long long> counts;	/* COUNT_* */
+	/* the rows of the last read: slot i of output c at c * stride + i */
+	size_t		slots;
+	size_t		stride;			/* slots the buffers hold (0: none) */
+	gh_dbuf<uint64_t> keys;
+	gh_dbuf<uint8_t> pending;	/* 1: a row to aggregate */
+	gh_dbuf<int64_t> vals;
+	gh_dbuf<uint8_t> nulls;
+	gh_dbuf<uint8_t> status;	/* of each page read */
+};
+
+__global__ static void
+star_read_kernel(const uint8_t *base, const uint32_t *ids, size_t npages, gh_pagespec spec,
+				 const gh_prog *prog, const gh_vmdim *dims, size_t stride, uint64_t *keys,
+				 uint8_t *pending, int64_t *vals, uint8_t *nulls, uint8_t *status)
+{
+	extern __shared__ uint4 page_words[];
+	__shared__ int page_bad,
+				page_escape;
+	__shared__ unsigned int page_error;	/* line pointer << 8 | gh_dataerr, or UINT_MAX */
+	const uint8_t *page = (const uint8_t *) page_words;
+
+	for (size_t p = blockIdx.x; p < npages; p += gridDim.x)
+	{
+		const uint4 *src = (const uint4 *) (base + (size_t) (ids ? ids[p] : p) * spec.page_size);
+		size_t		slot0 = p * spec.max_tuples;
+		int			items;
+
+		for (uint32_t w = threadIdx.x; w < spec.page_size / 16; w += blockDim.x)
+			page_words[w] = src[w];
+		if (threadIdx.x == 0)
+		{
+			page_bad = 0;
+			page_escape = 0;
+			page_error = UINT_MAX;
+		}
+		__syncthreads();
+		items = gh_page_items(page, &spec);
+		if (items < 0)
+		{
+			items = 0;
+			page_bad = 1;
+		}
+		for (int i = threadIdx.x; i < (int) spec.max_tuples; i += blockDim.x)
+		{
+			size_t		slot = slot0 + i;
+			uint8_t		kept = 0;
+
+			if (i < items)
+			{
+				gh_vmcols	c;
+				int			r = gh_vm_locate(page, &spec, i, &c);
+
+				if (r < 0)
+					page_bad = 1;
+				else if (r > 0)
+				{
+					gh_vmout	out = {0, vals + slot, nulls + slot, stride};
+
+					r = gh_vm_run(prog, dims, &c, &out);
+					if (r == GH_VM_KEEP)
+					{
+						keys[slot] = out.key;
+						kept = 1;
+					}
+					else if (r == GH_VM_ESCAPE)
+						page_escape = 1;
+					else if (r <= GH_VM_ERROR)
+						atomicMin(&page_error, (unsigned int) i << 8 | (unsigned int) (GH_VM_ERROR - r));
+				}
+			}
+			pending[slot] = kept;
+		}
+		__syncthreads();
+		if (threadIdx.x == 0)
+			status[p] = page_bad ? GH_STAR_PAGE_BAD : page_escape ? GH_STAR_PAGE_ESCAPE :
+				page_error != UINT_MAX ? GH_STAR_PAGE_ERROR + (page_error & 255) : GH_STAR_PAGE_OK;
+		__syncthreads();		/* before the next page overwrites the copy */
+	}
+}
+
+/*
+ * The slot of key's group, claiming one if the key is new and the table
+ * has room: a claim is reserved in *claimed first, refused (NO_SLOT) past
+ * limit.  Claimed slots stay below cap, so every probe meets its key or a
+ * free slot.
+ */
+__device__ __forceinline__ size_t
+star_slot(unsigned long long *slot_keys, size_t cap, uint64_t key, unsigned long long *claimed,
+		  unsigned long long limit)
+{
+	size_t		s;
+
+	if (key == GH_EMPTY_KEY)
+		return cap;
+	s = gh_range(gh_hash64(key, GH_SEED_AGG), cap);
+	for (;;)
+	{
+		unsigned long long cur = __ldcg(slot_keys + s);
+
+		if (cur == key)
+			return s;
+		if (cur == GH_EMPTY_KEY)
+		{
+			if (atomicAdd(claimed, 1ULL) >= limit)
+			{
+				atomicAdd(claimed, ~0ULL);
+				return NO_SLOT;
+			}
+			cur = atomicCAS(slot_keys + s, GH_EMPTY_KEY, key);
+			if (cur == GH_EMPTY_KEY)
+				return s;
+			atomicAdd(claimed, ~0ULL);	/* another thread took it */
+			if (cur == key)
+				return s;
+		}
+		if (++s == cap)
+			s = 0;
+	}
+}
+
+/*
+ * Aggregate the pending rows of n: row i's key keys[i], output c at
+ * vals[c * stride + i] (NULL flags alike; nulls NULL: none).  With status,
+ * row i is page i / per_page's, taken only if that page is OK and not
+ * dropped.  A row whose group finds no room stays pending.
+ */
+__global__ static void
+star_insert_kernel(size_t n, uint32_t per_page, const uint8_t *status, const uint8_t *drop,
+				   const uint64_t *keys, uint8_t *pending, const int64_t *vals,
+				   const uint8_t *nulls, size_t stride, unsigned long long *slot_keys,
+				   unsigned long long *rows, size_t cap, unsigned long long limit,
+				   const agg_col_dev *cols, int ncols, unsigned long long *counts)
+{
+	unsigned long long inserted = 0,
+				refused = 0;
+
+	GH_GRID_STRIDE(i, n)
+	{
+		size_t		s;
+
+		if (!pending[i])
+			continue;
+		if (status != nullptr)
+		{
+			size_t		p = i / per_page;
+
+			if (status[p] != GH_STAR_PAGE_OK || (drop != nullptr && drop[p]))
+				continue;
+		}
+		s = star_slot(slot_keys, cap, keys[i], counts + COUNT_CLAIMED, limit);
+		if (s == NO_SLOT)
+		{
+			refused++;
+			continue;
+		}
+		pending[i] = 0;
+		atomicAdd(rows + s, 1ULL);
+		for (int c = 0; c < ncols; c++)
+		{
+			const agg_col_dev col = cols[c];
+
+			agg_update(col, s, vals[c * stride + i],
+					   nulls != nullptr && nulls[c * stride + i] != 0);
+		}
+		inserted++;
+	}
+	if (inserted != 0)
+		atomicAdd(counts + COUNT_INSERTED, inserted);
+	if (refused != 0)
+		atomicAdd(counts + COUNT_REFUSED, refused);
+}
+
+/* Every group of one table (cap + 1 slots) into another of the same columns. */
+__global__ static void
+star_move_kernel(size_t cap, const unsigned long long *keys, const unsigned long long *rows,
+				 const agg_col_dev *cols, size_t to_cap, unsigned long long *to_keys,
+				 unsigned long long *to_rows, const agg_col_dev *to_cols, int ncols)
+{
+	GH_GRID_STRIDE(s, cap + 1)
+	{
+		size_t		to;
+
+		if (rows[s] == 0)
+			continue;
+		/* slot cap holds GH_EMPTY_KEY (never claimed): it goes to slot to_cap */
+		to = agg_slot(to_keys, to_cap, keys[s]);
+		to_rows[to] = rows[s];
+		for (int c = 0; c < ncols; c++)
+			agg_move(cols[c], to_cols[c], s, to);
+	}
+}
+
+/* A new, empty table of groups of cap slots for s's outputs. */
+static gh_status
+new_table(const gh_cuda_ctx *ctx, const gh_star *s, size_t cap, std::unique_ptr<agg_table> &t)
+{
+	int			nouts = s->prog.nouts;
+
+	GH_TRY(agg_table_new(ctx->e, nouts, t));
+	for (int c = 0; c < nouts; c++)
+	{
+		t->cols_host[c].type = s->outs[c].type;
+		t->cols_host[c].ops = s->outs[c].ops;
+	}
+	return agg_table_init(ctx, t.get(), cap, nouts);
+}
+
+/* Move the groups into a table of cap slots. */
+static gh_status
+grow(const gh_cuda_ctx *ctx, const gh_star *s, cuda_star *cs, size_t cap)
+{
+	std::unique_ptr<agg_table> t;
+	const agg_table *old = cs->t.get();
+
+	GH_TRY(new_table(ctx, s, cap, t));
+	star_move_kernel<<<gh_cuda_grid(old->cap + 1, GH_CUDA_BLOCK), GH_CUDA_BLOCK, 0,
+		ctx->d->stream>>>(old->cap, (const unsigned long long *) old->keys.p, old->rows.p,
+						  old->cols.p, cap, (unsigned long long *) t->keys.p, t->rows.p,
+						  t->cols.p, s->prog.nouts);
+	GH_CUDA_LAUNCHED(ctx->e, "star_move_kernel");
+	cs->t.swap(t);				/* the old table's frees follow the kernel on the stream */
+	return GH_OK;
+}
+
+/*
+ * Aggregate rows (star_insert_kernel's arguments) until none is left
+ * pending for want of room; *inserted: how many were aggregated.
+ */
+static gh_status
+insert_rows(const gh_cuda_ctx *ctx, const gh_star *s, cuda_star *cs, size_t n, uint32_t per_page,
+			const uint8_t *status, const uint8_t *drop, const uint64_t *keys, uint8_t *pending,
+			const int64_t *vals, const uint8_t *nulls, size_t stride, uint64_t *inserted)
+{
+	gh_engine  *e = ctx->e;
+	cudaStream_t st = ctx->d->stream;
+	unsigned long long counts[NCOUNTS];
+
+	*inserted = 0;
+	for (;;)
+	{
+		agg_table  *t = cs->t.get();
+		size_t		cap = t->cap;
+
+		GH_CUDA_TRY(e, cudaMemsetAsync(cs->counts.p + COUNT_REFUSED, 0,
+									   2 * sizeof(unsigned long long), st));
+		star_insert_kernel<<<gh_cuda_wide_grid(ctx, n, GH_CUDA_BLOCK, 8), GH_CUDA_BLOCK, 0, st>>>(
+			n, per_page, status, drop, keys, pending, vals, nulls, stride,
+			(unsigned long long *) t->keys.p, t->rows.p, cap, cap - cap / 8 - 1, t->cols.p,
+			s->prog.nouts, cs->counts.p);
+		GH_CUDA_LAUNCHED(e, "star_insert_kernel");
+		GH_CUDA_TRY(e, cudaMemcpyAsync(counts, cs->counts.p, sizeof(counts),
+									   cudaMemcpyDeviceToHost, st));
+		GH_TRY(gh_cuda_sync(ctx));
+		cs->claimed = counts[COUNT_CLAIMED];
+		*inserted += counts[COUNT_INSERTED];
+		if (counts[COUNT_REFUSED] == 0)
+			break;
+		if (gh_interrupted(e))
+			return GH_ERR_CANCELLED;
+		/* room for twice the groups claimed and refused */
+		while (cap / 2 < cs->claimed + counts[COUNT_REFUSED])
+			cap *= 2;
+		GH_TRY(grow(ctx, s, cs, cap == t->cap ? 2 * cap : cap));
+	}
+	if (cs->claimed > cs->t->cap / 2)
+		GH_TRY(grow(ctx, s, cs, 4 * cs->t->cap));
+	return GH_OK;
+}
+
+gh_status
+gh_cuda_star_create(gh_star *s)
+{
+	gh_engine  *e = s->e;
+	gh_cuda_ctx ctx;
+	cuda_star  *cs;
+	gh_vmdim	dims[GH_PROG_MAX_DIMS];
+
+	GH_TRY(gh_cuda_enter(e, 0, &ctx));
+	cs = new (std::nothrow) cuda_star();
+	if (cs == nullptr)
+		return gh_fail(e, GH_ERR_HOST_NOMEM, "out of host memory for a star");
+	s->bstate = cs;
+	for (int d = 0; d < s->ndims; d++)
+		dims[d] = ((const cuda_dim *) s->dims[d]->bstate)->vm;
+	GH_TRY(gh_cuda_stage(&ctx, &s->prog, 1, cs->prog, "star program"));
+	GH_TRY(gh_cuda_stage(&ctx, dims, s->ndims, cs->dims, "star dimensions"));
+	GH_TRY(cs->counts.alloc(&ctx, NCOUNTS, "star counts"));
+	GH_CUDA_TRY(e, cudaMemsetAsync(cs->counts.p, 0, cs->counts.bytes(), ctx.d->stream));
+	GH_TRY(new_table(&ctx, s, STAR_MIN_SLOTS, cs->t));
+	cs->claimed = 0;
+	/* the staged program and dimensions are copied before the host's go away */
+	return gh_cuda_sync(&ctx);
+}
+
+gh_status
+gh_cuda_star_read(gh_star *s, const void *base, const uint32_t *pages, size_t npages,
+				  uint8_t *status)
+{
+	gh_engine  *e = s->e;
+	cuda_star  *cs = (cuda_star *) s->bstate;
+	const gh_pagespec *spec = &s->spec;
+	size_t		slots = npages * spec->max_tuples;
+	size_t		nouts = (size_t) s->prog.nouts;
+	gh_cuda_ctx ctx;
+	gh_cuda_pages src;
+
+	GH_TRY(gh_cuda_enter(e, 0, &ctx));
+	cs->slots = 0;
+	if (cs->stride < slots)
+	{
+		/* buffers for the largest read so far, kept for the next: all or none */
+		gh_dbuf<uint64_t> keys;
+		gh_dbuf<uint8_t> pending,
+					nulls;
+		gh_dbuf<int64_t> vals;
+
+		cs->keys.reset();
+		cs->pending.reset();
+		cs->vals.reset();
+		cs->nulls.reset();
+		cs->stride = 0;
+		GH_TRY(keys.alloc(&ctx, slots, "star row keys"));
+		GH_TRY(pending.alloc(&ctx, slots, "star row flags"));
+		GH_TRY(vals.alloc(&ctx, slots * nouts, "star row outputs"));
+		GH_TRY(nulls.alloc(&ctx, slots * nouts, "star row output nulls"));
+		cs->keys.swap(keys);
+		cs->pending.swap(pending);
+		cs->vals.swap(vals);
+		cs->nulls.swap(nulls);
+		cs->stride = slots;
+	}
+	if (cs->status.count < npages)
+		GH_TRY(cs->status.alloc(&ctx, npages, "star page statuses"));
+	GH_TRY(gh_cuda_page_source(&ctx, spec, base, pages, npages, &src));
+	star_read_kernel<<<gh_cuda_wide_grid(&ctx, npages, 1, 16), STAR_THREADS, spec->page_size,
+		ctx.d->stream>>>(src.src, src.ids, npages, *spec, cs->prog.p, cs->dims.p, cs->stride,
+						 cs->keys.p, cs->pending.p, cs->vals.p, cs->nulls.p, cs->status.p);
+	GH_CUDA_LAUNCHED(e, "star_read_kernel");
+	GH_CUDA_TRY(e, cudaMemcpyAsync(status, cs->status.p, npages, cudaMemcpyDeviceToHost,
+								   ctx.d->stream));
+	GH_TRY(gh_cuda_sync(&ctx));
+	cs->slots = slots;
+	return GH_OK;
+}
+
+gh_status
+gh_cuda_star_keep(gh_star *s, const uint8_t *drop)
+{
+	cuda_star  *cs = (cuda_star *) s->bstate;
+	gh_cuda_ctx ctx;
+	gh_dbuf<uint8_t> ddrop;
+	uint64_t	inserted;
+
+	GH_TRY(gh_cuda_enter(s->e, 0, &ctx));
+	if (drop != nullptr)
+		GH_TRY(gh_cuda_stage(&ctx, drop, s->npages, ddrop, "dropped pages"));
+	GH_TRY(insert_rows(&ctx, s, cs, cs->slots, s->spec.max_tuples, cs->status.p, ddrop.p,
+					   cs->keys.p, cs->pending.p, cs->vals.p, cs->nulls.p, cs->stride,
+					   &inserted));
+	s->rows += inserted;
+	return GH_OK;
+}
+
+gh_status
+gh_cuda_star_add(gh_star *s, const uint64_t *keys, size_t n, const gh_aggcol *cols)
+{
+	gh_engine  *e = s->e;
+	cuda_star  *cs = (cuda_star *) s->bstate;
+	int			nouts = s->prog.nouts;
+	gh_cuda_ctx ctx;
+	gh_dbuf<uint64_t> dkeys;
+	gh_dbuf<uint8_t> pending,
+				nulls;
+	gh_dbuf<int64_t> vals;
+	uint64_t	inserted;
+	cudaStream_t st;
+
+	GH_TRY(gh_cuda_enter(e, 0, &ctx));
+	st = ctx.d->stream;
+	GH_TRY(gh_cuda_stage(&ctx, keys, n, dkeys, "added keys"));
+	GH_TRY(pending.alloc(&ctx, n, "added row flags"));
+	GH_TRY(vals.alloc(&ctx, n * nouts, "added values"));
+	GH_TRY(nulls.alloc(&ctx, n * nouts, "added nulls"));
+	GH_CUDA_TRY(e, cudaMemsetAsync(pending.p, 1, n, st));
+	if (nouts > 0)
+		GH_CUDA_TRY(e, cudaMemsetAsync(nulls.p, 0, n * nouts, st));
+	for (int c = 0; c < nouts; c++)
+	{
+		/* host arrays or device arrays (gh_darray) alike */
+		GH_CUDA_TRY(e, cudaMemcpyAsync(vals.p + c * n, cols[c].values, 8 * n,
+									   cudaMemcpyDefault, st));
+		if (cols[c].nulls != nullptr)
+			GH_CUDA_TRY(e, cudaMemcpyAsync(nulls.p + c * n, cols[c].nulls, n,
+										   cudaMemcpyDefault, st));
+	}
+	return insert_rows(&ctx, s, cs, n, 1, nullptr, nullptr, dkeys.p, pending.p, vals.p, nulls.p,
+					   n, &inserted);
+}
+
+gh_status
+gh_cuda_star_result(gh_star *s, gh_groups **out)
+{
+	gh_engine  *e = s->e;
+	cuda_star  *cs = (cuda_star *) s->bstate;
+	agg_table  *t = cs->t.get();
+	gh_cuda_ctx ctx;
+	gh_groups  *g;
+	gh_status	st;
+
+	GH_TRY(gh_cuda_enter(e, 0, &ctx));
+	GH_TRY(agg_table_list(&ctx, t, cs->claimed + 1));
+	g = gh_groups_alloc(t->ngroups, s->outs, s->prog.nouts);
+	if (g == nullptr)
+		return gh_fail(e, GH_ERR_HOST_NOMEM, "out of host memory for %zu groups", t->ngroups);
+	st = agg_copy_out(&ctx, t, g);
+	t->groups.reset();
+	if (st != GH_OK)
+	{
+		gh_groups_free(g);
+		return st;
+	}
+	*out = g;
+	return GH_OK;
+}
+
+void
+gh_cuda_star_free(gh_star *s)
+{
+	gh_cuda_ctx ctx;
+
+	(void) gh_cuda_enter(s->e, 0, &ctx);
+	delete (cuda_star *) s->bstate;
+	s->bstate = nullptr;
+}

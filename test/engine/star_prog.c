@@ -1,0 +1,112 @@
+/*-------------------------------------------------------------------------
+ *
+ * star_prog.c
+ *	  Writing star programs (engine.h's gh_prog) by hand for the tests:
+ *	  instructions, constants, output columns.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include <string.h>
+
+#include "star_test.h"
+
+int
+emit(gh_prog *p, int op, int dst, int a, int b, int imm)
+{
+	gh_instr   *in = &p->code[p->ncode];
+
+	in->op = (uint8_t) op;
+	in->dst = (uint8_t) dst;
+	in->a = (uint8_t) a;
+	in->b = (uint8_t) b;
+	in->imm = imm;
+	return p->ncode++;
+}
+
+/* Point the jump at pc to the next instruction to be emitted. */
+void
+land(gh_prog *p, int pc)
+{
+	p->code[pc].imm = p->ncode;
+}
+
+int
+konst(gh_prog *p, int64_t lo, int64_t hi, bool null, int dscale)
+{
+	gh_pconst  *k = &p->consts[p->nconsts];
+
+	k->lo = lo;
+	k->hi = hi;
+	k->null = null;
+	k->dscale = (uint8_t) dscale;
+	return p->nconsts++;
+}
+
+/* dst = an integer, a double, a text constant */
+void
+ld_int(gh_prog *p, int dst, int64_t v)
+{
+	emit(p, GH_OP_LDCONST, dst, 0, 0, konst(p, v, 0, false, 0));
+}
+
+void
+ld_f8(gh_prog *p, int dst, double d)
+{
+	int64_t		bits;
+
+	memcpy(&bits, &d, 8);
+	emit(p, GH_OP_LDCONST, dst, 0, 0, konst(p, bits, 0, false, 0));
+}
+
+void
+ld_text(gh_prog *p, int dst, const char *s)
+{
+	size_t		len = strlen(s);
+
+	memcpy(p->bytes + p->nbytes, s, len);
+	emit(p, GH_OP_LDCONST, dst, 0, 1, konst(p, p->nbytes, (int64_t) len, false, 0));
+	p->nbytes += (int) len;
+}
+
+/* output register a as a new column */
+void
+out_int(gh_prog *p, int a)
+{
+	p->outs[p->nouts] = (gh_pout) {GH_INT64, ALL_OPS};
+	emit(p, GH_OP_OUT_INT, p->nouts++, a, 0, 0);
+}
+
+void
+out_f8(gh_prog *p, int a)
+{
+	p->outs[p->nouts] = (gh_pout) {GH_FLOAT64, ALL_OPS};
+	emit(p, GH_OP_OUT_F8, p->nouts++, a, 0, 0);
+}
+
+/* numeric a of static scale: limbs j0 .. j0 + n - 1 and its display scale */
+void
+out_num(gh_prog *p, int a, int scale, int j0, int n, int ops)
+{
+	int			first = p->nouts;
+
+	for (int k = 0; k <= n; k++)
+		p->outs[p->nouts++] = (gh_pout) {GH_INT64, k < n ? ops : GH_AGG_MAX};
+	emit(p, GH_OP_OUT_NUM, first, a, scale, (j0 & 255) | n << 8);
+}
+
+/* the comparison dst = a <cmp> b of an opcode */
+void
+cmp(gh_prog *p, int op, int dst, int a, int b, int how)
+{
+	emit(p, op, dst, a, b, how);
+}
+
+/* Registers 0 .. 31; register 0 the row's id, the row keyed by it. */
+void
+begin_keyed_by_id(gh_prog *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->nregs = GH_PROG_MAX_REGS;
+	emit(p, GH_OP_LDCOL_INT, 0, 0, 4, C_ID);
+	emit(p, GH_OP_KEYPACK, 0, 0, 0, KEYPACK_IMM(0, 32, -1));
+}
