@@ -93,11 +93,16 @@ gpuhash_star_create_state(CustomScan *cscan)
 	return (Node *) s;
 }
 
-/* shared buffers pinned per batch stay a small share of them (as page_scan.c) */
+/*
+ * Pages per batch: 32 MB of pages a request, so that the service's fixed
+ * cost per request (a kernel launch, a synchronisation, the reply) stays
+ * small against the bus time of the pages; the pins held per batch stay a
+ * small share of the shared buffers (as page_scan.c's).
+ */
 static size_t
 batch_pages(void)
 {
-	return (size_t) Min(2048, Max(8, NBuffers / 128));
+	return (size_t) Min(4096, Max(8, NBuffers / 128));
 }
 
 /* what the node holds in the engine, let go of on every way out */

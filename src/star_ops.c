@@ -116,6 +116,11 @@ star_core_pages(StarCore *c, const void *base, const uint32 *pages, const uint64
 	{
 		if (status[p] || res[p] == GH_STAR_PAGE_OK)
 			continue;
+		/* the star stays usable for the query's other processes: keep nothing of this read */
+		memset(status, 1, npages);
+		st = gh_star_keep(c->star, status);
+		if (st != GH_OK)
+			c->failed(c->e, st);
 		if (res[p] == GH_STAR_PAGE_ESCAPE)
 			ereport(ERROR,
 					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),

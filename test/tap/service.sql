@@ -8,6 +8,8 @@
 -- the server was started without gpuhash in shared_preload_libraries.
 BEGIN;
 SELECT plan(97);
+-- GpuHashJoin's and GpuHashAgg's service operations (GpuStarAgg's: test/tap/star.sql)
+SET LOCAL gpuhash.enable_star = off;
 
 SELECT setseed(0.4142);
 CREATE TABLE gh_sv_fact AS
