@@ -5,8 +5,7 @@
  *
  * engine.c owns everything that is the same for both backends: argument
  * checks, the hash-range split of inputs larger than the memory limit (and
- * across devices), chunked pair output, interrupts, inner-row match flags and
- * error text.  A backend implements the operations on ONE partition that is
+ * across devices), chunked pair output, interrupts and error text.  A backend implements the operations on ONE partition that is
  * resident on ONE device:
  *
  *	build		a HashGraph or BCHT over n keys/rows (host arrays in)

@@ -190,15 +190,6 @@ extern gh_status gh_join_next(gh_join *j, gh_pair *out, size_t cap,
 extern gh_status gh_join_outer_matched(gh_join *j, uint8_t *flags);
 extern void gh_join_free(gh_join *j);
 
-/*
- * Which build rows have appeared in a pair written by gh_join_next since the
- * table was built (right and full joins emit the others).  flags[r] is set
- * to 1 for every such row number r < nflags; other entries are untouched.
- * Meaningful when row numbers are dense (rows == NULL at build).
- */
-extern gh_status gh_table_inner_matched(gh_table *t, uint8_t *flags,
-										size_t nflags);
-
 /* ---- aggregation ---- */
 
 typedef enum gh_valtype

@@ -11,7 +11,7 @@
  * valgrind); GH_TEST_VERBOSE=1 prints every case with its time.  Every operation goes through the public API (engine.h) and
  * is checked against oracle.c:
  *
- *	cases_join.c	gh_build / gh_find / gh_join_* / match flags, every table
+ *	cases_join.c	gh_build / gh_find / gh_join_* / outer match flags, every table
  *					kind and join method, key distributions and sizes,
  *					memory limits that split inputs into many partitions,
  *					1, 2, 3 and 8 (simulated) devices, chunked output
