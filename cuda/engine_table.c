@@ -10,39 +10,13 @@
  *		gh_find					per-key match counts
  *		gh_join_*				chunked join output across units and devices
  *
- * PARTITIONS AND UNITS
- *
- * A backend only ever sees one "unit": a piece of input small enough for the
- * memory limit of one device.  gh_build splits the build input by hash range
- * (gh_partition_of) into nparts partitions, nparts being a multiple of the
- * number of devices large enough that an average partition fits the limit.
- * A partition that is still too large (a hot key puts all its rows in one
- * partition, whatever the hash) is cut further into row ranges; every unit of
- * a partition must then be probed with all the probe keys of that partition,
- * and the matches of its units together are the partition's matches.  Units
- * are dealt to the devices in turn, so the row ranges of a hot partition are
- * spread over the devices too.
- *
- * When there are no more units than devices, every unit stays built on its
- * own device for the table's life ("resident") and probes are kept open
- * between counting and writing.  Otherwise the table keeps each unit's keys
- * and rows in host memory and each device builds its units one at a time,
- * on demand (passes): a join then counts every unit in gh_join_begin and
- * rebuilds them in turn while writing pairs.  That repeats builds, but only
- * for inputs that do not fit the devices at all.
- *
- * DEVICES AT ONCE
- *
- * Every step that touches units -- building resident units, counting a
- * join, writing pairs, per-key counts -- runs as a gh_for_devices section:
- * each device works through its own units on its own thread.  A device's
- * units and open probes are touched only by its thread; what the threads
- * share is written with atomics (per-key counts of a partition cut into
- * row ranges, whose units sit on different devices) or
- * into disjoint ranges (each device's share of a chunk of pairs).  Each
- * gh_join_next call gives every device with pairs left an equal share of
- * the chunk, so that all devices copy pairs out together; the pairs of one
- * device come in its units' order.
+ * A backend only ever sees a unit, a piece of input small enough for one
+ * device's memory limit: a partition, or a row range of a partition too
+ * large for it (a hot key).  Units are dealt to the devices in turn; they
+ * stay built while there are no more units than devices, and are rebuilt on
+ * demand otherwise.  Every step that touches units runs as a gh_for_devices
+ * section, each device working through its own units on its own thread.
+ * See cuda/README, "Partitions and units".
  *
  *-------------------------------------------------------------------------
  */
