@@ -3,39 +3,17 @@
  * backend.h
  *	  What a backend (CPU or CUDA) provides to the engine's common layer.
  *
- * engine.c owns everything that is the same for both backends: argument
- * checks, the hash-range split of inputs larger than the memory limit (and
- * across devices), chunked pair output, interrupts, inner-row match flags and
- * error text.  A backend implements the operations on ONE partition that is
- * resident on ONE device:
+ * engine.c and its siblings own what is the same for both backends: argument
+ * checks, the hash-range split of inputs (across partitions and devices),
+ * chunked pair output, interrupts and error text.  A backend implements the
+ * operations on ONE unit resident on ONE device (gh_backend_ops below), and
+ * reports errors through gh_fail() and device memory through gh_account().
  *
- *	build		a HashGraph or BCHT over n keys/rows (host arrays in)
- *	probe		count the matches of n probe keys, then write any range of
- *				the resulting pairs (the order is fixed per probe, so ranges
- *				[a,b) and [b,c) never overlap), or hand back per-key counts
- *	aggregate	group n keys with their value columns (host arrays in,
- *				host arrays out, filled into a gh_groups made by
- *				gh_groups_alloc)
- *	probe_aggregate	group a range of a probe's pairs by keys and values
- *				gathered from either side of the join, the pairs staying
- *				on the device (host arrays in, a gh_groups out)
- *	bench		time one operation on device-generated keys
- *
- * Backends report errors through gh_fail() and account device memory
- * through gh_account(), both defined in engine.c.
- *
- * DEVICE THREADS
- *
- * With several devices, engine.c runs each device's share of an operation
- * on a host thread of its own (gh_for_devices, engine_devices.c), so the
- * devices work at the same time.  A backend callback for device dev is then
- * called on that device's thread, never on two threads for one device at
- * once; callbacks for different devices run concurrently.  gh_fail and
- * gh_account are safe from any thread; the first failure of a parallel
- * section is the one reported and makes the other devices stop at their
- * next gh_interrupted(), which on a device thread reports that failure (or
- * the caller's cancel) instead of calling the interrupt callback: only the
- * calling thread ever calls it.
+ * With several devices a callback for device dev runs on that device's
+ * thread (engine_devices.c), never on two threads for one device at once;
+ * callbacks for different devices run concurrently.  On a device thread
+ * gh_interrupted() reports a stop request or the caller's cancel instead of
+ * calling the interrupt callback.  See cuda/README, "Layers".
  *
  *-------------------------------------------------------------------------
  */

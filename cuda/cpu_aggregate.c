@@ -10,26 +10,11 @@
  *		gh_cpu_probe_aggregate	a range of a probe's pairs -> gh_groups
  *		gh_cpu_agg_bytes_per_row, gh_cpu_joinagg_bytes_per_pair	planning
  *
- * Two passes.  The first gives every row its group number through an
- * open-addressing table (linear probing from gh_hash64(key, GH_SEED_AGG),
- * at most half full); a slot holds a group number + 1, so 0 marks a free
- * slot and every key, GH_EMPTY_KEY included, can be a group.  Once the
- * number of groups is known the result is allocated (gh_groups_alloc), and
- * the second pass accumulates each column, one column at a time so that a
- * column's values are read in order: the non-NULL count, an exact 128-bit
- * sum of int64 values (the low word's carry and the value's sign go into
- * the high word), the double sum, and min/max.
- *
- * Double min/max follow the total order of the CUDA backend: values compare
- * as order-preserving integer images in which every NaN is one positive NaN
- * above +Infinity (PostgreSQL's order, NaN largest) and -0 is below +0, and
- * a NaN result is that one NaN.  Both backends then give identical
- * results, whatever order the rows arrive in.
- *
- * A join's pairs are aggregated the same way once they are rows: the range
- * of pairs is written out (gh_cpu_probe_write), each pair's group key and
- * column values are gathered from the outer or inner side into row arrays,
- * and those are grouped as above.
+ * Two passes: the first gives every row its group number through an
+ * open-addressing table, the second accumulates each column in row order
+ * (non-NULL counts, exact 128-bit sums, double sums, min/max in the CUDA
+ * backend's total order of doubles, so that both backends agree).  A join's
+ * pairs are written out and gathered into rows, then grouped the same way.
  *
  *-------------------------------------------------------------------------
  */
@@ -74,7 +59,12 @@ gh_cpu_agg_bytes_per_row(int ncols)
 	return 4 * 8 + 8 + 8 + 16 + 64 * (size_t) (ncols > 0 ? ncols : 0);
 }
 
-/* Assign every row a group; gkeys receives the group keys in first-seen order. */
+/*
+ * Assign every row a group; gkeys receives the group keys in first-seen order.
+ * Linear probing from gh_hash64(key, GH_SEED_AGG), the table at most half
+ * full; a slot holds a group number + 1, so 0 marks a free slot and every key,
+ * GH_EMPTY_KEY included, can be a group.
+ */
 static gh_status
 assign_groups(gh_engine *e, const uint64_t *keys, size_t n, size_t *group_of,
 			  uint64_t *gkeys, size_t *ngroups)

@@ -5,31 +5,13 @@
  *	  and benchmarks.
  *
  * Plain C, single-threaded and deterministic: the same algorithms as the
- * CUDA backend (cpu_hashgraph.c, cpu_bcht.c, cpu_aggregate.c), the
- * reference that backend is checked against, and what runs where there is
- * no GPU.  The backend keeps no state of its own: the devices of
- * opt.ndevices are simulated, engine.c splits the work among them and each
- * piece runs here in turn, so a device index is only a label.  "Device
- * memory" is host memory, accounted through gh_account like the GPU's.
- *
- * BENCHMARKS
- *
- * The same data as the CUDA backend's (cuda_bench.c): build keys are
- * gh_hash64(i, BENCH_SEED) for i < n, distinct because gh_hash64 is a
- * bijection, with rows 0..n-1; present probe keys are build keys at
- * uniformly random positions; absent ones are gh_hash64(i, BENCH_SEED) for i
- * in [n, 2n); aggregation groups n keys with n/16 distinct values and one
- * int64 column (count and sum).  Generation is not timed.  One warm-up run,
- * then the median of reps runs timed with CLOCK_MONOTONIC.
- *
- * bytes_moved counts the least memory traffic the operation needs, each
- * input read once and each output written once, as the CUDA backend does:
- *	build		16n (keys, rows) + the table: HashGraph 16n + 8(nbuckets+1),
- *				BCHT 8n rows + 16 bytes per slot
- *	join		8n probe keys + 24 per pair (the row read, the pair written)
- *	probe/find	8n probe keys + 4n counts (each key's match count)
- *	aggregate	16n (keys, values) + 40 per group (key, count, non-null
- *				count, 128-bit sum)
+ * CUDA backend (cpu_hashgraph.c, cpu_bcht.c, cpu_aggregate.c), the reference
+ * that backend is checked against, and what runs where there is no GPU.  It
+ * keeps no state: the devices of opt.ndevices are simulated (engine.c splits
+ * the work, each piece runs here in turn) and "device memory" is host
+ * memory, accounted through gh_account like the GPU's.  Its benchmarks use
+ * the CUDA backend's data and byte counts (cuda/README, "Benchmarks"),
+ * timed with CLOCK_MONOTONIC.
  *
  *-------------------------------------------------------------------------
  */

@@ -7,33 +7,15 @@
  *		gh_cpu_bcht_build		keys/rows -> table of distinct keys
  *		gh_cpu_bcht_lookup		the row range of one key
  *
- * DUPLICATES
- *
- * A cuckoo table holds each key once, so the input is first grouped by key:
- * it is laid out as a HashGraph (whose buckets are sorted by key, see
- * cpu_hashgraph.c), in which every distinct key is one run of entries.  The
- * run boundaries become the distinct keys' row ranges and the HashGraph's
- * rows array is kept as the table's rows, so a key repeated a million times
- * is one slot and one range.
- *
- * INSERTION
- *
- * nbuckets = ceil(distinct / (16 * load_factor)).  A key tries its three
- * buckets gh_bcht_bucket(key, 0..2) in order and takes a free slot of the
- * first one with room (slots of a bucket fill in order).  When all three are
- * full it takes the slot of a pseudo-random occupant of one of them (not the
- * bucket it was itself just evicted from) and goes on with the evicted key,
- * at most GH_BCHT_MAX_EVICTIONS times.  Slots are never emptied and a key
- * always goes to its first bucket with room, so a key in its i-th bucket
- * implies that its buckets before i are full: a lookup stops at the first
- * bucket that has a free slot.  If a chain runs out of evictions, the table
- * is cleared and rebuilt with new seeds (rebuild + 1); after
- * GH_BCHT_MAX_REBUILDS failures in a row the table grows by 1/8.  This is
- * the insertion order of the CUDA backend's cuckoo phase, done one key at a
- * time.
- *
- * The empty-slot marker is GH_EMPTY_KEY, so a real key with that value is
- * never put in a slot: its row range is kept aside.
+ * The input is grouped by key through a HashGraph layout (cpu_hashgraph.c),
+ * so each distinct key is one slot with the range of its rows.  Keys are
+ * inserted one at a time: a key takes a free slot of the first of its three
+ * buckets with room, else evicts a pseudo-random occupant, at most
+ * GH_BCHT_MAX_EVICTIONS times, after which the table is rebuilt with new
+ * seeds (and grows by 1/8 after GH_BCHT_MAX_REBUILDS failures).  Slots are
+ * never emptied, so a lookup stops at the first bucket with a free slot.  A
+ * real key equal to GH_EMPTY_KEY keeps its row range aside.  See cuda/README,
+ * "BCHT".
  *
  *-------------------------------------------------------------------------
  */

@@ -15,26 +15,13 @@
  *		agg_table_list, agg_copy_out	pipeline's keeps too (cuda_agg.cuh,
  *										with the device functions)
  *
- * One thread per input row finds or claims its group's slot: linear probing
- * from gh_range(gh_hash64(key, GH_SEED_AGG), cap), claiming an empty slot
- * (GH_EMPTY_KEY) with atomicCAS.  The key GH_EMPTY_KEY itself cannot live in
- * a slot, so it has one slot of its own past the table (index cap).  A slot
- * is a group when its row count is non-zero.
- *
- * EXACT SUMS AND ORDER-FREE MIN/MAX
- *
- * Atomics arrive in any order, so every update must give the same result
- * in any order.  An int64 sum is kept exact in 128 bits: the low word is an
- * atomicAdd of the value's bits, which returns the old low word, so the
- * adding thread knows whether its addition carried; it adds that carry and
- * the value's sign extension (-1 for a negative value) to the high word.
- * Each of those is an exact 128-bit addition split in two, and addition
- * commutes, so the result is exact whatever the order.  Double min/max use
- * atomicMin/atomicMax on an integer image of the double that orders like
- * the doubles themselves (negative values have their magnitude bits
- * flipped), with every NaN made the same positive NaN, which sorts above
- * +Infinity: PostgreSQL's order, in which NaN is the largest float8.
- * Double sums are atomicAdds, so their last bits depend on the order.
+ * One thread per input row claims or finds its group's slot with atomicCAS
+ * (the key GH_EMPTY_KEY has a slot of its own past the table).  Every update
+ * gives the same result in any order: int64 sums are exact in 128 bits (the
+ * carry of an atomicAdd on the low word goes to the high word), double
+ * min/max use atomics on order-preserving integer images with one NaN above
+ * +Infinity; only double sums depend on the order.  See cuda/README, "Hash
+ * aggregation".
  *
  *-------------------------------------------------------------------------
  */

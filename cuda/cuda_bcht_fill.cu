@@ -7,28 +7,12 @@
  * INTERFACE ROUTINES
  *		gh_bcht_fill		distinct hashes and run heads -> filled table
  *
- * PLACEMENT AND INSERTION
- *
- * Because the distinct keys are sorted by first bucket, the i-th key of a
- * bucket's run can simply be written to slot i of that bucket, for i < 16,
- * with its row range: one coalesced pass places nearly all keys (all but
- * about 4% at load factor 0.9) without atomics.  The rest are inserted by
- * Awad et al.'s cuckoo procedure: a tile of 16 threads reads one 16-slot
- * bucket in one coalesced load, and a ballot finds an empty slot, which one
- * lane claims with atomicCAS (starting at a key-dependent slot, so that
- * tiles inserting into one bucket do not all race for the same slot).  A
- * key tries its three buckets in order and takes the first with room; when
- * all are full it evicts a pseudo-random occupant of one of them
- * (atomicExch) and goes on with the evicted key, at most
- * GH_BCHT_MAX_EVICTIONS times.  Slots are never emptied and a key always
- * goes to its first bucket with room, so a key stored in bucket i implies
- * its buckets before i are full: a lookup stops at the first bucket with a
- * free slot.  Slots hold only keys while inserting (64-bit atomics suffice),
- * so a last pass looks up every key that is not where placement put it and
- * writes its row range into slot_vals.  If an insertion runs out of
- * evictions, the table is cleared and every key cuckoo-inserted with new
- * seeds (rebuild + 1; placement relies on the first hash of rebuild 0),
- * and after GH_BCHT_MAX_REBUILDS failures in a row with 1/8 more buckets.
+ * Sorted by first bucket, the i-th key of a bucket's run is written to slot i
+ * for i < 16: one coalesced pass without atomics.  The rest are inserted by
+ * Awad et al.'s cuckoo procedure, a 16-thread tile per bucket; slots hold
+ * only keys while inserting, so a last pass writes the row ranges of the
+ * keys placement did not put.  An insertion out of evictions rebuilds with
+ * new seeds.  See cuda/README, "BCHT".
  *
  *-------------------------------------------------------------------------
  */

@@ -5,35 +5,11 @@
  *	  on several GPUs see cuda_bench_multi.cu.
  *
  * Keys are made on the device and the operations run on device arrays
- * through the same device-level functions as the engine's callbacks (the
- * fast path: no host copies), timed with CUDA events around the operation
- * alone: one warm-up run, then the median of `reps` runs.  Allocations
- * inside a run come from a memory pool kept warm for the benchmark's
- * duration, so they cost what they would in a long-lived process.
- *
- * The data: build keys are gh_hash64(i, BENCH_SEED) for i < n, distinct
- * because gh_hash64 is a bijection, with rows 0..n-1.  Present probe keys
- * are build keys at uniformly random positions; absent ones are
- * gh_hash64(i, BENCH_SEED) for i in [n, 2n).  Aggregation groups n keys with
- * n/16 distinct values, one int64 column (count and sum).
- *
- * What is timed: build, the table from device keys and rows (with the
- * read-backs of sizes a build needs); probe, find_hit and find_miss, each
- * probe key's match count (HashGraph and BCHT alike); join, counting and
- * writing all pairs to a device buffer (HashGraph by list intersection,
- * its probe-side sort included; BCHT by lookups); aggregate, the table of
- * groups and their compaction into device arrays.
- *
- * BYTES MOVED
- *
- * The least device-memory traffic the operation needs, each input read once
- * and each output written once (table reads beyond that are not counted):
- *	build		16n (keys, rows) + the table: HashGraph 16n + 4(nbuckets+1),
- *				BCHT 8n rows + 16 bytes per slot
- *	join		8n probe keys + 24 per pair (the row read, the pair written)
- *	probe/find	8n probe keys + 4n counts (a lookup: each key's match count)
- *	aggregate	16n (keys, values) + 40 per group (key, count, non-null
- *				count, 128-bit sum)
+ * through the engine's device-level functions, timed with CUDA events around
+ * the operation alone: one warm-up run, then the median of `reps` runs, with
+ * a memory pool kept warm meanwhile.  The data (the same as the CPU
+ * backend's) and the bytes each operation must move: cuda/README,
+ * "Benchmarks".
  *
  *-------------------------------------------------------------------------
  */

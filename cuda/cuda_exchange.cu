@@ -8,33 +8,13 @@
  * INTERFACE ROUTINES
  *		gh_cuda_exchange		slices in, hash ranges out (cuda_exchange.cuh)
  *
- * Four steps, each issued to every device before the next begins:
- *
- *	1. count	each source gives every row its destination (the hash range
- *				of its key, counted per destination in shared memory) and
- *				sends the counts to pinned host memory.
- *	2. place	the host waits for the counts (the one wait of the exchange)
- *				and allocates every destination's receive buffers; a source
- *				that cannot reach a destination's memory gets a send buffer
- *				for those rows.
- *	3. scatter	each source sorts (destination, row index) pairs with CUB's
- *				radix sort on the destination's few bits (stable: rows keep
- *				their slice's order) and one kernel writes every column of
- *				every row straight to its place: its own receive buffer, a
- *				peer's receive buffer over NVLink or PCIe where peer access
- *				is enabled (a store to the peer's memory: no send buffer, no
- *				separate copy, and the link is busy while the kernel runs),
- *				or its send buffer.
- *	4. collect	each destination, on its own stream, waits for every
- *				source's scatter and copies the rows of send buffers in with
- *				cudaMemcpyPeerAsync, which between GPUs without peer access
- *				the driver stages through pinned host memory.
- *
- * Transfers between different pairs of devices run at once.  On failure,
- * and at the end when there are send buffers, every device's stream is
- * synchronised before anything is freed, so no store or copy in flight
- * touches freed memory; the caller's buffers are freed by their owners as
- * usual.
+ * Four steps, each issued to every device before the next: count (rows per
+ * destination, to pinned host memory), place (the host's one wait, receive
+ * buffers allocated), scatter (a radix sort on the destination bits, then
+ * one kernel storing every row into its destination, in the peer's memory
+ * where peer access is enabled, else into a send buffer), collect (send
+ * buffers copied in with cudaMemcpyPeerAsync).  Every stream is synchronised
+ * before anything is freed.  See cuda/README, "Several GPUs".
  *
  *-------------------------------------------------------------------------
  */

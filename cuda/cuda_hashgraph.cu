@@ -9,32 +9,12 @@
  *		gh_hg_build			device keys/rows -> CSR table
  *		gh_hg_count			per probe element: match count, first position
  *
- * BUILDING BY SORTING ON THE BUCKET BITS
- *
- * Green's HashGraph is built by counting keys per bucket, a prefix sum, and
- * a scatter into the CSR arrays.  Done literally on a GPU, the count and the
- * scatter are one random atomic and one random 16-byte write per key, which
- * run at a fraction of memory bandwidth (one H100: ~29 ms for 2^27 keys).
- * Because nbuckets is a power of two, a key's bucket is the top `bits` bits
- * of its hash h; so a least-significant-digit radix sort of (h, row) pairs
- * on bits [64 - bits, 64) does the same counting and scattering, but in a
- * few passes of coalesced reads and writes (CUB's onesweep: three or four
- * passes for 2^27 keys).  The sort is stable, so within a bucket keys keep
- * their input order and the layout is deterministic.  The offsets are
- * then read off the sorted hashes: each bucket's last entry records its end,
- * and an exclusive max-scan turns the ends into offsets (an empty bucket
- * starts where the previous non-empty one ended).
- *
- * HEAVY BUCKETS
- *
- * A bucket of more than GH_HG_LIGHT entries (a duplicated key, or bad luck)
- * is sorted by h, so a key's entries are contiguous and a probe finds them
- * by binary search instead of scanning the bucket; this bounds the work of
- * every probe thread and lets the pair writer copy a heavy key's rows as
- * one range (cuda_join.cu).  Heavy buckets are found while the offsets are
- * made (an entry that starts a bucket and whose GH_HG_LIGHT-th successor is
- * in the same bucket), and sorted by gh_sort_segments (cuda_segsort.cu).
- * With no heavy bucket, that costs the build one 8-byte read-back.
+ * The count-and-scatter of Green's build is done as a least-significant-digit
+ * radix sort of (hash, row) pairs on the bucket bits (coalesced passes
+ * instead of random atomics and writes); bucket offsets are read off the
+ * sorted hashes.  Buckets of more than GH_HG_LIGHT entries are sorted by hash
+ * (cuda_segsort.cu) so that a probe finds a key's entries by binary search.
+ * See cuda/README, "HashGraph".
  *
  *-------------------------------------------------------------------------
  */

@@ -9,33 +9,12 @@
  *		gh_cuda_probe_pairs		write pairs [first, first + count)
  *		gh_cuda_probe_key_counts	per probe key match counts
  *
- * PROBE ELEMENTS AND PAIR ORDER
- *
- * A probe is a sequence of elements, each one probe key: for the PROBE
- * method the keys in the caller's order, for the INTERSECT method (HashGraph
- * only) the keys sorted by bucket, which is Green's list intersection: the
- * probe side becomes a HashGraph with the same hash and bucket count (a
- * radix sort on the bucket bits), and each element then meets its own
- * bucket's list in the table.  Walking the buckets in order turns the
- * table's random reads into a sequential sweep.  Each element remembers the
- * original key index (its pairs' "outer") and the position of its first
- * match; an exclusive scan of the counts gives each element's first pair.
- * The pair order is fixed by that: element by element, and within an
- * element the table positions ascending.
- *
- * WRITING A RANGE OF PAIRS
- *
- * The elements whose pairs meet [first, first + count) are found by a warp
- * searching the pair offsets on the device, and one thread per element
- * writes its part.  An element's matches are contiguous table entries when
- * it has one match, or it sits in a heavy (sorted) HashGraph bucket, or
- * the table is a BCHT; otherwise its bucket is light (at most GH_HG_LIGHT
- * entries) and the thread scans it.  So no thread writes more than
- * DEFER_PAIRS pairs: a longer contiguous part is cut into items of at most
- * ITEM_PAIRS pairs that a second kernel copies with a whole block each, so
- * a key matching a million rows is spread over the GPU instead of
- * serialising one thread.  Device memory for the output is the caller's
- * count pairs plus that item list (under one byte per pair).
+ * A probe's elements are its keys, in the caller's order (PROBE) or sorted by
+ * bucket for Green's list intersection (INTERSECT, HashGraph only).  Each
+ * element records its match count and first match, and an exclusive scan
+ * fixes the pair order.  A range of pairs is written one thread per element,
+ * long runs of a hot key cut into items that whole blocks copy.  See
+ * cuda/README, "HashGraph".
  *
  *-------------------------------------------------------------------------
  */

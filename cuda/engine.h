@@ -5,32 +5,21 @@
  *	  (src/) and the hash tables, joins and aggregation (cuda/).
  *
  * The engine works on arrays of 64-bit keys and 64-bit row numbers and
- * returns arrays; it includes no PostgreSQL header, so it can be tested and
- * benchmarked alone.  Two backends sit behind the same calls:
+ * returns arrays; it includes no PostgreSQL header.  Two backends sit behind
+ * the same calls:
  *
  *	GH_BACKEND_CUDA  one or more NVIDIA GPUs (cuda/cuda_*.cu)
  *	GH_BACKEND_CPU   plain C, the same algorithms, deterministic (cuda/cpu_*.c);
  *	                 the reference the GPU is checked against and what CI runs
  *
- * Every call can fail.  Failures return a gh_status other than GH_OK and leave
- * a message in gh_last_error(); nothing in the engine exits or aborts.  Memory
- * (host and device) belongs to the handle that allocated it and is released by
- * that handle's free call; gh_close() releases everything still open.
- *
- * Sizes beyond the engine's memory limit are split by hash range into
- * partitions processed in turn, so any input that fits in host memory
- * completes.
- *
- * With several devices (gh_options.devices), every operation is split by
- * hash range across all of them: each device builds, probes or aggregates
- * its own ranges, all devices at the same time (one host thread each), and
- * the results are gathered.  One device is the case of a single range.  A
- * failure on any device fails the operation and frees what every device
- * held for it.
- *
- * The engine is not thread-safe: one engine handle serves one thread (the
- * engine's own device threads never call back into the caller: the
- * interrupt callback is only ever called on the calling thread).
+ * Every call can fail: it returns a gh_status other than GH_OK and leaves a
+ * message in gh_last_error(); nothing in the engine exits or aborts.  Memory
+ * belongs to the handle that allocated it and is released by that handle's
+ * free call; gh_close() releases everything still open.  Inputs beyond the
+ * memory limit are split by hash range into partitions processed in turn,
+ * across all the engine's devices at once.  An engine handle serves one
+ * thread; the engine's own threads never call back into the caller.  The
+ * whole contract: cuda/README, "The API contract".
  *
  *-------------------------------------------------------------------------
  */
@@ -189,15 +178,6 @@ extern gh_status gh_join_next(gh_join *j, gh_pair *out, size_t cap,
 							  size_t *nout);
 extern gh_status gh_join_outer_matched(gh_join *j, uint8_t *flags);
 extern void gh_join_free(gh_join *j);
-
-/*
- * Which build rows have appeared in a pair written by gh_join_next since the
- * table was built (right and full joins emit the others).  flags[r] is set
- * to 1 for every such row number r < nflags; other entries are untouched.
- * Meaningful when row numbers are dense (rows == NULL at build).
- */
-extern gh_status gh_table_inner_matched(gh_table *t, uint8_t *flags,
-										size_t nflags);
 
 /* ---- aggregation ---- */
 

@@ -15,22 +15,11 @@
  *		gh_debug_darray_budget			tests: more (or less) on the device
  *		gh_host_inputs_make, gh_host_inputs_free	(engine_internal.h)
  *
- * A parallel aggregation's rows arrive one process's batch at a time, long
- * before the last one lets the operation start.  Kept in device memory as
- * they come, they cross the bus while the query is still reading, hold no
- * host memory, and lie where the operation needs them when it starts: the
- * backend copies its inputs to the device with a copy that takes device
- * memory too (backend.h, darray_copy).
- *
- * Placement: a device array lives on device index 0 of an engine of one
- * device whose backend has darray ops, while the device memory of all the
- * engine's device arrays stays within an eighth of the memory limit (the
- * operation that reads them needs the rest).  An append past that, or one
- * the device has no room for, first moves the array to host memory.  In
- * host memory an array is an anonymous mapping grown by mremap (the pages
- * move, nothing is copied), on huge pages once it reaches 16 MB; an engine
- * of several devices keeps its arrays there from the start, since it splits
- * its inputs on the host.
+ * An array lives on device index 0 of an engine of one device while all the
+ * engine's device arrays stay within an eighth of the memory limit; an
+ * append past that, or one the device has no room for, first moves it to
+ * host memory, an anonymous mapping grown by mremap (huge pages from 16 MB).
+ * See cuda/README, "Device arrays".
  *
  *-------------------------------------------------------------------------
  */

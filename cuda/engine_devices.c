@@ -13,32 +13,11 @@
  *		gh_debug_stage_exchange	exchange through host memory (tests)
  *		gh_debug_split_chunk	split host inputs in small chunks (tests)
  *
- * WHY THREADS
- *
- * A backend's operations on one device are sequences of kernels and copies
- * with a few host synchronisations in between (a build reads back the sizes
- * it must allocate, a probe its total).  Issued from one host thread, device
- * after device, each synchronisation would idle every other device.  With a
- * thread per device each device's sequence runs at its own pace: transfers
- * and kernels of different devices overlap, and no device waits on another
- * device's host work.  The CPU backend's simulated devices run the same way,
- * so the concurrency of the common layer is tested where there is no GPU.
- *
- * ERRORS AND CANCELLATION
- *
- * While a section runs, the first gh_fail() wins: it records its status and
- * message and sets `stop`; later failures (typically other devices stopping
- * because of it) keep the first message.  A device thread's gh_interrupted()
- * only reads `stop`.  The calling thread waits on a condition variable with
- * a short timeout and polls the interrupt callback in between, so a cancel
- * stops every device at its next check; the callback (which may read
- * process state that is not thread-safe, such as PostgreSQL's interrupt
- * flags) is never called on a device thread.  Every thread has finished
- * before gh_for_devices returns, so the caller frees whatever any device
- * still holds on the calling thread.
- *
- * Device threads block all signals: the host process (a PostgreSQL backend)
- * handles its signals on its own thread.
+ * The first gh_fail() of a section wins and stops the other devices at their
+ * next gh_interrupted(); only the calling thread calls the caller's interrupt
+ * callback, and every thread has finished before gh_for_devices returns.
+ * Device threads block all signals.  Why threads: cuda/README, "Several
+ * GPUs".
  *
  *-------------------------------------------------------------------------
  */

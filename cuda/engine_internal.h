@@ -145,9 +145,6 @@ struct gh_table
 	gh_unit    *units;
 	bool		resident;		/* all units stay built */
 	uint32_t	devmask;		/* devices holding units */
-	/* which rows have been emitted by gh_join_next: a bitmap by row number */
-	uint8_t    *inner_bits;
-	uint64_t	inner_bits_rows;	/* row numbers it covers (0: none) */
 };
 
 struct gh_join

@@ -7,37 +7,11 @@
  * INTERFACE ROUTINES
  *		gh_join_aggregate		join, then group the pairs, on every device
  *
- * The join is gh_join_begin's: the probe keys split by the table's
- * hash-range partitions and every unit's pairs counted (engine_table.c).
- * Then one gh_for_devices section: every device walks its own units and
- * hands the backend each unit's pairs in chunks small enough for its memory
- * limit (probe_aggregate).  The backend writes a chunk's pairs where the
- * table is, gathers each pair's group key and column values there, and
- * aggregates them into a piece; only groups come back.  The pieces are
- * merged group by group on the host (gh_groups_merge, not disjoint): a
- * group key is made of the caller's columns, not of the join key, so the
- * pieces of different partitions can share groups.
- *
- * OUTER ARRAYS
- *
- * A probe numbers its pairs' outer side by position in the key array it was
- * probed with.  For a table of several partitions that is the partition's
- * share of the probe keys (j->part_keys), not the caller's order, so the
- * backend is given the outer arrays in that order: for every partition with
- * pairs, permuted copies of the outer keys and outer columns (through
- * j->part_idx), made once on the calling thread before the devices start
- * and freed at the end.  Inner arrays are indexed by build row number, the
- * same in every unit, and are passed as they are.
- *
- * MEMORY
- *
- * The memory limit is what one device may hold for the operation, and while
- * a chunk is aggregated the device already holds the unit's table, its open
- * probe and the spec's arrays the backend stages (its fixed bytes).  A chunk
- * gets the rest of the limit, at the backend's bytes per pair.  What is
- * already held cannot be split here, so a chunk gets at least a quarter of
- * the limit however much that is: the device must then hold more than the
- * limit, as it would for the probe alone.
+ * The join is gh_join_begin's; then every device hands the backend its units'
+ * pairs in chunks that fit its memory limit (probe_aggregate), and only
+ * groups come back, merged group by group on the host.  The outer arrays are
+ * permuted once into each partition's probe order before the devices start.
+ * See cuda/README, "Aggregation over a join".
  *
  *-------------------------------------------------------------------------
  */

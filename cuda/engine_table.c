@@ -10,39 +10,13 @@
  *		gh_find					per-key match counts
  *		gh_join_*				chunked join output across units and devices
  *
- * PARTITIONS AND UNITS
- *
- * A backend only ever sees one "unit": a piece of input small enough for the
- * memory limit of one device.  gh_build splits the build input by hash range
- * (gh_partition_of) into nparts partitions, nparts being a multiple of the
- * number of devices large enough that an average partition fits the limit.
- * A partition that is still too large (a hot key puts all its rows in one
- * partition, whatever the hash) is cut further into row ranges; every unit of
- * a partition must then be probed with all the probe keys of that partition,
- * and the matches of its units together are the partition's matches.  Units
- * are dealt to the devices in turn, so the row ranges of a hot partition are
- * spread over the devices too.
- *
- * When there are no more units than devices, every unit stays built on its
- * own device for the table's life ("resident") and probes are kept open
- * between counting and writing.  Otherwise the table keeps each unit's keys
- * and rows in host memory and each device builds its units one at a time,
- * on demand (passes): a join then counts every unit in gh_join_begin and
- * rebuilds them in turn while writing pairs.  That repeats builds, but only
- * for inputs that do not fit the devices at all.
- *
- * DEVICES AT ONCE
- *
- * Every step that touches units -- building resident units, counting a
- * join, writing pairs, per-key counts -- runs as a gh_for_devices section:
- * each device works through its own units on its own thread.  A device's
- * units and open probes are touched only by its thread; what the threads
- * share is written with atomics (inner-row match bits, per-key counts of a
- * partition cut into row ranges, whose units sit on different devices) or
- * into disjoint ranges (each device's share of a chunk of pairs).  Each
- * gh_join_next call gives every device with pairs left an equal share of
- * the chunk, so that all devices copy pairs out together; the pairs of one
- * device come in its units' order.
+ * A backend only ever sees a unit, a piece of input small enough for one
+ * device's memory limit: a partition, or a row range of a partition too
+ * large for it (a hot key).  Units are dealt to the devices in turn; they
+ * stay built while there are no more units than devices, and are rebuilt on
+ * demand otherwise.  Every step that touches units runs as a gh_for_devices
+ * section, each device working through its own units on its own thread.
+ * See cuda/README, "Partitions and units".
  *
  *-------------------------------------------------------------------------
  */
@@ -111,7 +85,6 @@ gh_table_free(gh_table *t)
 		unit_forget_input(&t->units[u]);
 	}
 	free(t->units);
-	free(t->inner_bits);
 	free(t);
 }
 
@@ -297,7 +270,6 @@ gh_build(gh_engine *e, gh_kind kind, const uint64_t *keys,
 	gh_status	st;
 	size_t		bpr,
 				max_rows;
-	uint64_t	maxrow;
 
 	if (e == NULL)
 		return GH_ERR_INVALID;
@@ -321,26 +293,12 @@ gh_build(gh_engine *e, gh_kind kind, const uint64_t *keys,
 	if (max_rows < 1)
 		max_rows = 1;
 
-	/*
-	 * The largest row number (gh_join_aggregate checks inner arrays against
-	 * it); the inner-row bitmap covers dense row numbers.
-	 */
+	/* The largest row number (gh_join_aggregate checks inner arrays against it) */
 	t->max_row = n && rows == NULL ? n - 1 : 0;
 	if (rows)
 		for (size_t i = 0; i < n; i++)
 			if (rows[i] > t->max_row)
 				t->max_row = rows[i];
-	maxrow = n && t->max_row < n - 1 ? n - 1 : t->max_row;
-	if (n > 0 && maxrow / 4 <= n)
-	{
-		t->inner_bits_rows = maxrow + 1;
-		t->inner_bits = gh_calloc(e, (maxrow + 8) / 8, 1);
-		if (t->inner_bits == NULL)
-		{
-			gh_table_free(t);
-			return e->status;
-		}
-	}
 
 	if (e->ops->build_spread && gh_spread_input(e, n, max_rows) &&
 		t->nparts == (uint32_t) e->opt.ndevices)
@@ -648,8 +606,7 @@ gh_join_total(const gh_join *j)
 
 /*
  * Device thread: write the device's share of this call's pairs, from its
- * current unit on, mapping probe indices back to the caller's and marking
- * matched inner rows.
+ * current unit on, mapping probe indices back to the caller's.
  */
 static gh_status
 write_device_pairs(gh_engine *e, int dev, void *arg)
@@ -674,16 +631,9 @@ write_device_pairs(gh_engine *e, int dev, void *arg)
 			if (gh_injected_failure(e, dev))
 				return e->inject_status;
 			GH_TRY_STATUS(e->ops->probe_write(e, j->probes[u], j->pos[dev], m, out));
-			for (size_t i = 0; i < m; i++)
-			{
-				uint64_t	r = out[i].inner;
-
-				if (idx)
+			if (idx)
+				for (size_t i = 0; i < m; i++)
 					out[i].outer = idx[out[i].outer];
-				if (r < t->inner_bits_rows)
-					__atomic_fetch_or(&t->inner_bits[r >> 3], (uint8_t) (1u << (r & 7)),
-									  __ATOMIC_RELAXED);
-			}
 			out += m;
 			want -= m;
 			j->pos[dev] += m;
@@ -885,20 +835,4 @@ gh_find(gh_table *t, const uint64_t *keys, size_t n, uint32_t *counts)
 	st = probe_all_counts(j, counts);
 	gh_join_free(j);
 	return st;
-}
-
-gh_status
-gh_table_inner_matched(gh_table *t, uint8_t *flags, size_t nflags)
-{
-	if (t == NULL)
-		return GH_ERR_INVALID;
-	if (flags == NULL && nflags > 0)
-		return gh_fail(t->e, GH_ERR_INVALID, "invalid arguments to gh_table_inner_matched");
-	if (t->n > 0 && t->inner_bits == NULL)
-		return gh_fail(t->e, GH_ERR_INVALID,
-					   "row numbers are too sparse to track matched rows");
-	for (uint64_t r = 0; r < nflags && r < t->inner_bits_rows; r++)
-		if (t->inner_bits[r >> 3] & (1u << (r & 7)))
-			flags[r] = 1;
-	return GH_OK;
 }

@@ -44,16 +44,16 @@ COMMIT;
 SET gpuhash.device = tpu;
 SET gpuhash.device = '';
 
--- gpuhash.table: auto, hashgraph or bcht.  TABLE is a reserved word, so SET
--- and SHOW need the name quoted (set_config and postgresql.conf do not).
-SHOW gpuhash."table";
-SET gpuhash."table" = bcht;
-SHOW gpuhash."table";
-SELECT set_config('gpuhash.table', 'hashgraph', false);
-SELECT current_setting('gpuhash.table');
-SET gpuhash."table" = cuckoo;
-SET gpuhash.table = bcht;
-RESET gpuhash."table";
+-- gpuhash.hash_table: auto, hashgraph or bcht, set without quotes (there is
+-- no gpuhash.table)
+SHOW gpuhash.hash_table;
+SET gpuhash.hash_table = bcht;
+SHOW gpuhash.hash_table;
+SELECT set_config('gpuhash.hash_table', 'hashgraph', false);
+SELECT current_setting('gpuhash.hash_table');
+SET gpuhash.hash_table = cuckoo;
+SELECT set_config('gpuhash.table', 'bcht', false);
+RESET gpuhash.hash_table;
 
 -- gpuhash.devices: "all" or a list of distinct GPU numbers
 SHOW gpuhash.devices;
@@ -115,10 +115,10 @@ SET gpuhash.memory = '1GB';
 
 -- settings apply per transaction like PostgreSQL's own
 BEGIN;
-SET LOCAL gpuhash."table" = bcht;
-SHOW gpuhash."table";
+SET LOCAL gpuhash.hash_table = bcht;
+SHOW gpuhash.hash_table;
 ROLLBACK;
-SHOW gpuhash."table";
+SHOW gpuhash.hash_table;
 BEGIN;
 SET gpuhash.min_rows = 5;
 SAVEPOINT a;

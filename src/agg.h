@@ -4,34 +4,20 @@
  *	  GpuHashAgg: what the planner half (agg_path.c) hands the executor half
  *	  (agg_exec.c).
  *
- * The plan node is a CustomScan with scanrelid 0 over one input plan.  Its
- * scan tuple (custom_scan_tlist) holds the grouping expressions first, then
- * one entry per aggregate (an Aggref, computed by the node), then the Vars
- * the aggregates' arguments and filters read.  custom_exprs holds three
- * lists over the scan tuple:
+ * The plan node is a CustomScan with scanrelid 0 over one input plan (two
+ * for a fused join: custom_plans holds the join's outer and inner inputs).
+ * Its scan tuple (custom_scan_tlist) holds the grouping expressions first,
+ * then one entry per aggregate (an Aggref, computed by the node), then the
+ * Vars the aggregates' arguments and filters read.  custom_exprs holds lists
+ * over the scan tuple (GHA_EXPR_* below), chiefly:
  *
  *	GHA_EXPR_GROUP	 the grouping expressions
  *	GHA_EXPR_ARGS	 per aggregate, its argument (a constant for count(*))
  *	GHA_EXPR_FILTER	 per aggregate, its FILTER clause (constant true if none)
+ *	GHA_EXPR_JOIN_OUTER, GHA_EXPR_JOIN_INNER	 a fused join's key columns
  *
  * plan.qual is the HAVING clause; the target list projects the output.
- *
- * FUSED JOIN
- *
- * An aggregation over an inner equi-join can be one node (agg_fuse.c):
- * custom_plans then holds the join's outer and inner inputs, the scan tuple
- * columns of both, and GHA_EXPR_JOIN_OUTER / GHA_EXPR_JOIN_INNER the join key
- * columns of each side (an exact key, keys.h).  Every grouping
- * expression and every aggregate (argument and FILTER) reads one side only,
- * the dictionary's columns (agg_dict.c) all the same side; each side is
- * read once into arrays of join keys, packed partial grouping
- * keys and argument values, and the engine joins and aggregates in one call
- * (gh_join_aggregate), so the joined rows are never formed.  Grouping NULL
- * patterns travel in the key above the packed columns and the dictionary
- * id.  Without GROUP BY a fused node is a plain aggregate: one row, even
- * over no input.
- * Under a Gather a fused node may be parallel-aware: its inner input is
- * then partial too, and the processes share what they read (agg_shared.c).
+ * Fused joins: src/README, "Planner: GpuHashAgg".
  *
  *-------------------------------------------------------------------------
  */

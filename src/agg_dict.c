@@ -11,23 +11,13 @@
  *		gha_dict_key		a grouping column's value of an id
  *		gha_dict_agg		a CPU aggregate's value of an id
  *
- * WHY
- *
- * The device groups 64-bit words.  Columns with an exact encoding that fits
- * (keys.c) are packed into the word directly.  Every other grouping column
- * (text, numeric, uuid, ... or exact columns that do not fit) is mapped
- * here to a dense 32-bit id through PostgreSQL's own grouping hash table
- * (TupleHashTable, with the GROUP BY clause's equality and hash functions
- * and collations), and the id is packed into the word instead.  Equal ids
- * mean equal values by the grouping equality, so a device group is still
- * exactly a SQL group, and the table's first tuple of each id is the value
- * the group shows, as in PostgreSQL's HashAggregate.
- *
- * When a query has aggregates the device cannot compute (min/max of text,
- * numeric, ...), all grouping columns go through the dictionary, whose id
- * then is the whole group, and those aggregates run here per id with their
- * own transition functions (strict, transition type = argument type, no
- * final function: min and max).
+ * Such columns are mapped to a dense 32-bit id through PostgreSQL's own
+ * grouping hash table (TupleHashTable, with the GROUP BY clause's equality,
+ * hash functions and collations), and the id is packed into the device's key
+ * instead: equal ids mean equal values, so a device group is exactly a SQL
+ * group.  When an aggregate must run on the CPU (min/max of text, numeric,
+ * ...), every grouping column goes through the dictionary and that aggregate
+ * is advanced here per id with its own transition function.
  *
  *-------------------------------------------------------------------------
  */

@@ -9,43 +9,12 @@
  *		(BeginGpuHashAgg, ExecGpuHashAgg, EndGpuHashAgg, ReScanGpuHashAgg,
  *		 ExplainGpuHashAgg: CustomExecMethods)
  *
- * INPUT
- *
- * Every input row is evaluated over the scan tuple: the grouping
- * expressions give one packed 64-bit key (keys.c) and a NULL pattern (bit i
- * set when grouping column i is NULL); each aggregate gives one value and a
- * NULL flag, where a FILTER that is not true also counts as NULL.  count(*)
- * without FILTER needs no column: the engine counts the group's rows.
- *
- * Grouping columns without a packed encoding go through the dictionary
- * (agg_dict.c), whose 32-bit id is packed above the others; aggregates the
- * engine cannot compute (GHA_CPU) are advanced there too, per id.  A numeric
- * sum or avg becomes several engine columns (agg_numeric.c): the maximum
- * display scale, created at start, and limb and NaN/Infinity columns,
- * created as the input shows they are needed.
- *
- * In a parallel plan (GHA_MODE_PARTIAL and GHA_MODE_FINAL, agg.h) the same
- * code runs in the workers, returning per-group partial values instead of
- * aggregates (agg_value), and above the Gather, reading those partial
- * values as its input and combining them: partial counts and sums are
- * summed, minima and maxima taken again, avg divides the summed sums by the
- * summed counts.
- *
- * A fused join's two inputs (agg.h) are read by agg_fused_exec.c, through
- * gha_collect_row one side at a time; there the NULL pattern travels in the
- * key, above the packed columns and the dictionary id.
- *
- * Rows with different NULL patterns belong to different groups whatever
- * their packed keys say, so each pattern present is aggregated by its own
- * engine call (almost always there is just pattern 0).
- *
- * OUTPUT
- *
- * Groups are returned in the engine's order: the grouping columns are
- * unpacked from the key, each aggregate is finished by agg_final.c, HAVING
- * (plan.qual) filters and the target list projects.  The engine's results
- * live in malloc'd memory and device memory; a reset callback on the node's
- * memory context frees them, so errors and cancels release them too.
+ * The same code serves the plain node, both halves of a parallel plan
+ * (GHA_MODE_PARTIAL, GHA_MODE_FINAL) and a fused node (whose inputs
+ * agg_fused_exec.c reads).  Each NULL pattern of the grouping columns is
+ * aggregated by its own engine call.  The engine's results are freed by a
+ * reset callback on the node's memory context.  See src/README, "Executor:
+ * GpuHashAgg".
  *
  *-------------------------------------------------------------------------
  */

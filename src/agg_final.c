@@ -14,7 +14,7 @@
  *	avg(int*)	numeric sum / numeric count (numeric_div, as int8_avg does)
  *	sum/avg(float4/8)  the float8 sum (and / count); float4 for sum(float4).
  *				Sums are added in an unspecified order on the device, so they
- *				may differ from PostgreSQL's in the last bits (README).
+ *				may differ from PostgreSQL's in the last bits.
  *	min/max		the extreme value; floats travel as order-preserving int64
  *				(gpuhash_float_order) so NaN sorts last as in PostgreSQL
  *

@@ -8,27 +8,16 @@
  *		gha_numeric_split	one numeric value as limbs, display scale, class
  *		gha_numeric_final	sum or avg of one group from the engine's sums
  *
- * THE ENCODING
- *
- * A finite numeric is sign x sum of base-10000 digits d_i x 10000^w_i.
- * Grouping the digit positions by four gives limbs: limb j holds the digits
- * of weights 4j .. 4j+3, so that
+ * A finite numeric is split into limbs of 16 decimal digits at fixed
+ * positions (limb j holds the base-10000 digits of weights 4j .. 4j+3), so
  *
  *		value = sum over j of limb_j x 10^(16 j),	|limb_j| < 10^16
  *
- * Each limb position present in the input is one int64 engine column whose
- * per-group sums are exact 128-bit integers (no overflow below 2^64 rows),
- * so every group's sum is exact whatever the values' scales; the final sum
- * is rebuilt with numeric arithmetic.  PostgreSQL's sum(numeric) shows the
- * largest display scale of its inputs, so that is kept per group (a max
- * column), and NaN, +Infinity and -Infinity are counted in columns of their
- * own, giving PostgreSQL's results for them (NaN wins; +Inf and -Inf
- * together give NaN).  avg is the sum divided by the count with
- * numeric_div, as numeric_avg does.
- *
- * PostgreSQL offers no function for a numeric's digits, so the value is
- * read from its stored form (the short and long headers of numeric.c, which
- * the on-disk format fixes).
+ * Each limb position is one int64 engine column whose per-group sums are
+ * exact; the sum is rebuilt with numeric arithmetic, with the inputs'
+ * largest display scale (a max column) and NaN and the infinities counted in
+ * columns of their own.  The digits are read from numeric's stored form,
+ * which the on-disk format fixes.
  *
  *-------------------------------------------------------------------------
  */

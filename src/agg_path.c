@@ -1,66 +1,15 @@
 /*-------------------------------------------------------------------------
  *
  * agg_path.c
- *	  Planner half of GpuHashAgg: offer a CustomPath for GROUP BY and turn
- *	  the chosen one into a CustomScan plan.
+ *	  Planner half of GpuHashAgg: offer CustomPaths for GROUP BY (plain,
+ *	  parallel, and fused with the join below) and turn the chosen one into a
+ *	  CustomScan plan.
  *
  * INTERFACE ROUTINES
  *		gpuhash_agg_init		install the hook, register the scan methods
  *
- * WHAT IS OFFERED
- *
- * create_upper_paths_hook at UPPERREL_GROUP_AGG, for a query with a GROUP BY
- * (no grouping sets), when:
- *	- every grouping expression either has an exact encoding (keys.c), packed
- *	  into the device's 64-bit key, or hash support for the dictionary
- *	  (agg_dict.c; choose_key_modes), so a group on the device is a group in
- *	  SQL;
- *	- every aggregate is count(*), count(x), sum/avg of int2, int4, int8,
- *	  float4, float8 or numeric, or min/max of any type (on the device for
- *	  integers, floats, dates, times, timestamps and oid; on the CPU through
- *	  the dictionary otherwise), with no DISTINCT or ORDER BY inside, FILTER
- *	  allowed;
- *	- the output needs no column that is merely functionally dependent on
- *	  the grouping key (PostgreSQL passes those through; we would not).
- * Anything else is simply not offered, and PostgreSQL plans it as before.
- *
- * FUSED WITH A JOIN
- *
- * When the input is a join relation that agg_fuse.c noted as made by an
- * inner equi-join on an exact key (keys.c) with no other join clause, and
- * every grouping expression and aggregate reads one side of it (dictionary
- * columns all one side, no CPU aggregates; see fused_key_modes), we also offer a GpuHashAgg
- * over the join's two inputs that joins and aggregates in the engine
- * (agg.h, "FUSED JOIN"): no joined row is ever formed.  Each input computes
- * its side's grouping expressions (fused_inputs).  Plain aggregates (no
- * GROUP BY) are offered only this way: over a single input PostgreSQL's Agg
- * already does the least work.  Its cost is that of reading both inputs
- * with a key and the arguments per row, plus GHA_DEVICE_PAIR_FACTOR per
- * joined pair; in parallel, every worker builds the inner side and probes
- * its share of a partial outer input, as a partial GpuHashJoin does.
- *
- * PARALLEL
- *
- * Where the input has a partial path, we also offer a final GpuHashAgg over
- * a Gather of partial GpuHashAggs (GHA_MODE_*, agg.h): each worker computes
- * per-group partial values, new Aggrefs marked AGGSPLIT_INITIAL_SERIAL of
- * the types gpuhash_agg_partial_type gives, which the Gather passes up and
- * the final node reads as its input columns.
- *
- * COST MODEL
- *
- * Reading the input stays on the CPU (the input path's cost, which already
- * charges cpu_tuple_cost per row), and so does evaluating keys, arguments
- * and filters; the hash table work moves to the device.  Per input row we
- * charge half a cpu_operator_cost per key column and per aggregate (the
- * evaluation of plain columns is a copy), where PostgreSQL's HashAgg
- * charges a full one per column plus its transition functions.  Measured on
- * an H100 (README, "Benchmarks"), a GpuHashAgg over 10M rows took 1.0 to
- * 1.7 s against 4.1 to 4.5 s for PostgreSQL's plan with 8 workers, and the
- * earlier charge of cpu_tuple_cost per row more made the planner choose
- * PostgreSQL's serial HashAggregate over it.  Inputs smaller than
- * gpuhash.min_rows are not offered; gpuhash.force scales every applicable
- * GROUP BY's cost down to almost nothing.
+ * What is offered, the three shapes and the cost model are described in
+ * src/README ("Planner: GpuHashAgg", "The cost model").
  *
  *-------------------------------------------------------------------------
  */

@@ -3,7 +3,7 @@
  * agg_pool.c
  *	  A parallel GpuHashAgg's shared state: the inner side of a fused join
  *	  read in shares (agg_shared.c), and the pool in the GPU service that
- *	  collects every process's rows for one aggregation at the end.
+ *	  collects every process's rows for one aggregation.
  *
  * INTERFACE ROUTINES
  *		gha_estimate_dsm, gha_initialize_dsm, gha_reinitialize_dsm,
@@ -14,22 +14,12 @@
  *		gha_pool_done			detach; the last process out aggregates
  *		gha_pool_take			or the final node above the Gather does
  *
- * A partial GpuHashAgg with neither dictionary columns nor numeric sums
- * (their engine columns differ between processes) is parallel-aware.  When
- * the GPU service runs, the leader creates a pool there as it sets up the
- * parallel query, and every process of the query, instead of aggregating
- * its share and sending partial groups through the Gather, appends its
- * rows to the pool, in batches as it reads (each append queued in the
- * service while the process reads on; all of them in before it leaves).  When the node sits right below
- * a Gather below a final GpuHashAgg (the plans gpuhash makes), every
- * process returns nothing, and the final node, once the Gather has run out,
- * asks the service to aggregate the pool (or join and aggregate it) once
- * and returns the groups itself.  Otherwise processes attach to a barrier
- * before they read: the one that detaches last knows every row is in, has
- * the pool aggregated, and returns the groups as partial values, one row
- * per group; the others return none.
- * A process that attaches after that finds its input exhausted (the
- * partial scans have handed out every block) and returns nothing.
+ * The leader creates the pool as it sets up the parallel query; every process
+ * appends its rows as it reads (queued, at most two appends in flight) and
+ * returns nothing; the final GpuHashAgg above the Gather has the pool
+ * aggregated once.  Where the final node cannot read the partial node's
+ * groups, the last process to detach from a barrier does that and returns
+ * the groups through the Gather.  See src/README, "Pools".
  *
  *-------------------------------------------------------------------------
  */

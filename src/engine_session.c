@@ -130,8 +130,8 @@ gpuhash_planning_allowed(void)
 int
 gpuhash_resolved_table_kind(void)
 {
-	if (gpuhash_table != GH_KIND_AUTO)
-		return gpuhash_table;
+	if (gpuhash_hash_table != GH_KIND_AUTO)
+		return gpuhash_hash_table;
 	return gh_choose_kind(NULL, 0);
 }
 

@@ -30,7 +30,7 @@ bool		gpuhash_enable_groupby = true;
 bool		gpuhash_enable_fusion = true;
 bool		gpuhash_enable_star = true;
 int			gpuhash_device = GPUHASH_DEVICE_AUTO;
-int			gpuhash_table = GH_KIND_AUTO;
+int			gpuhash_hash_table = GH_KIND_AUTO;
 char	   *gpuhash_devices_setting = NULL;
 int			gpuhash_min_rows = 1000000;
 int			gpuhash_memory_limit_mb = 0;
@@ -123,9 +123,9 @@ _PG_init(void)
 							 "cpu runs the same algorithms on the CPU: for testing and comparison.",
 							 &gpuhash_device, GPUHASH_DEVICE_AUTO, device_options,
 							 PGC_USERSET, 0, NULL, assign_engine_int, NULL);
-	DefineCustomEnumVariable("gpuhash.table",
+	DefineCustomEnumVariable("gpuhash.hash_table",
 							 "Hash table for joins: auto, hashgraph or bcht.",
-							 NULL, &gpuhash_table, GH_KIND_AUTO, table_options,
+							 NULL, &gpuhash_hash_table, GH_KIND_AUTO, table_options,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomStringVariable("gpuhash.devices",
 							   "The GPUs gpuhash uses: \"all\" or a comma-separated list of GPU numbers.",

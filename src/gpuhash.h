@@ -31,7 +31,7 @@ extern bool gpuhash_enable_groupby;
 extern bool gpuhash_enable_fusion;
 extern bool gpuhash_enable_star;
 extern int	gpuhash_device;
-extern int	gpuhash_table;
+extern int	gpuhash_hash_table;
 extern char *gpuhash_devices_setting;
 extern int	gpuhash_min_rows;
 extern int	gpuhash_memory_limit_mb;

@@ -9,31 +9,12 @@
  *		(BeginGpuHashJoin, ExecGpuHashJoin, EndGpuHashJoin,
  *		 ReScanGpuHashJoin, ExplainGpuHashJoin: CustomExecMethods)
  *
- * THE STATE MACHINE
- *
- *	GHJ_BUILD	  read the whole inner input: copy each row aside (row number
- *				  = its index), encode its key, build the engine's table
- *				  from the non-NULL keys.
- *	GHJ_CHUNK	  read up to gpuhash.chunk_rows outer rows, encode their keys
- *				  and start the engine's join of the chunk (count first).
- *	GHJ_PAIRS	  fetch matched pairs from the engine, a buffer at a time;
- *				  each pair that passes the recheck (hashed keys) and the
- *				  join quals marks its outer and inner rows matched and, for
- *				  joins that emit pairs, is projected and returned.
- *	GHJ_OUTER_REST after a chunk: LEFT, FULL and ANTI joins emit the chunk's
- *				  unmatched outer rows null-extended; SEMI and ANTI joins
- *				  without join quals come here straight from GHJ_CHUNK with
- *				  the engine's match flags and never fetch pairs.
- *	GHJ_INNER_REST after the last chunk: RIGHT and FULL joins emit the inner
- *				  rows no pair matched (those with NULL keys included).
- *
- * Rows are kept as columnar copies of just the columns the node needs
- * (rowstore.c), and joined in the "scan tuple" the planner laid out
- * (custom_scan_tlist): fill_joined copies the needed columns of an outer
- * row, an inner row or both into it, and quals and the projection run over
- * it.  The engine's table and join live in device memory, which palloc
- * cannot see: a reset callback on the node's memory context frees them, so
- * an error or cancel in mid-query releases them with the query.
+ * The node is a state machine (GhjPhase, below; src/README, "Executor:
+ * GpuHashJoin").  Rows are kept as columnar copies of the columns the node
+ * needs (rowstore.c) and joined in the scan tuple.  The engine's table and
+ * join live in device memory, which palloc cannot see: a reset callback on
+ * the node's memory context frees them, so an error or cancel in mid-query
+ * releases them with the query.
  *
  *-------------------------------------------------------------------------
  */
@@ -63,11 +44,12 @@
 
 typedef enum GhjPhase
 {
-	GHJ_BUILD,
-	GHJ_CHUNK,
-	GHJ_PAIRS,
-	GHJ_OUTER_REST,
-	GHJ_INNER_REST,
+	GHJ_BUILD,					/* read the inner input, build the table */
+	GHJ_CHUNK,					/* read a chunk of outer rows, count its matches */
+	GHJ_PAIRS,					/* fetch pairs: recheck, join quals, emit */
+	GHJ_OUTER_REST,				/* a chunk's unmatched outer rows (LEFT, FULL,
+								 * ANTI; SEMI and ANTI from the match flags) */
+	GHJ_INNER_REST,				/* the unmatched inner rows (RIGHT, FULL) */
 	GHJ_DONE
 } GhjPhase;
 

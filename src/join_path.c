@@ -7,36 +7,8 @@
  * INTERFACE ROUTINES
  *		gpuhash_join_init		install the hook, register the scan methods
  *
- * WHAT IS OFFERED
- *
- * set_join_pathlist_hook sees every (outer rel, inner rel, join type) pair
- * the planner considers.  We offer a path when the join type is INNER,
- * LEFT, RIGHT, FULL, SEMI or ANTI, at least one join clause is hash-joinable
- * with both sides' keys encodable (keys.c), both inputs have unparameterized
- * paths, and nothing needs a PlaceHolderVar (those carry evaluation-level
- * rules of their own; PostgreSQL's plans handle them).  The outer input is
- * probed chunk by chunk, the inner one is built into the engine's table.
- *
- * COST MODEL
- *
- * The engine does the hashing and matching; what stays on the CPU is
- * reading both inputs (their paths' costs), copying rows aside and
- * extracting keys, and forming joined rows.  So a GpuHashJoin costs
- *
- *	startup = inner total + inner rows x (cpu_tuple_cost + key cost + copy)
- *			  + device start + engine open + inner rows x device build cost
- *	total	= startup + outer total + outer rows x (cpu_tuple_cost + key cost
- *			  + device probe cost) + output rows x cpu_tuple_cost
- *
- * where a key costs cpu_operator_cost per column, keeping an inner row aside
- * one more (so the smaller side is built, as PostgreSQL does), opening the
- * engine what engine_session.c says (a parallel worker opens its own, so a
- * partial path always pays it), and the device terms come
- * from gpuhash_bench measurements (see README "Cost model").  Joins whose
- * inputs are smaller than gpuhash.min_rows are not offered at all: the
- * device start-up and transfers cannot pay off there.  gpuhash.force scales
- * every applicable join's cost down to almost nothing, so tests can pin the
- * plan while join orders are still chosen by cost.
+ * What is offered and the cost model are described in src/README
+ * ("Planner: GpuHashJoin", "The cost model").
  *
  *-------------------------------------------------------------------------
  */
@@ -60,7 +32,7 @@
 #include "keys.h"
 #include "scantuple.h"
 
-/* Device-side costs per row, in units of cpu_operator_cost (README). */
+/* Device-side costs, in units of cpu_operator_cost (src/README, "The cost model") */
 #define GHJ_DEVICE_STARTUP_COST		100.0
 #define GHJ_DEVICE_ROW_FACTOR		0.05
 /* keeping an inner row aside for the whole join (rowstore.c) */

@@ -5,31 +5,11 @@
  *	  directly: only the columns the query uses, all-visible pages shipped
  *	  to the engine (the GPU) by buffer number.
  *
- * A gpuhash node whose input is a Seq Scan (parallel or not) over an
- * ordinary heap table (logged or unlogged; not a temporary one: those
- * live in local buffers), whose used columns are fixed-width
- * pass-by-value types preceded only by fixed-width columns, reads the
- * table's blocks itself (taking them from the parallel scan's shared block
- * allocator under Gather) instead of pulling tuples through the scan.  The
- * rows come back one by one in a slot shaped as the scan's output, after
- * the scan's own quals and projection, so the node sees what the scan would
- * have returned.  Per block:
- *
- *	all-visible (PD_ALL_VISIBLE, snapshot not taken during recovery): every
- *		tuple is visible to the query's snapshot.  With gpuhash.ship_pages,
- *		the buffer stays pinned, its LSN is noted, and its number goes in a
- *		batch to the engine, which reads the page in place and takes the
- *		columns out; afterwards each page is checked under a share lock:
- *		if its all-visible flag or its LSN changed, the rows taken from it
- *		are dropped and the page is read again on the CPU.  Without shipping,
- *		the backend takes the columns itself under the share lock.
- *		(A change to an all-visible page clears the flag first, under the
- *		exclusive lock, and nothing can set it again while the pin is held:
- *		that takes a cleanup lock.  So the flag alone detects a change, on
- *		unlogged tables too; on logged ones the LSN moves as well.)
- *	otherwise: the page's tuples are checked against the snapshot and
- *		deformed by PostgreSQL's own code under the share lock, as a Seq
- *		Scan does.
+ * The rows come back in a slot shaped as the scan's output, after its quals
+ * and projection.  All-visible pages are shipped and checked unchanged
+ * afterwards (still all-visible, same LSN) under a share lock; other pages
+ * are read with PostgreSQL's visibility checks.  Which scans qualify and why
+ * the checks are enough: src/README, "Reading heap pages".
  *
  *-------------------------------------------------------------------------
  */

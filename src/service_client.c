@@ -208,12 +208,17 @@ fill_request(GhsSlot *slot, const GhsCall *call, bool nowait)
 	wake_workers(call->worker);
 }
 
-/* The client stops waiting: whoever holds the slot next frees it. */
+/*
+ * The client stops waiting: whoever holds the slot next frees it.  A table,
+ * join or pool the service has already made for the call is freed too (the
+ * service frees one made after this).
+ */
 static void
 abandon(GhsSlot *slot)
 {
 	bool		freed = false;
 	int			ran_by;
+	int32		made = 0;
 
 	SpinLockAcquire(&slot->mutex);
 	slot->cancel = true;
@@ -225,6 +230,8 @@ abandon(GhsSlot *slot)
 	}
 	else if (slot->state == GHS_DONE)
 	{
+		if (slot->sqlerrcode == 0)
+			made = slot->result_object;
 		slot->state = slot->reply ? GHS_ACKED : GHS_FREE;
 		freed = slot->state == GHS_FREE;
 	}
@@ -233,6 +240,17 @@ abandon(GhsSlot *slot)
 		ConditionVariableBroadcast(&gpuhash_service->slot_freed);
 	else
 		wake_workers(ran_by);
+	if (made != 0)
+	{
+		GhsCall		call;
+
+		memset(&call, 0, sizeof(call));
+		call.op = GHS_OP_FREE;
+		call.worker = ran_by;
+		call.object = made;
+		/* if no slot is free, it goes when the transaction ends */
+		(void) gpuhash_service_post(&call);
+	}
 }
 
 static void

@@ -4,32 +4,11 @@
  *	  Pools, in the GPU service: the input rows of one parallel aggregation,
  *	  appended by every process of the query, aggregated once.
  *
- * Without a pool, each process of a parallel GROUP BY aggregates its share
- * on the device and sends its partial groups through the Gather to the
- * final node, which aggregates them again: with many groups, the partial
- * groups outnumber the groups many times over and the tuple queues become
- * the bottleneck.  With one, each process appends its rows here (host
- * memory of the service worker), and the last process to finish asks for
- * the groups of all of them: one device aggregation, one row per group.  A
- * fused join's pool keeps its two sides apart, and is joined and aggregated
- * at the end (the inner side built once).
- *
- * Rows are kept per NULL pattern (agg_exec.c) and, for a fused join, per
- * side; every append must bring the same columns.  Any process of the query
- * may append to the pool and free it; the creator's transaction owns it.
- *
- * The rows are kept in the engine's device arrays (gh_darray): a plain
- * aggregation's on the device, where the engine puts them (one GPU, room
- * to spare), so that each append crosses the bus as it arrives, the pool
- * takes no host memory, and the aggregation starts on rows already there;
- * a fused join's in host memory (the build and the join read their inputs
- * on the host), pinned while the engine copies them.  A NULL flag array is
- * made at the first NULL of its column: until then the column has none.
- * The engine that holds the arrays is held open until the pool is freed.
- *
- * Rows also come as heap pages (gpuhash_pool_pages): shared buffers the
- * client has pinned, read and encoded on the GPU and appended there
- * without crossing back, once each page has been checked unchanged.
+ * Rows are kept per NULL pattern and, for a fused join, per side, in the
+ * engine's device arrays: a plain aggregation's on the device where the
+ * engine puts them, a fused join's in host memory.  Rows also come as heap
+ * pages the client has pinned, read, checked and appended on the GPU
+ * (gpuhash_pool_pages).  See src/README, "Pools" and "Reading heap pages".
  *
  *-------------------------------------------------------------------------
  */

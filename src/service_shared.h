@@ -5,25 +5,14 @@
  *	  slots in shared memory and the layout of the segments that carry a
  *	  request's arrays and a reply's groups.
  *
- * A client (a backend or a parallel worker) claims a free slot, fills in
- * the operation and, for arrays, the handle of a DSM segment it created,
- * queues the slot and sets the service worker's latch.  The worker runs the
- * operation with its own engine, leaves scalars in the slot and larger
- * results in a segment of its own (reply), marks the slot done and sets the
- * client's latch.  The client attaches the reply, then acknowledges; the
- * worker detaches its reference and frees the slot.
+ * A slot goes
  *
  *	FREE -> CLAIMED -> QUEUED -> RUNNING -> DONE -> ACKED -> FREE
  *
- * A client that stops waiting (cancel, error) sets cancel: a queued slot it
- * frees itself, a running one the worker stops (the engine's interrupt
- * callback reads the flag) and frees, a done one it acknowledges.
- *
- * Tables and joins built for a client stay in the worker that built them
- * ("objects", named by a number); later operations on them go to that
- * worker.  The client frees them when its plan node ends; objects whose
- * client's transaction has ended (or whose client has exited) the worker
- * frees on its own.
+ * as a client fills it in and queues it, a service worker runs it and
+ * replies, and the client takes the reply.  Tables, joins and pools stay in
+ * the worker that made them ("objects").  The protocol, cancellation and
+ * lifetimes: src/README, "The GPU service".
  *
  *-------------------------------------------------------------------------
  */

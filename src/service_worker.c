@@ -591,17 +591,24 @@ run_join_aggregate(GhsSlot *slot)
 	slot->result[3] = gh_engine_peak_device_bytes(table->engine->engine);
 }
 
+/* Free the table, join or pool id of the client with process id pid. */
 static void
-run_free(GhsSlot *slot)
+free_object_id(int32 id, int pid)
 {
 	for (ServiceObject *o = objects; o; o = o->next)
-		if (o->id == slot->object && o->owner_pid == slot->client_pid)
+		if (o->id == id && o->owner_pid == pid)
 		{
 			free_object(o);
 			return;
 		}
-	if (!gpuhash_pool_free(slot->object))
-		(void) gpuhash_star_service_free(slot->object);
+	if (!gpuhash_pool_free(id))
+		(void) gpuhash_star_service_free(id);
+}
+
+static void
+run_free(GhsSlot *slot)
+{
+	free_object_id(slot->object, slot->client_pid);
 }
 
 static void
@@ -762,6 +769,8 @@ serve(GhsSlot *slot, MemoryContext cxt)
 	MemoryContext old = MemoryContextSwitchTo(cxt);
 	bool		cancelled;
 	int			index = slot - gpuhash_service->slots;
+	int32		made;
+	int			client_pid;
 
 	slot->sqlerrcode = 0;
 	slot->reply = 0;
@@ -801,6 +810,9 @@ serve(GhsSlot *slot, MemoryContext cxt)
 	MemoryContextReset(cxt);
 	pg_atomic_fetch_add_u64(&gpuhash_service->worker[my_index].requests, 1);
 
+	/* read before the slot can be freed and claimed by another client */
+	made = slot->sqlerrcode == 0 ? slot->result_object : 0;
+	client_pid = slot->client_pid;
 	SpinLockAcquire(&slot->mutex);
 	cancelled = slot->cancel || slot->nowait;
 	slot->state = cancelled ? GHS_FREE : GHS_DONE;
@@ -810,6 +822,9 @@ serve(GhsSlot *slot, MemoryContext cxt)
 		if (replies[index])
 			dsm_detach(replies[index]);
 		replies[index] = NULL;
+		/* an object made for a client that stopped waiting: nobody knows it */
+		if (made != 0)
+			free_object_id(made, client_pid);
 		ConditionVariableBroadcast(&gpuhash_service->slot_freed);
 	}
 	else

@@ -25,7 +25,7 @@
 # Environment:
 #   GPUHASH_DEVICE=cpu|gpu   backend of the forced runs (default cpu)
 #   GH_COMPAT_OPTIONS        more settings for the forced runs, as in PGOPTIONS:
-#                            "-c gpuhash.table=bcht -c gpuhash.chunk_rows=1"
+#                            "-c gpuhash.hash_table=bcht -c gpuhash.chunk_rows=1"
 #   GH_USE_RUNNING_SERVER=1  use the server PGHOST/PGPORT/PGUSER point at (a
 #                            superuser; it must read files under /tmp for COPY)
 #   GH_COMPAT_TIMEOUT        seconds one psql run may take (default 900)

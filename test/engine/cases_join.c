@@ -2,7 +2,7 @@
  *
  * cases_join.c
  *	  Engine unit tests of tables: gh_build, gh_find, gh_join_* and the
- *	  match flags, against the sort-based oracle.
+ *	  outer match flags, against the sort-based oracle.
  *
  * Every input (a key distribution at a size) runs under every
  * configuration of test_configs() -- simulated devices and memory limits
@@ -11,8 +11,7 @@
  * kind (hashgraph, bcht, auto).  For each table: the build, a gh_find, and
  * one join per method, whose pairs are read in chunks of a small cap and
  * compared with the oracle's as a multiset; the outer match flags are read
- * after the first chunk (mid-join), and the inner match flags after each
- * join, as the union over the joins so far.
+ * after the first chunk (mid-join).
  *
  * Then the corners the matrix does not reach: BCHT at load factor 0.99, a
  * key repeated a million times, and a hot key read one pair at a time.
@@ -110,13 +109,10 @@ check_outer_flags(gh_join *j, gh_engine *e, const join_input *in)
 	free(flags);
 }
 
-/*
- * One join: count, chunks of cap, the multiset of pairs, the flags.
- * inner_want accumulates the build rows matched by this table's joins.
- */
+/* One join: count, chunks of cap, the multiset of pairs, the outer flags. */
 static void
 check_join(gh_table *t, gh_engine *e, const join_input *in, gh_join_method method,
-		   size_t cap, uint8_t *inner_want)
+		   size_t cap)
 {
 	const gh_pair *want = in->want;
 	uint64_t	total = in->total;
@@ -197,23 +193,6 @@ check_join(gh_table *t, gh_engine *e, const join_input *in, gh_join_method metho
 			case_fail("gh_join_next wrote %zu pairs after the end", nout);
 	}
 
-	/* inner flags: every build row of a written pair, over this table's joins */
-	for (uint64_t k = 0; k < total; k++)
-		inner_want[want[k].inner] = 1;
-	{
-		uint8_t    *flags = xcalloc(in->n + 1, 1);
-
-		if (check_ok(gh_table_inner_matched(t, flags, in->n), e, "gh_table_inner_matched"))
-			for (size_t r = 0; r < in->n; r++)
-				if (flags[r] != inner_want[r])
-				{
-					case_fail("inner match flag of row %zu is %d, want %d",
-							  r, flags[r], inner_want[r]);
-					break;
-				}
-		free(flags);
-	}
-
 done:
 	gh_join_free(j);
 	free(got);
@@ -229,7 +208,6 @@ check_table(gh_engine *e, const test_config *cfg, gh_kind kind,
 	char		cname[128];
 	gh_table   *t = NULL;
 	uint64_t	total = in->total;
-	uint8_t    *inner_want;
 	bool		built;
 
 	config_name(cfg, cname, sizeof(cname));
@@ -247,7 +225,6 @@ check_table(gh_engine *e, const test_config *cfg, gh_kind kind,
 	check_find(t, e, in);
 	case_end();
 
-	inner_want = xcalloc(in->n + 1, 1);
 	for (int k = 0; k < 3; k++)
 	{
 		int			c = (int) (rotation++ % (unsigned) ncaps);
@@ -257,10 +234,9 @@ check_table(gh_engine *e, const test_config *cfg, gh_kind kind,
 			cap = caps[++c];
 		case_begin("%s join (%s), %s, %zu probe keys, %s, cap %zu",
 				   kind_name(kind), method_name(methods[k]), in->label, in->m, cname, cap);
-		check_join(t, e, in, methods[k], cap, inner_want);
+		check_join(t, e, in, methods[k], cap);
 		case_end();
 	}
-	free(inner_want);
 	gh_table_free(t);
 }
 

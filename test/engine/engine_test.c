@@ -6,43 +6,16 @@
  * Usage: engine_test [cpu] [cuda]
  *
  * With no argument: the CPU backend, plus CUDA where a GPU is visible.
- * GH_TEST_SEED sets the random seed (printed at the start, so a failing
- * run can be repeated); GH_TEST_QUICK=1 runs small inputs only (for
- * valgrind); GH_TEST_VERBOSE=1 prints every case with its time;
- * GH_TEST_ONLY=pages,star runs only those groups of cases (the names in
- * case_groups below).  Every operation goes through the public API
- * (engine.h) and is checked against oracle.c:
+ * GH_TEST_SEED sets the random seed (printed at the start, so a failing run
+ * can be repeated); GH_TEST_QUICK=1 runs small inputs only (for valgrind);
+ * GH_TEST_VERBOSE=1 prints every case with its time; GH_TEST_ONLY=pages,star
+ * runs only those groups of cases (the names in case_groups below).  Every
+ * operation goes through the public API (engine.h) and is checked against
+ * oracle.c; the cases_*.c files and what each covers are listed in
+ * test/README.
  *
- *	cases_join.c	gh_build / gh_find / gh_join_* / match flags, every table
- *					kind and join method, key distributions and sizes,
- *					memory limits that split inputs into many partitions,
- *					1, 2, 3 and 8 (simulated) devices, chunked output
- *	cases_agg.c		gh_aggregate: every result field, NULLs, all-NULL
- *					groups, 128-bit sums, NaN and -0 in min/max
- *	cases_api.c		invalid arguments, cancellation, benchmarks, memory
- *					accounting
- *	cases_devices.c	several devices: the devices an operation used, a hot
- *					key larger than a device's memory, a failure on one
- *					device freeing every device's memory
- *	cases_joinagg.c	gh_join_aggregate: group keys and columns from either
- *					side of a join, every table kind, join method, device
- *					count and limit; empty inputs, invalid arguments,
- *					cancellation, a failure on one device
- *	cases_pages.c	gh_extract_pages on heap pages written as PostgreSQL
- *					does (random schemas, NULLs, line pointer kinds, full
- *					and empty pages), malformed pages, invalid arguments;
- *					gh_register_host and reading registered pages
- *	cases_pagebatch.c	gh_pages_read and its batches: rows of heap pages
- *					encoded (packed keys, NULL patterns, aggregate values) and
- *					kept by page, appended by pattern to device arrays on the
- *					device and in host memory; malformed pages, invalid
- *					arguments
- *	cases_star.c	the star pipeline (gh_prog_check, gh_dim_*, gh_star_*):
- *					hand-built programs over heap pages with varlenas, every
- *					opcode, against an interpreter of its own (star_oracle.c)
- *
- * Prints one line per failing case and ends with "N passed, N failed";
- * the exit status is 1 if any case failed.
+ * Prints one line per failing case and ends with "N passed, N failed"; the
+ * exit status is 1 if any case failed.
  *
  *-------------------------------------------------------------------------
  */

@@ -80,17 +80,17 @@ SELECT * FROM pg_temp.same_rows('partitions text', 'SELECT f.id, d.id FROM fact 
 SELECT * FROM pg_temp.same_rows('partitions anti', 'SELECT s.id FROM skew s WHERE NOT EXISTS (SELECT 1 FROM fact f WHERE f.k = s.k)');
 
 -- both table kinds
-SET LOCAL gpuhash."table" = 'bcht';
+SET LOCAL gpuhash.hash_table = 'bcht';
 SELECT * FROM pg_temp.same_rows('bcht inner', 'SELECT f.id, d.id FROM fact f JOIN dim d ON f.k = d.k');
 SELECT * FROM pg_temp.same_rows('bcht skew', 'SELECT s.id, s2.id FROM skew s JOIN skew s2 ON s.k = s2.k WHERE s.w = 5');
 SELECT * FROM pg_temp.same_rows('bcht full', 'SELECT f.id, d.id FROM fact f FULL JOIN dim d ON f.k = d.k');
-SET LOCAL gpuhash."table" = 'hashgraph';
+SET LOCAL gpuhash.hash_table = 'hashgraph';
 SELECT * FROM pg_temp.same_rows('hashgraph semi', 'SELECT f.id FROM fact f WHERE f.k IN (SELECT k FROM skew)');
 SELECT * FROM pg_temp.same_rows('hashgraph left', 'SELECT s.id, d.id FROM skew s LEFT JOIN dim d ON s.k = d.k');
 
 -- GROUP BY: every aggregate, NULL groups and values, skew, FILTER, HAVING,
 -- expressions, over joins; with and without partitioning
-SET LOCAL gpuhash."table" = 'auto';
+SET LOCAL gpuhash.hash_table = 'auto';
 SET LOCAL gpuhash.memory_limit = 0;
 SELECT * FROM pg_temp.same_rows('agg int keys', 'SELECT k, count(*), count(v), sum(v), min(v), max(v), avg(v) FROM fact GROUP BY k', 'GpuHashAgg');
 SELECT * FROM pg_temp.same_rows('agg all distinct', 'SELECT id, count(*), sum(v) FROM fact GROUP BY id', 'GpuHashAgg');

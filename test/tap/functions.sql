@@ -198,7 +198,7 @@ SELECT is((SELECT count(*) FROM pg_settings WHERE name IN ('gpuhash.service_work
 SELECT set_eq($$SELECT name FROM pg_settings WHERE name LIKE 'gpuhash.%'
                 AND name NOT IN ('gpuhash.service_workers', 'gpuhash.register_buffers')$$,
               ARRAY['gpuhash.enabled', 'gpuhash.enable_join', 'gpuhash.enable_groupby', 'gpuhash.enable_fusion',
-                    'gpuhash.device', 'gpuhash.table', 'gpuhash.devices', 'gpuhash.min_rows',
+                    'gpuhash.device', 'gpuhash.hash_table', 'gpuhash.devices', 'gpuhash.min_rows',
                     'gpuhash.memory_limit', 'gpuhash.chunk_rows', 'gpuhash.force', 'gpuhash.service',
                     'gpuhash.enable_pool', 'gpuhash.read_pages', 'gpuhash.ship_pages',
                     'gpuhash.pool_pages', 'gpuhash.enable_star'],
@@ -210,7 +210,7 @@ SELECT is((SELECT coalesce(array_agg(name ORDER BY name), '{}') FROM pg_settings
 SELECT is((SELECT unit FROM pg_settings WHERE name = 'gpuhash.memory_limit'), 'MB',
           'memory_limit is in megabytes');
 SELECT throws_ok($$SET gpuhash.device = 'tpu'$$, '22023', NULL, 'device takes auto, gpu or cpu');
-SELECT throws_ok($$SET gpuhash."table" = 'cuckoo'$$, '22023', NULL, 'table takes auto, hashgraph or bcht');
+SELECT throws_ok($$SET gpuhash.hash_table = 'cuckoo'$$, '22023', NULL, 'hash_table takes auto, hashgraph or bcht');
 SELECT throws_ok($$SET gpuhash.devices = '0,,1'$$, '22023', NULL, 'devices: empty entry');
 SELECT throws_ok($$SET gpuhash.devices = '3,3'$$, '22023', NULL, 'devices: repeated GPU');
 SELECT throws_ok($$SET gpuhash.devices = 'first'$$, '22023', NULL, 'devices: not a number');
