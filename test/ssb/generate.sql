@@ -1,13 +1,14 @@
 -- generate.sql: fills the Star Schema Benchmark tables of test/ssb/schema.sql
--- in SQL, with no external dbgen, for test/bench_ssb.sh.
+-- in SQL, with no external dbgen, for test/bench_workload.sh and
+-- test/workloads.sh.
 --
 -- Run with search_path set to the schema that holds the tables, in steps
--- (psql variables):
+-- (psql variables), as every workload's generator (test/workload.sh):
 --
 --   -v step=setup -v sf=SF        ssb_info (the row counts of scale factor
 --                                 SF, which may be fractional) and ssb_date
 --   -v step=dimensions            customer, supplier and part
---   -v step=lineorder -v first=A -v last=B
+--   -v step=facts -v first=A -v last=B
 --                                 the lines of orders A..B (1-based); the
 --                                 loaders of disjoint ranges run in parallel
 --
@@ -22,7 +23,7 @@
 -- columns (names, addresses, phones) have the spec's shapes, not its text.
 
 SELECT :'step' = 'setup' AS is_setup, :'step' = 'dimensions' AS is_dimensions,
-       :'step' = 'lineorder' AS is_lineorder \gset
+       :'step' = 'facts' AS is_facts \gset
 
 \if :is_setup
 
@@ -119,7 +120,7 @@ FROM ssb_words w, generate_series(1, (SELECT parts FROM ssb_info)) AS k,
      LATERAL (SELECT ssb_rand(k, 301, 92) AS c1, 1 + ssb_rand(k, 303, 5) AS mfgr,
                      1 + ssb_rand(k, 304, 5) AS cat) x;
 
-\elif :is_lineorder
+\elif :is_facts
 
 -- Per order (key o): customer, date, priority, number of lines; per line
 -- (key o * 8 + line): part, supplier, quantity, discount, tax, commit date,
@@ -159,5 +160,5 @@ FROM (SELECT array_agg(d_datekey ORDER BY d_datekey) AS datekeys, min(customers)
                                          AS price) p) x) l;
 
 \else
-DO $$ BEGIN RAISE EXCEPTION 'generate.sql: step must be setup, dimensions or lineorder'; END $$;
+DO $$ BEGIN RAISE EXCEPTION 'generate.sql: step must be setup, dimensions or facts'; END $$;
 \endif
