@@ -26,6 +26,7 @@
 #                 every value a function of its row's key, so that the loaders
 #                 need no coordination and a load is the same on every run
 #   keys.sql      the primary keys, added after the load
+#   (files that generate.sql includes with \ir count as part of the generator)
 #   q*.sql        the queries, each opening with comment lines
 # The loader runs setup, then dimensions beside N facts sessions over
 # disjoint ranges of orders, then keys.sql, VACUUM (FREEZE, ANALYZE) of
@@ -43,8 +44,10 @@ wl_init() {
 	esac
 	WL_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/$WL_NAME" && pwd)
 	WL_INFO=${WL_NAME}_info
-	# data made by another version of the generator are made again
-	WL_GENERATOR=$(cat "$WL_DIR/schema.sql" "$WL_DIR/generate.sql" "$WL_DIR/keys.sql" |
+	# data made by another version of the generator (its files and those
+	# that generate.sql includes) are made again
+	WL_GENERATOR=$(cd "$WL_DIR" &&
+	               cat schema.sql generate.sql keys.sql $(sed -n 's/^\\ir //p' generate.sql) |
 	               md5sum | cut -c1-32)
 }
 

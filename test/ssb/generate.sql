@@ -60,52 +60,29 @@ ORDER BY d;
 
 \elif :is_dimensions
 
--- TPC-H's nations (in key order) and their regions; colours, types, containers
-CREATE TEMP TABLE ssb_words AS
-SELECT ARRAY['ALGERIA', 'ARGENTINA', 'BRAZIL', 'CANADA', 'EGYPT', 'ETHIOPIA', 'FRANCE',
-             'GERMANY', 'INDIA', 'INDONESIA', 'IRAN', 'IRAQ', 'JAPAN', 'JORDAN', 'KENYA',
-             'MOROCCO', 'MOZAMBIQUE', 'PERU', 'CHINA', 'ROMANIA', 'SAUDI ARABIA', 'VIETNAM',
-             'RUSSIA', 'UNITED KINGDOM', 'UNITED STATES'] AS nation,
-       ARRAY['AFRICA', 'AMERICA', 'AMERICA', 'AMERICA', 'MIDDLE EAST', 'AFRICA', 'EUROPE',
-             'EUROPE', 'ASIA', 'ASIA', 'MIDDLE EAST', 'MIDDLE EAST', 'ASIA', 'MIDDLE EAST',
-             'AFRICA', 'AFRICA', 'AFRICA', 'AMERICA', 'ASIA', 'EUROPE', 'MIDDLE EAST', 'ASIA',
-             'EUROPE', 'EUROPE', 'AMERICA'] AS region,
-       ARRAY['AUTOMOBILE', 'BUILDING', 'FURNITURE', 'MACHINERY', 'HOUSEHOLD'] AS segment,
-       string_to_array('almond antique aquamarine azure beige bisque black blanched blue blush '
-           'brown burlywood burnished chartreuse chiffon chocolate coral cornflower cornsilk '
-           'cream cyan dark deep dim dodger drab firebrick floral forest frosted gainsboro '
-           'ghost goldenrod green grey honeydew hot indian ivory khaki lace lavender lawn '
-           'lemon light lime linen magenta maroon medium metallic midnight mint misty '
-           'moccasin navajo navy olive orange orchid pale papaya peach peru pink plum powder '
-           'puff purple red rose rosy royal saddle salmon sandy seashell sienna sky slate '
-           'smoke snow spring steel tan thistle tomato turquoise violet wheat white yellow',
-           ' ') AS color,
-       ARRAY['STANDARD', 'SMALL', 'MEDIUM', 'LARGE', 'ECONOMY', 'PROMO'] AS type1,
-       ARRAY['ANODIZED', 'BURNISHED', 'PLATED', 'POLISHED', 'BRUSHED'] AS type2,
-       ARRAY['TIN', 'NICKEL', 'BRASS', 'STEEL', 'COPPER'] AS type3,
-       ARRAY['SM', 'LG', 'MED', 'JUMBO', 'WRAP'] AS container1,
-       ARRAY['CASE', 'BOX', 'BAG', 'JAR', 'PKG', 'PACK', 'CAN', 'DRUM'] AS container2;
+-- TPC-H's nations, regions, segments, colours, types and containers
+\ir ../tpch/words.sql
 
 -- an address: 10 to 40 characters; a phone: the nation's country code and digits
 INSERT INTO customer
 SELECT k, 'Customer#' || lpad(k::text, 9, '0'),
        left(md5(k || 'ca') || md5(k || 'cb'), 10 + ssb_rand(k, 101, 31)),
        rpad(left(w.nation[n + 1], 9), 9) || ssb_rand(k, 102, 10),
-       w.nation[n + 1], w.region[n + 1],
+       w.nation[n + 1], w.region[w.regionkey[n + 1] + 1],
        (10 + n) || '-' || 100 + ssb_rand(k, 103, 900) || '-' || 100 + ssb_rand(k, 104, 900)
            || '-' || 1000 + ssb_rand(k, 105, 9000),
        w.segment[1 + ssb_rand(k, 106, 5)]
-FROM ssb_words w, generate_series(1, (SELECT customers FROM ssb_info)) AS k,
+FROM tpch_words w, generate_series(1, (SELECT customers FROM ssb_info)) AS k,
      LATERAL (SELECT ssb_rand(k, 100, 25) AS n) x;
 
 INSERT INTO supplier
 SELECT k, 'Supplier#' || lpad(k::text, 9, '0'),
        left(md5(k || 'sa') || md5(k || 'sb'), 10 + ssb_rand(k, 201, 31)),
        rpad(left(w.nation[n + 1], 9), 9) || ssb_rand(k, 202, 10),
-       w.nation[n + 1], w.region[n + 1],
+       w.nation[n + 1], w.region[w.regionkey[n + 1] + 1],
        (10 + n) || '-' || 100 + ssb_rand(k, 203, 900) || '-' || 100 + ssb_rand(k, 204, 900)
            || '-' || 1000 + ssb_rand(k, 205, 9000)
-FROM ssb_words w, generate_series(1, (SELECT suppliers FROM ssb_info)) AS k,
+FROM tpch_words w, generate_series(1, (SELECT suppliers FROM ssb_info)) AS k,
      LATERAL (SELECT ssb_rand(k, 200, 25) AS n) x;
 
 INSERT INTO part
@@ -116,7 +93,7 @@ SELECT k, w.color[c1 + 1] || ' ' || w.color[1 + ssb_rand(k, 302, 92)],
            || w.type3[1 + ssb_rand(k, 308, 5)],
        1 + ssb_rand(k, 309, 50),
        w.container1[1 + ssb_rand(k, 310, 5)] || ' ' || w.container2[1 + ssb_rand(k, 311, 8)]
-FROM ssb_words w, generate_series(1, (SELECT parts FROM ssb_info)) AS k,
+FROM tpch_words w, generate_series(1, (SELECT parts FROM ssb_info)) AS k,
      LATERAL (SELECT ssb_rand(k, 301, 92) AS c1, 1 + ssb_rand(k, 303, 5) AS mfgr,
                      1 + ssb_rand(k, 304, 5) AS cat) x;
 

@@ -104,37 +104,14 @@ UPDATE tpch_info SET pool = (
 
 \elif :is_dimensions
 
--- TPC-H's nations (in key order), their regions, and the words of names,
--- types and containers
-CREATE TEMP TABLE tpch_words AS
-SELECT ARRAY['ALGERIA', 'ARGENTINA', 'BRAZIL', 'CANADA', 'EGYPT', 'ETHIOPIA', 'FRANCE',
-             'GERMANY', 'INDIA', 'INDONESIA', 'IRAN', 'IRAQ', 'JAPAN', 'JORDAN', 'KENYA',
-             'MOROCCO', 'MOZAMBIQUE', 'PERU', 'CHINA', 'ROMANIA', 'SAUDI ARABIA', 'VIETNAM',
-             'RUSSIA', 'UNITED KINGDOM', 'UNITED STATES'] AS nation,
-       ARRAY[0, 1, 1, 1, 4, 0, 3, 3, 2, 2, 4, 4, 2, 4, 0, 0, 0, 1, 2, 3, 4, 2, 3, 3, 1] AS region,
-       ARRAY['AUTOMOBILE', 'BUILDING', 'FURNITURE', 'MACHINERY', 'HOUSEHOLD'] AS segment,
-       string_to_array('almond antique aquamarine azure beige bisque black blanched blue blush '
-           'brown burlywood burnished chartreuse chiffon chocolate coral cornflower cornsilk '
-           'cream cyan dark deep dim dodger drab firebrick floral forest frosted gainsboro '
-           'ghost goldenrod green grey honeydew hot indian ivory khaki lace lavender lawn '
-           'lemon light lime linen magenta maroon medium metallic midnight mint misty '
-           'moccasin navajo navy olive orange orchid pale papaya peach peru pink plum powder '
-           'puff purple red rose rosy royal saddle salmon sandy seashell sienna sky slate '
-           'smoke snow spring steel tan thistle tomato turquoise violet wheat white yellow',
-           ' ') AS color,
-       ARRAY['STANDARD', 'SMALL', 'MEDIUM', 'LARGE', 'ECONOMY', 'PROMO'] AS type1,
-       ARRAY['ANODIZED', 'BURNISHED', 'PLATED', 'POLISHED', 'BRUSHED'] AS type2,
-       ARRAY['TIN', 'NICKEL', 'BRASS', 'STEEL', 'COPPER'] AS type3,
-       ARRAY['SM', 'LG', 'MED', 'JUMBO', 'WRAP'] AS container1,
-       ARRAY['CASE', 'BOX', 'BAG', 'JAR', 'PKG', 'PACK', 'CAN', 'DRUM'] AS container2;
+\ir words.sql
 
 INSERT INTO region
-SELECT k, (ARRAY['AFRICA', 'AMERICA', 'ASIA', 'EUROPE', 'MIDDLE EAST'])[k + 1],
-       tpch_text(k, 1, 31, 115)
-FROM generate_series(0, 4) AS k;
+SELECT k, w.region[k + 1], tpch_text(k, 1, 31, 115)
+FROM tpch_words w, generate_series(0, 4) AS k;
 
 INSERT INTO nation
-SELECT k, w.nation[k + 1], w.region[k + 1], tpch_text(k, 3, 31, 114)
+SELECT k, w.nation[k + 1], w.regionkey[k + 1], tpch_text(k, 3, 31, 114)
 FROM tpch_words w, generate_series(0, 24) AS k;
 
 -- an address: 10 to 40 characters; a phone: the nation's country code and
@@ -143,8 +120,7 @@ FROM tpch_words w, generate_series(0, 24) AS k;
 INSERT INTO supplier
 SELECT k, 'Supplier#' || lpad(k::text, 9, '0'),
        left(md5(k || 'sa') || md5(k || 'sb'), 10 + tpch_rand(k, 101, 31)), n,
-       (10 + n) || '-' || 100 + tpch_rand(k, 103, 900) || '-' || 100 + tpch_rand(k, 104, 900)
-           || '-' || 1000 + tpch_rand(k, 105, 9000),
+       tpch_phone(k, 103, n),
        (tpch_rand(k, 106, 1099999) - 99999) * 0.01,
        CASE WHEN special >= 2 THEN c
             ELSE left(c, p) || 'Customer ' || substr(c, p + 1, 10)
@@ -156,8 +132,7 @@ FROM generate_series(1, (SELECT suppliers FROM tpch_info)) AS k,
 INSERT INTO customer
 SELECT k, 'Customer#' || lpad(k::text, 9, '0'),
        left(md5(k || 'ca') || md5(k || 'cb'), 10 + tpch_rand(k, 201, 31)), n,
-       (10 + n) || '-' || 100 + tpch_rand(k, 203, 900) || '-' || 100 + tpch_rand(k, 204, 900)
-           || '-' || 1000 + tpch_rand(k, 205, 9000),
+       tpch_phone(k, 203, n),
        (tpch_rand(k, 206, 1099999) - 99999) * 0.01,
        w.segment[1 + tpch_rand(k, 207, 5)],
        tpch_text(k, 208, 29, 116)

@@ -139,6 +139,14 @@ CREATE FUNCTION tpch_suppkey(partkey int4, i int4, suppliers int4) RETURNS int4
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 RETURN ((partkey - 1 + (partkey - 1) / suppliers + i * (suppliers / 4)) % suppliers + 1)::int4;
 
+-- tpch_phone(key, stream, nation): a phone number, the nation's country
+-- code (its key + 10) and three groups of digits.
+CREATE FUNCTION tpch_phone(key int8, stream int8, nation int4) RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN (10 + nation) || '-' || 100 + tpch_rand(key, stream, 900)
+       || '-' || 100 + tpch_rand(key, stream + 1, 900)
+       || '-' || 1000 + tpch_rand(key, stream + 2, 9000);
+
 -- tpch_pool(): the text pool that comments are taken from (tpch_info.pool,
 -- written by generate.sql's setup step before any other step runs).
 -- Declared immutable so that the planner reads it once per statement, as a
