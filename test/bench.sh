@@ -19,6 +19,8 @@
 #    queries on generated data, gpuhash against PostgreSQL's own plans (its
 #    own environment: SF, REPS, WORKERS, BREAKDOWN, ...; on the CPU backend
 #    where there is no GPU).
+# 4. TPC-H-shaped queries (GH_BENCH_TPCH=1): test/bench_workload.sh with
+#    WORKLOAD=tpch, the 22 query shapes on generated data, the same way.
 #
 # Environment: REPS (5), GPU_SIZES ("1048576 16777216 134217728"),
 # CPU_SIZES ("1048576"), and as for run-tests.sh: GH_USE_RUNNING_SERVER=1 uses
@@ -101,4 +103,12 @@ if [ "${GH_BENCH_SSB:-0}" = 1 ]; then
 	echo "### Star Schema Benchmark (test/bench_ssb.sh)"
 	echo
 	GPUHASH_DEVICE=${GPUHASH_DEVICE:-$([ -n "$gpu" ] && echo gpu || echo cpu)} bash test/bench_ssb.sh
+fi
+
+if [ "${GH_BENCH_TPCH:-0}" = 1 ]; then
+	echo
+	echo "### TPC-H-shaped queries (test/bench_workload.sh, WORKLOAD=tpch)"
+	echo
+	GPUHASH_DEVICE=${GPUHASH_DEVICE:-$([ -n "$gpu" ] && echo gpu || echo cpu)} \
+		WORKLOAD=tpch bash test/bench_workload.sh
 fi

@@ -6,9 +6,12 @@
 #   4. PostgreSQL's own join and aggregate regression scripts, gpuhash off vs
 #      forced on, same rows (test/pg-compat.sh; skipped, and said so, when the
 #      scripts cannot be fetched)
+#   5. the SSB and TPC-H-shaped queries at scale factor 0.01, gpuhash off vs
+#      forced on, serially and in parallel, same rows (test/workloads.sh)
 # Builds, installs (root, or a writable PostgreSQL installation), starts a
 # throwaway cluster, runs the layers, stops the cluster, and ends with the
-# line "N passed, N failed" (engine checks + regression tests + pgTAP tests).
+# line "N passed, N failed" (engine checks + regression tests + pgTAP tests +
+# PostgreSQL's scripts + workload queries).
 # Exits non-zero on any failure.
 #
 # Environment:
@@ -46,6 +49,18 @@ record() {
 	passed=$((passed + $2))
 	failed=$((failed + $3))
 	summary+=("$1: $2 passed, $3 failed")
+}
+
+# record_tap LAYER LOG STATUS: record a layer from the TAP lines of its log,
+# which are shown but for the passed tests; a failed run without a failed
+# test counts as one
+record_tap() {
+	local p f
+	grep -vE '^ok [0-9]+|^[0-9]+ passed, [0-9]+ failed$' "$2"
+	p=$(grep -cE '^ok [0-9]+' "$2")
+	f=$(grep -cE '^not ok [0-9]+' "$2")
+	[ "$3" != 0 ] && [ "$f" = 0 ] && f=1
+	record "$1" "$p" "$f"
 }
 
 # ---- build ----
@@ -111,12 +126,7 @@ if psql -X -q -v ON_ERROR_STOP=1 -d postgres \
 	psql -X -q -v ON_ERROR_STOP=1 -d $db \
 		-c "CREATE EXTENSION pgtap" -c "CREATE EXTENSION gpuhash" >>"$work/tapdb.log" 2>&1; then
 	pg_prove -v -d $db test/tap/*.sql >"$work/tap.log" 2>&1
-	tap_rc=$?
-	grep -v '^ok [0-9]' "$work/tap.log"
-	p=$(grep -cE '^ok [0-9]+' "$work/tap.log")
-	f=$(grep -cE '^not ok [0-9]+' "$work/tap.log")
-	[ "$tap_rc" != 0 ] && [ "$f" = 0 ] && f=1
-	record "pgTAP" "$p" "$f"
+	record_tap "pgTAP" "$work/tap.log" $?
 	psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $db" >/dev/null 2>&1
 else
 	cat "$work/tapdb.log"
@@ -141,3 +151,9 @@ else
 	echo "run-tests: PostgreSQL's regression scripts are not available here: pg-compat skipped"
 	summary+=("pg-compat: skipped (no PostgreSQL regression scripts)")
 fi
+
+# ---- 5. analytical workloads ----
+echo "== SSB and TPC-H-shaped queries, gpuhash off vs forced on, serial and parallel" \
+     "(gpuhash.device = $device)"
+GH_USE_RUNNING_SERVER=1 bash test/workloads.sh >"$work/workloads.log" 2>&1
+record_tap "workloads" "$work/workloads.log" $?

@@ -1,13 +1,14 @@
 -- generate.sql: fills the Star Schema Benchmark tables of test/ssb/schema.sql
--- in SQL, with no external dbgen, for test/bench_ssb.sh.
+-- in SQL, with no external dbgen, for test/bench_workload.sh and
+-- test/workloads.sh.
 --
 -- Run with search_path set to the schema that holds the tables, in steps
--- (psql variables):
+-- (psql variables), as every workload's generator (test/workload.sh):
 --
 --   -v step=setup -v sf=SF        ssb_info (the row counts of scale factor
 --                                 SF, which may be fractional) and ssb_date
 --   -v step=dimensions            customer, supplier and part
---   -v step=lineorder -v first=A -v last=B
+--   -v step=facts -v first=A -v last=B
 --                                 the lines of orders A..B (1-based); the
 --                                 loaders of disjoint ranges run in parallel
 --
@@ -22,7 +23,7 @@
 -- columns (names, addresses, phones) have the spec's shapes, not its text.
 
 SELECT :'step' = 'setup' AS is_setup, :'step' = 'dimensions' AS is_dimensions,
-       :'step' = 'lineorder' AS is_lineorder \gset
+       :'step' = 'facts' AS is_facts \gset
 
 \if :is_setup
 
@@ -59,52 +60,29 @@ ORDER BY d;
 
 \elif :is_dimensions
 
--- TPC-H's nations (in key order) and their regions; colours, types, containers
-CREATE TEMP TABLE ssb_words AS
-SELECT ARRAY['ALGERIA', 'ARGENTINA', 'BRAZIL', 'CANADA', 'EGYPT', 'ETHIOPIA', 'FRANCE',
-             'GERMANY', 'INDIA', 'INDONESIA', 'IRAN', 'IRAQ', 'JAPAN', 'JORDAN', 'KENYA',
-             'MOROCCO', 'MOZAMBIQUE', 'PERU', 'CHINA', 'ROMANIA', 'SAUDI ARABIA', 'VIETNAM',
-             'RUSSIA', 'UNITED KINGDOM', 'UNITED STATES'] AS nation,
-       ARRAY['AFRICA', 'AMERICA', 'AMERICA', 'AMERICA', 'MIDDLE EAST', 'AFRICA', 'EUROPE',
-             'EUROPE', 'ASIA', 'ASIA', 'MIDDLE EAST', 'MIDDLE EAST', 'ASIA', 'MIDDLE EAST',
-             'AFRICA', 'AFRICA', 'AFRICA', 'AMERICA', 'ASIA', 'EUROPE', 'MIDDLE EAST', 'ASIA',
-             'EUROPE', 'EUROPE', 'AMERICA'] AS region,
-       ARRAY['AUTOMOBILE', 'BUILDING', 'FURNITURE', 'MACHINERY', 'HOUSEHOLD'] AS segment,
-       string_to_array('almond antique aquamarine azure beige bisque black blanched blue blush '
-           'brown burlywood burnished chartreuse chiffon chocolate coral cornflower cornsilk '
-           'cream cyan dark deep dim dodger drab firebrick floral forest frosted gainsboro '
-           'ghost goldenrod green grey honeydew hot indian ivory khaki lace lavender lawn '
-           'lemon light lime linen magenta maroon medium metallic midnight mint misty '
-           'moccasin navajo navy olive orange orchid pale papaya peach peru pink plum powder '
-           'puff purple red rose rosy royal saddle salmon sandy seashell sienna sky slate '
-           'smoke snow spring steel tan thistle tomato turquoise violet wheat white yellow',
-           ' ') AS color,
-       ARRAY['STANDARD', 'SMALL', 'MEDIUM', 'LARGE', 'ECONOMY', 'PROMO'] AS type1,
-       ARRAY['ANODIZED', 'BURNISHED', 'PLATED', 'POLISHED', 'BRUSHED'] AS type2,
-       ARRAY['TIN', 'NICKEL', 'BRASS', 'STEEL', 'COPPER'] AS type3,
-       ARRAY['SM', 'LG', 'MED', 'JUMBO', 'WRAP'] AS container1,
-       ARRAY['CASE', 'BOX', 'BAG', 'JAR', 'PKG', 'PACK', 'CAN', 'DRUM'] AS container2;
+-- TPC-H's nations, regions, segments, colours, types and containers
+\ir ../tpch/words.sql
 
 -- an address: 10 to 40 characters; a phone: the nation's country code and digits
 INSERT INTO customer
 SELECT k, 'Customer#' || lpad(k::text, 9, '0'),
        left(md5(k || 'ca') || md5(k || 'cb'), 10 + ssb_rand(k, 101, 31)),
        rpad(left(w.nation[n + 1], 9), 9) || ssb_rand(k, 102, 10),
-       w.nation[n + 1], w.region[n + 1],
+       w.nation[n + 1], w.region[w.regionkey[n + 1] + 1],
        (10 + n) || '-' || 100 + ssb_rand(k, 103, 900) || '-' || 100 + ssb_rand(k, 104, 900)
            || '-' || 1000 + ssb_rand(k, 105, 9000),
        w.segment[1 + ssb_rand(k, 106, 5)]
-FROM ssb_words w, generate_series(1, (SELECT customers FROM ssb_info)) AS k,
+FROM tpch_words w, generate_series(1, (SELECT customers FROM ssb_info)) AS k,
      LATERAL (SELECT ssb_rand(k, 100, 25) AS n) x;
 
 INSERT INTO supplier
 SELECT k, 'Supplier#' || lpad(k::text, 9, '0'),
        left(md5(k || 'sa') || md5(k || 'sb'), 10 + ssb_rand(k, 201, 31)),
        rpad(left(w.nation[n + 1], 9), 9) || ssb_rand(k, 202, 10),
-       w.nation[n + 1], w.region[n + 1],
+       w.nation[n + 1], w.region[w.regionkey[n + 1] + 1],
        (10 + n) || '-' || 100 + ssb_rand(k, 203, 900) || '-' || 100 + ssb_rand(k, 204, 900)
            || '-' || 1000 + ssb_rand(k, 205, 9000)
-FROM ssb_words w, generate_series(1, (SELECT suppliers FROM ssb_info)) AS k,
+FROM tpch_words w, generate_series(1, (SELECT suppliers FROM ssb_info)) AS k,
      LATERAL (SELECT ssb_rand(k, 200, 25) AS n) x;
 
 INSERT INTO part
@@ -115,11 +93,11 @@ SELECT k, w.color[c1 + 1] || ' ' || w.color[1 + ssb_rand(k, 302, 92)],
            || w.type3[1 + ssb_rand(k, 308, 5)],
        1 + ssb_rand(k, 309, 50),
        w.container1[1 + ssb_rand(k, 310, 5)] || ' ' || w.container2[1 + ssb_rand(k, 311, 8)]
-FROM ssb_words w, generate_series(1, (SELECT parts FROM ssb_info)) AS k,
+FROM tpch_words w, generate_series(1, (SELECT parts FROM ssb_info)) AS k,
      LATERAL (SELECT ssb_rand(k, 301, 92) AS c1, 1 + ssb_rand(k, 303, 5) AS mfgr,
                      1 + ssb_rand(k, 304, 5) AS cat) x;
 
-\elif :is_lineorder
+\elif :is_facts
 
 -- Per order (key o): customer, date, priority, number of lines; per line
 -- (key o * 8 + line): part, supplier, quantity, discount, tax, commit date,
@@ -159,5 +137,5 @@ FROM (SELECT array_agg(d_datekey ORDER BY d_datekey) AS datekeys, min(customers)
                                          AS price) p) x) l;
 
 \else
-DO $$ BEGIN RAISE EXCEPTION 'generate.sql: step must be setup, dimensions or lineorder'; END $$;
+DO $$ BEGIN RAISE EXCEPTION 'generate.sql: step must be setup, dimensions or facts'; END $$;
 \endif

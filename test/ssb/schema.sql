@@ -1,4 +1,5 @@
--- schema.sql: the tables of the Star Schema Benchmark, for test/bench_ssb.sh.
+-- schema.sql: the tables of the Star Schema Benchmark, for test/bench_workload.sh
+-- and test/workloads.sh.
 --
 -- P. O'Neil, E. O'Neil, X. Chen and S. Revilak, "The Star Schema Benchmark
 -- and Augmented Fact Table Indexing", TPCTC 2009 (LNCS 5895).  SSB turns
@@ -14,7 +15,8 @@
 --
 -- Keys and measures are int4 (prices in cents), the descriptive columns
 -- text, as in common SSB ports.  The tables are UNLOGGED: they are generated
--- data, loaded again if lost.  Run with search_path set to the target schema;
+-- data, loaded again if lost; the dimensions' primary keys are added after
+-- the load (keys.sql).  Run with search_path set to the target schema;
 -- test/ssb/generate.sql fills them.
 
 CREATE UNLOGGED TABLE ssb_date (
@@ -91,9 +93,9 @@ CREATE UNLOGGED TABLE lineorder (
 );
 
 -- What was loaded: the scale factor, the row counts it implies, and (set by
--- test/bench_ssb.sh once the load is complete) a digest of this file and
--- generate.sql and lineorder's row count, so a changed generator or an
--- interrupted load is noticed and the data generated again.
+-- the loader once the load is complete, test/workload.sh) a digest of this
+-- file, generate.sql and keys.sql and the rows of every table, so a changed
+-- generator or an interrupted load is noticed and the data generated again.
 CREATE TABLE ssb_info (
 	sf             numeric NOT NULL,
 	orders         int4 NOT NULL,
@@ -101,7 +103,7 @@ CREATE TABLE ssb_info (
 	suppliers      int4 NOT NULL,
 	parts          int4 NOT NULL,
 	generator      text,
-	lineorder_rows int8
+	loaded_rows    int8
 );
 
 -- ssb_rand(key, stream, n): a uniform pseudo-random integer in 0 .. n-1 that

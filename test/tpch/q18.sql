@@ -1,0 +1,15 @@
+-- TPC-H Q18 (large volume customer): the orders of more than 300 units, with
+-- their customer; lineitem grouped by order with a HAVING (IN), joined to
+-- customer, orders and lineitem again.  o_orderkey ends the ORDER BY so
+-- that ties at the LIMIT cannot make two correct plans return different rows.
+SELECT c_name, c_custkey, o_orderkey, o_orderdate, o_totalprice, sum(l_quantity)
+FROM customer, orders, lineitem
+WHERE o_orderkey IN (SELECT l_orderkey
+                     FROM lineitem
+                     GROUP BY l_orderkey
+                     HAVING sum(l_quantity) > 300)
+  AND c_custkey = o_custkey
+  AND o_orderkey = l_orderkey
+GROUP BY c_name, c_custkey, o_orderkey, o_orderdate, o_totalprice
+ORDER BY o_totalprice DESC, o_orderdate, o_orderkey
+LIMIT 100;

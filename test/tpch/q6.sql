@@ -1,0 +1,9 @@
+-- TPC-H Q6 (forecasting revenue change): the revenue of 1994's lines with
+-- discounts of 0.05 to 0.07 and quantities below 24; a filtered scan of
+-- lineitem and one sum.
+SELECT sum(l_extendedprice * l_discount) AS revenue
+FROM lineitem
+WHERE l_shipdate >= date '1994-01-01'
+  AND l_shipdate < date '1994-01-01' + interval '1' year
+  AND l_discount BETWEEN 0.06 - 0.01 AND 0.06 + 0.01
+  AND l_quantity < 24;
