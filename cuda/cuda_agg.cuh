@@ -75,9 +75,17 @@ f64_order(double d)
 	return b >= 0 ? b : b ^ LLONG_MAX;
 }
 
-/* The slot of key's group, claiming one if the key is new. */
+#define AGG_NO_SLOT (~(size_t) 0)
+
+/*
+ * The slot of key's group, claiming one if the key is new.  With claimed
+ * (a table that grows: the star's), a claim is first reserved in
+ * *claimed and refused past limit (AGG_NO_SLOT): claimed slots then stay
+ * below cap, so every probe meets its key or a free slot.
+ */
 __device__ __forceinline__ size_t
-agg_slot(unsigned long long *slot_keys, size_t cap, uint64_t key)
+agg_slot(unsigned long long *slot_keys, size_t cap, uint64_t key,
+		 unsigned long long *claimed = nullptr, unsigned long long limit = 0)
 {
 	size_t		s;
 
@@ -92,8 +100,17 @@ agg_slot(unsigned long long *slot_keys, size_t cap, uint64_t key)
 			return s;
 		if (cur == GH_EMPTY_KEY)
 		{
+			if (claimed != nullptr && atomicAdd(claimed, 1ULL) >= limit)
+			{
+				atomicAdd(claimed, ~0ULL);
+				return AGG_NO_SLOT;
+			}
 			cur = atomicCAS(slot_keys + s, GH_EMPTY_KEY, key);
-			if (cur == GH_EMPTY_KEY || cur == key)
+			if (cur == GH_EMPTY_KEY)
+				return s;
+			if (claimed != nullptr)
+				atomicAdd(claimed, ~0ULL);	/* another thread took it */
+			if (cur == key)
 				return s;
 		}
 		if (++s == cap)

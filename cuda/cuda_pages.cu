@@ -33,12 +33,10 @@ page_rows_kernel(const uint8_t *base, const uint32_t *ids, size_t npages, gh_pag
 
 	for (size_t p = blockIdx.x; p < npages; p += gridDim.x)
 	{
-		const uint4 *src = (const uint4 *) (base + (size_t) (ids ? ids[p] : p) * spec.page_size);
 		size_t		slot0 = p * spec.max_tuples;
 		int			items;
 
-		for (uint32_t w = threadIdx.x; w < spec.page_size / 16; w += blockDim.x)
-			page_words[w] = src[w];
+		gh_cuda_page_load(page_words, base, ids, p, spec.page_size);
 		if (threadIdx.x == 0)
 			page_bad = 0;
 		__syncthreads();

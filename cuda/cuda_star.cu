@@ -61,7 +61,6 @@
 
 #define STAR_THREADS	128
 #define STAR_MIN_SLOTS	1024
-#define NO_SLOT			(~(size_t) 0)
 
 /* the star's counters on the device */
 #define COUNT_CLAIMED	0		/* slots of the table claimed */
@@ -224,12 +223,10 @@ star_read_kernel(const uint8_t *base, const uint32_t *ids, size_t npages, gh_pag
 
 	for (size_t p = blockIdx.x; p < npages; p += gridDim.x)
 	{
-		const uint4 *src = (const uint4 *) (base + (size_t) (ids ? ids[p] : p) * spec.page_size);
 		size_t		slot0 = p * spec.max_tuples;
 		int			items;
 
-		for (uint32_t w = threadIdx.x; w < spec.page_size / 16; w += blockDim.x)
-			page_words[w] = src[w];
+		gh_cuda_page_load(page_words, base, ids, p, spec.page_size);
 		if (threadIdx.x == 0)
 		{
 			page_bad = 0;
@@ -282,46 +279,6 @@ star_read_kernel(const uint8_t *base, const uint32_t *ids, size_t npages, gh_pag
 }
 
 /*
- * The slot of key's group, claiming one if the key is new and the table
- * has room: a claim is reserved in *claimed first, refused (NO_SLOT) past
- * limit.  Claimed slots stay below cap, so every probe meets its key or a
- * free slot.
- */
-__device__ __forceinline__ size_t
-star_slot(unsigned long long *slot_keys, size_t cap, uint64_t key, unsigned long long *claimed,
-		  unsigned long long limit)
-{
-	size_t		s;
-
-	if (key == GH_EMPTY_KEY)
-		return cap;
-	s = gh_range(gh_hash64(key, GH_SEED_AGG), cap);
-	for (;;)
-	{
-		unsigned long long cur = __ldcg(slot_keys + s);
-
-		if (cur == key)
-			return s;
-		if (cur == GH_EMPTY_KEY)
-		{
-			if (atomicAdd(claimed, 1ULL) >= limit)
-			{
-				atomicAdd(claimed, ~0ULL);
-				return NO_SLOT;
-			}
-			cur = atomicCAS(slot_keys + s, GH_EMPTY_KEY, key);
-			if (cur == GH_EMPTY_KEY)
-				return s;
-			atomicAdd(claimed, ~0ULL);	/* another thread took it */
-			if (cur == key)
-				return s;
-		}
-		if (++s == cap)
-			s = 0;
-	}
-}
-
-/*
  * Aggregate the pending rows of n: row i's key keys[i], output c at
  * vals[c * stride + i] (NULL flags alike; nulls NULL: none).  With status,
  * row i is page i / per_page's, taken only if that page is OK and not
@@ -350,8 +307,8 @@ star_insert_kernel(size_t n, uint32_t per_page, const uint8_t *status, const uin
 			if (status[p] != GH_STAR_PAGE_OK || (drop != nullptr && drop[p]))
 				continue;
 		}
-		s = star_slot(slot_keys, cap, keys[i], counts + COUNT_CLAIMED, limit);
-		if (s == NO_SLOT)
+		s = agg_slot(slot_keys, cap, keys[i], counts + COUNT_CLAIMED, limit);
+		if (s == AGG_NO_SLOT)
 		{
 			refused++;
 			continue;

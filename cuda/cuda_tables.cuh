@@ -284,6 +284,17 @@ gh_status	gh_cuda_page_source(const gh_cuda_ctx *ctx, const gh_pagespec *spec,
 								const void *base, const uint32_t *pages, size_t npages,
 								gh_cuda_pages *src);
 
+/* Page p of a page source into shared memory, 16 bytes a load, by the block's threads. */
+__device__ __forceinline__ void
+gh_cuda_page_load(uint4 *words, const uint8_t *base, const uint32_t *ids, size_t p,
+				  uint32_t page_size)
+{
+	const uint4 *src = (const uint4 *) (base + (size_t) (ids ? ids[p] : p) * page_size);
+
+	for (uint32_t w = threadIdx.x; w < page_size / 16; w += blockDim.x)
+		words[w] = src[w];
+}
+
 /* gh_extract_pages and gh_register_host on device index 0 (cuda_pages.cu). */
 gh_status	gh_cuda_extract_pages(gh_engine *e, const gh_pagespec *spec, const void *base,
 								  const uint32_t *pages, size_t npages, gh_pagerows *out);

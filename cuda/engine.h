@@ -807,8 +807,15 @@ typedef struct gh_prog
 /*
  * Check a program against a page description and dimensions: every opcode
  * known, registers, constants, columns, dimensions and jumps in range (jumps
- * forward only, so every program ends).  NULL if it is sound, or what is
- * wrong; gh_star_create checks with it.
+ * forward only, so every program ends, and the last instruction END or
+ * DROP); column loads of the column's width (LDCOL_INT and _UINT of attlen
+ * bytes, _F4 of 4, _F8 of 8, _NUM and _TEXT of a varlena); OUT_INT and
+ * OUT_NUM into GH_INT64 outputs, OUT_F8 into GH_FLOAT64 ones (ndims: as
+ * many as prog->ndims).  Along every path: each register written before it
+ * is read, TCMP and TPACK only on registers that hold text or NULL (text
+ * loads and constants, SETNULL, MOVEs of them), LDDIM only after its
+ * dimension's PROBE, every output written before END.  NULL if it is
+ * sound, or what is wrong; gh_star_create checks with it.
  */
 extern const char *gh_prog_check(const gh_prog *p, const gh_pagespec *spec,
 								 const int *dim_ncols, int ndims);
@@ -852,7 +859,13 @@ extern void gh_dim_free(gh_dim *d);
  *					gh_aggregate takes them
  *	gh_star_result	the groups of everything kept and added (caller frees)
  *
- * The star works on the engine's first device.
+ * The star works on the engine's first device.  Each read is followed by
+ * its keep before the next read (a keep without a read, or a read before
+ * the last is kept, is GH_ERR_INVALID).  A read that fails keeps nothing;
+ * a keep or add that fails may have aggregated part of its rows, and the
+ * star then refuses every call but gh_star_rows and gh_star_free.
+ * gh_star_result may be called at any time, again; later keeps and adds
+ * go on adding to the groups.
  */
 #define GH_STAR_PAGE_OK		0
 #define GH_STAR_PAGE_BAD	1

@@ -132,6 +132,9 @@ typedef struct pathstate
 
 static __thread char problem[200];
 
+static const char *say(int pc, const gh_instr *in, const char *fmt,...)
+			__attribute__((format(printf, 3, 4)));
+
 static const char *
 say(int pc, const gh_instr *in, const char *fmt,...)
 {

@@ -878,7 +878,7 @@ gh_vm_run(const gh_prog *prog, const gh_vmdim *dims, const gh_vmcols *c, gh_vmou
 				break;
 			case GH_OP_F2ORD:
 				d->null = a->null;
-				d->lo = gh_f8_order(gh_reg_f8(a));
+				d->lo = a->null ? 0 : gh_f8_order(gh_reg_f8(a));
 				d->hi = 0;
 				break;
 			case GH_OP_NADD:
@@ -973,7 +973,7 @@ gh_vm_run(const gh_prog *prog, const gh_vmdim *dims, const gh_vmcols *c, gh_vmou
 					int			j0 = (int8_t) (in.imm & 255);
 					int			n = in.imm >> 8;
 					int			scale = in.b;
-					gh_i128		x = gh_reg_i128(a);
+					gh_i128		x = a->null ? 0 : gh_reg_i128(a);	/* a NULL's value is stale */
 					bool		neg = x < 0;
 					gh_u128		m = neg ? (gh_u128) 0 - (gh_u128) x : (gh_u128) x;
 
