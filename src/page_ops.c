@@ -179,6 +179,16 @@ gpuhash_op_pool_pages_end(GhOpPoolPages *pp)
 	pp->seg = NULL;
 }
 
+/* Start loading what gpuhash_buffer_unchanged(id, ...) reads into the CPU's caches. */
+void
+gpuhash_buffer_prefetch(uint32 id)
+{
+	if (id >= (uint32) NBuffers)
+		return;
+	__builtin_prefetch(GetBufferDescriptor(id));
+	__builtin_prefetch(BufferGetPage((Buffer) (id + 1)));
+}
+
 /*
  * Has shared buffer id stayed as its pinner saw it (all-visible, LSN lsn)
  * since?  Checked under the buffer's content lock (gpuhash_page_unchanged);

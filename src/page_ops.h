@@ -40,6 +40,7 @@ gpuhash_page_unchanged(Page page, XLogRecPtr lsn)
 
 /* the same check of shared buffer id (buffer number less one), under its content lock */
 extern bool gpuhash_buffer_unchanged(uint32 id, uint64 lsn);
+extern void gpuhash_buffer_prefetch(uint32 id);
 
 typedef struct GhOpPages
 {

@@ -54,7 +54,6 @@
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
-#include "utils/pg_locale.h"
 
 #include "keys.h"
 #include "star.h"
