@@ -331,6 +331,8 @@ gpuhash_pool_pages(GhsSlot *slot, char *base)
 		const uint8_t *bad = gh_pagebatch_bad(b);
 
 		for (uint64 p = 0; p < pp->npages; p++)
+			gpuhash_buffer_prefetch(ids[p]);
+		for (uint64 p = 0; p < pp->npages; p++)
 			dropped[p] = dropped[p] || bad[p] || !gpuhash_buffer_unchanged(ids[p], lsns[p]);
 		st = gh_pagebatch_keep(b, dropped, counts);
 		if (st != GH_OK)
