@@ -383,6 +383,8 @@ make_agg_path(PlannerInfo *root, RelOptInfo *output_rel, Path *input, PathTarget
 	cpath->path.rows = groups;
 	cpath->path.startup_cost = startup;
 	cpath->path.total_cost = startup + groups * cpu_tuple_cost;
+	SetPathDisabledNodes(&cpath->path, PathDisabledNodes(input) +
+						 (fused ? PathDisabledNodes(fused->inner) : 0));
 	if (forced)
 		gpuhash_scale_forced_cost(&cpath->path);
 	/* forced, a fused join beats our join and aggregation stacked, each forced */

@@ -202,6 +202,8 @@ make_join_path(RelOptInfo *joinrel, Path *outer_path, Path *inner_path,
 	cpath->path.rows = rows;
 	cpath->path.startup_cost = startup;
 	cpath->path.total_cost = startup + run;
+	SetPathDisabledNodes(&cpath->path,
+						 PathDisabledNodes(outer_path) + PathDisabledNodes(inner_path));
 	if (forced)
 		gpuhash_scale_forced_cost(&cpath->path);
 	cpath->path.pathkeys = NIL;

@@ -125,7 +125,7 @@ fi
 
 # ---- 4. PostgreSQL's regression scripts ----
 echo "== PostgreSQL join and aggregate scripts, gpuhash off vs forced on (gpuhash.device = $device)"
-if bash test/pgsql/get-regress.sh >"$work/compat-get.log" 2>&1; then
+if bash test/pgsql/get-regress.sh "$(gh_pg_major)" >"$work/compat-get.log" 2>&1; then
 	GH_USE_RUNNING_SERVER=1 GH_COMPAT_NO_BUILD=1 GH_COMPAT_OUT="$work/compat" \
 		bash test/pg-compat.sh >"$work/compat.log" 2>&1
 	compat_rc=$?
