@@ -6,9 +6,12 @@
 #   4. PostgreSQL's own join and aggregate regression scripts, gpuhash off vs
 #      forced on, same rows (test/pg-compat.sh; skipped, and said so, when the
 #      scripts cannot be fetched)
+#   5. scale-out: a coordinator and two data servers through postgres_fdw, at
+#      a small size (test/scaleout.sh; its own servers)
 # Builds, installs (root, or a writable PostgreSQL installation), starts a
 # throwaway cluster, runs the layers, stops the cluster, and ends with the
-# line "N passed, N failed" (engine checks + regression tests + pgTAP tests).
+# line "N passed, N failed" (engine checks + regression tests + pgTAP tests +
+# pg-compat scripts + scale-out checks).
 # Exits non-zero on any failure.
 #
 # Environment:
@@ -140,4 +143,19 @@ else
 	tail -5 "$work/compat-get.log"
 	echo "run-tests: PostgreSQL's regression scripts are not available here: pg-compat skipped"
 	summary+=("pg-compat: skipped (no PostgreSQL regression scripts)")
+fi
+
+# ---- 5. scale-out through postgres_fdw ----
+echo "== scale-out: a coordinator and two data servers (gpuhash.device = $device)"
+GH_SCALEOUT_NO_BUILD=1 bash test/scaleout.sh >"$work/scaleout.log" 2>&1
+scaleout_rc=$?
+grep -vE '^ok - |^[0-9]+ passed, [0-9]+ failed$' "$work/scaleout.log"
+line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$work/scaleout.log" | tail -1)
+if [ -n "$line" ]; then
+	read -r p _ f _ <<<"$line"
+	[ "$scaleout_rc" != 0 ] && [ "$f" = 0 ] && f=1
+	record "scale-out" "$p" "$f"
+else
+	echo "run-tests: the scale-out test did not finish (exit status $scaleout_rc)"
+	record "scale-out" 0 1
 fi
