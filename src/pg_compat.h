@@ -25,6 +25,30 @@
 #endif
 
 /*
+ * PostgreSQL 16 marks a Var or PlaceHolderVar above an outer join with the
+ * joins that can null it (varnullingrels, phnullingrels); older releases
+ * have no such marks.
+ */
+#if PG_VERSION_NUM >= 160000
+#define VarClearNullingRels(var) ((var)->varnullingrels = NULL)
+#define PlaceHolderVarClearNullingRels(phv) ((phv)->phnullingrels = NULL)
+#else
+#define VarClearNullingRels(var) ((void) (var))
+#define PlaceHolderVarClearNullingRels(phv) ((void) (phv))
+#endif
+
+/*
+ * PostgreSQL 16 plans GROUP BY from root->processed_groupClause: the query's
+ * clause without constants and columns that other grouping columns
+ * determine.  Older releases plan the query's own.
+ */
+#if PG_VERSION_NUM >= 160000
+#define PlannerGroupClause(root) ((root)->processed_groupClause)
+#else
+#define PlannerGroupClause(root) ((root)->parse->groupClause)
+#endif
+
+/*
  * PostgreSQL 17 replaced PGPROC's pgprocno and lxid by MyProcNumber (a
  * process's number) and vxid.lxid.
  */
@@ -43,6 +67,17 @@
 #if PG_VERSION_NUM >= 180000
 #include "commands/explain_format.h"
 #include "commands/explain_state.h"
+#endif
+
+/*
+ * EXPLAIN qualifies column names where the query has more than one range
+ * table entry; PostgreSQL 18 adds one for the grouping step, which does not
+ * count (ExplainState.rtable_size).
+ */
+#if PG_VERSION_NUM >= 180000
+#define ExplainRtableSize(es) ((es)->rtable_size)
+#else
+#define ExplainRtableSize(es) list_length((es)->rtable)
 #endif
 
 /*

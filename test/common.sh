@@ -9,10 +9,14 @@
 #   gh_pg_major             the major release of pg_config's PostgreSQL (15, 17, 18)
 #
 # A running server is used when GH_USE_RUNNING_SERVER=1, or when PGHOST and
-# PGPORT are both set and a server answers there.
+# PGPORT are both set and a server answers there.  pg_config's bindir comes
+# first on the PATH, so psql is the release's own.
 
 GH_PG_CONFIG=${PG_CONFIG:-pg_config}
 GH_CLUSTER=""
+# psql, pg_prove's psql and the other clients of the release under test
+PATH=$("$GH_PG_CONFIG" --bindir 2>/dev/null || echo /usr/bin):$PATH
+export PATH
 
 gh_install() {
 	local pkglibdir sharedir
