@@ -14,8 +14,8 @@
 # The sources are the upstream tarballs in Debian's source packages
 # postgresql-VERSION (trixie for 17, sid for 18) and pgtap (the same suite),
 # downloaded through a private apt source list (test/pgsql/debsrc.sh).  Build
-# dependencies come from Debian 12's packages (installed when missing, as
-# root).  The build runs under nice with make -j2 (GH_BUILD_JOBS overrides).
+# dependencies come from Debian 12's packages (test/install-deps.sh
+# --releases installs them).  The build runs under nice with make -j2 (GH_BUILD_JOBS overrides).
 # GH_PG_CONFIGURE_OPTS adds options to PostgreSQL's configure, e.g.
 # "--enable-cassert --enable-debug".
 #
@@ -55,19 +55,14 @@ if complete; then
 	exit 0
 fi
 
-# ---- build dependencies, from Debian 12 ----
-pkgs="build-essential pkg-config bison flex libicu-dev libreadline-dev zlib1g-dev bzip2 xz-utils"
-missing=$(for p in $pkgs; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || echo "$p"
-done)
-if [ -n "$missing" ]; then
-	if [ "$(id -u)" != 0 ]; then
-		echo "build-pg: run as root to install: $missing" >&2
+# ---- build dependencies, from Debian 12 (test/install-deps.sh --releases) ----
+for h in /usr/include/unicode/ucol.h /usr/include/readline/readline.h /usr/include/zlib.h \
+	/usr/bin/pkg-config /usr/bin/bzip2; do
+	if [ ! -e "$h" ]; then
+		echo "build-pg: $h is missing: run test/install-deps.sh --releases (as root)" >&2
 		exit 1
 	fi
-	echo "build-pg: installing $missing" >&2
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >/dev/null
-fi
+done
 
 # ---- sources ----
 suites=$(debsrc_suites "$version")
