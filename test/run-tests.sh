@@ -51,6 +51,21 @@ record() {
 	summary+=("$1: $2 passed, $3 failed")
 }
 
+# record_closing LAYER LOG STATUS: record a layer by its log's closing line
+# "N passed, N failed" (a failure where there is none, or the status says so)
+record_closing() {
+	local line p f
+	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$2" | tail -1)
+	if [ -n "$line" ]; then
+		read -r p _ f _ <<<"$line"
+		[ "$3" != 0 ] && [ "$f" = 0 ] && f=1
+		record "$1" "$p" "$f"
+	else
+		echo "run-tests: the $1 tests did not finish (exit status $3)"
+		record "$1" 0 1
+	fi
+}
+
 # ---- build ----
 echo "== build"
 if ! make -s >"$work/build.log" 2>&1; then
@@ -66,15 +81,7 @@ echo "== engine tests${backends:+ ($backends)}"
 make -s engine-test GH_TEST_BACKENDS="$backends" >"$work/engine.log" 2>&1
 engine_rc=$?
 grep -v '^ok ' "$work/engine.log"
-line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$work/engine.log" | tail -1)
-if [ -n "$line" ]; then
-	read -r p _ f _ <<<"$line"
-	[ "$engine_rc" != 0 ] && [ "$f" = 0 ] && f=1
-	record "engine" "$p" "$f"
-else
-	echo "run-tests: the engine tests did not finish (exit status $engine_rc)"
-	record "engine" 0 1
-fi
+record_closing engine "$work/engine.log" "$engine_rc"
 
 # ---- install and server ----
 echo "== install"
@@ -150,12 +157,4 @@ echo "== scale-out: a coordinator and two data servers (gpuhash.device = $device
 GH_SCALEOUT_NO_BUILD=1 bash test/scaleout.sh >"$work/scaleout.log" 2>&1
 scaleout_rc=$?
 grep -vE '^ok - |^[0-9]+ passed, [0-9]+ failed$' "$work/scaleout.log"
-line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$work/scaleout.log" | tail -1)
-if [ -n "$line" ]; then
-	read -r p _ f _ <<<"$line"
-	[ "$scaleout_rc" != 0 ] && [ "$f" = 0 ] && f=1
-	record "scale-out" "$p" "$f"
-else
-	echo "run-tests: the scale-out test did not finish (exit status $scaleout_rc)"
-	record "scale-out" 0 1
-fi
+record_closing scale-out "$work/scaleout.log" "$scaleout_rc"

@@ -43,8 +43,7 @@ pkgs="postgresql-$version postgresql-server-dev-$version postgresql-$version-pgt
 # ---- the root ----
 if [ ! -f "$root/BUILD" ]; then
 	t0=$SECONDS
-	mirror=$(grep -hsE '^(URIs:|deb )' /etc/apt/sources.list.d/debian.sources /etc/apt/sources.list |
-		grep -oE 'https?://[^ ]+' | grep -v security | head -1)
+	mirror=$(debsrc_mirrors | grep -v security | head -1)
 	if ! command -v debootstrap >/dev/null; then
 		echo "debian-root: no debootstrap: run test/install-deps.sh --releases" >&2
 		exit 3

@@ -2,6 +2,7 @@
 # list (sourced by get-regress.sh and build-pg.sh).
 #
 #   debsrc_suites PGVERSION          the Debian suites that carry postgresql-PGVERSION
+#   debsrc_mirrors                   the Debian mirrors of the system's apt sources
 #   debsrc_fetch PACKAGE SUITES DIR  download the upstream tarball (orig.tar.*) of
 #                                    the newest PACKAGE source package found in
 #                                    SUITES into DIR; prints "VERSION TARBALL"
@@ -26,6 +27,12 @@ debsrc_suites() {
 	esac
 }
 
+# debsrc_mirrors: the Debian mirrors of the system's apt sources, one a line
+debsrc_mirrors() {
+	grep -hsE '^(URIs:|deb )' /etc/apt/sources.list.d/debian.sources /etc/apt/sources.list |
+		grep -oE 'https?://[^ ]+' | sort -u || true
+}
+
 debsrc_fetch() {
 	local pkg=$1 suites=$2 dir=$3 tmp uris u s got="" rc=0 tool
 	local version directory file sha
@@ -38,8 +45,7 @@ debsrc_fetch() {
 	tmp=$(mktemp -d /tmp/gpuhash-debsrc.XXXXXX) || return 1
 	chmod 755 "$tmp"	# apt's download user must reach it
 	mkdir -p "$tmp/lists/partial" "$dir"
-	uris=$(grep -hsE '^(URIs:|deb )' /etc/apt/sources.list.d/debian.sources /etc/apt/sources.list |
-		grep -oE 'https?://[^ ]+' | sort -u || true)
+	uris=$(debsrc_mirrors)
 	if [ -z "$uris" ]; then
 		echo "debsrc: found no Debian mirror in apt's sources" >&2
 		rm -rf "$tmp"
