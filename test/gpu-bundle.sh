@@ -55,7 +55,7 @@ make -s install PG_CONFIG="$pg_config" DESTDIR="$dir/stage" >"$work/install.log"
 libdir=/opt/gpuhash-pglib-$major
 mkdir -p "$work/root$libdir"
 objs=$(find "$prefix/bin" "$prefix/lib" -type f \( -perm -u+x -o -name '*.so*' \))
-ldd $objs 2>/dev/null | awk '$3 ~ /^\// { print $3 }' | sort -u |
+{ ldd $objs 2>/dev/null || true; } | awk '$3 ~ /^\// { print $3 }' | sort -u |
 	grep -v -E "^$prefix/|/(libc|libm|libpthread|libdl|librt|libresolv|ld-linux[^/]*)\.so" |
 	xargs -r cp -L -t "$work/root$libdir/"
 paths=("${prefix#/}")
