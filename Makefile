@@ -29,7 +29,7 @@ CUDA_LIBS = -L$(CUDA_HOME)/lib64 -lcudart_static -lrt -ldl -lpthread -lstdc++
 PG_CPPFLAGS = -Icuda
 PG_CFLAGS = -std=gnu11
 SHLIB_LINK = $(CUDA_LIBS)
-EXTRA_CLEAN = test/engine/engine_test test/bench_devices results regression.diffs regression.out output_iso
+EXTRA_CLEAN = src/.pg-target test/engine/engine_test test/bench_devices results regression.diffs regression.out output_iso
 
 # The CUDA objects have no LLVM bitcode; JIT inlining of the C parts is not
 # worth a second toolchain.  (override: Makefile.global would set it.)
@@ -41,6 +41,14 @@ include $(PGXS)
 
 # PGXS tracks no header dependencies: a changed header rebuilds every object of src/
 $(patsubst %.c,%.o,$(wildcard src/*.c)): $(wildcard src/*.h) cuda/engine.h cuda/heap_page.h
+
+# The objects of src/ are compiled against one PostgreSQL's headers: src/.pg-target
+# names it, and building against another (PG_CONFIG=...) rebuilds them.
+PG_TARGET := $(VERSION) $(includedir_server)
+ifneq ($(PG_TARGET),$(shell cat src/.pg-target 2>/dev/null))
+$(shell echo '$(PG_TARGET)' >src/.pg-target)
+endif
+$(patsubst %.c,%.o,$(wildcard src/*.c)): src/.pg-target
 
 cuda/%.o: cuda/%.cu $(wildcard cuda/*.h cuda/*.cuh)
 	$(NVCC) $(NVCC_FLAGS) -c $< -o $@

@@ -103,7 +103,7 @@ SELECT k, min(t), max(t), count(*) FROM g GROUP BY k ORDER BY k;
 
 -- what is not offered: DISTINCT aggregates, grouping sets, functionally
 -- dependent columns
-EXPLAIN (COSTS OFF) SELECT k, count(DISTINCT i4) FROM g GROUP BY k;
+EXPLAIN (COSTS OFF) SELECT k, count(DISTINCT k) FROM g GROUP BY k;
 EXPLAIN (COSTS OFF) SELECT k, k2, count(*) FROM g GROUP BY GROUPING SETS ((k), (k2));
 CREATE TABLE pk (id int PRIMARY KEY, name text);
 EXPLAIN (COSTS OFF) SELECT id, name, count(*) FROM pk GROUP BY id;

@@ -92,7 +92,10 @@ SET gpuhash.memory_limit = '1.5GB';
 SHOW gpuhash.memory_limit;
 SET gpuhash.memory_limit = '3TB';
 SHOW gpuhash.memory_limit;
+-- out of range (the message's wording of the range differs between releases)
+\set VERBOSITY sqlstate
 SET gpuhash.memory_limit = -1;
+\set VERBOSITY default
 SET gpuhash.memory_limit = '10 parsecs';
 RESET gpuhash.memory_limit;
 

@@ -25,6 +25,8 @@
 #define GPUHASH_AGG_H
 
 #include "postgres.h"
+
+#include "pg_compat.h"
 #include "nodes/execnodes.h"
 #include "nodes/extensible.h"
 #include "nodes/pathnodes.h"
@@ -144,7 +146,7 @@ extern Datum gha_numeric_final(bool avg, const struct gh_groups *g, const GhaNum
 							   size_t group, bool *isnull);
 extern Datum gha_numeric_from_int128(uint64 lo, int64 hi, int exp10);
 extern void gha_numcols_reset(GhaNumCols *nc);
-extern void gha_numeric_too_wide(void) pg_attribute_noreturn();
+extern pg_noreturn void gha_numeric_too_wide(void);
 
 /* agg_fuse.c: joins a GpuHashAgg can take over */
 typedef struct GhaFuseJoin

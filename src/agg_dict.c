@@ -82,10 +82,11 @@ gha_dict_create(PlanState *parent, List *types, List *eqops, List *collations,
 	d->ncpu = ncpu;
 	d->state_size = MAXALIGN(sizeof(DictEntryState)) +
 		ncpu * (sizeof(Datum) + sizeof(bool));
-	d->table = BuildTupleHashTableExt(parent, d->desc, d->ncols, colidx,
-									  d->eqfuncs, d->hashfns, colls,
-									  1024, d->state_size, cxt, d->tablecxt,
-									  d->tempcxt, false);
+	/* an entry's additional data is a pointer to its state (see pg_compat.h) */
+	d->table = BuildTupleHashTableCompat(parent, d->desc, &TTSOpsVirtual, d->ncols,
+										 colidx, d->eqfuncs, d->hashfns, colls, 1024,
+										 sizeof(DictEntryState *), cxt, d->tablecxt,
+										 d->tempcxt, false);
 	if (ncpu > 0)
 	{
 		d->transfns = palloc(sizeof(FmgrInfo) * ncpu);
@@ -119,7 +120,7 @@ gha_dict_lookup(GhaDict *d, const Datum *values, const bool *isnull)
 	entry = LookupTupleHashEntry(d->table, d->slot, &isnew, NULL);
 	MemoryContextReset(d->tempcxt);
 	if (!isnew)
-		return ((DictEntryState *) entry->additional)->id;
+		return (*(DictEntryState **) TupleHashEntryGetAdditional(d->table, entry))->id;
 
 	if (d->nentries == PG_UINT32_MAX)
 		ereport(ERROR,
@@ -130,7 +131,7 @@ gha_dict_lookup(GhaDict *d, const Datum *values, const bool *isnull)
 	st->tuple = entry->firstTuple;
 	for (int a = 0; a < d->ncpu; a++)
 		STATE_NULLS(st, d->ncpu)[a] = true;
-	entry->additional = st;
+	*(DictEntryState **) TupleHashEntryGetAdditional(d->table, entry) = st;
 	if (d->nentries == d->entries_cap)
 	{
 		d->entries_cap *= 2;

@@ -1205,13 +1205,13 @@ ExplainGpuHashAgg(CustomScanState *node, List *ancestors, ExplainState *es)
 	context = set_deparse_context_plan(es->deparse_cxt, node->ss.ps.plan, ancestors);
 	foreach(lc, group_exprs)
 		keys = lappend(keys, deparse_expression(lfirst(lc), context,
-												list_length(es->rtable) > 1 || es->verbose,
+												ExplainRtableSize(es) > 1 || es->verbose,
 												false));
 	if (s->mode != GHA_MODE_FULL)
 		ExplainPropertyText("Mode", s->mode == GHA_MODE_PARTIAL ? "partial" : "finalize", es);
 	if (s->fused_kind >= 0)
 	{
-		bool		prefix = list_length(es->rtable) > 1 || es->verbose;
+		bool		prefix = ExplainRtableSize(es) > 1 || es->verbose;
 		List	   *oks = list_nth(cscan->custom_exprs, GHA_EXPR_JOIN_OUTER);
 		List	   *iks = list_nth(cscan->custom_exprs, GHA_EXPR_JOIN_INNER);
 		StringInfoData cond;

@@ -230,30 +230,30 @@ check_output_walker(Node *node, OutputCheck *ctx)
  * BY clause's hash support.  False when some column cannot be grouped.
  */
 static bool
-choose_key_modes(Query *parse, bool cpu_aggs, List **keymodes, List **eqops,
-				 List **keycolls)
+choose_key_modes(List *groupClause, List *targetList, bool cpu_aggs, List **keymodes,
+				 List **eqops, List **keycolls)
 {
 	ListCell   *lc;
 	int			total = 0,
 				packed = 0,
 				i = 0;
 	bool		all_exact = true;
-	int		   *bits = palloc(sizeof(int) * Max(list_length(parse->groupClause), 1));
+	int		   *bits = palloc(sizeof(int) * Max(list_length(groupClause), 1));
 
 	*keymodes = *eqops = *keycolls = NIL;
-	foreach(lc, parse->groupClause)
+	foreach(lc, groupClause)
 	{
-		Node	   *expr = get_sortgroupclause_expr(lfirst(lc), parse->targetList);
+		Node	   *expr = get_sortgroupclause_expr(lfirst(lc), targetList);
 
 		bits[i] = exprCollation(expr) == InvalidOid ? gpuhash_key_bits(exprType(expr)) : 0;
 		all_exact &= (bits[i] > 0);
 		total += bits[i++];
 	}
 	i = 0;
-	foreach(lc, parse->groupClause)
+	foreach(lc, groupClause)
 	{
 		SortGroupClause *sgc = lfirst_node(SortGroupClause, lc);
-		Node	   *expr = get_sortgroupclause_expr(sgc, parse->targetList);
+		Node	   *expr = get_sortgroupclause_expr(sgc, targetList);
 		int			b = bits[i++];
 		int			mode = GHA_KEY_DICT;
 
@@ -355,6 +355,8 @@ make_agg_path(PlannerInfo *root, RelOptInfo *output_rel, Path *input, PathTarget
 	cpath->path.rows = groups;
 	cpath->path.startup_cost = startup;
 	cpath->path.total_cost = startup + groups * cpu_tuple_cost;
+	SetPathDisabledNodes(&cpath->path, PathDisabledNodes(input) +
+						 (fused ? PathDisabledNodes(fused->inner) : 0));
 	if (forced)
 		gpuhash_scale_forced_cost(&cpath->path);
 	/* forced, a fused join beats our join and aggregation stacked, each forced */
@@ -738,7 +740,8 @@ gpuhash_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 	Query	   *parse = root->parse;
 	GroupPathExtraData *gextra = (GroupPathExtraData *) extra;
 	Path	   *input;
-	List	   *group_exprs;
+	List	   *groupClause,
+			   *group_exprs;
 	OutputCheck ctx;
 	ListCell   *lc;
 	List	   *keymodes,
@@ -763,8 +766,16 @@ gpuhash_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 	input = input_rel->cheapest_total_path;
 	if (input == NULL || input->param_info != NULL)
 		return;
+	/*
+	 * The grouping the planner plans (pg_compat.h).  A GROUP BY of constants
+	 * alone has no grouping column left and no group where there is no row:
+	 * PostgreSQL's.
+	 */
+	groupClause = PlannerGroupClause(root);
+	if (parse->groupClause != NIL && groupClause == NIL)
+		return;
 
-	group_exprs = get_sortgrouplist_exprs(parse->groupClause, parse->targetList);
+	group_exprs = get_sortgrouplist_exprs(groupClause, parse->targetList);
 	if (list_length(group_exprs) > 8)
 		return;
 
@@ -776,7 +787,8 @@ gpuhash_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 	check_output_walker(gextra->havingQual, &ctx);
 	if (!ctx.ok)
 		return;
-	if (!choose_key_modes(parse, ctx.cpu_aggs, &keymodes, &eqops, &keycolls))
+	if (!choose_key_modes(groupClause, parse->targetList, ctx.cpu_aggs, &keymodes, &eqops,
+						  &keycolls))
 		return;
 	foreach(lc, keymodes)
 		ndict += lfirst_int(lc) == GHA_KEY_DICT;
@@ -791,7 +803,7 @@ gpuhash_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 	{
 		List	   *hashable = NIL;
 
-		foreach(lc, parse->groupClause)
+		foreach(lc, groupClause)
 		{
 			SortGroupClause *sgc = lfirst_node(SortGroupClause, lc);
 
@@ -895,7 +907,7 @@ plan_gpuhash_agg(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	{
 		scan_tlist = gpuhash_scan_tlist_add_expr(scan_tlist, lfirst(lc));
 		keytypes = lappend_oid(keytypes, exprType(lfirst(lc)));
-		keypos = lappend_int(keypos, tlist_member(lfirst(lc), scan_tlist)->resno);
+		keypos = lappend_int(keypos, gpuhash_scan_tlist_find(scan_tlist, lfirst(lc)));
 	}
 	a = 0;
 	foreach(lc, aggrefs)

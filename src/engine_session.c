@@ -66,7 +66,7 @@ static int	maxretired = 0;
 static int	gpu_present = -1;	/* unknown until first asked */
 static bool exit_callback_registered = false;
 
-static void report_status(gh_status st, const char *msg, const char *doing) pg_attribute_noreturn();
+static pg_noreturn void report_status(gh_status st, const char *msg, const char *doing);
 
 bool
 gpuhash_gpu_present(void)
@@ -108,10 +108,10 @@ extension_installed(void)
 
 	if (!IsTransactionState())
 		return false;
-	if (checked_in != MyProc->lxid)
+	if (checked_in != PGPROC_LXID(MyProc))
 	{
 		installed = OidIsValid(get_extension_oid("gpuhash", true));
-		checked_in = MyProc->lxid;
+		checked_in = PGPROC_LXID(MyProc);
 	}
 	return installed;
 }
@@ -283,7 +283,7 @@ close_retired_engines(void)
 
 	for (int i = 0; i < nretired; i++)
 	{
-		if (retired[i].retired_in == MyProc->lxid)
+		if (retired[i].retired_in == PGPROC_LXID(MyProc))
 			retired[kept++] = retired[i];
 		else
 			gh_close(retired[i].engine);
@@ -305,7 +305,7 @@ retire_session_engine(void)
 		maxretired = newmax;
 	}
 	retired[nretired].engine = session_engine;
-	retired[nretired].retired_in = MyProc->lxid;
+	retired[nretired].retired_in = PGPROC_LXID(MyProc);
 	nretired++;
 	session_engine = NULL;
 }

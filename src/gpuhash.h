@@ -11,6 +11,8 @@
 
 #include "postgres.h"
 
+#include "pg_compat.h"
+
 #include "nodes/pathnodes.h"
 #include "portability/instr_time.h"
 
@@ -92,7 +94,7 @@ extern gh_engine *gpuhash_get_engine(void);
 extern double gpuhash_engine_open_cost(bool in_new_process);
 /* a new engine, the caller's to gh_close */
 extern gh_engine *gpuhash_open_engine(gh_backend backend, const char *devices);
-extern void gpuhash_engine_error(gh_engine *e, gh_status st) pg_attribute_noreturn();
+extern pg_noreturn void gpuhash_engine_error(gh_engine *e, gh_status st);
 extern void gpuhash_settings_changed(void);
 extern bool gpuhash_parse_devices(const char *value, int *ids, int *n,
 								  const char **problem);

@@ -811,7 +811,7 @@ explain_quals(List *quals, const char *label, CustomScanState *node,
 		return;
 	context = set_deparse_context_plan(es->deparse_cxt, node->ss.ps.plan, ancestors);
 	str = deparse_expression((Node *) make_ands_explicit(quals), context,
-							 list_length(es->rtable) > 1 || es->verbose, false);
+							 ExplainRtableSize(es) > 1 || es->verbose, false);
 	ExplainPropertyText(label, str, es);
 }
 

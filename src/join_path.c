@@ -16,6 +16,7 @@
 
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
+#include "optimizer/clauses.h"
 #include "optimizer/cost.h"
 #include "optimizer/optimizer.h"
 #include "optimizer/pathnode.h"
@@ -174,6 +175,8 @@ make_join_path(RelOptInfo *joinrel, Path *outer_path, Path *inner_path,
 	cpath->path.rows = rows;
 	cpath->path.startup_cost = startup;
 	cpath->path.total_cost = startup + run;
+	SetPathDisabledNodes(&cpath->path,
+						 PathDisabledNodes(outer_path) + PathDisabledNodes(inner_path));
 	if (forced)
 		gpuhash_scale_forced_cost(&cpath->path);
 	cpath->path.pathkeys = NIL;
@@ -387,14 +390,16 @@ plan_gpuhash_join(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 		Expr	   *oexpr = linitial(op->args),
 				   *iexpr = lsecond(op->args);
 
+		bool		switched = false;
+
 		if (!bms_is_subset(pull_varnos(root, (Node *) oexpr), outer_relids))
 		{
 			oexpr = lsecond(op->args);
 			iexpr = linitial(op->args);
+			switched = true;
 		}
 		outer_keys = lappend(outer_keys, oexpr);
 		inner_keys = lappend(inner_keys, iexpr);
-		hash_exprs = lappend(hash_exprs, op);
 		outer_types = lappend_oid(outer_types, exprType((Node *) oexpr));
 		inner_types = lappend_oid(inner_types, exprType((Node *) iexpr));
 		outer_hash = lappend_oid(outer_hash,
@@ -402,6 +407,13 @@ plan_gpuhash_join(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 		inner_hash = lappend_oid(inner_hash,
 								 gpuhash_extended_hash_proc(op->opno, exprType((Node *) iexpr)));
 		collations = lappend_oid(collations, op->inputcollid);
+		/* outer = inner, as a Hash Join's clauses (get_switched_clauses) */
+		if (switched)
+		{
+			op = copyObject(op);
+			CommuteOpExpr(op);
+		}
+		hash_exprs = lappend(hash_exprs, op);
 	}
 
 	/* the scan tuple: every Var the output, the clauses and the keys use */
@@ -419,6 +431,12 @@ plan_gpuhash_join(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	foreach(lc, sides)
 		if (lfirst_int(lc) == GH_SIDE_NONE)
 			elog(ERROR, "gpuhash: join column not produced by either input");
+
+	outer_keys = (List *) gpuhash_scan_tlist_align(scan_tlist, (Node *) outer_keys);
+	inner_keys = (List *) gpuhash_scan_tlist_align(scan_tlist, (Node *) inner_keys);
+	hash_exprs = (List *) gpuhash_scan_tlist_align(scan_tlist, (Node *) hash_exprs);
+	joinquals = (List *) gpuhash_scan_tlist_align(scan_tlist, (Node *) joinquals);
+	otherquals = (List *) gpuhash_scan_tlist_align(scan_tlist, (Node *) otherquals);
 
 	cscan->scan.plan.targetlist = tlist;
 	cscan->scan.plan.qual = otherquals;

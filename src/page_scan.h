@@ -18,6 +18,8 @@
 
 #include "postgres.h"
 
+#include "pg_compat.h"
+
 #include "catalog/pg_type.h"
 #include "nodes/bitmapset.h"
 #include "nodes/execnodes.h"

@@ -13,16 +13,98 @@
 #include "optimizer/optimizer.h"
 #include "optimizer/tlist.h"
 
+#include "pg_compat.h"
 #include "scantuple.h"
+
+/* expr without the outer joins that null its Vars (see pg_compat.h) */
+static Node *
+without_nullingrels(Node *node, void *context)
+{
+	if (node == NULL)
+		return NULL;
+	if (IsA(node, Var))
+	{
+		Var		   *var = copyObject((Var *) node);
+
+		VarClearNullingRels(var);
+		return (Node *) var;
+	}
+	if (IsA(node, PlaceHolderVar))
+	{
+		PlaceHolderVar *phv = (PlaceHolderVar *) expression_tree_mutator(node,
+																		  without_nullingrels,
+																		  context);
+
+		PlaceHolderVarClearNullingRels(phv);
+		return (Node *) phv;
+	}
+	return expression_tree_mutator(node, without_nullingrels, context);
+}
+
+/*
+ * The entry of tlist that holds expr, or NULL.  A Var above an outer join
+ * names the joins that may null it, the same Var below them does not: they
+ * hold the same value wherever the value is read, so they match.
+ */
+static TargetEntry *
+tlist_find(List *tlist, Expr *expr)
+{
+	Node	   *bare = without_nullingrels((Node *) expr, NULL);
+	ListCell   *lc;
+
+	foreach(lc, tlist)
+	{
+		TargetEntry *tle = lfirst_node(TargetEntry, lc);
+
+		if (equal(bare, without_nullingrels((Node *) tle->expr, NULL)))
+			return tle;
+	}
+	return NULL;
+}
 
 List *
 gpuhash_scan_tlist_add_expr(List *scan_tlist, Expr *expr)
 {
-	if (tlist_member(expr, scan_tlist))
+	if (tlist_find(scan_tlist, expr))
 		return scan_tlist;
 	return lappend(scan_tlist, makeTargetEntry((Expr *) copyObject(expr),
 											   list_length(scan_tlist) + 1,
 											   NULL, false));
+}
+
+AttrNumber
+gpuhash_scan_tlist_find(List *scan_tlist, Expr *expr)
+{
+	TargetEntry *tle = tlist_find(scan_tlist, expr);
+
+	if (tle == NULL)
+		elog(ERROR, "gpuhash: a value missing from the scan tuple");
+	return tle->resno;
+}
+
+/*
+ * setrefs finds each Var of the node's expressions in custom_scan_tlist by
+ * its relation and column alone, and requires the entry to name the same
+ * nulling joins: a key read below the join and returned above it is one entry,
+ * so its uses are given the entry's marks.
+ */
+static Node *
+align_mutator(Node *node, List *scan_tlist)
+{
+	TargetEntry *tle;
+
+	if (node == NULL)
+		return NULL;
+	if ((IsA(node, Var) || IsA(node, PlaceHolderVar)) &&
+		(tle = tlist_find(scan_tlist, (Expr *) node)) != NULL)
+		return (Node *) copyObject(tle->expr);
+	return expression_tree_mutator(node, align_mutator, scan_tlist);
+}
+
+Node *
+gpuhash_scan_tlist_align(List *scan_tlist, Node *node)
+{
+	return align_mutator(node, scan_tlist);
 }
 
 List *
@@ -49,7 +131,7 @@ plan_attno(Plan *plan, Expr *expr)
 
 	if (plan == NULL)
 		return 0;
-	tle = tlist_member(expr, plan->targetlist);
+	tle = tlist_find(plan->targetlist, expr);
 	return tle ? tle->resno : 0;
 }
 

@@ -29,6 +29,10 @@
 extern List *gpuhash_scan_tlist_add_vars(List *scan_tlist, Node *node);
 /* planner: append expr itself unless already there */
 extern List *gpuhash_scan_tlist_add_expr(List *scan_tlist, Expr *expr);
+/* planner: the entry that holds expr (an error where none does) */
+extern AttrNumber gpuhash_scan_tlist_find(List *scan_tlist, Expr *expr);
+/* planner: node's Vars with the nulling joins of their entries (scantuple.c) */
+extern Node *gpuhash_scan_tlist_align(List *scan_tlist, Node *node);
 /* planner: find each entry in the inputs' target lists */
 extern void gpuhash_scan_tlist_map(List *scan_tlist, Plan *outer, Plan *inner,
 								   List **sides, List **attnos);

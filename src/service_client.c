@@ -183,9 +183,9 @@ fill_request(GhsSlot *slot, const GhsCall *call, bool nowait)
 	slot->nowait = nowait;
 	slot->worker = call->worker;
 	slot->ran_by = -1;
-	slot->client_procno = MyProc->pgprocno;
+	slot->client_procno = MyProcNumber;
 	slot->client_pid = MyProcPid;
-	slot->client_lxid = MyProc->lxid;
+	slot->client_lxid = PGPROC_LXID(MyProc);
 	slot->op = call->op;
 	memset(&slot->shape, 0, sizeof(slot->shape));
 	slot->shape.backend = gpuhash_resolved_backend();

@@ -21,6 +21,8 @@
 
 #include "postgres.h"
 
+#include "pg_compat.h"
+
 #include "port/atomics.h"
 #include "storage/condition_variable.h"
 #include "storage/dsm.h"
@@ -303,7 +305,7 @@ extern int32 gpuhash_service_new_id(void);
 extern void gpuhash_service_count_object(int delta);
 extern bool gpuhash_service_owner_gone(int procno, int pid, LocalTransactionId lxid);
 extern void gpuhash_service_reply_groups(GhsSlot *slot, gh_groups *g, bool engine_made);
-extern void gpuhash_service_engine_failed(gh_engine *e, gh_status st) pg_attribute_noreturn();
+extern pg_noreturn void gpuhash_service_engine_failed(gh_engine *e, gh_status st);
 extern gh_engine *gpuhash_service_hold_engine(const GhsShape *shape);
 extern void gpuhash_service_release_engine(gh_engine *e);
 

@@ -173,10 +173,7 @@ get_engine(const GhsShape *shape)
 }
 
 /* raise the error for an engine failure; a device fault retires the engine */
-static void
-engine_failed(ServiceEngine *se, gh_status st) pg_attribute_noreturn();
-
-static void
+static pg_noreturn void
 engine_failed(ServiceEngine *se, gh_status st)
 {
 	if (st == GH_ERR_DEVICE || st == GH_ERR_INTERNAL)
@@ -311,7 +308,7 @@ gpuhash_service_owner_gone(int procno, int pid, LocalTransactionId lxid)
 {
 	PGPROC	   *proc = GetPGProcByNumber(procno);
 
-	return proc->pid != pid || proc->lxid != lxid;
+	return proc->pid != pid || PGPROC_LXID(proc) != lxid;
 }
 
 /* Free the objects of clients whose transaction has ended or who have exited. */
@@ -973,7 +970,7 @@ gpuhash_service_main(Datum arg)
 
 	me = &gpuhash_service->worker[my_index];
 	clear_leftovers();
-	me->procno = MyProc->pgprocno;
+	me->procno = MyProcNumber;
 	pg_write_barrier();
 	{
 		/* what backends planning with gpuhash.device = auto ask (service_client.c) */

@@ -6,12 +6,17 @@
 #                           throwaway one in WORKDIR/pg; exports PGHOST, PGPORT, PGUSER
 #   gh_server_down          stop the throwaway server, if one was started
 #   gh_test_device SCRIPT   GPUHASH_DEVICE checked (cpu or gpu, default cpu)
+#   gh_pg_major             the major release of pg_config's PostgreSQL (15, 17, 18)
 #
 # A running server is used when GH_USE_RUNNING_SERVER=1, or when PGHOST and
-# PGPORT are both set and a server answers there.
+# PGPORT are both set and a server answers there.  pg_config's bindir comes
+# first on the PATH, so psql is the release's own.
 
 GH_PG_CONFIG=${PG_CONFIG:-pg_config}
 GH_CLUSTER=""
+# psql, pg_prove's psql and the other clients of the release under test
+PATH=$("$GH_PG_CONFIG" --bindir 2>/dev/null || echo /usr/bin):$PATH
+export PATH
 
 gh_install() {
 	local pkglibdir sharedir
@@ -56,4 +61,12 @@ gh_test_device() {
 		cpu | gpu) echo "$d" ;;
 		*) echo "$1: GPUHASH_DEVICE must be cpu or gpu, not \"$d\"" >&2; return 2 ;;
 	esac
+}
+
+# gh_pg_major: the major release of the PostgreSQL that PG_CONFIG names
+gh_pg_major() {
+	local v
+	v=$("$GH_PG_CONFIG" --version) || return 2
+	v=${v#PostgreSQL }
+	echo "${v%%[!0-9]*}"
 }

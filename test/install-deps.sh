@@ -3,10 +3,21 @@
 # (run as root): a C toolchain, PostgreSQL 15 with its server headers, pgTAP
 # and pg_prove.  The CUDA compiler (nvcc 13, with CUB) is not a Debian
 # package: it must already be in ${CUDA_HOME:-/usr/local/cuda}.
+#
+#   bash test/install-deps.sh              for PostgreSQL 15
+#   bash test/install-deps.sh --releases   also what PostgreSQL 17 and 18 need
+#                                          (test/all-versions.sh): the libraries
+#                                          and tools to build them from source
+#                                          (test/pgsql/build-pg.sh), debootstrap
+#                                          (test/pgsql/debian-root.sh)
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 pkgs="build-essential make perl postgresql-15 postgresql-server-dev-15 postgresql-15-pgtap
       libtap-parser-sourcehandler-pgtap-perl"
+if [ "${1:-}" = --releases ]; then
+	pkgs="$pkgs pkg-config bison flex libicu-dev libreadline-dev zlib1g-dev bzip2 xz-utils
+	      debootstrap"
+fi
 missing=$(for p in $pkgs; do dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || echo "$p"; done)
 if [ -n "$missing" ]; then
 	if [ "$(id -u)" != 0 ]; then
@@ -21,4 +32,5 @@ if [ ! -x "$nvcc" ]; then
 	echo "install-deps: no CUDA compiler at $nvcc (install the CUDA toolkit 13, or set CUDA_HOME)" >&2
 	exit 1
 fi
-echo "install-deps: PostgreSQL 15, pgTAP, pg_prove and $("$nvcc" --version | tail -1) are ready"
+echo "install-deps: PostgreSQL 15, pgTAP, pg_prove${1:+, what PostgreSQL 17 and 18 need,} and" \
+	"$("$nvcc" --version | tail -1) are ready"

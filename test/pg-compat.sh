@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# pg-compat.sh: run PostgreSQL 15's own regression scripts for joins and
-# aggregates (join.sql, aggregates.sql) with gpuhash off and with gpuhash forced
-# on, and check that every statement returns the same rows (plans aside).
+# pg-compat.sh: run PostgreSQL's own regression scripts for joins and
+# aggregates (join.sql, aggregates.sql, of the release pg_config names) with
+# gpuhash off and with gpuhash forced on, and check that every statement
+# returns the same rows (plans aside).
 #
 #   bash test/pg-compat.sh [join] [aggregates]     (default: both)
 #
-# Gets the scripts (test/pgsql/get-regress.sh), builds and installs gpuhash,
+# Gets the scripts of that release (test/pgsql/get-regress.sh), builds and installs gpuhash,
 # starts a throwaway cluster (test/pgcluster.sh), prepares a template database
 # as pg_regress would (test_setup.sql without its regress.so functions, then
 # create_misc.sql, create_index.sql and create_aggregate.sql, which the two
@@ -30,7 +31,9 @@
 #                            superuser; it must read files under /tmp for COPY)
 #   GH_COMPAT_TIMEOUT        seconds one psql run may take (default 900)
 #   GH_COMPAT_NO_BUILD=1     skip make and make install
-#   PG_SRC                   a PostgreSQL 15 source tree to take the scripts from
+#   PG_SRC                   a PostgreSQL source tree (of the same release) to take
+#                            the scripts from
+#   PG_CONFIG                the PostgreSQL installation to test
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 . test/common.sh
@@ -69,11 +72,12 @@ mkdir -p "$out" || exit 2
 rm -f "$out"/*.out "$out"/*.report "$out"/*.diff "$out"/server.log
 
 # ---- scripts ----
-bash test/pgsql/get-regress.sh || exit 2
-echo "== scripts: $(cat test/pgsql/regress/VERSION)"
+pg_major=$(gh_pg_major) || exit 2
+bash test/pgsql/get-regress.sh "$pg_major" || exit 2
+echo "== scripts: $(cat "test/pgsql/regress/$pg_major/VERSION")"
 echo "   forced runs: gpuhash.device=$device${GH_COMPAT_OPTIONS:+ $GH_COMPAT_OPTIONS}"
 # The server reads the data files (COPY FROM a file): give it its own copy.
-cp -r test/pgsql/regress "$work/regress"
+cp -r "test/pgsql/regress/$pg_major" "$work/regress"
 chmod -R a+rX "$work/regress"
 regress=$work/regress
 # test_setup.sql without the functions that need regress.so
@@ -136,7 +140,7 @@ if [ "$check" != "10000 1000 5 1 20 1" ]; then
 	echo "pg-compat: the setup did not create the regression tables (got \"$check\"); see $out/setup.*.out"
 	exit 2
 fi
-echo "   errors in the setup scripts: ${errors#, } (PostgreSQL 15 expects 0, 0, 49, 16: some are tested on purpose)"
+echo "   errors in the setup scripts: ${errors#, } (some are tested on purpose: PostgreSQL 15 has 0, 0, 49, 16)"
 
 # Does the server log (when it is ours) show a crash?
 crash_check() {

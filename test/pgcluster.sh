@@ -12,6 +12,7 @@
 # user.  The database superuser is postgres either way.  PORT defaults to 54329.
 # gpuhash is preloaded with GH_SERVICE_WORKERS (default 1) GPU service processes;
 # GH_SERVICE_WORKERS=0 leaves it unloaded until a session uses it.
+# GH_CLUSTER_CONF: more lines for postgresql.conf, e.g. "shared_buffers = '8GB'".
 # The server binaries are pg_config's (PG_CONFIG overrides).
 set -euo pipefail
 
@@ -76,6 +77,7 @@ case $cmd in
 				gpuhash.service_workers = ${GH_SERVICE_WORKERS:-1}
 			EOF
 		fi
+		[ -n "${GH_CLUSTER_CONF:-}" ] && printf '%s\n' "$GH_CLUSTER_CONF" >>"$dir/data/postgresql.conf"
 		echo "$port" >"$dir/port"
 		if ! as_owner "$pgbin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 start >/dev/null; then
 			echo "pgcluster: the server did not start; its log:" >&2

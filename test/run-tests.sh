@@ -8,10 +8,12 @@
 #      scripts cannot be fetched)
 #   5. the SSB and TPC-H-shaped queries at scale factor 0.01, gpuhash off vs
 #      forced on, serially and in parallel, same rows (test/workloads.sh)
+#   6. scale-out: a coordinator and two data servers through postgres_fdw, at
+#      a small size (test/scaleout.sh; its own servers)
 # Builds, installs (root, or a writable PostgreSQL installation), starts a
 # throwaway cluster, runs the layers, stops the cluster, and ends with the
 # line "N passed, N failed" (engine checks + regression tests + pgTAP tests +
-# PostgreSQL's scripts + workload queries).
+# PostgreSQL's scripts + workload queries + scale-out checks).
 # Exits non-zero on any failure.
 #
 # Environment:
@@ -63,6 +65,21 @@ record_tap() {
 	record "$1" "$p" "$f"
 }
 
+# record_closing LAYER LOG STATUS: record a layer by its log's closing line
+# "N passed, N failed" (a failure where there is none, or the status says so)
+record_closing() {
+	local line p f
+	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$2" | tail -1)
+	if [ -n "$line" ]; then
+		read -r p _ f _ <<<"$line"
+		[ "$3" != 0 ] && [ "$f" = 0 ] && f=1
+		record "$1" "$p" "$f"
+	else
+		echo "run-tests: the $1 tests did not finish (exit status $3)"
+		record "$1" 0 1
+	fi
+}
+
 # ---- build ----
 echo "== build"
 if ! make -s >"$work/build.log" 2>&1; then
@@ -78,15 +95,7 @@ echo "== engine tests${backends:+ ($backends)}"
 make -s engine-test GH_TEST_BACKENDS="$backends" >"$work/engine.log" 2>&1
 engine_rc=$?
 grep -v '^ok ' "$work/engine.log"
-line=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$work/engine.log" | tail -1)
-if [ -n "$line" ]; then
-	read -r p _ f _ <<<"$line"
-	[ "$engine_rc" != 0 ] && [ "$f" = 0 ] && f=1
-	record "engine" "$p" "$f"
-else
-	echo "run-tests: the engine tests did not finish (exit status $engine_rc)"
-	record "engine" 0 1
-fi
+record_closing engine "$work/engine.log" "$engine_rc"
 
 # ---- install and server ----
 echo "== install"
@@ -135,7 +144,7 @@ fi
 
 # ---- 4. PostgreSQL's regression scripts ----
 echo "== PostgreSQL join and aggregate scripts, gpuhash off vs forced on (gpuhash.device = $device)"
-if bash test/pgsql/get-regress.sh >"$work/compat-get.log" 2>&1; then
+if bash test/pgsql/get-regress.sh "$(gh_pg_major)" >"$work/compat-get.log" 2>&1; then
 	GH_USE_RUNNING_SERVER=1 GH_COMPAT_NO_BUILD=1 GH_COMPAT_OUT="$work/compat" \
 		bash test/pg-compat.sh >"$work/compat.log" 2>&1
 	compat_rc=$?
@@ -157,3 +166,10 @@ echo "== SSB and TPC-H-shaped queries, gpuhash off vs forced on, serial and para
      "(gpuhash.device = $device)"
 GH_USE_RUNNING_SERVER=1 bash test/workloads.sh >"$work/workloads.log" 2>&1
 record_tap "workloads" "$work/workloads.log" $?
+
+# ---- 6. scale-out through postgres_fdw ----
+echo "== scale-out: a coordinator and two data servers (gpuhash.device = $device)"
+GH_SCALEOUT_NO_BUILD=1 bash test/scaleout.sh >"$work/scaleout.log" 2>&1
+scaleout_rc=$?
+grep -vE '^ok - |^[0-9]+ passed, [0-9]+ failed$' "$work/scaleout.log"
+record_closing scale-out "$work/scaleout.log" "$scaleout_rc"

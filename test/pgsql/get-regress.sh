@@ -1,19 +1,21 @@
 #!/usr/bin/env bash
-# get-regress.sh: put the PostgreSQL 15 regression scripts, data files and
-# expected outputs that test/pg-compat.sh uses into test/pgsql/regress/ (not
-# part of the repository).
+# get-regress.sh: put the PostgreSQL regression scripts, data files and
+# expected outputs that test/pg-compat.sh uses into test/pgsql/regress/VERSION/
+# (not part of the repository).
 #
-#   bash test/pgsql/get-regress.sh            fetch them unless they are there
-#   PG_SRC=DIR bash test/pgsql/get-regress.sh copy them from a PostgreSQL 15 source
-#                                             tree (DIR/src/test/regress) instead
+#   bash test/pgsql/get-regress.sh [VERSION]            fetch them unless they are there
+#   PG_SRC=DIR bash test/pgsql/get-regress.sh [VERSION] copy them from a PostgreSQL
+#                                                       source tree (DIR/src/test/regress)
 #
-# Without PG_SRC the files come from Debian's source package postgresql-15,
-# downloaded with apt-get through a private source list in a temporary
-# directory (the system's apt configuration is left alone).  Only the files
-# listed below are kept.  Exits 0 when test/pgsql/regress/ is complete.
+# VERSION is the PostgreSQL major release (15, 17, 18; default 15).  Without
+# PG_SRC the files come from the upstream tarball in Debian's source package
+# postgresql-VERSION, downloaded through a private source list
+# (test/pgsql/debsrc.sh; the system's apt configuration is left alone).  Only
+# the files listed below are kept.  Exits 0 when the directory is complete.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-dest=$here/regress
+version=${1:-15}
+dest=$here/regress/$version
 
 sql_files="test_setup create_index create_misc create_aggregate join aggregates"
 data_files="onek tenk person emp student stud_emp streets rect array agg"
@@ -36,6 +38,7 @@ copy_from() {
 	for f in $expected_files; do cp "$src/expected/$f.out" "$dest.new/expected/"; done
 	[ -f "$src/../../../COPYRIGHT" ] && cp "$src/../../../COPYRIGHT" "$dest.new/"
 	rm -rf "$dest"
+	mkdir -p "$(dirname "$dest")"
 	mv "$dest.new" "$dest"
 }
 
@@ -56,61 +59,21 @@ if complete "$dest"; then
 	exit 0
 fi
 
-for tool in apt-get apt-cache tar; do
-	if ! command -v $tool >/dev/null; then
-		echo "get-regress: needs $tool (Debian), or PG_SRC=<PostgreSQL 15 source tree>" >&2
-		exit 1
-	fi
-done
+. "$here/debsrc.sh"
+command -v tar >/dev/null || { echo "get-regress: needs tar" >&2; exit 1; }
+suites=$(debsrc_suites "$version") || exit 1
 tmp=$(mktemp -d /tmp/gpuhash-pgsrc.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
-chmod 755 "$tmp"	# apt's download user must reach it
-mkdir -p "$tmp/lists/partial" "$tmp/archives/partial" "$tmp/dl"
-# The same mirrors as the system's binary packages, as deb-src lines.
-uris=$(grep -hsE '^(URIs:|deb )' /etc/apt/sources.list.d/debian.sources /etc/apt/sources.list |
-	grep -oE 'https?://[^ ]+' | sort -u || true)
-if [ -z "$uris" ]; then
-	echo "get-regress: found no Debian mirror in apt's sources (or set PG_SRC)" >&2
+echo "get-regress: fetching Debian's postgresql-$version source package" >&2
+if ! got=$(debsrc_fetch "postgresql-$version" "$suites" "$tmp/dl"); then
+	echo "get-regress: (or set PG_SRC=<a PostgreSQL $version source tree>)" >&2
 	exit 1
 fi
-codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-bookworm}")
-for u in $uris; do
-	case $u in
-		*security*) echo "deb-src $u $codename-security main" ;;
-		*) echo "deb-src $u $codename main"; echo "deb-src $u $codename-updates main" ;;
-	esac
-done >"$tmp/sources.list"
-apt_opts=(-o "Dir::Etc::SourceList=$tmp/sources.list" -o "Dir::Etc::SourceParts=$tmp/none"
-	-o "Dir::State::Lists=$tmp/lists" -o "Dir::Cache::Archives=$tmp/archives"
-	-o "Dir::Cache::pkgcache=" -o "Dir::Cache::srcpkgcache=" -o "APT::Sandbox::User=root")
-echo "get-regress: fetching Debian's postgresql-15 source package" >&2
-if ! apt-get "${apt_opts[@]}" -qq update >"$tmp/apt.log" 2>&1; then
-	cat "$tmp/apt.log" >&2
-	echo "get-regress: apt-get update failed (or set PG_SRC=<PostgreSQL 15 source tree>)" >&2
-	exit 1
-fi
-# Newest version first; a mirror may list a version whose files it does not serve.
-versions=$(apt-cache "${apt_opts[@]}" showsrc postgresql-15 2>/dev/null |
-	sed -n 's/^Version: //p' | sort -u -r -V)
-got=""
-for v in $versions; do
-	if (cd "$tmp/dl" && apt-get "${apt_opts[@]}" -qq source --download-only "postgresql-15=$v") \
-		>>"$tmp/apt.log" 2>&1; then
-		got=$v
-		break
-	fi
-	rm -f "$tmp/dl"/*
-done
-if [ -z "$got" ]; then
-	tail -20 "$tmp/apt.log" >&2
-	echo "get-regress: no postgresql-15 source package could be downloaded (or set PG_SRC)" >&2
-	exit 1
-fi
-orig=$(ls "$tmp/dl"/postgresql-15_*.orig.tar.* | head -1)
-members=()
+read -r debver orig <<<"$got"
 top=$(basename "$orig")
-top=postgresql-${top#postgresql-15_}
-top=${top%.orig.tar.*}	# postgresql-15.N, the tarball's top directory
+top=postgresql-${top#postgresql-"$version"_}
+top=${top%.orig.tar.*}	# postgresql-X.Y, the tarball's top directory
+members=()
 for f in $sql_files; do members+=("$top/src/test/regress/sql/$f.sql"); done
 for f in $data_files; do members+=("$top/src/test/regress/data/$f.data"); done
 for f in $expected_files; do members+=("$top/src/test/regress/expected/$f.out"); done
@@ -120,5 +83,5 @@ if ! tar -xaf "$orig" -C "$tmp" "${members[@]}"; then
 	exit 1
 fi
 copy_from "$tmp/$top/src/test/regress"
-echo "PostgreSQL ${top#postgresql-} (Debian source package postgresql-15 $got)" >"$dest/VERSION"
+echo "PostgreSQL ${top#postgresql-} (Debian source package postgresql-$version $debver)" >"$dest/VERSION"
 echo "get-regress: $(cat "$dest/VERSION")" >&2

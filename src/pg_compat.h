@@ -1,0 +1,115 @@
+/*-------------------------------------------------------------------------
+ *
+ * pg_compat.h
+ *	  What differs between the PostgreSQL releases gpuhash builds against
+ *	  (15, 17 and 18), behind macros named after the newest release's API.
+ *
+ * The rest of src/ is written for the newest release; each difference is
+ * one macro or inline function here that maps it onto the older releases,
+ * selected by PG_VERSION_NUM.  Include it after postgres.h.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef GPUHASH_PG_COMPAT_H
+#define GPUHASH_PG_COMPAT_H
+
+#include "postgres.h"
+
+/*
+ * PostgreSQL 18 marks functions that do not return with the C11 specifier
+ * pg_noreturn before the declaration; older releases had the attribute
+ * pg_attribute_noreturn() after it.
+ */
+#ifndef pg_noreturn
+#define pg_noreturn _Noreturn
+#endif
+
+/*
+ * PostgreSQL 16 marks a Var or PlaceHolderVar above an outer join with the
+ * joins that can null it (varnullingrels, phnullingrels); older releases
+ * have no such marks.
+ */
+#if PG_VERSION_NUM >= 160000
+#define VarClearNullingRels(var) ((var)->varnullingrels = NULL)
+#define PlaceHolderVarClearNullingRels(phv) ((phv)->phnullingrels = NULL)
+#else
+#define VarClearNullingRels(var) ((void) (var))
+#define PlaceHolderVarClearNullingRels(phv) ((void) (phv))
+#endif
+
+/*
+ * PostgreSQL 16 plans GROUP BY from root->processed_groupClause: the query's
+ * clause without constants and columns that other grouping columns
+ * determine.  Older releases plan the query's own.
+ */
+#if PG_VERSION_NUM >= 160000
+#define PlannerGroupClause(root) ((root)->processed_groupClause)
+#else
+#define PlannerGroupClause(root) ((root)->parse->groupClause)
+#endif
+
+/*
+ * PostgreSQL 17 replaced PGPROC's pgprocno and lxid by MyProcNumber (a
+ * process's number) and vxid.lxid.
+ */
+#if PG_VERSION_NUM < 170000
+#define MyProcNumber (MyProc->pgprocno)
+#define PGPROC_LXID(proc) ((proc)->lxid)
+#else
+#define PGPROC_LXID(proc) ((proc)->vxid.lxid)
+#endif
+
+/*
+ * PostgreSQL 18 moved ExplainState to commands/explain_state.h and the
+ * ExplainProperty functions to commands/explain_format.h.
+ */
+#include "commands/explain.h"
+#if PG_VERSION_NUM >= 180000
+#include "commands/explain_format.h"
+#include "commands/explain_state.h"
+#endif
+
+/*
+ * EXPLAIN qualifies column names where the query has more than one range
+ * table entry; PostgreSQL 18 adds one for the grouping step, which does not
+ * count (ExplainState.rtable_size).
+ */
+#if PG_VERSION_NUM >= 180000
+#define ExplainRtableSize(es) ((es)->rtable_size)
+#else
+#define ExplainRtableSize(es) list_length((es)->rtable)
+#endif
+
+/*
+ * PostgreSQL 18's BuildTupleHashTable takes the input slot type and keeps a
+ * hash entry's additional data (additionalsize bytes) beside its tuple, found
+ * with TupleHashEntryGetAdditional; older releases had BuildTupleHashTableExt
+ * and a pointer, entry->additional, that the caller sets.  Callers keep a
+ * pointer in the additional data (additionalsize sizeof(void *)), which works
+ * the same on both.
+ */
+#if PG_VERSION_NUM >= 180000
+#define BuildTupleHashTableCompat BuildTupleHashTable
+#else
+#define BuildTupleHashTableCompat(parent, desc, ops, ncols, colidx, eqfuncs, hashfns, \
+								  colls, nbuckets, addsize, metacxt, tablecxt, tempcxt, \
+								  variable_iv) \
+	BuildTupleHashTableExt(parent, desc, ncols, colidx, eqfuncs, hashfns, colls, \
+						   nbuckets, addsize, metacxt, tablecxt, tempcxt, variable_iv)
+#define TupleHashEntryGetAdditional(table, entry) ((void *) &(entry)->additional)
+#endif
+
+/*
+ * PostgreSQL 18 compares the number of disabled nodes in paths (a Seq Scan
+ * under enable_seqscan = off, ...) before their costs; a path counts those of
+ * its inputs.  Older releases disabled nodes by cost alone.
+ */
+#if PG_VERSION_NUM >= 180000
+#define PathDisabledNodes(path) ((path)->disabled_nodes)
+#define SetPathDisabledNodes(path, n) ((path)->disabled_nodes = (n))
+#else
+#define PathDisabledNodes(path) 0
+#define SetPathDisabledNodes(path, n) ((void) (n))
+#endif
+
+#endif							/* GPUHASH_PG_COMPAT_H */
