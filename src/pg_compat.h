@@ -42,6 +42,18 @@
  * clause without constants and columns that other grouping columns
  * determine.  Older releases plan the query's own.
  */
+/*
+ * generate_join_implied_equalities: 16 added the outer join's SpecialJoinInfo
+ * (none for the inner joins gpuhash asks about).
+ */
+#if PG_VERSION_NUM >= 160000
+#define InnerJoinImpliedEqualities(root, joinrelids, outerrelids, innerrel) \
+	generate_join_implied_equalities(root, joinrelids, outerrelids, innerrel, NULL)
+#else
+#define InnerJoinImpliedEqualities(root, joinrelids, outerrelids, innerrel) \
+	generate_join_implied_equalities(root, joinrelids, outerrelids, innerrel)
+#endif
+
 #if PG_VERSION_NUM >= 160000
 #define PlannerGroupClause(root) ((root)->processed_groupClause)
 #else

@@ -502,7 +502,7 @@ dimension_unique(StarPlan *sp, int d, Node *r, List *clauses)
 
 			if (bms_is_member(x, done))
 				continue;
-			joins = generate_join_implied_equalities(root, both, done, rel);
+			joins = InnerJoinImpliedEqualities(root, both, done, rel);
 			if (joins != NIL &&
 				innerrel_is_unique(root, both, done, rel, JOIN_INNER, joins, false))
 			{
@@ -536,7 +536,7 @@ dimension_join(StarPlan *sp, int d, RestrictInfo **clause, Var **factvar, Node *
 	if (rel == NULL || rel->cheapest_total_path == NULL)
 		return false;
 	sp->comprel[d] = rel;
-	clauses = generate_join_implied_equalities(root, joinrelids,
+	clauses = InnerJoinImpliedEqualities(root, joinrelids,
 											   bms_make_singleton(sp->fact), rel);
 	if (list_length(clauses) != 1)
 		return false;
@@ -716,6 +716,9 @@ star_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 	if (stage != UPPERREL_GROUP_AGG || !gpuhash_enabled || !gpuhash_enable_groupby ||
 		!gpuhash_enable_star || !gpuhash_planning_allowed())
 		return;
+	/* a GROUP BY of constants the planner dropped (16+) is PostgreSQL's: no row over no rows */
+	if (list_length(PlannerGroupClause(root)) != list_length(parse->groupClause))
+		return;
 	if ((parse->groupClause == NIL && !parse->hasAggs) || parse->groupingSets != NIL ||
 		parse->constraintDeps != NIL || parse->hasTargetSRFs || gextra == NULL ||
 		gextra->patype != PARTITIONWISE_AGGREGATE_NONE ||
@@ -795,9 +798,9 @@ star_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 	}
 
 	/* the grouping columns */
-	group_exprs = get_sortgrouplist_exprs(parse->groupClause, parse->targetList);
+	group_exprs = get_sortgrouplist_exprs(PlannerGroupClause(root), parse->targetList);
 	g = 0;
-	foreach(lc, parse->groupClause)
+	foreach(lc, PlannerGroupClause(root))
 	{
 		SortGroupClause *sgc = lfirst_node(SortGroupClause, lc);
 		Node	   *expr = list_nth(group_exprs, g++);
