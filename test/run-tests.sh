@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# run-tests.sh: every test of gpuhash, in three layers:
+# run-tests.sh: every test of gpuhash, in six layers:
 #   1. engine unit tests against a brute-force oracle (test/engine, no PostgreSQL)
 #   2. pg_regress: sql/*.sql against expected/*.out (make installcheck)
 #   3. pgTAP suites test/tap/*.sql, through pg_prove
