@@ -127,6 +127,19 @@ SELECT d_year, count(*) FROM st_fact LEFT JOIN st_date ON f_date = d_key GROUP B
 EXPLAIN (COSTS OFF)
 SELECT n_name, count(*) FROM st_fact JOIN st_cust ON f_cust = c_key
   JOIN st_nation ON c_nation = n_key GROUP BY n_name;
+-- a dimension unique on two int4 columns is joined on both; a fact column
+-- equal to two dimensions' keys joins each of them
+CREATE TABLE st_offer (o_part int, o_date int, o_rebate int, PRIMARY KEY (o_part, o_date));
+INSERT INTO st_offer SELECT p, 19940000 + d, (p + d) % 9 FROM generate_series(1, 300, 2) p,
+                                                           generate_series(1, 400, 5) d;
+ANALYZE st_offer;
+EXPLAIN (COSTS OFF)
+SELECT p_brand, sum(f_qty * o_rebate), count(*) FROM st_fact
+  JOIN st_offer ON f_part = o_part AND f_date = o_date JOIN st_part ON f_part = p_key
+ GROUP BY p_brand;
+SELECT p_brand, sum(f_qty * o_rebate), count(*) FROM st_fact
+  JOIN st_offer ON f_part = o_part AND f_date = o_date JOIN st_part ON o_part = p_key
+ GROUP BY p_brand ORDER BY p_brand;
 
 -- EXPLAIN ANALYZE: what the device kept, the groups, how the key was formed
 CREATE FUNCTION star_explain(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
@@ -166,7 +179,10 @@ SELECT star_same($$SELECT d_year, p_brand, sum(f_qty), count(*) FROM st_fact, st
        star_same($$SELECT c_region, sum(f_price * (1 - f_disc)), avg(f_price), sum(f_disc), min(f_qty),
   max(f_ratio), count(f_ratio) FROM st_fact JOIN st_cust ON f_cust = c_key GROUP BY c_region$$) AS numerics,
        star_same($$SELECT f_flag, sum(CASE WHEN p_brand LIKE 'b1%' THEN f_price ELSE 0 END), count(*)
-  FROM st_fact JOIN st_part ON f_part = p_key GROUP BY f_flag$$) AS payload;
+  FROM st_fact JOIN st_part ON f_part = p_key GROUP BY f_flag$$) AS payload,
+       star_same($$SELECT p_brand, sum(f_qty * o_rebate), count(*) FROM st_fact
+  JOIN st_offer ON f_part = o_part AND f_date = o_date JOIN st_part ON o_part = p_key
+ GROUP BY p_brand$$) AS two_columns;
 SELECT star_same($$SELECT p_size, count(*), sum(f_qty), sum(f_small) FROM st_fact JOIN st_part ON f_part = p_key
   WHERE (f_small IN (1, 3, 5) OR f_qty IS NULL) AND coalesce(f_ratio, 0) < 90
     AND f_when >= date '1995-01-01' AND f_price > 100.50 AND NOT f_flag = 'A' GROUP BY p_size$$) AS quals,
@@ -181,4 +197,4 @@ SELECT star_same($$SELECT p_size, count(*), sum(f_qty), sum(f_small) FROM st_fac
   JOIN st_nation ON c_nation = n_key GROUP BY n_name$$) AS snowflake;
 
 DROP FUNCTION star_explain(text), star_same(text);
-DROP TABLE st_fact, st_date, st_part, st_cust, st_nation;
+DROP TABLE st_fact, st_date, st_part, st_cust, st_nation, st_offer;

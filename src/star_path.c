@@ -17,9 +17,11 @@
  * (the dimensions) such that:
  *	- each dimension is joined to the fact table by one equality of a fact
  *	  column of an integer type (or date, timestamp, oid) with an expression
- *	  of the dimension, and by nothing else, and is provably unique on that
- *	  expression (innerrel_is_unique: a primary key, a unique index), so a
- *	  fact row meets at most one row of each;
+ *	  of the dimension, or by two of int2 or int4 columns (made one 64-bit
+ *	  key on either side), and by nothing else, and is provably unique on
+ *	  that key (innerrel_is_unique: a primary key, a unique index), so a
+ *	  fact row meets at most one row of each; fact columns equal to several
+ *	  relations' (lo_suppkey = s_suppkey = ps_suppkey) join each of them;
  *	- every grouping expression reads one dimension only (it is then
  *	  evaluated on the CPU while the dimension is read, and becomes a small
  *	  code), or is one the device evaluates over the fact row and dimension
@@ -57,6 +59,7 @@
 
 #include "access/sysattr.h"
 #include "access/table.h"
+#include "catalog/namespace.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_type.h"
 #include "nodes/makefuncs.h"
@@ -73,6 +76,7 @@
 #include "optimizer/tlist.h"
 #include "parser/parse_clause.h"
 #include "parser/parsetree.h"
+#include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 #include "utils/selfuncs.h"
@@ -245,9 +249,14 @@ find_components(StarPlan *sp, Relids all)
 			if (!em->em_is_child)
 				members = bms_add_members(members, em->em_relids);
 		}
-		/* members of other relations in one class: they join with each other */
-		members = bms_del_member(members, sp->fact);
-		JOIN_TOGETHER(members);
+		/*
+		 * Members of other relations in one class join with each other,
+		 * unless the fact table is in it too: then each joins the fact
+		 * table's member, which implies their equality (lo_suppkey =
+		 * s_suppkey = ps_suppkey: supplier and partsupp stay apart).
+		 */
+		if (!bms_is_member(sp->fact, members))
+			JOIN_TOGETHER(members);
 	}
 	x = -1;
 	while ((x = bms_next_member(all, x)) >= 0)
@@ -514,34 +523,73 @@ dimension_unique(StarPlan *sp, int d, Node *r, List *clauses)
 	return bms_equal(done, sp->comp[d]);
 }
 
+/* int2 or int4: two of them make one 64-bit key */
+static bool
+narrow_key_type(Oid t)
+{
+	return t == INT2OID || t == INT4OID;
+}
+
+/* expr as an int8 */
+static Node *
+as_int8(Node *expr)
+{
+	Oid			t = exprType(expr);
+
+	if (t == INT8OID)
+		return expr;
+	return (Node *) makeFuncExpr(t == INT2OID ? F_INT8_INT2 : F_INT8_INT4, INT8OID,
+								 list_make1(expr), InvalidOid, InvalidOid,
+								 COERCE_IMPLICIT_CAST);
+}
+
+/* a op b of int8s, op a built-in operator ("*", "+") */
+static Node *
+int8_op(const char *op, Node *a, Node *b)
+{
+	Oid			opno = OpernameGetOprid(list_make2(makeString("pg_catalog"), makeString((char *) op)),
+										INT8OID, INT8OID);
+	OpExpr	   *e;
+
+	if (!OidIsValid(opno))
+		elog(ERROR, "gpuhash: no operator int8 %s int8", op);
+	e = (OpExpr *) make_opclause(opno, INT8OID, false, (Expr *) a, (Expr *) b,
+								 InvalidOid, InvalidOid);
+	set_opfuncid(e);
+	return (Node *) e;
+}
+
 /*
- * Dimension d's join: one equality of a fact column with an expression of
- * the dimension, on which the dimension is unique.  The clause, its fact
- * side and dimension side; false if it is not that.
+ * Two columns of at most 32 bits as one 64-bit key, the same on either side
+ * of the join: hi * 2^32 + (lo + 2^31), exact and never overflowing, NULL if
+ * either is NULL; equal keys are equal pairs.
+ */
+static Node *
+pair_key(Node *hi, Node *lo)
+{
+	return int8_op("+",
+				   int8_op("*", as_int8(hi),
+						   (Node *) makeConst(INT8OID, -1, InvalidOid, 8,
+											  Int64GetDatum(INT64CONST(4294967296)), false,
+											  FLOAT8PASSBYVAL)),
+				   int8_op("+", as_int8(lo),
+						   (Node *) makeConst(INT8OID, -1, InvalidOid, 8,
+											  Int64GetDatum(INT64CONST(2147483648)), false,
+											  FLOAT8PASSBYVAL)));
+}
+
+/*
+ * One join clause of a dimension, f = r: its fact column and its dimension
+ * side, which must be of exact key types of one family; false if not.
  */
 static bool
-dimension_join(StarPlan *sp, int d, RestrictInfo **clause, Var **factvar, Node **dimexpr)
+key_clause(StarPlan *sp, RestrictInfo *ri, Var **factvar, Node **dimexpr)
 {
 	PlannerInfo *root = sp->root;
-	Relids		joinrelids = bms_add_member(bms_copy(sp->comp[d]), sp->fact);
-	RelOptInfo *rel = bms_membership(sp->comp[d]) == BMS_SINGLETON ?
-		root->simple_rel_array[bms_singleton_member(sp->comp[d])] :
-		find_join_rel(root, sp->comp[d]);
-	List	   *clauses;
-	RestrictInfo *ri;
-	OpExpr	   *op;
+	OpExpr	   *op = (OpExpr *) ri->clause;
 	Node	   *l,
 			   *r;
 
-	if (rel == NULL || rel->cheapest_total_path == NULL)
-		return false;
-	sp->comprel[d] = rel;
-	clauses = InnerJoinImpliedEqualities(root, joinrelids,
-											   bms_make_singleton(sp->fact), rel);
-	if (list_length(clauses) != 1)
-		return false;
-	ri = linitial_node(RestrictInfo, clauses);
-	op = (OpExpr *) ri->clause;
 	if (!IsA(op, OpExpr) || list_length(op->args) != 2)
 		return false;
 	l = linitial(op->args);
@@ -560,12 +608,62 @@ dimension_join(StarPlan *sp, int d, RestrictInfo **clause, Var **factvar, Node *
 		 !(gpuhash_exact_family(exprType(l)) == GHX_INTEGER &&
 		   gpuhash_exact_family(exprType(r)) == GHX_INTEGER)))
 		return false;
-	/* a fact row meets at most one row of the dimension */
-	if (!dimension_unique(sp, d, r, clauses))
-		return false;
-	*clause = ri;
 	*factvar = (Var *) l;
 	*dimexpr = r;
+	return true;
+}
+
+/*
+ * Dimension d's join: one equality of a fact column with an expression of
+ * the dimension, or two of int2 or int4 columns (partsupp's (partkey,
+ * suppkey)), on which the dimension is unique.  The clause (an AND of two),
+ * the fact side and the dimension side (for two, each side's columns as one
+ * int8: pair_key) and the fact side's type; false if it is not that.
+ */
+static bool
+dimension_join(StarPlan *sp, int d, Expr **clause, Node **factkey, Node **dimexpr, Oid *keytype)
+{
+	PlannerInfo *root = sp->root;
+	Relids		joinrelids = bms_add_member(bms_copy(sp->comp[d]), sp->fact);
+	RelOptInfo *rel = bms_membership(sp->comp[d]) == BMS_SINGLETON ?
+		root->simple_rel_array[bms_singleton_member(sp->comp[d])] :
+		find_join_rel(root, sp->comp[d]);
+	List	   *clauses;
+	Var		   *f1,
+			   *f2;
+	Node	   *r1,
+			   *r2;
+
+	if (rel == NULL || rel->cheapest_total_path == NULL)
+		return false;
+	sp->comprel[d] = rel;
+	clauses = InnerJoinImpliedEqualities(root, joinrelids,
+											   bms_make_singleton(sp->fact), rel);
+	if (list_length(clauses) == 1)
+	{
+		if (!key_clause(sp, linitial(clauses), &f1, &r1) ||
+			!dimension_unique(sp, d, r1, clauses))
+			return false;
+		*clause = linitial_node(RestrictInfo, clauses)->clause;
+		*factkey = (Node *) f1;
+		*dimexpr = r1;
+		*keytype = exprType((Node *) f1);
+		return true;
+	}
+	if (list_length(clauses) != 2 ||
+		!key_clause(sp, linitial(clauses), &f1, &r1) ||
+		!key_clause(sp, lsecond(clauses), &f2, &r2) ||
+		!narrow_key_type(exprType((Node *) f1)) || !narrow_key_type(exprType(r1)) ||
+		!narrow_key_type(exprType((Node *) f2)) || !narrow_key_type(exprType(r2)))
+		return false;
+	/* a fact row meets at most one row of the dimension */
+	*dimexpr = pair_key(r1, r2);
+	if (!dimension_unique(sp, d, *dimexpr, clauses))
+		return false;
+	*clause = make_andclause(list_make2(linitial_node(RestrictInfo, clauses)->clause,
+										lsecond_node(RestrictInfo, clauses)->clause));
+	*factkey = pair_key((Node *) f1, (Node *) f2);
+	*keytype = INT8OID;
 	return true;
 }
 
@@ -747,23 +845,23 @@ star_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 
 	for (int d = 0; d < sp.ndims; d++)
 	{
-		RestrictInfo *clause;
-		Var		   *factvar;
+		Expr	   *clause;
+		Node	   *factkey;
 		Node	   *dimexpr;
+		Oid			keytype;
 		Path	   *dp;
 		int			x = bms_next_member(sp.comp[d], -1);
 
-		if (!dimension_join(&sp, d, &clause, &factvar, &dimexpr))
+		if (!dimension_join(&sp, d, &clause, &factkey, &dimexpr, &keytype))
 			return;
 		dp = sp.comprel[d]->cheapest_total_path;
 		if (dp == NULL || dp->param_info != NULL || contain_volatile_functions(dimexpr))
 			return;
 		dimpaths = lappend(dimpaths, dp);
 		dims = lappend(dims,
-					   list_concat(list_make5(rewrite(&sp, (Node *) factvar), dimexpr, NIL, NIL,
+					   list_concat(list_make5(rewrite(&sp, factkey), dimexpr, NIL, NIL,
 											  makeString(get_rel_name(root->simple_rte_array[x]->relid))),
-								   list_make2(clause->clause,
-											  makeInteger((int) exprType((Node *) factvar)))));
+								   list_make2(clause, makeInteger((int) keytype))));
 	}
 
 	/*

@@ -11,7 +11,7 @@
 -- temporary tables).  The ordinary tables are frozen before the test's
 -- transaction, so their pages are all-visible.
 SET client_min_messages = warning;
-DROP TABLE IF EXISTS sf_fact, sf_day, sf_item, sf_store, sf_empty, sf_multi;
+DROP TABLE IF EXISTS sf_fact, sf_day, sf_item, sf_store, sf_empty, sf_multi, sf_pair, sf_pair8;
 SELECT setseed(0.577);
 CREATE TABLE sf_day (day int PRIMARY KEY, yr int, mon text, season char(6), holiday bool);
 INSERT INTO sf_day SELECT g, 2000 + g / 366, to_char(g % 12 + 1, 'FM00'),
@@ -29,6 +29,15 @@ INSERT INTO sf_store SELECT g, (ARRAY['N', 'S', 'E', 'W', 'C'])[g % 5 + 1],
                             CASE WHEN g % 9 = 0 THEN NULL ELSE 'm' || (g % 11) END
   FROM generate_series(1, 120) g;
 CREATE TABLE sf_empty (k int PRIMARY KEY, v int);
+-- unique on two columns: a dimension joined on both (made one 64-bit key)
+CREATE TABLE sf_pair (store smallint, day int, bonus int, tag text, PRIMARY KEY (store, day));
+INSERT INTO sf_pair SELECT s, d, CASE WHEN d % 11 = 0 THEN NULL ELSE s * d % 97 - 40 END,
+                           'tag' || ((s + d) % 5)
+  FROM generate_series(-2, 130) s, generate_series(-1, 3100, 3) d;
+INSERT INTO sf_pair VALUES (32767, 2147483647, 1, 'edge'), (-32768, -2147483648, 2, 'edge');
+-- the same of an int8 column: not a dimension of this pipeline
+CREATE TABLE sf_pair8 (item bigint, store int, bonus int, PRIMARY KEY (item, store));
+INSERT INTO sf_pair8 SELECT i, s, i + s FROM generate_series(1, 300) i, generate_series(0, 20) s;
 -- not unique on its key: not a dimension
 CREATE TABLE sf_multi (k int, v int);
 INSERT INTO sf_multi SELECT g % 40, g FROM generate_series(1, 200) g;
@@ -50,10 +59,10 @@ INSERT INTO sf_fact
          (ARRAY['A', 'B', 'C', NULL])[g % 4 + 1],
          date '2000-01-01' + g % 3000
   FROM generate_series(1, 120000) g;
-VACUUM (FREEZE, ANALYZE) sf_day, sf_item, sf_store, sf_empty, sf_multi, sf_fact;
+VACUUM (FREEZE, ANALYZE) sf_day, sf_item, sf_store, sf_empty, sf_multi, sf_pair, sf_pair8, sf_fact;
 
 BEGIN;
-SELECT plan(72);
+SELECT plan(84);
 SET LOCAL gpuhash.enable_star = on;
 
 \ir lib/digests.sql
@@ -113,6 +122,17 @@ BEGIN
   RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' the fact table alone',
     'SELECT f.flag, sum(f.amount * (1 - f.disc)), avg(f.qty), count(*)
        FROM sf_fact f WHERE f.shipped <= date ''2007-01-01'' GROUP BY f.flag', 'GpuStarAgg');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' a dimension joined on two columns',
+    'SELECT p.tag, s.region, count(*), sum(f.qty * p.bonus), min(p.bonus)
+       FROM sf_fact f JOIN sf_pair p ON f.store = p.store AND f.day = p.day
+       JOIN sf_store s ON f.store = s.store
+      WHERE p.bonus > -30 GROUP BY 1, 2', 'GpuStarAgg');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' two columns, both sides int4 and int2',
+    'SELECT count(*), sum(p.bonus) FROM sf_fact f, sf_pair p
+      WHERE p.day = f.store AND p.store = f.delta', 'GpuStarAgg');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' not a star: two key columns, one int8',
+    'SELECT count(*), sum(q.bonus) FROM sf_fact f JOIN sf_pair8 q ON f.item = q.item AND f.store = q.store',
+    'GpuStarAgg', false);
   RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' not a star: a dimension not unique on its key',
     'SELECT m.v % 3, count(*) FROM sf_fact f JOIN sf_multi m ON f.qty = m.k GROUP BY 1', 'GpuStarAgg', false);
   RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' not a star: an outer join',
@@ -168,4 +188,4 @@ RESET gpuhash.force;
 SELECT * FROM finish();
 ROLLBACK;
 
-DROP TABLE sf_fact, sf_day, sf_item, sf_store, sf_empty, sf_multi;
+DROP TABLE sf_fact, sf_day, sf_item, sf_store, sf_empty, sf_multi, sf_pair, sf_pair8;
