@@ -1074,6 +1074,13 @@ star_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 															 output_rel->reltarget, NULL,
 															 &rows);
 
+			/*
+			 * forced, the Gather is scaled as its star is: else its own
+			 * setup cost would always lose to the serial star's
+			 */
+			if (gpuhash_force)
+				for (int i = 0; i < 3; i++)
+					gpuhash_scale_forced_cost(gather);
 			add_path(output_rel, gather);
 		}
 	}
