@@ -4,24 +4,33 @@
 \echo Use "CREATE EXTENSION gpuhash" to load this file. \quit
 
 -- The planner hooks live in the library, which PostgreSQL loads only when
--- asked: load it now for this session, and have every new session of this
--- database load it (session_preload_libraries, appended to what is there).
+-- asked.  Load it now for this session.  Every other session loads it only
+-- if the DBA preloads it (shared_preload_libraries, which also starts the
+-- GPU service; or session_preload_libraries): the extension changes no
+-- setting itself, since a preload setting that names a library outlives
+-- DROP EXTENSION and stops every connection once the library's file is
+-- gone.  (CREATE EXTENSION shows only warnings of its script, hence one.)
 -- In a database without the extension the library plans nothing.
 LOAD 'MODULE_PATHNAME';
 DO $$
 DECLARE
-  cur text;
+  preloaded boolean := false;
+  s text;
 BEGIN
-  SELECT substr(s, length('session_preload_libraries=') + 1) INTO cur
-    FROM pg_db_role_setting d, unnest(d.setconfig) s
-   WHERE d.setdatabase = (SELECT oid FROM pg_database WHERE datname = current_database())
-     AND d.setrole = 0 AND s LIKE 'session_preload_libraries=%';
-  IF cur IS NULL OR cur = '' THEN
-    cur := 'gpuhash';
-  ELSIF NOT 'gpuhash' = ANY (string_to_array(replace(cur, ' ', ''), ',')) THEN
-    cur := cur || ',gpuhash';
+  FOREACH s IN ARRAY ARRAY['shared_preload_libraries', 'session_preload_libraries',
+                           'local_preload_libraries'] LOOP
+    preloaded := preloaded OR 'gpuhash' = ANY (string_to_array(replace(replace(replace(
+      current_setting(s), ' ', ''), '"', ''), '$libdir/', ''), ','));
+  END LOOP;
+  IF NOT preloaded THEN
+    RAISE WARNING 'gpuhash is loaded in this session only'
+      USING DETAIL = 'Other sessions use gpuhash once the library is preloaded.',
+            HINT = 'Add gpuhash to shared_preload_libraries in postgresql.conf (this also starts '
+                   'the GPU service; restart the server), or run ALTER DATABASE '
+                   || quote_ident(current_database())
+                   || ' SET session_preload_libraries = ''gpuhash''; remove it there before '
+                   'the library is uninstalled.';
   END IF;
-  EXECUTE format('ALTER DATABASE %I SET session_preload_libraries = %L', current_database(), cur);
 END $$;
 
 CREATE FUNCTION gpuhash_devices()

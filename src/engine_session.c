@@ -97,8 +97,8 @@ gpuhash_resolved_backend(void)
 
 /*
  * Is the extension installed in this database?  The library may be loaded
- * where it is not (session_preload_libraries outlives DROP EXTENSION); asked
- * once per transaction.
+ * where it is not (shared_preload_libraries loads it in every database);
+ * asked once per transaction.
  */
 static bool
 extension_installed(void)

@@ -6,6 +6,9 @@
 #   4. PostgreSQL's own join and aggregate regression scripts, gpuhash off vs
 #      forced on, same rows (test/pg-compat.sh; skipped, and said so, when the
 #      scripts cannot be fetched)
+#   5. the extension's lifecycle on a cluster of its own (test/lifecycle.sh:
+#      nothing outlives DROP EXTENSION; connections work without the library;
+#      skipped with a running server, whose library it would move aside)
 # Builds, installs (root, or a writable PostgreSQL installation), starts a
 # throwaway cluster, runs the layers, stops the cluster, and ends with the
 # line "N passed, N failed" (engine checks + regression tests + pgTAP tests).
@@ -83,6 +86,21 @@ if ! gh_install; then
 		exit 1
 	fi
 fi
+
+# ---- 5. lifecycle (before the main server starts: it moves the library aside) ----
+if [ "${GH_USE_RUNNING_SERVER:-0}" = 1 ] || { [ -n "${PGHOST:-}" ] && [ -n "${PGPORT:-}" ]; }; then
+	summary+=("lifecycle: skipped (a running server uses the installed library)")
+else
+	echo "== extension lifecycle"
+	bash test/lifecycle.sh >"$work/lifecycle.log" 2>&1
+	lifecycle_rc=$?
+	grep -v '^ok [0-9]' "$work/lifecycle.log"
+	p=$(grep -cE '^ok [0-9]+' "$work/lifecycle.log")
+	f=$(grep -cE '^not ok [0-9]+' "$work/lifecycle.log")
+	[ "$lifecycle_rc" != 0 ] && [ "$f" = 0 ] && f=1
+	record "lifecycle" "$p" "$f"
+fi
+
 if ! gh_server_up "$work"; then
 	record server 0 1
 	exit 1
