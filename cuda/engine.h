@@ -633,6 +633,15 @@ extern bool gh_darray_on_device(const gh_darray *a);
 extern bool gh_darray_pin(gh_darray *a);
 extern void gh_darray_unpin(gh_darray *a);
 extern void gh_darray_free(gh_darray *a);
+/*
+ * For a caller that goes on without the device (its CPU fallback): move an
+ * array to host memory, its bytes copied back (it stays there: later
+ * appends go to host memory too); fails where the device cannot give the
+ * bytes back (a device fault that lost them).  And forget the bytes past
+ * bytes (an append that failed part way), which never touches the device.
+ */
+extern gh_status gh_darray_to_host(gh_darray *a);
+extern void gh_darray_truncate(gh_darray *a, size_t bytes);
 
 /* ---- testing ---- */
 

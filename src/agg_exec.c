@@ -1315,6 +1315,7 @@ ExplainGpuHashAgg(CustomScanState *node, List *ancestors, ExplainState *es)
 				ExplainPropertyText("Devices Used", gpuhash_devices_text(s->stat_devices), es);
 			gpuhash_page_stats_explain(&s->page_stats, es);
 		}
+		gpuhash_ops_explain(&s->eng, es);
 	}
 }
 

@@ -36,6 +36,7 @@ extern int	gpuhash_min_rows;
 extern int	gpuhash_memory_limit_mb;
 extern int	gpuhash_chunk_rows;
 extern bool gpuhash_force;
+extern bool gpuhash_cpu_fallback;
 extern int	gpuhash_debug_fail_after;
 extern int	gpuhash_service_workers;
 extern bool gpuhash_use_service;
@@ -84,15 +85,27 @@ extern const char *gpuhash_device_label(void);
 /* device ids as a bit set, and as EXPLAIN shows them ("0, 1") */
 extern uint32 gpuhash_device_mask(const int *ids, int n);
 extern char *gpuhash_devices_text(uint32 mask);
-/* the backend's engine, valid at least until the end of the transaction */
+/*
+ * the backend's engine, valid at least until the end of the transaction;
+ * the try form returns NULL (with the status and reason) where it cannot be
+ * opened, the other raises that
+ */
 extern gh_engine *gpuhash_get_engine(void);
+extern gh_engine *gpuhash_try_get_engine(gh_status *st, char *err, size_t errlen);
+/* the CPU backend's engine that nodes fall back on (gpuhash.cpu_fallback) */
+extern gh_engine *gpuhash_get_fallback_engine(void);
+/* may a failure of this status fall back on the CPU backend? */
+extern bool gpuhash_falls_back(gh_status st);
+/* the status of the engine failure raised last (the GPU service sends it back) */
+extern gh_status gpuhash_raised_status;
 /* planner cost of opening the engine (engine_session.c) */
 #define GPUHASH_ENGINE_OPEN_COST 100000.0
 extern double gpuhash_engine_open_cost(bool in_new_process);
 /* a new engine, the caller's to gh_close */
 extern gh_engine *gpuhash_open_engine(gh_backend backend, const char *devices);
 extern void gpuhash_engine_error(gh_engine *e, gh_status st) pg_attribute_noreturn();
-extern void gpuhash_settings_changed(void);
+/* note a failure of e that is not raised (a fallback): a device fault retires it */
+extern void gpuhash_engine_failed(gh_engine *e, gh_status st);
 extern bool gpuhash_parse_devices(const char *value, int *ids, int *n,
 								  const char **problem);
 

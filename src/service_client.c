@@ -193,6 +193,7 @@ fill_request(GhsSlot *slot, const GhsCall *call, bool nowait)
 	strlcpy(slot->shape.devices, gpuhash_devices_setting ? gpuhash_devices_setting : "all",
 			sizeof(slot->shape.devices));
 	slot->debug_fail_after = gpuhash_debug_fail_after;
+	slot->cpu_fallback = gpuhash_cpu_fallback;
 	slot->kind = call->kind;
 	slot->method = call->method;
 	slot->object = call->object;
@@ -235,7 +236,8 @@ abandon(GhsSlot *slot)
 		wake_workers(ran_by);
 }
 
-static void
+/* Wait until slot is done: false if the service worker stopped meanwhile. */
+static bool
 wait_done(GhsSlot *slot)
 {
 	for (;;)
@@ -248,12 +250,9 @@ wait_done(GhsSlot *slot)
 		w = state == GHS_RUNNING ? slot->ran_by : slot->worker;
 		SpinLockRelease(&slot->mutex);
 		if (state == GHS_DONE)
-			return;
+			return true;
 		if (w >= 0 ? !worker_running(w) : !any_worker_running())
-			ereport(ERROR,
-					(errcode(ERRCODE_ADMIN_SHUTDOWN),
-					 errmsg("the gpuhash GPU service stopped during the query"),
-					 errhint("The server log says why; set gpuhash.service = off to run gpuhash in each backend.")));
+			return false;
 		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 100L,
 						 PG_WAIT_EXTENSION);
 		ResetLatch(MyLatch);
@@ -295,12 +294,17 @@ void
 gpuhash_service_wait(GhsCall *call, GhsSlot *slot)
 {
 	bool		freed;
+	bool		done;
 	int			sqlerrcode;
+	int			status;
 	dsm_handle	reply;
 
+	call->failed = GH_OK;
+	call->fell_back = false;
+	call->failure[0] = '\0';
 	PG_TRY();
 	{
-		wait_done(slot);
+		done = wait_done(slot);
 	}
 	PG_CATCH();
 	{
@@ -308,6 +312,22 @@ gpuhash_service_wait(GhsCall *call, GhsSlot *slot)
 		PG_RE_THROW();
 	}
 	PG_END_TRY();
+	if (!done)
+	{
+		/* the worker is gone, and the objects it held for this query */
+		abandon(slot);
+		if (call->fallback_ok && gpuhash_falls_back(GH_ERR_NODEVICE))
+		{
+			call->failed = GH_ERR_NODEVICE;
+			strlcpy(call->failure, "the GPU service stopped during the query",
+					sizeof(call->failure));
+			return;
+		}
+		ereport(ERROR,
+				(errcode(ERRCODE_ADMIN_SHUTDOWN),
+				 errmsg("the gpuhash GPU service stopped during the query"),
+				 errhint("The server log says why; set gpuhash.service = off to run gpuhash in each backend.")));
+	}
 
 	pg_read_barrier();
 	call->ran_by = slot->ran_by;
@@ -316,7 +336,13 @@ gpuhash_service_wait(GhsCall *call, GhsSlot *slot)
 	call->result_devices = slot->result_devices;
 	call->reply = NULL;
 	sqlerrcode = slot->sqlerrcode;
+	status = slot->status;
 	reply = slot->reply;
+	if (sqlerrcode == 0 && slot->fell_back)
+	{
+		call->fell_back = true;
+		strlcpy(call->failure, slot->message, sizeof(call->failure));
+	}
 	if (sqlerrcode == 0 && reply != 0)
 	{
 		call->reply = dsm_attach(reply);
@@ -343,6 +369,13 @@ gpuhash_service_wait(GhsCall *call, GhsSlot *slot)
 		abandon(slot);
 		if (sqlerrcode == ERRCODE_QUERY_CANCELED)
 			CHECK_FOR_INTERRUPTS();
+		if (call->fallback_ok && gpuhash_falls_back((gh_status) status))
+		{
+			call->failed = status;
+			snprintf(call->failure, sizeof(call->failure), "%s%s%s", message,
+					 detail[0] ? ": " : "", detail);
+			return;
+		}
 		ereport(ERROR,
 				(errcode(sqlerrcode),
 				 errmsg("%s", message),

@@ -86,6 +86,7 @@ typedef struct GhsShape
 	int			backend;		/* gh_backend */
 	int			memory_limit_mb;
 	char		devices[64];
+	bool		fallback;		/* a pool's CPU engine to fall back on (service_pool.c) */
 } GhsShape;
 
 typedef struct GhsSlot
@@ -105,6 +106,7 @@ typedef struct GhsSlot
 	GhsOp		op;
 	GhsShape	shape;
 	int			debug_fail_after;
+	bool		cpu_fallback;	/* the client's gpuhash.cpu_fallback */
 	int			kind;			/* gh_kind */
 	int			method;			/* gh_join_method */
 	int32		object;
@@ -117,6 +119,8 @@ typedef struct GhsSlot
 	uint64		result[4];
 	uint32		result_devices;	/* device mask */
 	int			sqlerrcode;		/* 0: success */
+	int			status;			/* the engine failure's gh_status, or GH_OK */
+	bool		fell_back;		/* success, on the CPU backend: message says why */
 	char		message[256];
 	char		detail[256];
 	char		hint[256];

@@ -605,11 +605,13 @@ run_free(GhsSlot *slot)
 static void
 run_pool_append(GhsSlot *slot)
 {
-	dsm_segment *seg = attach_data(slot);
+	dsm_segment *seg;
 	instr_time	start;
 	double		map_ms;
 	bool		on_device;
 
+	arm_debug_failure(gpuhash_pool_engine(slot), slot);
+	seg = attach_data(slot);
 	INSTR_TIME_SET_CURRENT(start);
 #ifdef MADV_POPULATE_READ
 	/* map the rows' pages at once rather than page by page as they are read */
@@ -635,9 +637,11 @@ run_pool_append(GhsSlot *slot)
 static void
 run_pool_pages(GhsSlot *slot)
 {
-	dsm_segment *seg = attach_data(slot);
+	dsm_segment *seg;
 	instr_time	start;
 
+	arm_debug_failure(gpuhash_pool_engine(slot), slot);
+	seg = attach_data(slot);
 	INSTR_TIME_SET_CURRENT(start);
 	PG_TRY();
 	{
@@ -753,6 +757,9 @@ serve(GhsSlot *slot, MemoryContext cxt)
 	int			index = slot - gpuhash_service->slots;
 
 	slot->sqlerrcode = 0;
+	slot->status = GH_OK;
+	slot->fell_back = false;
+	gpuhash_raised_status = GH_OK;
 	slot->reply = 0;
 	slot->result_object = 0;
 	memset(slot->result, 0, sizeof(slot->result));
@@ -779,6 +786,8 @@ serve(GhsSlot *slot, MemoryContext cxt)
 			if (engines[i].engine)
 				gh_release_cached_memory(engines[i].engine);
 		slot->sqlerrcode = ed->sqlerrcode ? ed->sqlerrcode : ERRCODE_INTERNAL_ERROR;
+		slot->status = gpuhash_raised_status;
+		slot->fell_back = false;
 		strlcpy(slot->message, ed->message ? ed->message : "unknown error", sizeof(slot->message));
 		strlcpy(slot->detail, ed->detail ? ed->detail : "", sizeof(slot->detail));
 		strlcpy(slot->hint, ed->hint ? ed->hint : "", sizeof(slot->hint));
@@ -886,6 +895,7 @@ clear_leftovers(void)
 			{
 				slot->reply = 0;
 				slot->sqlerrcode = ERRCODE_ADMIN_SHUTDOWN;
+				slot->status = GH_ERR_NODEVICE;
 				strlcpy(slot->message, "the gpuhash GPU service worker restarted", sizeof(slot->message));
 				slot->detail[0] = slot->hint[0] = '\0';
 				slot->state = GHS_DONE;

@@ -259,8 +259,10 @@ BEGIN
   PERFORM set_config('gpuhash.enable_pool', 'on', true);
   PERFORM set_config('max_parallel_workers_per_gather', '0', true);
 
-  -- an engine failure in the service is the backend's error, and the service goes on
+  -- an engine failure in the service is the backend's error (gpuhash.cpu_fallback
+  -- off; fallback.sql tests it on), and the service goes on
   PERFORM pg_temp.sv_mode('service');
+  PERFORM set_config('gpuhash.cpu_fallback', 'off', true);
   PERFORM set_config('gpuhash.debug_fail_after', '0', true);
   RETURN QUERY SELECT throws_ok(
     'SELECT k % 100, count(*) FROM gh_sv_fact GROUP BY 1', '53200', NULL,
@@ -269,6 +271,7 @@ BEGIN
     'SELECT count(*) FROM (SELECT f.id FROM gh_sv_fact f JOIN gh_sv_dim d ON f.k = d.k) x', '53200', NULL,
     'a failed build in the service raises out_of_memory');
   PERFORM set_config('gpuhash.debug_fail_after', '-1', true);
+  PERFORM set_config('gpuhash.cpu_fallback', 'on', true);
   RETURN QUERY SELECT is((SELECT count(*) FROM (SELECT k % 100, count(*) FROM gh_sv_fact GROUP BY 1) x),
                          101::bigint, 'after a failure the service serves the next query');
 

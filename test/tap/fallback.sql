@@ -1,0 +1,214 @@
+-- CPU fallback (gpuhash.cpu_fallback): when the device cannot run an
+-- operation, the node finishes on the CPU with PostgreSQL's rows.  Every kind
+-- of node -- joins (inner, outer, flags only, in runs of a chunk's probe keys),
+-- GROUP BY, fused joins, heap pages shipped to the engine, and in parallel
+-- plans the pools the GPU service holds, fed rows and pages -- runs with a
+-- failure injected at its first device operation, then its second, and so on
+-- (gpuhash.debug_fail_after: the N-th device operation of a node, or of each
+-- request in the GPU service, runs out of device memory) until one runs with
+-- none failed; every run must return PostgreSQL's rows.  Through the GPU
+-- service and in the backend's own engine.  With gpuhash.cpu_fallback off the
+-- failure is the query's error, as before.  The tables are ordinary (parallel
+-- workers read them) and vacuumed, so that their pages are shipped.
+SET client_min_messages = warning;
+DROP TABLE IF EXISTS fb_fact, fb_dim;
+CREATE TABLE fb_fact AS
+  SELECT g AS id,
+         CASE WHEN g % 23 = 0 THEN NULL WHEN g % 10 = 0 THEN 7 ELSE (g * 7919) % 700 END::int8 AS k,
+         (g % 1000)::int8 AS v,
+         CASE WHEN g % 13 = 0 THEN NULL ELSE g % 7 END::int4 AS c
+  FROM generate_series(1, 6000) g;
+CREATE TABLE fb_dim AS
+  SELECT g AS id, CASE WHEN g % 97 = 0 THEN NULL ELSE g % 600 END::int8 AS k, (g % 50)::int4 AS w
+  FROM generate_series(1, 650) g;
+-- a hot key: 32 dim rows for a tenth of fact, more pairs per chunk than one fetch
+INSERT INTO fb_dim SELECT 10000 + g, 7, g % 9 FROM generate_series(1, 30) g;
+VACUUM (FREEZE, ANALYZE) fb_fact, fb_dim;
+VACUUM fb_fact, fb_dim;
+RESET client_min_messages;
+
+BEGIN;
+SELECT plan(37);
+
+SET LOCAL max_parallel_workers_per_gather = 0;
+-- chunks of 2000 outer rows, a fetch of 2000 pairs: several chunks and runs
+SET LOCAL gpuhash.chunk_rows = 2000;
+
+-- is a GPU service worker running?
+CREATE FUNCTION pg_temp.fb_service_up() RETURNS boolean
+LANGUAGE sql AS $$ SELECT EXISTS (SELECT 1 FROM gpuhash_service() WHERE pid IS NOT NULL) $$;
+
+-- wait (up to 10 s) until the service holds nothing and runs nothing
+CREATE FUNCTION pg_temp.fb_settle() RETURNS void
+LANGUAGE plpgsql AS $$
+BEGIN
+  FOR i IN 1..1000 LOOP
+    EXIT WHEN (SELECT coalesce(sum(objects), 0) = 0 AND count(operation) = 0
+               FROM gpuhash_service());
+    PERFORM pg_sleep(0.01);
+  END LOOP;
+END $$;
+
+-- q's rows: their number and a digest; or the error it raised
+CREATE FUNCTION pg_temp.fb_digest(q text) RETURNS text
+LANGUAGE plpgsql AS $$
+DECLARE
+  r text;
+BEGIN
+  EXECUTE format($f$SELECT count(*) || ' ' || md5(coalesce(string_agg(x::text, '|' ORDER BY x::text), ''))
+      FROM (%s) x$f$, q) INTO r;
+  RETURN r;
+EXCEPTION WHEN OTHERS THEN
+  RETURN 'error ' || SQLSTATE || ': ' || SQLERRM;
+END $$;
+
+-- EXPLAIN ANALYZE of q, as text
+CREATE FUNCTION pg_temp.fb_explain(q text) RETURNS text
+LANGUAGE plpgsql AS $$
+DECLARE
+  p text := '';
+  line text;
+BEGIN
+  FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS ON, TIMING OFF, SUMMARY OFF) ' || q LOOP
+    p := p || line || E'\n';
+  END LOOP;
+  RETURN p;
+END $$;
+
+-- gpuhash forced on, in the backend's own engine or through the GPU service
+CREATE FUNCTION pg_temp.fb_mode(mode text) RETURNS void
+LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM set_config('gpuhash.enabled', (mode <> 'pg')::text, true);
+  PERFORM set_config('gpuhash.force', (mode <> 'pg')::text, true);
+  PERFORM set_config('gpuhash.service', (mode = 'service')::text, true);
+END $$;
+
+-- q run with a failure injected at device operation 0, 1, ... (until a run
+-- has none left to fail, as EXPLAIN ANALYZE's "CPU Fallback" says, or for
+-- fixed_points runs where the fallbacks happen in parallel workers, which
+-- EXPLAIN does not show): the failure points whose rows were not
+-- PostgreSQL's (bad), how many points ran, and whether the first failure
+-- fell back on the CPU.
+CREATE FUNCTION pg_temp.fb_sweep(q text, mode text, fixed_points int DEFAULT 0,
+                                 OUT bad text, OUT points int, OUT first_fell_back boolean)
+LANGUAGE plpgsql AS $$
+DECLARE
+  expected text;
+  plan text;
+BEGIN
+  bad := '';
+  points := 0;
+  PERFORM pg_temp.fb_mode('pg');
+  expected := pg_temp.fb_digest(q);
+  PERFORM pg_temp.fb_mode(mode);
+  LOOP
+    PERFORM set_config('gpuhash.debug_fail_after', points::text, true);
+    IF pg_temp.fb_digest(q) <> expected THEN
+      bad := bad || ' ' || points;
+    END IF;
+    BEGIN
+      plan := pg_temp.fb_explain(q);
+    EXCEPTION WHEN OTHERS THEN
+      plan := 'error ' || SQLERRM;
+    END;
+    IF points = 0 THEN
+      first_fell_back := plan ~ 'CPU Fallback: out of device memory: [^\n]*injected failure';
+    END IF;
+    points := points + 1;
+    EXIT WHEN points = CASE WHEN fixed_points > 0 THEN fixed_points ELSE 200 END OR
+              (fixed_points = 0 AND plan !~ 'CPU Fallback' AND plan !~ '^error');
+  END LOOP;
+  PERFORM set_config('gpuhash.debug_fail_after', '-1', true);
+  PERFORM pg_temp.fb_settle();
+END $$;
+
+-- two tests: PostgreSQL's rows at every failure point, and the first one fell back
+CREATE FUNCTION pg_temp.fb_same(name text, q text, mode text) RETURNS SETOF text
+LANGUAGE plpgsql AS $$
+DECLARE
+  r record;
+BEGIN
+  SELECT * INTO r FROM pg_temp.fb_sweep(q, mode);
+  RETURN NEXT is(r.bad, '', format('%s (%s): PostgreSQL''s rows with a failure at each of its %s device operations',
+                                    name, mode, r.points - 1));
+  RETURN NEXT ok(r.first_fell_back,
+                 format('%s (%s): the first device operation''s failure fell back on the CPU', name, mode));
+END $$;
+
+CREATE FUNCTION pg_temp.fb_tests(mode text) RETURNS SETOF text
+LANGUAGE plpgsql AS $$
+BEGIN
+  IF mode = 'service' AND NOT pg_temp.fb_service_up() THEN
+    RETURN QUERY SELECT skip('gpuhash is not preloaded: no GPU service to test', 16);
+    RETURN;
+  END IF;
+  RETURN QUERY SELECT * FROM pg_temp.fb_same('join rows, in runs of probe keys',
+    'SELECT f.id, d.id FROM fb_fact f JOIN fb_dim d ON f.k = d.k', mode);
+  RETURN QUERY SELECT * FROM pg_temp.fb_same('left join',
+    'SELECT f.id, d.w FROM fb_fact f LEFT JOIN fb_dim d ON f.k = d.k', mode);
+  RETURN QUERY SELECT * FROM pg_temp.fb_same('full join',
+    'SELECT f.id, d.id FROM fb_fact f FULL JOIN fb_dim d ON f.k = d.k', mode);
+  RETURN QUERY SELECT * FROM pg_temp.fb_same('anti join (match flags)',
+    'SELECT id FROM fb_fact f WHERE NOT EXISTS (SELECT 1 FROM fb_dim d WHERE d.k = f.k)', mode);
+  RETURN QUERY SELECT * FROM pg_temp.fb_same('group by, shipped pages',
+    'SELECT k % 100, count(*), sum(v), min(v), max(c) FROM fb_fact GROUP BY 1', mode);
+  RETURN QUERY SELECT * FROM pg_temp.fb_same('group by a dictionary column',
+    'SELECT k::text, c, count(*), sum(v) FROM fb_fact GROUP BY 1, 2', mode);
+  RETURN QUERY SELECT * FROM pg_temp.fb_same('fused join',
+    'SELECT d.w, count(*), sum(f.v), max(f.c) FROM fb_fact f JOIN fb_dim d ON f.k = d.k GROUP BY 1', mode);
+  RETURN QUERY SELECT * FROM pg_temp.fb_same('fused join, plain aggregate',
+    'SELECT count(*), sum(d.w), min(f.v) FROM fb_fact f JOIN fb_dim d ON f.k = d.k', mode);
+END $$;
+
+SELECT * FROM pg_temp.fb_tests('backend');
+SELECT * FROM pg_temp.fb_tests('service');
+
+-- parallel plans: each process falls back alone; pools fall back in the service
+CREATE FUNCTION pg_temp.fb_parallel_tests() RETURNS SETOF text
+LANGUAGE plpgsql AS $$
+BEGIN
+  IF NOT pg_temp.fb_service_up() THEN
+    RETURN QUERY SELECT skip('gpuhash is not preloaded: no GPU service to test', 2);
+    RETURN;
+  END IF;
+  PERFORM set_config('max_parallel_workers_per_gather', '2', true);
+  PERFORM set_config('parallel_setup_cost', '0', true);
+  PERFORM set_config('parallel_tuple_cost', '0', true);
+  PERFORM set_config('min_parallel_table_scan_size', '0', true);
+  PERFORM set_config('gpuhash.debug_pool_batch', '500', true);
+  RETURN QUERY SELECT is(string_agg(name || ':' || r.bad, ';') FILTER (WHERE r.bad <> ''), NULL,
+                         'parallel plans (service): PostgreSQL''s rows with a failure at each of their first 30 device operations')
+    FROM (VALUES ('pooled group by, pages into the pool',
+                  'SELECT k % 100, count(*), sum(v), max(c) FROM fb_fact GROUP BY 1'),
+                 ('pooled fused join',
+                  'SELECT d.w, count(*), sum(f.v) FROM fb_fact f JOIN fb_dim d ON f.k = d.k GROUP BY 1'),
+                 ('parallel join rows',
+                  'SELECT f.id, d.id FROM fb_fact f JOIN fb_dim d ON f.k = d.k')) v(name, q),
+         LATERAL pg_temp.fb_sweep(q, 'service', 30) r;
+  RETURN QUERY SELECT ok(pg_temp.fb_explain('SELECT k % 100, count(*), sum(v), max(c) FROM fb_fact GROUP BY 1')
+                         ~ 'Pool: its groups taken from the GPU service',
+                         'the pooled group by under test is pooled');
+  PERFORM set_config('max_parallel_workers_per_gather', '0', true);
+END $$;
+SELECT pg_temp.fb_mode('service');
+SELECT * FROM pg_temp.fb_parallel_tests();
+
+-- gpuhash.cpu_fallback off: the device's failure is the query's error
+SELECT pg_temp.fb_mode('backend');
+SET LOCAL gpuhash.cpu_fallback = off;
+SET LOCAL gpuhash.debug_fail_after = 0;
+SELECT throws_ok('SELECT k % 100, count(*) FROM fb_fact GROUP BY 1', '53200', NULL,
+                 'gpuhash.cpu_fallback off: a device failure in a GpuHashAgg raises out_of_memory');
+SELECT throws_ok('SELECT f.id, d.id FROM fb_fact f JOIN fb_dim d ON f.k = d.k', '53200', NULL,
+                 'gpuhash.cpu_fallback off: a device failure in a GpuHashJoin raises out_of_memory');
+SET LOCAL gpuhash.debug_fail_after = -1;
+SET LOCAL gpuhash.cpu_fallback = on;
+
+-- nothing is left behind in the service
+SELECT pg_temp.fb_settle();
+SELECT is((SELECT coalesce(sum(objects), 0) FROM gpuhash_service()), 0::bigint,
+          'after the fallbacks the GPU service holds no table, join or pool');
+
+SELECT * FROM finish();
+ROLLBACK;
