@@ -98,6 +98,11 @@ typedef struct gh_options
 	 * partitions.
 	 */
 	size_t		memory_limit;
+	/*
+	 * Upper bound on memory_limit, given or resolved from 0 (0: none): a
+	 * server's cap on what any session may ask for.
+	 */
+	size_t		memory_cap;
 	/* BCHT load factor in (0, 0.99]; 0 means GH_BCHT_DEFAULT_LOAD (0.9). */
 	double		bcht_load_factor;
 	/* Polled between chunks and partitions; true cancels (GH_ERR_CANCELLED). */
@@ -130,6 +135,10 @@ extern const char *gh_status_name(gh_status s);
 extern gh_backend gh_engine_backend(const gh_engine *e);
 /* Number of devices in use (simulated ones for the CPU backend). */
 extern int	gh_engine_ndevices(const gh_engine *e);
+/* Their ids, as gh_table_devices gives them (at most max written); how many. */
+extern int	gh_engine_devices(const gh_engine *e, int *ids, int max);
+/* The memory limit the engine works with, per device (resolved and capped). */
+extern size_t gh_engine_memory_limit(const gh_engine *e);
 /* Bytes of device memory the engine holds now (all devices), and at most. */
 extern size_t gh_engine_device_bytes(const gh_engine *e);
 extern size_t gh_engine_peak_device_bytes(const gh_engine *e);

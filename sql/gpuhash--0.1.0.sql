@@ -56,12 +56,13 @@ RETURNS TABLE (
     requests bigint,
     objects int,
     engines int,
-    operation text)
+    operation text,
+    device_bytes bigint)
 AS 'MODULE_PATHNAME', 'gpuhash_service_status'
 LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
 
 COMMENT ON FUNCTION gpuhash_service() IS
-'the GPU service processes (gpuhash in shared_preload_libraries): pid (NULL while one is not running), operations served, tables, joins and pools held, engines open, the operation running now (NULL: idle)';
+'the GPU service processes (gpuhash in shared_preload_libraries): pid (NULL while one is not running), operations served, tables, joins and pools held, engines open, the operation running now (NULL: idle), device memory its engines hold';
 
 -- One measurement of gpuhash_bench.  A named type rather than RETURNS TABLE:
 -- its columns share names with the function's arguments, which RETURNS TABLE
@@ -92,3 +93,14 @@ LANGUAGE C VOLATILE PARALLEL RESTRICTED;
 
 COMMENT ON FUNCTION gpuhash_bench(text, bigint, text, text, int, float8, text) IS
 'time the engine''s hash tables, join and aggregation on random keys';
+
+-- Who may use what.  gpuhash_bench occupies the GPUs (up to 2^31 keys, 100
+-- repetitions), and gpuhash_devices and gpuhash_service describe the
+-- hardware and what the GPU service does: none is for every user.  Members
+-- of pg_monitor may call the two that only read; grant the rest as needed:
+--   GRANT EXECUTE ON FUNCTION gpuhash_bench(text, bigint, text, text, int, float8, text) TO some_role;
+REVOKE ALL ON FUNCTION gpuhash_devices() FROM PUBLIC;
+REVOKE ALL ON FUNCTION gpuhash_service() FROM PUBLIC;
+REVOKE ALL ON FUNCTION gpuhash_bench(text, bigint, text, text, int, float8, text) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION gpuhash_devices() TO pg_monitor;
+GRANT EXECUTE ON FUNCTION gpuhash_service() TO pg_monitor;

@@ -44,26 +44,19 @@ gpuhash_ops_init(GhOps *ops, MemoryContext cxt)
 	ops->service = gpuhash_service_ready();
 }
 
-gh_engine *
-gpuhash_ops_engine(GhOps *ops)
-{
-	if (ops->engine == NULL)
-		ops->engine = gpuhash_get_engine();
-	ops->used_backend = true;
-	return ops->engine;
-}
-
 /*
- * The backend's device engine, or NULL after a failure to open it that ops
- * falls back from.
+ * The backend's device engine, with room on its devices for an operation
+ * (device_gate.c); NULL if ops falls back instead (it cannot be opened, or
+ * no room came in time).
  */
 gh_engine *
 gpuhash_ops_device_engine(GhOps *ops)
 {
+	char		err[512];
+
 	if (ops->engine == NULL)
 	{
 		gh_status	st;
-		char		err[512];
 
 		ops->engine = gpuhash_try_get_engine(&st, err, sizeof(err));
 		if (ops->engine == NULL)
@@ -74,6 +67,12 @@ gpuhash_ops_device_engine(GhOps *ops)
 		}
 	}
 	ops->used_backend = true;
+	if (!gpuhash_gate_enter(ops->engine, NULL, err, sizeof(err)))
+	{
+		if (!gpuhash_ops_fall_back(ops, GH_ERR_DEVICE_NOMEM, err))
+			gpuhash_gate_raise(err);
+		return NULL;
+	}
 	return ops->engine;
 }
 
@@ -124,6 +123,7 @@ gpuhash_ops_cpu_check(GhOps *ops, gh_status st)
 bool
 gpuhash_ops_device_ok(GhOps *ops, gh_status st)
 {
+	gpuhash_gate_settle();
 	if (st == GH_OK)
 		return true;
 	gpuhash_engine_failed(ops->engine, st);
@@ -419,6 +419,7 @@ free_table_objects(GhOpTable *t)
 	t->local = NULL;
 	t->on_cpu = false;
 	t->id = 0;
+	gpuhash_gate_settle();
 }
 
 void
@@ -470,6 +471,7 @@ free_join_objects(GhOpJoin *j)
 	j->on_cpu = false;
 	j->id = 0;
 	j->data = NULL;
+	gpuhash_gate_settle();
 }
 
 /* Begin j on the device: false if ops falls back instead. */
@@ -488,7 +490,8 @@ join_begin_on_device(GhOpJoin *j)
 
 	if (t->local)
 	{
-		if (!gpuhash_ops_device_ok(ops, gh_join_begin(t->local, j->keys, j->n, j->method, &j->local)))
+		if (gpuhash_ops_device_engine(ops) == NULL ||
+			!gpuhash_ops_device_ok(ops, gh_join_begin(t->local, j->keys, j->n, j->method, &j->local)))
 			return false;
 		j->total = gh_join_total(j->local);
 		return true;
@@ -586,7 +589,8 @@ gpuhash_op_join_next(GhOpJoin *j, gh_pair *out, size_t cap)
 		return 0;
 	if (j->local && !j->on_cpu)
 	{
-		if (gpuhash_ops_device_ok(ops, gh_join_next(j->local, out, cap, &nout)))
+		if (gpuhash_ops_device_engine(ops) != NULL &&
+			gpuhash_ops_device_ok(ops, gh_join_next(j->local, out, cap, &nout)))
 		{
 			j->delivered += nout;
 			return nout;
@@ -626,7 +630,8 @@ gpuhash_op_join_outer_matched(GhOpJoin *j, uint8 *flags)
 
 	if (j->local && !j->on_cpu)
 	{
-		if (gpuhash_ops_device_ok(ops, gh_join_outer_matched(j->local, flags)))
+		if (gpuhash_ops_device_engine(ops) != NULL &&
+			gpuhash_ops_device_ok(ops, gh_join_outer_matched(j->local, flags)))
 			return;
 	}
 	else if (!j->on_cpu)
@@ -712,7 +717,8 @@ join_aggregate_on_device(GhOpTable *t, const uint64 *keys, size_t n, gh_join_met
 	bool		ok;
 
 	if (t->local)
-		return gpuhash_ops_device_ok(ops, gh_join_aggregate(t->local, keys, n, method, spec, &g)) ? g : NULL;
+		return gpuhash_ops_device_engine(ops) != NULL &&
+			gpuhash_ops_device_ok(ops, gh_join_aggregate(t->local, keys, n, method, spec, &g)) ? g : NULL;
 	size = header_size(ncols);
 	koff = ghs_reserve(&size, 8 * n, true);
 	ookeys = ghs_reserve(&size, 8 * n, spec->outer_keys != NULL);

@@ -103,8 +103,6 @@ typedef struct GhOpJoin
 extern void gpuhash_ops_init(GhOps *ops, MemoryContext cxt);
 struct GhsCall;
 
-/* the backend's own engine (opened on first use), and a call to the service */
-extern gh_engine *gpuhash_ops_engine(GhOps *ops);
 /*
  * CPU fallback: may ops go on on the CPU after a failure of status st (msg
  * says what failed)?  If so it notes it and returns true; the engine to go
@@ -113,9 +111,10 @@ extern gh_engine *gpuhash_ops_engine(GhOps *ops);
 extern bool gpuhash_ops_fall_back(GhOps *ops, gh_status st, const char *msg);
 extern gh_engine *gpuhash_ops_cpu_engine(GhOps *ops);
 /*
- * The device side of an operation: the backend's engine (NULL if it cannot
- * be opened and ops falls back), an engine call's status (true: it ran;
- * false: ops falls back; other failures raised), a call to the service
+ * The device side of an operation: the backend's engine, with room on its
+ * devices for the operation (NULL if it cannot be opened, or no room came
+ * in time, and ops falls back); an engine call's status (true: it ran;
+ * false: ops falls back; other failures raised); a call to the service
  * (the same).
  */
 extern gh_engine *gpuhash_ops_device_engine(GhOps *ops);

@@ -46,6 +46,7 @@ typedef struct EngineShape
 {
 	gh_backend	backend;
 	int			memory_limit_mb;
+	int			memory_cap_mb;	/* gpuhash.max_memory */
 	char		devices[256];
 } EngineShape;
 
@@ -324,6 +325,7 @@ current_shape(EngineShape *shape)
 	memset(shape, 0, sizeof(*shape));
 	shape->backend = gpuhash_resolved_backend();
 	shape->memory_limit_mb = gpuhash_memory_limit_mb;
+	shape->memory_cap_mb = gpuhash_max_memory_mb;
 	strlcpy(shape->devices, gpuhash_devices_setting ? gpuhash_devices_setting : "all",
 			sizeof(shape->devices));
 }
@@ -347,6 +349,7 @@ try_open_engine(gh_backend backend, const char *devices, gh_engine **e, char *er
 	memset(&opt, 0, sizeof(opt));
 	opt.backend = backend;
 	opt.memory_limit = (size_t) gpuhash_memory_limit_mb * 1024 * 1024;
+	opt.memory_cap = (size_t) gpuhash_max_memory_mb * 1024 * 1024;
 	opt.interrupt = interrupt_pending;
 	if (!gpuhash_parse_devices(devices, opt.devices, &opt.ndevices, &problem))
 		ereport(ERROR,
@@ -469,6 +472,19 @@ hold_engine(SessionEngine *se, const EngineShape *shape, gh_status *st, char *er
 }
 
 /*
+ * The engines whose device memory the backend's reservation counts
+ * (device_gate.c): the session's, and those retired but not closed.
+ */
+static void
+visit_device_engines(void (*visit) (gh_engine *e, void *arg), void *arg)
+{
+	if (session_engine.engine)
+		visit(session_engine.engine, arg);
+	for (int i = 0; i < nretired; i++)
+		visit(retired[i].engine, arg);
+}
+
+/*
  * The backend's engine, opened (or replaced) as the settings now say.  The
  * pointer stays valid at least until the end of the current transaction.
  * NULL if it cannot be opened (*st and err say why).
@@ -479,6 +495,8 @@ gpuhash_try_get_engine(gh_status *st, char *err, size_t errlen)
 	EngineShape shape;
 	gh_engine  *e;
 
+	if (gpuhash_gate_engines == NULL)
+		gpuhash_gate_engines = visit_device_engines;
 	current_shape(&shape);
 	e = hold_engine(&session_engine, &shape, st, err, errlen);
 	/* gpuhash.debug_fail_after: armed afresh for every node that asks */
@@ -516,6 +534,7 @@ gpuhash_get_fallback_engine(void)
 	memset(&shape, 0, sizeof(shape));
 	shape.backend = GH_BACKEND_CPU;
 	shape.memory_limit_mb = gpuhash_memory_limit_mb;
+	shape.memory_cap_mb = gpuhash_max_memory_mb;
 	strlcpy(shape.devices, "all", sizeof(shape.devices));
 	e = hold_engine(&fallback_engine, &shape, &st, err, sizeof(err));
 	if (e == NULL)

@@ -35,6 +35,9 @@ int			gpuhash_memory_limit_mb = 0;
 int			gpuhash_chunk_rows = 1048576;
 bool		gpuhash_force = false;
 bool		gpuhash_cpu_fallback = true;
+int			gpuhash_max_memory_mb = 0;
+int			gpuhash_memory_wait_ms = 5000;
+int			gpuhash_debug_device_memory_mb = 0;
 int			gpuhash_debug_fail_after = -1;
 int			gpuhash_service_workers = 1;
 bool		gpuhash_enable_pool = true;
@@ -121,6 +124,16 @@ _PG_init(void)
 							"0 means 90% of the GPU's free memory (4 GB with gpuhash.device = cpu).",
 							&gpuhash_memory_limit_mb, 0, 0, INT_MAX,
 							PGC_USERSET, GUC_UNIT_MB, NULL, NULL, NULL);
+	DefineCustomIntVariable("gpuhash.max_memory",
+							"The most device memory any session's gpuhash.memory_limit may give one operation (0: no cap).",
+							"Set by superusers or in postgresql.conf; it caps gpuhash.memory_limit, including the limit 0 resolves to.",
+							&gpuhash_max_memory_mb, 0, 0, INT_MAX,
+							PGC_SUSET, GUC_UNIT_MB, NULL, NULL, NULL);
+	DefineCustomIntVariable("gpuhash.memory_wait",
+							"How long an operation waits for room in device memory that concurrent operations hold.",
+							"Where gpuhash is preloaded; when the time is up the operation runs out of device memory (see gpuhash.cpu_fallback).",
+							&gpuhash_memory_wait_ms, 5000, 0, INT_MAX,
+							PGC_USERSET, GUC_UNIT_MS, NULL, NULL, NULL);
 	DefineCustomIntVariable("gpuhash.chunk_rows",
 							"Outer rows a GpuHashJoin probes per batch, and joined pairs it fetches per batch.",
 							NULL, &gpuhash_chunk_rows, 1048576, 1, 1 << 27,
@@ -177,6 +190,11 @@ _PG_init(void)
 							"For testing how queries clean up after device failures.",
 							&gpuhash_debug_fail_after, -1, -1, INT_MAX,
 							PGC_SUSET, GUC_NOT_IN_SAMPLE | GUC_NO_SHOW_ALL, NULL, NULL, NULL);
+	DefineCustomIntVariable("gpuhash.debug_device_memory",
+							"Developer option: the size of the CPU backend's simulated devices, for the wait for room in device memory (0: unlimited).",
+							"For testing that wait without a GPU.",
+							&gpuhash_debug_device_memory_mb, 0, 0, INT_MAX,
+							PGC_SUSET, GUC_NOT_IN_SAMPLE | GUC_NO_SHOW_ALL | GUC_UNIT_MB, NULL, NULL, NULL);
 	DefineCustomBoolVariable("gpuhash.debug_reread_pages",
 							 "Developer option: treat every other page shipped to the engine as changed while it was read, so that it is read again on the CPU.",
 							 "For testing the recheck of shipped pages.",
@@ -197,5 +215,6 @@ _PG_init(void)
 	gpuhash_join_init();
 	gpuhash_agg_init();
 	gpuhash_fuse_init();
+	gpuhash_shmem_init();
 	gpuhash_service_init();
 }

@@ -37,6 +37,9 @@ extern int	gpuhash_memory_limit_mb;
 extern int	gpuhash_chunk_rows;
 extern bool gpuhash_force;
 extern bool gpuhash_cpu_fallback;
+extern int	gpuhash_max_memory_mb;
+extern int	gpuhash_memory_wait_ms;
+extern int	gpuhash_debug_device_memory_mb;
 extern int	gpuhash_debug_fail_after;
 extern int	gpuhash_service_workers;
 extern bool gpuhash_use_service;
@@ -108,6 +111,24 @@ extern void gpuhash_engine_error(gh_engine *e, gh_status st) pg_attribute_noretu
 extern void gpuhash_engine_failed(gh_engine *e, gh_status st);
 extern bool gpuhash_parse_devices(const char *value, int *ids, int *n,
 								  const char **problem);
+
+/* shmem.c: shared memory, when preloaded */
+extern void gpuhash_shmem_init(void);
+
+/* device_gate.c: waiting for room in device memory */
+extern Size gpuhash_gate_shmem_size(void);
+extern void gpuhash_gate_shmem_init(void);
+/* the process's engines, whose held device memory its reservation counts */
+extern void (*gpuhash_gate_engines) (void (*visit) (gh_engine *e, void *arg), void *arg);
+/*
+ * Before an operation of e: wait for room on its devices; false (and why,
+ * in err) if none came within gpuhash.memory_wait or stop() said to stop.
+ * stop NULL: interrupts are served while waiting (a cancel raises).
+ */
+extern bool gpuhash_gate_enter(gh_engine *e, bool (*stop) (void), char *err, size_t errlen);
+/* after an operation or a free: the reservation is what the engines hold */
+extern void gpuhash_gate_settle(void);
+extern void gpuhash_gate_raise(const char *err) pg_attribute_noreturn();
 
 /* join_path.c, agg_path.c, agg_fuse.c */
 extern void gpuhash_join_init(void);

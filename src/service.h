@@ -37,8 +37,10 @@ typedef struct GhsCall
 	char		failure[256];	/* what failed, or why the service fell back */
 } GhsCall;
 
-/* _PG_init, when preloaded: shared memory and the workers */
+/* _PG_init, when preloaded: the workers; their shared memory (shmem.c) */
 extern void gpuhash_service_init(void);
+extern Size gpuhash_service_shmem_size(void);
+extern void gpuhash_service_shmem_init(void);
 /* whether this backend's gpuhash work should go to the service */
 extern bool gpuhash_service_ready(void);
 /* whether a DSM segment of this many bytes can be made without exhausting its space */

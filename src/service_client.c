@@ -35,26 +35,21 @@
 
 GhsShared  *gpuhash_service = NULL;
 
-static shmem_request_hook_type prev_shmem_request_hook = NULL;
-static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
-
-static void
-service_shmem_request(void)
+Size
+gpuhash_service_shmem_size(void)
 {
-	if (prev_shmem_request_hook)
-		prev_shmem_request_hook();
-	RequestAddinShmemSpace(sizeof(GhsShared));
+	return gpuhash_service_workers > 0 ? sizeof(GhsShared) : 0;
 }
 
-static void
-service_shmem_startup(void)
+/* under AddinShmemInitLock (shmem.c) */
+void
+gpuhash_service_shmem_init(void)
 {
 	bool		found;
 	GhsShared  *shared;
 
-	if (prev_shmem_startup_hook)
-		prev_shmem_startup_hook();
-	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
+	if (gpuhash_service_workers <= 0)
+		return;
 	shared = ShmemInitStruct("gpuhash GPU service", sizeof(GhsShared), &found);
 	if (!found)
 	{
@@ -69,6 +64,7 @@ service_shmem_startup(void)
 			pg_atomic_init_u32(&shared->worker[i].objects, 0);
 			pg_atomic_init_u32(&shared->worker[i].running, 0);
 			pg_atomic_init_u32(&shared->worker[i].engines, 0);
+			pg_atomic_init_u64(&shared->worker[i].device_bytes, 0);
 		}
 		for (int i = 0; i < GHS_SLOTS; i++)
 		{
@@ -77,7 +73,6 @@ service_shmem_startup(void)
 			shared->slots[i].ran_by = -1;
 		}
 	}
-	LWLockRelease(AddinShmemInitLock);
 	gpuhash_service = shared;
 }
 
@@ -86,10 +81,6 @@ gpuhash_service_init(void)
 {
 	if (!process_shared_preload_libraries_in_progress || gpuhash_service_workers <= 0)
 		return;
-	prev_shmem_request_hook = shmem_request_hook;
-	shmem_request_hook = service_shmem_request;
-	prev_shmem_startup_hook = shmem_startup_hook;
-	shmem_startup_hook = service_shmem_startup;
 	gpuhash_service_register();
 }
 
@@ -190,6 +181,7 @@ fill_request(GhsSlot *slot, const GhsCall *call, bool nowait)
 	memset(&slot->shape, 0, sizeof(slot->shape));
 	slot->shape.backend = gpuhash_resolved_backend();
 	slot->shape.memory_limit_mb = gpuhash_memory_limit_mb;
+	slot->shape.memory_cap_mb = gpuhash_max_memory_mb;
 	strlcpy(slot->shape.devices, gpuhash_devices_setting ? gpuhash_devices_setting : "all",
 			sizeof(slot->shape.devices));
 	slot->debug_fail_after = gpuhash_debug_fail_after;
@@ -456,8 +448,8 @@ gpuhash_service_status(PG_FUNCTION_ARGS)
 	for (int w = 0; w < gpuhash_service->nworkers; w++)
 	{
 		GhsWorkerInfo *info = &gpuhash_service->worker[w];
-		Datum		values[6];
-		bool		nulls[6] = {0};
+		Datum		values[7];
+		bool		nulls[7] = {0};
 		int			pid = info->pid;
 		uint32		op = pg_atomic_read_u32(&info->running);
 
@@ -469,6 +461,7 @@ gpuhash_service_status(PG_FUNCTION_ARGS)
 		values[4] = Int32GetDatum((int32) pg_atomic_read_u32(&info->engines));
 		values[5] = CStringGetTextDatum(op_name(op));
 		nulls[5] = op == 0 || pid == 0;
+		values[6] = Int64GetDatum((int64) pg_atomic_read_u64(&info->device_bytes));
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	return (Datum) 0;

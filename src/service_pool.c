@@ -238,20 +238,21 @@ restore_part(ServicePool *pool, const PartMark *m)
 
 /*
  * The device failed an operation of pool with st (its parts put back as
- * they were before it): may the pool go on with the CPU backend?  If so,
+ * they were before it; msg: why, NULL for the engine's last error): may the
+ * pool go on with the CPU backend?  If so,
  * its arrays are in host memory and its CPU engine held, and the reply says
  * why.  False if the client does not allow it, or the device cannot give
  * the arrays back.
  */
 static bool
-pool_fall_back(ServicePool *pool, GhsSlot *slot, gh_status st)
+pool_fall_back(ServicePool *pool, GhsSlot *slot, gh_status st, const char *msg)
 {
 	char		why[256];
 
 	if (!slot->cpu_fallback ||
 		(st != GH_ERR_DEVICE_NOMEM && st != GH_ERR_DEVICE && st != GH_ERR_NODEVICE))
 		return false;
-	snprintf(why, sizeof(why), "%s: %s", gh_status_name(st), gh_last_error(pool->engine));
+	snprintf(why, sizeof(why), "%s: %s", gh_status_name(st), msg ? msg : gh_last_error(pool->engine));
 	if (pool->cpu == NULL)
 	{
 		GhsShape	shape = pool->shape;
@@ -324,6 +325,25 @@ get_part(ServicePool *pool, int side, int pattern)
 	return part;
 }
 
+/*
+ * Room on the device for an operation of pool (device_gate.c); false, and
+ * why, if none came in time.  A pool fallen back on the CPU needs none.
+ */
+static bool
+pool_room(ServicePool *pool, char *why, size_t len)
+{
+	return pool->cpu != NULL || gpuhash_service_room(pool->engine, why, len);
+}
+
+/* raise the failure st of pool's engine (why: the wait for room's, if that failed) */
+static void
+pool_failed(ServicePool *pool, gh_status st, const char *why)
+{
+	if (why[0])
+		gpuhash_gate_raise(why);
+	gpuhash_service_engine_failed(pool->engine, st);
+}
+
 /* Append the rows of data segment d (at base) to part: GH_OK or the first failure. */
 static gh_status
 append_rows(ServicePool *pool, PoolPart *part, int side, GhsData *d, char *base)
@@ -365,6 +385,7 @@ gpuhash_pool_append(GhsSlot *slot, char *base, Size length)
 	PartMark	mark;
 	bool		pinned;
 	gh_status	st;
+	char		why[256];
 
 	if (pattern < 0 || pattern >= POOL_PATTERNS || (side == 1 && pool->kind < 0))
 		elog(ERROR, "gpuhash GPU service: bad pool append");
@@ -378,26 +399,32 @@ gpuhash_pool_append(GhsSlot *slot, char *base, Size length)
 		(part->n > 0 && (part->keys == NULL) != (d->keys == 0)))
 		elog(ERROR, "gpuhash GPU service: a pool's appends differ in their keys");
 
-	/* the segment pinned, rows for the device cross the bus at full speed (best effort) */
-	pinned = pool->kind < 0 && pool->cpu == NULL &&
-		(part->keys ? gh_darray_on_device(part->keys) : gh_engine_ndevices(pool->engine) == 1) &&
-		gh_pin_host(pool->engine, base, TYPEALIGN(4096, length));
 	mark_part(pool, part, &mark);
-	PG_TRY();
+	if (!pool_room(pool, why, sizeof(why)))
+		st = GH_ERR_DEVICE_NOMEM;
+	else
 	{
-		st = append_rows(pool, part, side, d, base);
+		/* the segment pinned, rows for the device cross the bus at full speed (best effort) */
+		pinned = pool->kind < 0 && pool->cpu == NULL &&
+			(part->keys ? gh_darray_on_device(part->keys) : gh_engine_ndevices(pool->engine) == 1) &&
+			gh_pin_host(pool->engine, base, TYPEALIGN(4096, length));
+		PG_TRY();
+		{
+			st = append_rows(pool, part, side, d, base);
+		}
+		PG_FINALLY();
+		{
+			if (pinned)
+				gh_unpin_host(pool->engine, base);
+		}
+		PG_END_TRY();
+		why[0] = '\0';
 	}
-	PG_FINALLY();
-	{
-		if (pinned)
-			gh_unpin_host(pool->engine, base);
-	}
-	PG_END_TRY();
 	if (st != GH_OK)
 	{
 		restore_part(pool, &mark);
-		if (!pool_fall_back(pool, slot, st))
-			gpuhash_service_engine_failed(pool->engine, st);
+		if (!pool_fall_back(pool, slot, st, why[0] ? why : NULL))
+			pool_failed(pool, st, why);
 		st = append_rows(pool, part, side, d, base);
 		if (st != GH_OK)
 			gpuhash_service_engine_failed(pool->engine, st);
@@ -550,19 +577,22 @@ gpuhash_pool_pages(GhsSlot *slot, char *base)
 	uint8	   *dropped = ghs_at(base, pp->dropped);
 	uint64		total = 0;
 	gh_status	st = GH_OK;
+	char		why[256];
 
 	if (pp->ncols < 0 || pp->ncols > GH_PAGE_MAX_VALS)
 		elog(ERROR, "gpuhash GPU service: bad pool pages");
 	set_layout(pool, pp->cols, pp->ncols);
 	if (!pool_pages_fit(pool, pp))
 		elog(ERROR, "gpuhash GPU service: bad pool pages");
+	why[0] = '\0';
 	if (pool->cpu == NULL)
-		st = read_pool_pages(pool, pp, base, &total);
+		st = pool_room(pool, why, sizeof(why)) ? read_pool_pages(pool, pp, base, &total) :
+			GH_ERR_DEVICE_NOMEM;
 	if (pool->cpu != NULL || st != GH_OK)
 	{
 		/* fallen back on the CPU: the client reads every page itself */
-		if (st != GH_OK && !pool_fall_back(pool, slot, st))
-			gpuhash_service_engine_failed(pool->engine, st);
+		if (st != GH_OK && !pool_fall_back(pool, slot, st, why[0] ? why : NULL))
+			pool_failed(pool, st, why);
 		slot->fell_back = true;
 		if (st == GH_OK)
 			strlcpy(slot->message, "the pool went on with the CPU backend", sizeof(slot->message));
@@ -676,6 +706,7 @@ gpuhash_pool_finish(GhsSlot *slot)
 	int			npinned = 0;
 	instr_time	start;
 	double		pin_ms;
+	char		why[256];
 
 	if (outer == NULL || outer->n == 0 || (pool->kind >= 0 && (inner == NULL || inner->n == 0)))
 	{
@@ -693,18 +724,23 @@ gpuhash_pool_finish(GhsSlot *slot)
 		npinned = pin_parts(pool, parts, 2, true);
 	pin_ms = gpuhash_elapsed_ms(start);
 	INSTR_TIME_SET_CURRENT(start);
-	st = aggregate_parts(pool, e, outer, inner, &g);
+	why[0] = '\0';
+	st = pool_room(pool, why, sizeof(why)) ? aggregate_parts(pool, e, outer, inner, &g) :
+		GH_ERR_DEVICE_NOMEM;
 	if (pool->cpu == NULL)
 		(void) pin_parts(pool, parts, 2, false);
-	if (st != GH_OK && pool->cpu == NULL && pool_fall_back(pool, slot, st))
+	if (st != GH_OK && pool->cpu == NULL && pool_fall_back(pool, slot, st, why[0] ? why : NULL))
 	{
 		e = pool->cpu;
+		why[0] = '\0';
 		st = aggregate_parts(pool, e, outer, inner, &g);
 	}
 	elog(DEBUG1, "gpuhash pool %d: " UINT64_FORMAT " rows %s, %d arrays pinned in %.1f ms, engine %.1f ms",
 		 pool->id, (uint64) outer->n,
 		 gh_darray_on_device(outer->keys) ? "on the device" : "in host memory",
 		 npinned, pin_ms, gpuhash_elapsed_ms(start));
+	if (st != GH_OK && why[0])
+		gpuhash_gate_raise(why);
 	if (st != GH_OK)
 		gpuhash_service_engine_failed(e, st);
 	gpuhash_service_reply_groups(slot, g, true);

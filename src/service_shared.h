@@ -85,6 +85,7 @@ typedef struct GhsShape
 {
 	int			backend;		/* gh_backend */
 	int			memory_limit_mb;
+	int			memory_cap_mb;	/* gpuhash.max_memory */
 	char		devices[64];
 	bool		fallback;		/* a pool's CPU engine to fall back on (service_pool.c) */
 } GhsShape;
@@ -134,6 +135,7 @@ typedef struct GhsWorkerInfo
 	pg_atomic_uint32 objects;	/* tables and joins held */
 	pg_atomic_uint32 running;	/* the operation running now (GhsOp), 0: idle */
 	pg_atomic_uint32 engines;	/* engines open */
+	pg_atomic_uint64 device_bytes;	/* device memory they hold */
 } GhsWorkerInfo;
 
 typedef struct GhsShared
@@ -275,6 +277,7 @@ extern bool gpuhash_service_owner_gone(int procno, int pid, LocalTransactionId l
 extern void gpuhash_service_reply_groups(GhsSlot *slot, gh_groups *g, bool engine_made);
 extern void gpuhash_service_engine_failed(gh_engine *e, gh_status st) pg_attribute_noreturn();
 extern gh_engine *gpuhash_service_hold_engine(const GhsShape *shape);
+extern bool gpuhash_service_room(gh_engine *e, char *err, size_t errlen);
 extern void gpuhash_service_release_engine(gh_engine *e);
 
 /* service_pool.c, inside a service worker */

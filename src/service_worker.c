@@ -100,6 +100,45 @@ service_interrupt(void)
 
 /* ---- engines ---- */
 
+/* the engines whose device memory this worker's reservation counts (device_gate.c) */
+static void
+visit_engines(void (*visit) (gh_engine *e, void *arg), void *arg)
+{
+	for (int i = 0; i < MAX_ENGINES; i++)
+		if (engines[i].engine)
+			visit(engines[i].engine, arg);
+}
+
+/* After requests and frees: the reservation (device_gate.c) and gpuhash_service()'s figure. */
+static void
+settle_device_memory(void)
+{
+	uint64		bytes = 0;
+
+	for (int i = 0; i < MAX_ENGINES; i++)
+		if (engines[i].engine)
+			bytes += gh_engine_device_bytes(engines[i].engine);
+	pg_atomic_write_u64(&gpuhash_service->worker[my_index].device_bytes, bytes);
+	gpuhash_gate_settle();
+}
+
+/* room on e's devices for an operation (device_gate.c): false, and why, if none in time */
+bool
+gpuhash_service_room(gh_engine *e, char *err, size_t errlen)
+{
+	return gpuhash_gate_enter(e, service_interrupt, err, errlen);
+}
+
+/* the same, none in time an error */
+static void
+wait_for_room(gh_engine *e)
+{
+	char		err[512];
+
+	if (!gpuhash_service_room(e, err, sizeof(err)))
+		gpuhash_gate_raise(err);
+}
+
 static void
 close_engine(ServiceEngine *se)
 {
@@ -146,6 +185,7 @@ get_engine(const GhsShape *shape)
 					 errhint("Use the same gpuhash.device, gpuhash.devices and gpuhash.memory_limit in every session.")));
 	}
 	gpuhash_memory_limit_mb = shape->memory_limit_mb;
+	gpuhash_max_memory_mb = shape->memory_cap_mb;
 	if (shape->memory_limit_mb == 0 && shape->backend == GH_BACKEND_CUDA &&
 		gpuhash_service->nworkers > 1)
 	{
@@ -473,6 +513,7 @@ run_aggregate(GhsSlot *slot)
 	gh_status	st;
 
 	arm_debug_failure(se->engine, slot);
+	wait_for_room(se->engine);
 	st = gh_aggregate(se->engine, ghs_at(base, d->keys), d->n, cols, d->ncols, &g);
 	dsm_detach(seg);
 	if (st != GH_OK)
@@ -495,6 +536,7 @@ run_build(GhsSlot *slot)
 	int			nd;
 
 	arm_debug_failure(se->engine, slot);
+	wait_for_room(se->engine);
 	st = gh_build(se->engine, (gh_kind) slot->kind, ghs_at(base, d->keys),
 				  ghs_at(base, d->rows), d->n, &t);
 	dsm_detach(seg);
@@ -520,6 +562,7 @@ run_join_begin(GhsSlot *slot)
 	gh_status	st;
 	ServiceObject *o;
 
+	wait_for_room(table->engine->engine);
 	st = gh_join_begin(table->table, ghs_at(base, d->keys), d->n,
 					   (gh_join_method) slot->method, &j);
 	if (st != GH_OK)
@@ -545,6 +588,7 @@ run_join_next(GhsSlot *slot)
 	size_t		nout = 0;
 	gh_status	st;
 
+	wait_for_room(o->engine->engine);
 	st = gh_join_next(o->join, ghs_at(base, d->pairs), Min(slot->arg[0], d->cap), &nout);
 	if (st != GH_OK)
 		engine_failed(o->engine, st);
@@ -560,6 +604,7 @@ run_outer_matched(GhsSlot *slot)
 	GhsData    *d = (GhsData *) base;
 	gh_status	st;
 
+	wait_for_room(o->engine->engine);
 	st = gh_join_outer_matched(o->join, ghs_at(base, d->flags));
 	if (st != GH_OK)
 		engine_failed(o->engine, st);
@@ -581,6 +626,7 @@ run_join_aggregate(GhsSlot *slot)
 	spec.inner_rows = d->inner_rows;
 	spec.cols = data_cols(base, d, (uint8 **) &spec.col_inner);
 	spec.ncols = d->ncols;
+	wait_for_room(table->engine->engine);
 	st = gh_join_aggregate(table->table, ghs_at(base, d->keys), d->n,
 						   (gh_join_method) slot->method, &spec, &g);
 	dsm_detach(seg);
@@ -690,6 +736,7 @@ run_extract_pages(GhsSlot *slot)
 		rows.nulls[o] = ghs_at(base, p->nulls[o]);
 	}
 	arm_debug_failure(se->engine, slot);
+	wait_for_room(se->engine);
 	st = gh_extract_pages(se->engine, &p->spec, BufferBlocks, ghs_at(base, p->pages),
 						  p->npages, &rows);
 	dsm_detach(seg);
@@ -775,6 +822,7 @@ serve(GhsSlot *slot, MemoryContext cxt)
 		ErrorData  *ed;
 
 		MemoryContextSwitchTo(cxt);
+		ConditionVariableCancelSleep();
 		ed = CopyErrorData();
 		FlushErrorState();
 		if (replies[index])
@@ -795,6 +843,7 @@ serve(GhsSlot *slot, MemoryContext cxt)
 	PG_END_TRY();
 	current_slot = NULL;
 	MemoryContextSwitchTo(old);
+	settle_device_memory();
 	pg_atomic_write_u32(&gpuhash_service->worker[my_index].running, 0);
 	MemoryContextReset(cxt);
 	pg_atomic_fetch_add_u64(&gpuhash_service->worker[my_index].requests, 1);
@@ -917,6 +966,7 @@ service_exit(int code, Datum arg)
 	pg_atomic_write_u32(&me->objects, 0);
 	pg_atomic_write_u32(&me->engines, 0);
 	pg_atomic_write_u32(&me->running, 0);
+	pg_atomic_write_u64(&me->device_bytes, 0);
 	ConditionVariableBroadcast(&gpuhash_service->slot_freed);
 }
 
@@ -978,6 +1028,7 @@ gpuhash_service_main(Datum arg)
 	me->pid = MyProcPid;
 	on_shmem_exit(service_exit, (Datum) 0);
 	gpuhash_interrupt_hook = service_interrupt;
+	gpuhash_gate_engines = visit_engines;
 	request_cxt = AllocSetContextCreate(TopMemoryContext, "gpuhash service request",
 										ALLOCSET_DEFAULT_SIZES);
 	ereport(LOG, (errmsg("gpuhash GPU service %d started", my_index)));
@@ -999,6 +1050,7 @@ gpuhash_service_main(Datum arg)
 		retire_acked();
 		reap_objects();
 		gpuhash_pool_reap();
+		settle_device_memory();
 		slot = take_request();
 		if (slot != NULL)
 		{

@@ -207,8 +207,9 @@ SET LOCAL gpuhash.cpu_fallback = on;
 
 -- nothing is left behind in the service
 SELECT pg_temp.fb_settle();
-SELECT is((SELECT coalesce(sum(objects), 0) FROM gpuhash_service()), 0::bigint,
-          'after the fallbacks the GPU service holds no table, join or pool');
+SELECT is((SELECT coalesce(sum(objects), 0) || ' objects, ' || coalesce(sum(device_bytes), 0) || ' bytes'
+           FROM gpuhash_service()), '0 objects, 0 bytes',
+          'after the fallbacks the GPU service holds no table, join or pool, and no device memory');
 
 SELECT * FROM finish();
 ROLLBACK;
