@@ -94,13 +94,52 @@ LANGUAGE C VOLATILE PARALLEL RESTRICTED;
 COMMENT ON FUNCTION gpuhash_bench(text, bigint, text, text, int, float8, text) IS
 'time the engine''s hash tables, join and aggregation on random keys';
 
+-- Statistics of gpuhash's use, per database, since the server started or
+-- gpuhash_stats_reset() (kept in shared memory: only where gpuhash is in
+-- shared_preload_libraries; elsewhere the view is empty).
+CREATE FUNCTION gpuhash_stats_read(
+    OUT datid oid,
+    OUT datname name,
+    OUT join_queries bigint,
+    OUT groupby_queries bigint,
+    OUT fused_queries bigint,
+    OUT pooled_queries bigint,
+    OUT rows_to_gpu bigint,
+    OUT pages_to_gpu bigint,
+    OUT gpu_time float8,
+    OUT cpu_fallbacks bigint,
+    OUT errors bigint,
+    OUT stats_reset timestamptz)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'gpuhash_stats_read'
+LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
+
+-- (not a join with pg_database: gpuhash itself would plan it)
+CREATE VIEW gpuhash_stats AS
+  SELECT * FROM gpuhash_stats_read() WHERE datname IS NOT NULL;
+
+COMMENT ON VIEW gpuhash_stats IS
+'per database: queries that used a GpuHashJoin, a GpuHashAgg, a fused join, a pool; rows and heap pages sent to the GPU; milliseconds in device operations; plan nodes that fell back on the CPU; engine errors raised to queries';
+
+CREATE FUNCTION gpuhash_stats_reset()
+RETURNS void
+AS 'MODULE_PATHNAME', 'gpuhash_stats_reset'
+LANGUAGE C VOLATILE PARALLEL RESTRICTED;
+
+COMMENT ON FUNCTION gpuhash_stats_reset() IS
+'set every database''s gpuhash_stats counters back to 0';
+
 -- Who may use what.  gpuhash_bench occupies the GPUs (up to 2^31 keys, 100
--- repetitions), and gpuhash_devices and gpuhash_service describe the
--- hardware and what the GPU service does: none is for every user.  Members
--- of pg_monitor may call the two that only read; grant the rest as needed:
+-- repetitions), gpuhash_devices and gpuhash_service describe the hardware
+-- and what the GPU service does, and gpuhash_stats_reset clears every
+-- database's statistics: none is for every user (the gpuhash_stats view
+-- is, as pg_stat_database is).  Members of pg_monitor may call the two that
+-- only read; grant the rest as needed:
 --   GRANT EXECUTE ON FUNCTION gpuhash_bench(text, bigint, text, text, int, float8, text) TO some_role;
 REVOKE ALL ON FUNCTION gpuhash_devices() FROM PUBLIC;
 REVOKE ALL ON FUNCTION gpuhash_service() FROM PUBLIC;
 REVOKE ALL ON FUNCTION gpuhash_bench(text, bigint, text, text, int, float8, text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION gpuhash_stats_reset() FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION gpuhash_devices() TO pg_monitor;
 GRANT EXECUTE ON FUNCTION gpuhash_service() TO pg_monitor;
+GRANT SELECT ON gpuhash_stats TO PUBLIC;

@@ -395,7 +395,8 @@ BeginGpuHashAgg(CustomScanState *node, EState *estate, int eflags)
 	else if (ncpu > 0)
 		elog(ERROR, "gpuhash: CPU aggregates without a dictionary");
 	if (!(eflags & EXEC_FLAG_EXPLAIN_ONLY))
-		gpuhash_ops_init(&s->eng, s->node_cxt);
+		gpuhash_ops_init(&s->eng, s->node_cxt,
+						 s->fused_kind >= 0 ? GHST_FUSED_QUERIES : GHST_GROUPBY_QUERIES);
 	s->pool_child = gpuhash_debug_pool_relay ? NULL : pool_child_of(s);
 	if (s->pool_child)
 		s->pool_child->final_takes_pool = true;

@@ -269,6 +269,7 @@ void
 gpuhash_gate_raise(const char *err)
 {
 	gpuhash_raised_status = GH_ERR_DEVICE_NOMEM;
+	gpuhash_stats_add(GHST_ERRORS, 1);
 	ereport(ERROR,
 			(errcode(ERRCODE_OUT_OF_MEMORY),
 			 errmsg("gpuhash ran out of device memory"),

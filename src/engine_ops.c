@@ -36,12 +36,38 @@ typedef struct GhOpAppend
 	dsm_segment *seg;
 } GhOpAppend;
 
-void
-gpuhash_ops_init(GhOps *ops, MemoryContext cxt)
+/*
+ * The node's figures into the statistics (stats.c), when its memory goes:
+ * at the end of the plan, or of a query that failed.
+ */
+static void
+report_stats(void *arg)
 {
+	GhOps	   *ops = (GhOps *) arg;
+
+	if (!ops->used_service && !ops->used_backend && ops->fallback_reason == NULL)
+		return;
+	if (ops->stat_kind >= 0)
+		gpuhash_stats_query((GhStat) ops->stat_kind);
+	if (ops->stat_pooled)
+		gpuhash_stats_query(GHST_POOLED_QUERIES);
+	gpuhash_stats_add(GHST_ROWS, ops->stat_rows);
+	gpuhash_stats_add(GHST_PAGES, ops->stat_pages);
+	gpuhash_stats_add(GHST_GPU_TIME_US, (uint64) (ops->stat_device_ms * 1000.0));
+}
+
+void
+gpuhash_ops_init(GhOps *ops, MemoryContext cxt, int kind)
+{
+	MemoryContextCallback *cb = MemoryContextAlloc(cxt, sizeof(MemoryContextCallback));
+
 	memset(ops, 0, sizeof(*ops));
 	ops->cxt = cxt;
 	ops->service = gpuhash_service_ready();
+	ops->stat_kind = kind;
+	cb->func = report_stats;
+	cb->arg = ops;
+	MemoryContextRegisterResetCallback(cxt, cb);
 }
 
 /*
@@ -73,6 +99,7 @@ gpuhash_ops_device_engine(GhOps *ops)
 			gpuhash_gate_raise(err);
 		return NULL;
 	}
+	INSTR_TIME_SET_CURRENT(ops->op_start);
 	return ops->engine;
 }
 
@@ -83,6 +110,7 @@ note_fallback(GhOps *ops, const char *reason)
 	ops->nfallbacks++;
 	if (ops->fallback_reason == NULL)
 	{
+		gpuhash_stats_add(GHST_FALLBACKS, 1);
 		ops->fallback_reason = MemoryContextStrdup(ops->cxt, reason);
 		ereport(LOG,
 				(errmsg("gpuhash: a device operation failed, the plan node goes on with the CPU backend"),
@@ -123,6 +151,7 @@ gpuhash_ops_cpu_check(GhOps *ops, gh_status st)
 bool
 gpuhash_ops_device_ok(GhOps *ops, gh_status st)
 {
+	ops->stat_device_ms += gpuhash_elapsed_ms(ops->op_start);
 	gpuhash_gate_settle();
 	if (st == GH_OK)
 		return true;
@@ -280,8 +309,12 @@ groups_from_reply(GhOps *ops, dsm_segment *seg)
 void
 gpuhash_ops_service_call(GhOps *ops, GhsCall *call)
 {
-	gpuhash_service_call(call);
+	instr_time	start;
+
+	INSTR_TIME_SET_CURRENT(start);
 	ops->used_service = true;
+	gpuhash_service_call(call);
+	ops->stat_device_ms += gpuhash_elapsed_ms(start);
 	ops->service_peak = Max(ops->service_peak, (size_t) call->result[3]);
 	if (call->fell_back)
 		note_fallback(ops, call->failure);
@@ -360,6 +393,7 @@ build_on_device(GhOpTable *t, const uint64 *keys, const uint64 *rows, size_t n)
 		nd = gh_table_devices(t->local, ids, GH_MAX_DEVICES);
 		t->devices = gpuhash_device_mask(ids, nd);
 	}
+	ops->stat_rows += n;
 	return true;
 }
 
@@ -494,6 +528,7 @@ join_begin_on_device(GhOpJoin *j)
 			!gpuhash_ops_device_ok(ops, gh_join_begin(t->local, j->keys, j->n, j->method, &j->local)))
 			return false;
 		j->total = gh_join_total(j->local);
+		ops->stat_rows += j->n;
 		return true;
 	}
 	d = new_data(&j->data, size, NULL, 0);
@@ -527,6 +562,7 @@ join_begin_on_device(GhOpJoin *j)
 	}
 	j->id = call.result_object;
 	j->total = call.result[0];
+	ops->stat_rows += j->n;
 	return true;
 }
 
@@ -688,11 +724,17 @@ gpuhash_op_aggregate(GhOps *ops, const uint64 *keys, size_t n, const gh_aggcol *
 		ok = gpuhash_ops_service_ok(ops, &call);
 		dsm_detach(seg);
 		if (ok)
+		{
+			ops->stat_rows += n;
 			return groups_from_reply(ops, call.reply);
+		}
 	}
 	else if (!ops->fallback && (e = gpuhash_ops_device_engine(ops)) != NULL &&
 			 gpuhash_ops_device_ok(ops, gh_aggregate(e, keys, n, cols, ncols, &g)))
+	{
+		ops->stat_rows += n;
 		return g;
+	}
 	gpuhash_ops_cpu_check(ops, gh_aggregate(gpuhash_ops_cpu_engine(ops), keys, n, cols, ncols,
 											&g));
 	return g;
@@ -751,7 +793,10 @@ gpuhash_op_join_aggregate(GhOpTable *t, const uint64 *keys, size_t n, gh_join_me
 
 	if (!ops->fallback && !t->on_cpu &&
 		(g = join_aggregate_on_device(t, keys, n, method, spec)) != NULL)
+	{
+		ops->stat_rows += n;
 		return g;
+	}
 	table_to_cpu(t);
 	gpuhash_ops_cpu_check(ops, gh_join_aggregate(t->local, keys, n, method, spec, &g));
 	return g;
@@ -949,6 +994,8 @@ gpuhash_op_pool_append(GhOps *ops, const GhOpPool *pool, int side, int pattern,
 	ops->appends[ops->nappends].slot = gpuhash_service_start(&call);
 	ops->nappends++;
 	ops->used_service = true;
+	ops->stat_pooled = true;
+	ops->stat_rows += n;
 }
 
 /* the NULL patterns appended to the pool: a bit each in mask[4] */
@@ -970,6 +1017,7 @@ gpuhash_op_pool_finish(GhOps *ops, const GhOpPool *pool, int pattern)
 	gpuhash_ops_init_call(&call, GHS_OP_POOL_FINISH, pool->worker, pool->id);
 	call.arg[1] = pattern;
 	gpuhash_ops_service_call(ops, &call);
+	ops->stat_pooled = true;
 	return groups_from_reply(ops, call.reply);
 }
 

@@ -33,6 +33,7 @@
 #include "postgres.h"
 
 #include "nodes/pg_list.h"
+#include "portability/instr_time.h"
 #include "storage/dsm.h"
 
 #include "engine.h"
@@ -48,6 +49,13 @@ typedef struct GhOps
 	bool		fallback;		/* the device failed: operations run on cpu */
 	char	   *fallback_reason;	/* the first failure fallen back from */
 	int			nfallbacks;		/* operations that fell back (here or in the service) */
+	/* statistics (stats.c), reported when cxt goes */
+	int			stat_kind;		/* GhStat: the node's kind of query, or -1 */
+	bool		stat_pooled;	/* it fed or finished a pool */
+	uint64		stat_rows;		/* rows sent to the device */
+	uint64		stat_pages;		/* pages sent to the device */
+	double		stat_device_ms;	/* in device operations */
+	instr_time	op_start;		/* the backend's device operation running */
 	size_t		service_peak;	/* the service engine's peak device bytes */
 	List	   *replies;		/* GhOpReply: groups living in reply segments */
 	/* pool appends started and not yet waited for, oldest first */
@@ -100,7 +108,8 @@ typedef struct GhOpJoin
 	uint64		delivered;		/* pairs handed out */
 } GhOpJoin;
 
-extern void gpuhash_ops_init(GhOps *ops, MemoryContext cxt);
+/* kind: the node's GHST_*_QUERIES for the statistics */
+extern void gpuhash_ops_init(GhOps *ops, MemoryContext cxt, int kind);
 struct GhsCall;
 
 /*

@@ -565,6 +565,9 @@ report_status(gh_status st, const char *msg, const char *doing)
 {
 	/* for the GPU service, which sends it back with the error */
 	gpuhash_raised_status = st;
+	/* (in the service, with no database, the client counts it) */
+	if (st != GH_ERR_CANCELLED)
+		gpuhash_stats_add(GHST_ERRORS, 1);
 	switch (st)
 	{
 		case GH_ERR_CANCELLED:

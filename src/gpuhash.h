@@ -130,6 +130,27 @@ extern bool gpuhash_gate_enter(gh_engine *e, bool (*stop) (void), char *err, siz
 extern void gpuhash_gate_settle(void);
 extern void gpuhash_gate_raise(const char *err) pg_attribute_noreturn();
 
+/* stats.c: the gpuhash_stats view's counters, per database */
+typedef enum GhStat
+{
+	GHST_JOIN_QUERIES,			/* queries that used a node of each kind */
+	GHST_GROUPBY_QUERIES,
+	GHST_FUSED_QUERIES,
+	GHST_POOLED_QUERIES,
+	GHST_ROWS,					/* rows (keys) sent to the device */
+	GHST_PAGES,					/* heap pages sent to the device */
+	GHST_GPU_TIME_US,			/* time in device operations */
+	GHST_FALLBACKS,				/* plan nodes that went on with the CPU backend */
+	GHST_ERRORS,				/* engine failures raised to queries */
+	GHST_NCOUNTERS
+} GhStat;
+extern Size gpuhash_stats_shmem_size(void);
+extern void gpuhash_stats_shmem_request(void);
+extern void gpuhash_stats_shmem_init(void);
+extern void gpuhash_stats_add(GhStat counter, uint64 value);
+/* a query used a node of kind (a GHST_*_QUERIES): counted once a statement */
+extern void gpuhash_stats_query(GhStat kind);
+
 /* join_path.c, agg_path.c, agg_fuse.c */
 extern void gpuhash_join_init(void);
 extern void gpuhash_agg_init(void);

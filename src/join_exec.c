@@ -335,7 +335,7 @@ BeginGpuHashJoin(CustomScanState *node, EState *estate, int eflags)
 	s->phase = GHJ_BUILD;
 	if (eflags & EXEC_FLAG_EXPLAIN_ONLY)
 		return;
-	gpuhash_ops_init(&s->eng, s->node_cxt);
+	gpuhash_ops_init(&s->eng, s->node_cxt, GHST_JOIN_QUERIES);
 	s->pairs = MemoryContextAllocHuge(s->node_cxt, sizeof(gh_pair) * s->pair_cap);
 	s->pairs_alloc = s->pair_cap;
 }

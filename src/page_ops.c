@@ -97,13 +97,17 @@ gpuhash_op_pages_extract(GhOpPages *pp, size_t npages)
 		if (gpuhash_ops_service_ok(ops, &call))
 		{
 			pp->rows.nrows = (size_t) call.result[0];
+			ops->stat_pages += npages;
 			return;
 		}
 	}
 	else if (!ops->fallback && (e = gpuhash_ops_device_engine(ops)) != NULL &&
 			 gpuhash_ops_device_ok(ops, gh_extract_pages(e, &pp->spec, BufferBlocks, pp->pages,
 														 npages, &pp->rows)))
+	{
+		ops->stat_pages += npages;
 		return;
+	}
 	/* the pages are still pinned: the CPU backend reads them in place */
 	e = gpuhash_ops_cpu_engine(ops);
 	gpuhash_ops_cpu_check(ops, gh_extract_pages(e, &pp->spec, BufferBlocks, pp->pages, npages,
@@ -173,6 +177,9 @@ gpuhash_op_pool_pages(GhOpPoolPages *pp, size_t npages)
 	call.data = dsm_segment_handle(pp->seg);
 	gpuhash_ops_service_call(pp->ops, &call);
 	pp->fell_back |= call.fell_back;
+	if (!call.fell_back)
+		pp->ops->stat_pages += npages;
+	pp->ops->stat_pooled = true;
 	return call.result[0];
 }
 

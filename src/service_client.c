@@ -368,6 +368,8 @@ gpuhash_service_wait(GhsCall *call, GhsSlot *slot)
 					 detail[0] ? ": " : "", detail);
 			return;
 		}
+		if (status != GH_OK && status != GH_ERR_CANCELLED)
+			gpuhash_stats_add(GHST_ERRORS, 1);
 		ereport(ERROR,
 				(errcode(sqlerrcode),
 				 errmsg("%s", message),

@@ -7,8 +7,9 @@
  *	  and the statistics (stats.c).
  *
  * Loaded into a session only (session_preload_libraries, LOAD, CREATE
- * EXTENSION), gpuhash has none of them: no service, and operations do not
- * wait for room in device memory.
+ * EXTENSION), gpuhash has none of them: no service, operations do not wait
+ * for room in device memory, and nothing is counted (gpuhash_stats is
+ * empty).
  *
  *-------------------------------------------------------------------------
  */
@@ -30,7 +31,10 @@ gpuhash_shmem_request(void)
 {
 	if (prev_shmem_request_hook)
 		prev_shmem_request_hook();
-	RequestAddinShmemSpace(add_size(gpuhash_service_shmem_size(), gpuhash_gate_shmem_size()));
+	RequestAddinShmemSpace(add_size(gpuhash_service_shmem_size(),
+									add_size(gpuhash_gate_shmem_size(),
+											 gpuhash_stats_shmem_size())));
+	gpuhash_stats_shmem_request();
 }
 
 static void
@@ -41,6 +45,7 @@ gpuhash_shmem_startup(void)
 	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
 	gpuhash_service_shmem_init();
 	gpuhash_gate_shmem_init();
+	gpuhash_stats_shmem_init();
 	LWLockRelease(AddinShmemInitLock);
 }
 

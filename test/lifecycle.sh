@@ -82,6 +82,10 @@ check "CREATE EXTENSION says how to preload the library" grep -q "shared_preload
 check "the session that created the extension plans with gpuhash" grep -q GpuHashAgg <<<"$out"
 check "CREATE EXTENSION changes no database or role setting" same "$(settings)" "$before"
 check "a new session does not load the library unless it is preloaded" same "$(plans_gpuhash lc)" no
+check "not preloaded, gpuhash_stats is empty (nothing is counted)" \
+	same "$(sql -d lc -c "LOAD 'gpuhash'" -c "SET gpuhash.device = cpu" -c "SET gpuhash.force = on" \
+		-c "SELECT count(*) FROM (SELECT k, count(*) FROM t GROUP BY k) x" -c "SELECT count(*) FROM gpuhash_stats")" "10
+0"
 
 sql -d lc -c "DROP EXTENSION gpuhash"
 check "DROP EXTENSION leaves the settings as before CREATE EXTENSION" same "$(settings)" "$before"

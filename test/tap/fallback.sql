@@ -5,8 +5,9 @@
 -- plans the pools the GPU service holds, fed rows and pages -- runs with a
 -- failure injected at its first device operation, then its second, and so on
 -- (gpuhash.debug_fail_after: the N-th device operation of a node, or of each
--- request in the GPU service, runs out of device memory) until one runs with
--- none failed; every run must return PostgreSQL's rows.  Through the GPU
+-- request in the GPU service, runs out of device memory) until a run has no
+-- node fall back (gpuhash_stats counts them, in parallel workers too); every
+-- run must return PostgreSQL's rows.  Through the GPU
 -- service and in the backend's own engine.  With gpuhash.cpu_fallback off the
 -- failure is the query's error, as before.  The tables are ordinary (parallel
 -- workers read them) and vacuumed, so that their pages are shipped.
@@ -28,7 +29,7 @@ VACUUM fb_fact, fb_dim;
 RESET client_min_messages;
 
 BEGIN;
-SELECT plan(37);
+SELECT plan(43);
 
 SET LOCAL max_parallel_workers_per_gather = 0;
 -- chunks of 2000 outer rows, a fetch of 2000 pairs: several chunks and runs
@@ -84,18 +85,30 @@ BEGIN
   PERFORM set_config('gpuhash.service', (mode = 'service')::text, true);
 END $$;
 
--- q run with a failure injected at device operation 0, 1, ... (until a run
--- has none left to fail, as EXPLAIN ANALYZE's "CPU Fallback" says, or for
--- fixed_points runs where the fallbacks happen in parallel workers, which
--- EXPLAIN does not show): the failure points whose rows were not
--- PostgreSQL's (bad), how many points ran, and whether the first failure
--- fell back on the CPU.
-CREATE FUNCTION pg_temp.fb_sweep(q text, mode text, fixed_points int DEFAULT 0,
+-- plan nodes of this database that fell back so far (gpuhash_stats, which
+-- counts those of parallel workers too); NULL where gpuhash is not
+-- preloaded and nothing is counted
+CREATE FUNCTION pg_temp.fb_fallbacks() RETURNS bigint
+LANGUAGE sql AS $$
+  SELECT cpu_fallbacks FROM gpuhash_stats WHERE datname = current_database()
+$$;
+
+-- q run with a failure injected at device operation 0, 1, ... until ten runs
+-- in a row have no node fall back (gpuhash_stats, or without it EXPLAIN
+-- ANALYZE's "CPU Fallback" of the leader): past the last operation (a
+-- failure of a device array's allocation alone does not fall back: the
+-- engine moves the array to host memory).  Returns the failure points whose
+-- rows were not PostgreSQL's (bad), how many points had a fallback, and
+-- whether the first failure fell back on the CPU.
+CREATE FUNCTION pg_temp.fb_sweep(q text, mode text,
                                  OUT bad text, OUT points int, OUT first_fell_back boolean)
 LANGUAGE plpgsql AS $$
 DECLARE
   expected text;
-  plan text;
+  before bigint;
+  fell_back boolean;
+  n int := 0;
+  clean int := 0;
 BEGIN
   bad := '';
   points := 0;
@@ -103,21 +116,31 @@ BEGIN
   expected := pg_temp.fb_digest(q);
   PERFORM pg_temp.fb_mode(mode);
   LOOP
-    PERFORM set_config('gpuhash.debug_fail_after', points::text, true);
+    PERFORM set_config('gpuhash.debug_fail_after', n::text, true);
+    before := pg_temp.fb_fallbacks();
     IF pg_temp.fb_digest(q) <> expected THEN
-      bad := bad || ' ' || points;
+      bad := bad || ' ' || n;
     END IF;
-    BEGIN
-      plan := pg_temp.fb_explain(q);
-    EXCEPTION WHEN OTHERS THEN
-      plan := 'error ' || SQLERRM;
-    END;
-    IF points = 0 THEN
-      first_fell_back := plan ~ 'CPU Fallback: out of device memory: [^\n]*injected failure';
+    IF before IS NOT NULL THEN
+      fell_back := pg_temp.fb_fallbacks() > before;
+    ELSE
+      BEGIN
+        fell_back := pg_temp.fb_explain(q) ~ 'CPU Fallback';
+      EXCEPTION WHEN OTHERS THEN
+        fell_back := true;
+      END;
     END IF;
-    points := points + 1;
-    EXIT WHEN points = CASE WHEN fixed_points > 0 THEN fixed_points ELSE 200 END OR
-              (fixed_points = 0 AND plan !~ 'CPU Fallback' AND plan !~ '^error');
+    IF n = 0 THEN
+      first_fell_back := fell_back;
+    END IF;
+    points := points + fell_back::int;
+    clean := CASE WHEN fell_back THEN 0 ELSE clean + 1 END;
+    n := n + 1;
+    EXIT WHEN clean = 10;
+    IF n = 500 THEN
+      bad := bad || ' (still falling back after 500 points)';
+      EXIT;
+    END IF;
   END LOOP;
   PERFORM set_config('gpuhash.debug_fail_after', '-1', true);
   PERFORM pg_temp.fb_settle();
@@ -130,8 +153,8 @@ DECLARE
   r record;
 BEGIN
   SELECT * INTO r FROM pg_temp.fb_sweep(q, mode);
-  RETURN NEXT is(r.bad, '', format('%s (%s): PostgreSQL''s rows with a failure at each of its %s device operations',
-                                    name, mode, r.points - 1));
+  RETURN NEXT is(r.bad, '', format('%s (%s): PostgreSQL''s rows with a failure at each device operation (%s fell back)',
+                                    name, mode, r.points));
   RETURN NEXT ok(r.first_fell_back,
                  format('%s (%s): the first device operation''s failure fell back on the CPU', name, mode));
 END $$;
@@ -169,7 +192,7 @@ CREATE FUNCTION pg_temp.fb_parallel_tests() RETURNS SETOF text
 LANGUAGE plpgsql AS $$
 BEGIN
   IF NOT pg_temp.fb_service_up() THEN
-    RETURN QUERY SELECT skip('gpuhash is not preloaded: no GPU service to test', 2);
+    RETURN QUERY SELECT skip('gpuhash is not preloaded: no GPU service to test', 7);
     RETURN;
   END IF;
   PERFORM set_config('max_parallel_workers_per_gather', '2', true);
@@ -177,15 +200,12 @@ BEGIN
   PERFORM set_config('parallel_tuple_cost', '0', true);
   PERFORM set_config('min_parallel_table_scan_size', '0', true);
   PERFORM set_config('gpuhash.debug_pool_batch', '500', true);
-  RETURN QUERY SELECT is(string_agg(name || ':' || r.bad, ';') FILTER (WHERE r.bad <> ''), NULL,
-                         'parallel plans (service): PostgreSQL''s rows with a failure at each of their first 30 device operations')
-    FROM (VALUES ('pooled group by, pages into the pool',
-                  'SELECT k % 100, count(*), sum(v), max(c) FROM fb_fact GROUP BY 1'),
-                 ('pooled fused join',
-                  'SELECT d.w, count(*), sum(f.v) FROM fb_fact f JOIN fb_dim d ON f.k = d.k GROUP BY 1'),
-                 ('parallel join rows',
-                  'SELECT f.id, d.id FROM fb_fact f JOIN fb_dim d ON f.k = d.k')) v(name, q),
-         LATERAL pg_temp.fb_sweep(q, 'service', 30) r;
+  RETURN QUERY SELECT * FROM pg_temp.fb_same('pooled group by, pages into the pool',
+    'SELECT k % 100, count(*), sum(v), max(c) FROM fb_fact GROUP BY 1', 'service');
+  RETURN QUERY SELECT * FROM pg_temp.fb_same('pooled fused join',
+    'SELECT d.w, count(*), sum(f.v) FROM fb_fact f JOIN fb_dim d ON f.k = d.k GROUP BY 1', 'service');
+  RETURN QUERY SELECT * FROM pg_temp.fb_same('parallel join rows',
+    'SELECT f.id, d.id FROM fb_fact f JOIN fb_dim d ON f.k = d.k', 'service');
   RETURN QUERY SELECT ok(pg_temp.fb_explain('SELECT k % 100, count(*), sum(v), max(c) FROM fb_fact GROUP BY 1')
                          ~ 'Pool: its groups taken from the GPU service',
                          'the pooled group by under test is pooled');
@@ -193,6 +213,14 @@ BEGIN
 END $$;
 SELECT pg_temp.fb_mode('service');
 SELECT * FROM pg_temp.fb_parallel_tests();
+
+-- EXPLAIN ANALYZE says that a node fell back, and why
+SELECT pg_temp.fb_mode('backend');
+SET LOCAL gpuhash.debug_fail_after = 0;
+SELECT matches(pg_temp.fb_explain('SELECT k % 100, count(*) FROM fb_fact GROUP BY 1'),
+               'CPU Fallback: out of device memory: [^\n]*injected failure',
+               'EXPLAIN ANALYZE shows the fallback and why');
+SET LOCAL gpuhash.debug_fail_after = -1;
 
 -- gpuhash.cpu_fallback off: the device's failure is the query's error
 SELECT pg_temp.fb_mode('backend');
