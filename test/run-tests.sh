@@ -9,10 +9,14 @@
 #   5. the extension's lifecycle on a cluster of its own (test/lifecycle.sh:
 #      nothing outlives DROP EXTENSION; connections work without the library;
 #      skipped with a running server, whose library it would move aside)
+#   6. a short soak on a cluster of its own (test/soak.sh: clients mixing
+#      every kind of node, cancels and timeouts; then a backend and a GPU
+#      service worker killed mid-query), after the other server has stopped
 # Builds, installs (root, or a writable PostgreSQL installation), starts a
 # throwaway cluster, runs the layers, stops the cluster, and ends with the
 # line "N passed, N failed" (engine checks + regression tests + pgTAP tests).
-# Exits non-zero on any failure.
+# Exits non-zero on any failure.  SOAK_SECONDS (default 20 here), SOAK_CLIENTS
+# (4) and SOAK_ROWS (50000) size the soak.
 #
 # Environment:
 #   GPUHASH_DEVICE=cpu|gpu   backend the SQL layers run on (default cpu); the
@@ -158,4 +162,20 @@ else
 	tail -5 "$work/compat-get.log"
 	echo "run-tests: PostgreSQL's regression scripts are not available here: pg-compat skipped"
 	summary+=("pg-compat: skipped (no PostgreSQL regression scripts)")
+fi
+
+# ---- 6. soak ----
+gh_server_down
+echo "== soak (gpuhash.device = $device)"
+SOAK_SECONDS=${SOAK_SECONDS:-20} SOAK_CLIENTS=${SOAK_CLIENTS:-4} SOAK_ROWS=${SOAK_ROWS:-50000} \
+	GH_SOAK_NO_INSTALL=1 bash test/soak.sh >"$work/soak.log" 2>&1
+soak_rc=$?
+grep -v '^ok - ' "$work/soak.log"
+line=$(grep -E '^soak: [0-9]+ passed, [0-9]+ failed$' "$work/soak.log" | tail -1)
+if [ -n "$line" ]; then
+	read -r _ p _ f _ <<<"$line"
+	[ "$soak_rc" != 0 ] && [ "$f" = 0 ] && f=1
+	record "soak" "$p" "$f"
+else
+	record "soak" 0 1
 fi
