@@ -652,6 +652,270 @@ extern void gh_darray_free(gh_darray *a);
 extern gh_status gh_darray_to_host(gh_darray *a);
 extern void gh_darray_truncate(gh_darray *a, size_t bytes);
 
+/* ---- the star pipeline: heap pages through a program, joined, aggregated ---- */
+
+/*
+ * An analytical query over one large relation (the fact table) joined with
+ * any number of small ones (dimensions) runs as one pipeline on the device:
+ * the fact table's heap pages are read (gh_pagespec, varlena columns
+ * included), and every tuple is run through a small program (gh_prog) that
+ * evaluates the scan's quals, looks the row up in each dimension (gh_dim),
+ * computes the group key and the aggregates' arguments; the rows the
+ * program keeps are aggregated into a table of groups that lives in the
+ * star (gh_star) across all the batches of pages of a query.  Only the
+ * groups come back.  star_vm.h has the interpreter, shared by both
+ * backends; the caller (src/star_compile.c) makes the programs.
+ *
+ * THE PROGRAM
+ *
+ * Registers hold a value and a NULL flag: integers (every integer type,
+ * bool as 0/1, date, time, timestamp, oid zero-extended) sign-extended in
+ * lo; float4 and float8 values as the double in lo's bits; numerics as a
+ * 128-bit integer (hi:lo) scaled by a static scale the program knows, with
+ * their display scale (dscale) alongside; text as the address of its bytes
+ * (lo) and their length (hi).  Instructions (gh_instr: op, dst, a, b, imm)
+ * follow PostgreSQL's semantics: a NULL operand gives NULL without raising
+ * anything; integer overflow and division by zero are data errors
+ * (GH_DATAERR_*), as PostgreSQL raises them; a value the device cannot
+ * represent (a compressed or external varlena, a numeric NaN or one that
+ * does not fit 128 bits, a string too long to pack) makes the row escape:
+ * its page is handed back to the caller, which reads it on the CPU.
+ *
+ * A row ends kept (GH_OP_END), or dropped (a qual not true, a dimension
+ * without its key).  A kept row has a 64-bit group key (GH_OP_KEYPACK,
+ * GH_OP_KEYMIX) and its output columns (GH_OP_OUT_*), which the star
+ * aggregates as gh_aggregate would (prog.outs: type and operations each).
+ */
+#define GH_PROG_MAX_CODE	512
+#define GH_PROG_MAX_CONSTS	128
+#define GH_PROG_MAX_BYTES	2048
+#define GH_PROG_MAX_REGS	32
+#define GH_PROG_MAX_OUTS	64
+#define GH_PROG_MAX_DIMS	16
+#define GH_PROG_MAX_DIMCOLS 32
+
+typedef enum gh_opcode
+{
+	/* control */
+	GH_OP_END = 0,				/* the row is kept */
+	GH_OP_DROP,					/* the row is dropped */
+	GH_OP_QUAL,					/* drop the row unless a is true */
+	GH_OP_JMP,					/* pc = imm */
+	GH_OP_JFALSE,				/* pc = imm if a is NULL or false */
+	GH_OP_JNULL,				/* pc = imm if a is NULL */
+	GH_OP_JNOTNULL,				/* pc = imm if a is not NULL */
+	/*
+	 * dst AND= a, three-valued: a false (not NULL) sets dst false and jumps
+	 * to imm (the rest is not evaluated, as PostgreSQL's AND stops); a NULL
+	 * marks dst NULL and goes on.  Start dst with GH_OP_BOOL 1.  OR alike.
+	 */
+	GH_OP_AND,
+	GH_OP_OR,
+	GH_OP_BOOL,					/* dst = imm (0 or 1), not NULL */
+	GH_OP_NOT,					/* dst = NOT a */
+	GH_OP_ISNULL,				/* dst = a IS NULL */
+	GH_OP_ISNOTNULL,
+	GH_OP_MOVE,					/* dst = a */
+	GH_OP_SETNULL,				/* dst = NULL */
+	/* loads */
+	GH_OP_LDCONST,				/* dst = consts[imm]; b = 1: a text constant */
+	GH_OP_LDCOL_INT,			/* dst = column imm, b bytes (1, 2, 4, 8), sign-extended */
+	GH_OP_LDCOL_UINT,			/* dst = column imm, b bytes, zero-extended (oid) */
+	GH_OP_LDCOL_F4,				/* dst = float4 column imm, as a double */
+	GH_OP_LDCOL_F8,
+	GH_OP_LDCOL_NUM,			/* dst = numeric column imm at static scale b */
+	GH_OP_LDCOL_TEXT,			/* dst = varlena column imm (text, varchar, bpchar) */
+	GH_OP_PROBE,				/* look key a up in dimension imm: drop if NULL or absent */
+	GH_OP_LDDIM,				/* dst = dimension imm >> 8's column imm & 255, of its row */
+	/* integers: b's PostgreSQL width in imm (16, 32, 64) for the range checks */
+	GH_OP_IADD,					/* dst = a + b */
+	GH_OP_ISUB,
+	GH_OP_IMUL,
+	GH_OP_IDIV,					/* truncating; b = 0: division by zero */
+	GH_OP_IMOD,					/* b = -1 gives 0 */
+	GH_OP_INEG,					/* dst = -a */
+	GH_OP_ICAST,				/* dst = a, checked to fit imm bits */
+	GH_OP_I2F,					/* dst = (double) a */
+	GH_OP_I2N,					/* dst = a as a numeric of scale 0 */
+	/* comparisons: imm is a GH_CMP_*, dst a bool */
+	GH_OP_ICMP,					/* integers (dates, timestamps, bools) */
+	GH_OP_FCMP,					/* doubles: NaN equals NaN and is above all */
+	GH_OP_NCMP,					/* numerics of one static scale */
+	GH_OP_DTCMP,				/* date a against timestamp b (date_cmp_timestamp) */
+	GH_OP_TCMP,					/* text a against b: EQ or NE; imm | GH_CMP_BPCHAR
+								 * ignores trailing spaces (bpchar) */
+	/* doubles: PostgreSQL's overflow, underflow and division checks */
+	GH_OP_FADD,
+	GH_OP_FSUB,
+	GH_OP_FMUL,
+	GH_OP_FDIV,
+	GH_OP_FNEG,
+	GH_OP_F4ADD,				/* float4: computed, rounded and checked as float */
+	GH_OP_F4SUB,
+	GH_OP_F4MUL,
+	GH_OP_F4DIV,
+	GH_OP_F2ORD,				/* dst = an int64 ordered as the doubles (NaN last) */
+	/* numerics: int128 at static scales, display scales as PostgreSQL's */
+	GH_OP_NADD,					/* a and b of one static scale */
+	GH_OP_NSUB,
+	GH_OP_NMUL,					/* scale: the sum of a's and b's */
+	GH_OP_NNEG,
+	GH_OP_NSCALE,				/* dst = a x 10^imm: a's static scale raised by imm */
+	/* text */
+	GH_OP_TPACK,				/* dst = a's bytes packed in 64 bits (at most 7; else
+								 * the row escapes): bytes, length in the top byte;
+								 * imm 1: trailing spaces dropped first (bpchar) */
+	/* the row's outputs */
+	GH_OP_KEYPACK,				/* key |= (a & (2^w - 1)) << s, imm = s | w << 8 |
+								 * (n + 1) << 16: a NULL sets key bit n instead (n
+								 * -1: a is never NULL) */
+	GH_OP_KEYMIX,				/* key = mix(key, a): for keys wider than 64 bits */
+	GH_OP_OUT_INT,				/* output column dst = a (int64) */
+	GH_OP_OUT_F8,				/* output column dst = a (double) */
+	GH_OP_OUT_NUM,				/* numeric a of static scale b: its limbs (base 10^16,
+								 * limb j holding the value's digits 10^16j ..
+								 * 10^(16j+15), signed) in columns dst .. dst + n - 1
+								 * for j = j0 .. j0 + n - 1, imm = (j0 & 255) | n << 8,
+								 * and its display scale in column dst + n */
+	GH_OP_OUT_NULL,				/* output columns dst .. dst + imm - 1 are NULL */
+	GH_OP_COUNT_
+} gh_opcode;
+
+/* comparisons (GH_OP_*CMP imm) */
+#define GH_CMP_EQ 0
+#define GH_CMP_NE 1
+#define GH_CMP_LT 2
+#define GH_CMP_LE 3
+#define GH_CMP_GT 4
+#define GH_CMP_GE 5
+#define GH_CMP_BPCHAR 8
+
+/* The data errors a program raises, as PostgreSQL raises them (SQLSTATE). */
+typedef enum gh_dataerr
+{
+	GH_DATAERR_NONE = 0,
+	GH_DATAERR_INT2_RANGE,		/* 22003 smallint out of range */
+	GH_DATAERR_INT4_RANGE,		/* 22003 integer out of range */
+	GH_DATAERR_INT8_RANGE,		/* 22003 bigint out of range */
+	GH_DATAERR_DIV_ZERO,		/* 22012 division by zero */
+	GH_DATAERR_FLOAT_OVERFLOW,	/* 22003 value out of range: overflow */
+	GH_DATAERR_FLOAT_UNDERFLOW, /* 22003 value out of range: underflow */
+	GH_DATAERR_COUNT_
+} gh_dataerr;
+
+typedef struct gh_instr
+{
+	uint8_t		op;				/* gh_opcode */
+	uint8_t		dst;
+	uint8_t		a;
+	uint8_t		b;
+	int32_t		imm;
+} gh_instr;
+
+/* A constant: a register's value (text: lo is an offset into bytes). */
+typedef struct gh_pconst
+{
+	int64_t		lo;
+	int64_t		hi;
+	uint8_t		null;
+	uint8_t		dscale;
+} gh_pconst;
+
+/* An output column: what the star aggregates of it per group. */
+typedef struct gh_pout
+{
+	uint8_t		type;			/* gh_valtype */
+	uint8_t		ops;			/* GH_AGG_* */
+} gh_pout;
+
+typedef struct gh_prog
+{
+	int			ncode;
+	gh_instr	code[GH_PROG_MAX_CODE];
+	int			nconsts;
+	gh_pconst	consts[GH_PROG_MAX_CONSTS];
+	int			nbytes;
+	uint8_t		bytes[GH_PROG_MAX_BYTES];
+	int			nregs;			/* registers used: 0 .. nregs - 1 */
+	int			ndims;			/* dimensions probed: 0 .. ndims - 1 */
+	int			nouts;
+	gh_pout		outs[GH_PROG_MAX_OUTS];
+} gh_prog;
+
+/*
+ * Check a program against a page description and dimensions: every opcode
+ * known, registers, constants, columns, dimensions and jumps in range (jumps
+ * forward only, so every program ends).  NULL if it is sound, or what is
+ * wrong; gh_star_create checks with it.
+ */
+extern const char *gh_prog_check(const gh_prog *p, const gh_pagespec *spec,
+								 const int *dim_ncols, int ndims);
+
+/*
+ * A dimension: n rows with distinct 64-bit keys (the join key's exact
+ * encoding), each carrying ncols payload values that GH_OP_LDDIM loads.
+ * Duplicate keys are GH_ERR_INVALID.  The arrays are read during the call.
+ */
+typedef struct gh_dimcol
+{
+	const int64_t *lo;			/* n values */
+	const int64_t *hi;			/* NULL, or n high words (numerics) */
+	const uint8_t *nulls;		/* NULL: never NULL */
+	const uint8_t *dscale;		/* NULL: 0 (a numeric's display scale) */
+} gh_dimcol;
+
+typedef struct gh_dim gh_dim;
+
+extern gh_status gh_dim_create(gh_engine *e, const uint64_t *keys, size_t n,
+							   const gh_dimcol *cols, int ncols, gh_dim **out);
+extern size_t gh_dim_rows(const gh_dim *d);
+extern void gh_dim_free(gh_dim *d);
+
+/*
+ * A star: a program over the pages of spec, its dimensions (which must
+ * outlive it), and the groups of the rows kept so far.
+ *
+ *	gh_star_read	run the program over npages pages (as gh_extract_pages
+ *					reads them); status[p] says what became of page p:
+ *					GH_STAR_PAGE_OK, _BAD (malformed), _ESCAPE (a row the
+ *					device cannot evaluate), or GH_STAR_PAGE_ERROR + a
+ *					gh_dataerr (a row raised it; the first in page and line
+ *					pointer order).  The rows wait for gh_star_keep.
+ *	gh_star_keep	aggregate the rows read of the pages whose drop[p] is 0
+ *					(drop NULL: all) that are OK: the caller drops the pages
+ *					it no longer trusts and reads the others itself, and
+ *					raises a kept page's error.  Once per read.
+ *	gh_star_add		aggregate n rows made elsewhere (read on the CPU): their
+ *					group keys and one column per program output, as
+ *					gh_aggregate takes them
+ *	gh_star_result	the groups of everything kept and added (caller frees)
+ *
+ * The star works on the engine's first device.
+ */
+#define GH_STAR_PAGE_OK		0
+#define GH_STAR_PAGE_BAD	1
+#define GH_STAR_PAGE_ESCAPE 2
+#define GH_STAR_PAGE_ERROR	16	/* + gh_dataerr */
+
+typedef struct gh_star gh_star;
+
+/*
+ * The page description of a star may have varlena attributes (attlen -1,
+ * attalign as the type's), to be walked over or read by GH_OP_LDCOL_NUM and
+ * GH_OP_LDCOL_TEXT; the output columns of fixed width are 1, 2, 4 or 8 bytes.
+ */
+extern gh_status gh_star_create(gh_engine *e, const gh_prog *prog, const gh_pagespec *spec,
+								gh_dim *const *dims, int ndims, gh_star **out);
+extern gh_status gh_star_read(gh_star *s, const void *base, const uint32_t *pages,
+							  size_t npages, uint8_t *status);
+extern gh_status gh_star_keep(gh_star *s, const uint8_t *drop);
+extern gh_status gh_star_add(gh_star *s, const uint64_t *keys, size_t n,
+							 const gh_aggcol *cols);
+extern gh_status gh_star_result(gh_star *s, gh_groups **out);
+/* rows the program kept (and rows added) so far; groups so far */
+extern uint64_t gh_star_rows(const gh_star *s);
+extern void gh_star_free(gh_star *s);
+
 /* ---- testing ---- */
 
 /*
