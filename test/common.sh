@@ -6,6 +6,9 @@
 #                           throwaway one in WORKDIR/pg; exports PGHOST, PGPORT, PGUSER
 #   gh_server_down          stop the throwaway server, if one was started
 #   gh_test_device SCRIPT   GPUHASH_DEVICE checked (cpu or gpu, default cpu)
+#   gh_check NAME CMD...    one TAP line, "ok N - NAME", for whether CMD succeeds;
+#                           GH_CHECKS and GH_CHECKS_FAILED count them
+#   gh_same HAVE WANT       succeeds if they are equal, else says what differs
 #
 # A running server is used when GH_USE_RUNNING_SERVER=1, or when PGHOST and
 # PGPORT are both set and a server answers there.
@@ -56,4 +59,23 @@ gh_test_device() {
 		cpu | gpu) echo "$d" ;;
 		*) echo "$1: GPUHASH_DEVICE must be cpu or gpu, not \"$d\"" >&2; return 2 ;;
 	esac
+}
+
+GH_CHECKS=0
+GH_CHECKS_FAILED=0
+
+gh_check() {
+	local name=$1
+	shift
+	GH_CHECKS=$((GH_CHECKS + 1))
+	if "$@"; then
+		echo "ok $GH_CHECKS - $name"
+	else
+		echo "not ok $GH_CHECKS - $name"
+		GH_CHECKS_FAILED=$((GH_CHECKS_FAILED + 1))
+	fi
+}
+
+gh_same() {
+	[ "$1" = "$2" ] || { echo "# expected '$2', got '$1'"; return 1; }
 }

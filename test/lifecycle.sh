@@ -17,14 +17,13 @@
 # Environment: PG_CONFIG (the installation), GH_LIFECYCLE_PORT (default 54339).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
+. test/common.sh
 
 pg_config=${PG_CONFIG:-pg_config}
 pgbin=$("$pg_config" --bindir)
 lib=$("$pg_config" --pkglibdir)/gpuhash.so
 work=$(mktemp -d /tmp/gpuhash-lifecycle.XXXXXX)
 moved=""
-n=0
-failed=0
 
 cleanup() {
 	[ -n "$moved" ] && mv "$moved" "$lib"
@@ -32,19 +31,6 @@ cleanup() {
 	rm -rf "$work"
 }
 trap cleanup EXIT
-
-# check NAME COMMAND...: one TAP line for whether COMMAND succeeds
-check() {
-	local name=$1
-	shift
-	n=$((n + 1))
-	if "$@"; then
-		echo "ok $n - $name"
-	else
-		echo "not ok $n - $name"
-		failed=$((failed + 1))
-	fi
-}
 
 if [ ! -f "$lib" ]; then
 	echo "lifecycle: $lib is not installed" >&2
@@ -68,7 +54,6 @@ plans_gpuhash() {
 		-c "EXPLAIN (COSTS OFF) SELECT k, count(*) FROM t GROUP BY k" |
 		grep -q GpuHashAgg && echo yes || echo no
 }
-same() { [ "$1" = "$2" ] || { echo "# expected '$2', got '$1'"; return 1; }; }
 
 sql -d postgres -c "CREATE DATABASE lc" -c "CREATE DATABASE lc2"
 sql -d lc -c "CREATE TABLE t AS SELECT g % 10 AS k FROM generate_series(1, 1000) g" -c "ANALYZE t"
@@ -78,46 +63,46 @@ before=$(settings)
 out=$(psql -X -A -t -v ON_ERROR_STOP=1 -d lc -c "CREATE EXTENSION gpuhash" \
 	-c "SET gpuhash.device = cpu" -c "SET gpuhash.force = on" -c "SET gpuhash.min_rows = 0" \
 	-c "EXPLAIN (COSTS OFF) SELECT k, count(*) FROM t GROUP BY k" 2>&1)
-check "CREATE EXTENSION says how to preload the library" grep -q "shared_preload_libraries" <<<"$out"
-check "the session that created the extension plans with gpuhash" grep -q GpuHashAgg <<<"$out"
-check "CREATE EXTENSION changes no database or role setting" same "$(settings)" "$before"
-check "a new session does not load the library unless it is preloaded" same "$(plans_gpuhash lc)" no
-check "not preloaded, gpuhash_stats is empty (nothing is counted)" \
-	same "$(sql -d lc -c "LOAD 'gpuhash'" -c "SET gpuhash.device = cpu" -c "SET gpuhash.force = on" \
+gh_check "CREATE EXTENSION says how to preload the library" grep -q "shared_preload_libraries" <<<"$out"
+gh_check "the session that created the extension plans with gpuhash" grep -q GpuHashAgg <<<"$out"
+gh_check "CREATE EXTENSION changes no database or role setting" gh_same "$(settings)" "$before"
+gh_check "a new session does not load the library unless it is preloaded" gh_same "$(plans_gpuhash lc)" no
+gh_check "not preloaded, gpuhash_stats is empty (nothing is counted)" \
+	gh_same "$(sql -d lc -c "LOAD 'gpuhash'" -c "SET gpuhash.device = cpu" -c "SET gpuhash.force = on" \
 		-c "SELECT count(*) FROM (SELECT k, count(*) FROM t GROUP BY k) x" -c "SELECT count(*) FROM gpuhash_stats")" "10
 0"
 
 sql -d lc -c "DROP EXTENSION gpuhash"
-check "DROP EXTENSION leaves the settings as before CREATE EXTENSION" same "$(settings)" "$before"
+gh_check "DROP EXTENSION leaves the settings as before CREATE EXTENSION" gh_same "$(settings)" "$before"
 sql -d lc -c "CREATE EXTENSION gpuhash" 2>/dev/null
 sql -d lc -c "DROP EXTENSION gpuhash"
 sql -d lc -c "CREATE EXTENSION gpuhash" 2>/dev/null
-check "a second CREATE and DROP leave them as before too" same "$(settings)" "$before"
+gh_check "a second CREATE and DROP leave them as before too" gh_same "$(settings)" "$before"
 
 # preloading, as the DBA sets it up
 sql -d postgres -c "ALTER DATABASE lc SET session_preload_libraries = 'gpuhash'"
-check "with the library preloaded by the DBA, new sessions plan with gpuhash" same "$(plans_gpuhash lc)" yes
+gh_check "with the library preloaded by the DBA, new sessions plan with gpuhash" gh_same "$(plans_gpuhash lc)" yes
 sql -d postgres -c "ALTER DATABASE lc RESET session_preload_libraries"
-check "the DBA's setting reset, the settings are as before" same "$(settings)" "$before"
+gh_check "the DBA's setting reset, the settings are as before" gh_same "$(settings)" "$before"
 
 # the library's file gone, with the extension (created afresh) installed in lc
 sql -d lc -c "DROP EXTENSION gpuhash"
 sql -d lc -c "CREATE EXTENSION gpuhash" 2>/dev/null
 moved=$lib.lifecycle-moved
 mv "$lib" "$moved"
-check "without the library file, a database with the extension takes connections" \
-	same "$(sql -d lc -c 'SELECT count(*) FROM t' 2>&1)" 1000
-check "... and one without it too" same "$(sql -d lc2 -c 'SELECT 1' 2>&1)" 1
+gh_check "without the library file, a database with the extension takes connections" \
+	gh_same "$(sql -d lc -c 'SELECT count(*) FROM t' 2>&1)" 1000
+gh_check "... and one without it too" gh_same "$(sql -d lc2 -c 'SELECT 1' 2>&1)" 1
 out=$(sql -d lc2 -c "CREATE EXTENSION gpuhash" 2>&1)
-check "CREATE EXTENSION without the library is an ordinary error" grep -q "^ERROR:" <<<"$out"
-check "DROP EXTENSION works without the library" sql -d lc -c "DROP EXTENSION gpuhash"
+gh_check "CREATE EXTENSION without the library is an ordinary error" grep -q "^ERROR:" <<<"$out"
+gh_check "DROP EXTENSION works without the library" sql -d lc -c "DROP EXTENSION gpuhash"
 mv "$moved" "$lib"
 moved=""
 
 sql -d lc -c "CREATE EXTENSION gpuhash" 2>/dev/null
 sql -d postgres -c "DROP DATABASE lc"
-check "DROP DATABASE of a database with the extension leaves no setting" \
-	same "$(sql -d postgres -c "SELECT count(*) FROM pg_db_role_setting WHERE setdatabase <> 0")" 0
+gh_check "DROP DATABASE of a database with the extension leaves no setting" \
+	gh_same "$(sql -d postgres -c "SELECT count(*) FROM pg_db_role_setting WHERE setdatabase <> 0")" 0
 
-echo "1..$n"
-[ "$failed" = 0 ]
+echo "1..$GH_CHECKS"
+[ "$GH_CHECKS_FAILED" = 0 ]

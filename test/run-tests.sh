@@ -55,6 +55,17 @@ record() {
 	summary+=("$1: $2 passed, $3 failed")
 }
 
+# record_tap LAYER LOG RC: a layer's TAP lines (ok N / not ok N) in LOG, shown
+# but for the passes; a non-zero RC with no failed line is one failure
+record_tap() {
+	local p f
+	grep -v '^ok [0-9]' "$2"
+	p=$(grep -cE '^ok [0-9]+' "$2")
+	f=$(grep -cE '^not ok [0-9]+' "$2")
+	[ "$3" != 0 ] && [ "$f" = 0 ] && f=1
+	record "$1" "$p" "$f"
+}
+
 # ---- build ----
 echo "== build"
 if ! make -s >"$work/build.log" 2>&1; then
@@ -97,12 +108,7 @@ if [ "${GH_USE_RUNNING_SERVER:-0}" = 1 ] || { [ -n "${PGHOST:-}" ] && [ -n "${PG
 else
 	echo "== extension lifecycle"
 	bash test/lifecycle.sh >"$work/lifecycle.log" 2>&1
-	lifecycle_rc=$?
-	grep -v '^ok [0-9]' "$work/lifecycle.log"
-	p=$(grep -cE '^ok [0-9]+' "$work/lifecycle.log")
-	f=$(grep -cE '^not ok [0-9]+' "$work/lifecycle.log")
-	[ "$lifecycle_rc" != 0 ] && [ "$f" = 0 ] && f=1
-	record "lifecycle" "$p" "$f"
+	record_tap "lifecycle" "$work/lifecycle.log" $?
 fi
 
 if ! gh_server_up "$work"; then
@@ -133,12 +139,7 @@ if psql -X -q -v ON_ERROR_STOP=1 -d postgres \
 	psql -X -q -v ON_ERROR_STOP=1 -d $db \
 		-c "CREATE EXTENSION pgtap" -c "CREATE EXTENSION gpuhash" >>"$work/tapdb.log" 2>&1; then
 	pg_prove -v -d $db test/tap/*.sql >"$work/tap.log" 2>&1
-	tap_rc=$?
-	grep -v '^ok [0-9]' "$work/tap.log"
-	p=$(grep -cE '^ok [0-9]+' "$work/tap.log")
-	f=$(grep -cE '^not ok [0-9]+' "$work/tap.log")
-	[ "$tap_rc" != 0 ] && [ "$f" = 0 ] && f=1
-	record "pgTAP" "$p" "$f"
+	record_tap "pgTAP" "$work/tap.log" $?
 	psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $db" >/dev/null 2>&1
 else
 	cat "$work/tapdb.log"
@@ -169,13 +170,4 @@ gh_server_down
 echo "== soak (gpuhash.device = $device)"
 SOAK_SECONDS=${SOAK_SECONDS:-20} SOAK_CLIENTS=${SOAK_CLIENTS:-4} SOAK_ROWS=${SOAK_ROWS:-50000} \
 	GH_SOAK_NO_INSTALL=1 bash test/soak.sh >"$work/soak.log" 2>&1
-soak_rc=$?
-grep -v '^ok - ' "$work/soak.log"
-line=$(grep -E '^soak: [0-9]+ passed, [0-9]+ failed$' "$work/soak.log" | tail -1)
-if [ -n "$line" ]; then
-	read -r _ p _ f _ <<<"$line"
-	[ "$soak_rc" != 0 ] && [ "$f" = 0 ] && f=1
-	record "soak" "$p" "$f"
-else
-	record "soak" 0 1
-fi
+record_tap "soak" "$work/soak.log" $?

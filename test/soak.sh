@@ -40,8 +40,6 @@ clients=${SOAK_CLIENTS:-8}
 rows=${SOAK_ROWS:-400000}
 pgbin=$("${PG_CONFIG:-pg_config}" --bindir)
 work=$(mktemp -d /tmp/gpuhash-soak.XXXXXX)
-passed=0
-failed=0
 
 cleanup() {
 	jobs -p | xargs -r kill 2>/dev/null
@@ -49,20 +47,6 @@ cleanup() {
 	rm -rf "$work"
 }
 trap cleanup EXIT
-
-# check NAME COMMAND...: one line for whether COMMAND succeeds
-check() {
-	local name=$1
-	shift
-	if "$@"; then
-		echo "ok - $name"
-		passed=$((passed + 1))
-	else
-		echo "not ok - $name"
-		failed=$((failed + 1))
-	fi
-}
-same() { [ "$1" = "$2" ] || { echo "# expected '$2', got '$1'"; return 1; }; }
 
 if [ "${GH_SOAK_NO_INSTALL:-0}" != 1 ]; then
 	gh_install || exit 1
@@ -193,11 +177,11 @@ for b in mix timeout cancel; do
 done
 mix_tx=$(transactions mix)
 cancelled=$(sql -c "SELECT last_value FROM sk_cancelled")
-check "the clients ran transactions ($mix_tx in the mix, $(transactions timeout) with timeouts)" \
+gh_check "the clients ran transactions ($mix_tx in the mix, $(transactions timeout) with timeouts)" \
 	test "${mix_tx:-0}" -gt 0
-check "no transaction failed but by the intended cancels and timeouts" \
-	same "$(($(failures mix) + $(failures timeout) + $(failures cancel)))" 0
-check "cancels and statement timeouts happened ($cancelled)" test "$cancelled" -gt 1
+gh_check "no transaction failed but by the intended cancels and timeouts" \
+	gh_same "$(($(failures mix) + $(failures timeout) + $(failures cancel)))" 0
+gh_check "cancels and statement timeouts happened ($cancelled)" test "$cancelled" -gt 1
 
 # the service gives back what the queries held (frees are served after the queries end)
 for _ in $(seq 1 150); do
@@ -205,18 +189,18 @@ for _ in $(seq 1 150); do
 	sleep 0.2
 done
 sleep 1
-check "nothing left in the GPU service (gpuhash_service(): objects)" \
-	same "$(sql -c "SELECT coalesce(sum(objects), 0) FROM gpuhash_service()")" 0
-check "the service's device memory back to its starting level" same "$(start_state)" "$held_before"
+gh_check "nothing left in the GPU service (gpuhash_service(): objects)" \
+	gh_same "$(sql -c "SELECT coalesce(sum(objects), 0) FROM gpuhash_service()")" 0
+gh_check "the service's device memory back to its starting level" gh_same "$(start_state)" "$held_before"
 if [ "$device" = gpu ]; then
-	check "the GPUs' free memory back (within 64 MB of the start)" \
+	gh_check "the GPUs' free memory back (within 64 MB of the start)" \
 		test "$(sql -c "SELECT coalesce(sum(memory_free_mb), 0) FROM gpuhash_devices()")" -ge $((gpu_free_before - 64))
 fi
 echo "# gpuhash_stats: $(sql -F ' ' -c "SELECT 'joins=' || join_queries, 'group_bys=' || groupby_queries,
   'fused=' || fused_queries, 'pooled=' || pooled_queries, 'fallbacks=' || cpu_fallbacks,
   'errors=' || errors FROM gpuhash_stats WHERE datname = current_database()")"
-check "no engine error counted (gpuhash_stats)" \
-	same "$(sql -c "SELECT errors FROM gpuhash_stats WHERE datname = current_database()")" 0
+gh_check "no engine error counted (gpuhash_stats)" \
+	gh_same "$(sql -c "SELECT errors FROM gpuhash_stats WHERE datname = current_database()")" 0
 
 # a fixed query: PostgreSQL's rows, through the service and in the backend
 fixed="SELECT d.w, count(*), sum(f.v), min(f.id) FROM sk_fact f JOIN sk_dim d ON f.k = d.k GROUP BY 1"
@@ -227,9 +211,9 @@ digest() {
 right() {
 	local pg
 	pg=$(digest off on)
-	same "$(digest on on)" "$pg" && same "$(digest on off)" "$pg"
+	gh_same "$(digest on on)" "$pg" && gh_same "$(digest on off)" "$pg"
 }
-check "after the load a fixed query gives PostgreSQL's rows, through the service and in the backend" right
+gh_check "after the load a fixed query gives PostgreSQL's rows, through the service and in the backend" right
 
 # ---- part 2: crashes ----
 checksum() { sql -c "SELECT count(*) || ' ' || md5(string_agg(t, '' ORDER BY id)) FROM sk_check"; }
@@ -263,11 +247,11 @@ crash() {
 	return 0
 }
 for kind in backend "service worker"; do
-	check "a $kind killed with SIGKILL mid-query: the server recovers, the GPU service comes back" crash "$kind"
-	check "... the logged table is intact" same "$(checksum)" "$before"
-	check "... and the next queries are right" right
+	gh_check "a $kind killed with SIGKILL mid-query: the server recovers, the GPU service comes back" crash "$kind"
+	gh_check "... the logged table is intact" gh_same "$(checksum)" "$before"
+	gh_check "... and the next queries are right" right
 done
 
 echo "soak: clients=$clients (+3) seconds=$seconds transactions=$mix_tx+$(transactions timeout) cancelled=$cancelled device=$device"
-echo "soak: $passed passed, $failed failed"
-[ "$failed" = 0 ]
+echo "soak: $((GH_CHECKS - GH_CHECKS_FAILED)) passed, $GH_CHECKS_FAILED failed"
+[ "$GH_CHECKS_FAILED" = 0 ]

@@ -34,21 +34,11 @@ SELECT plan(43);
 SET LOCAL max_parallel_workers_per_gather = 0;
 -- chunks of 2000 outer rows, a fetch of 2000 pairs: several chunks and runs
 SET LOCAL gpuhash.chunk_rows = 2000;
+\ir lib/helpers.sql
 
 -- is a GPU service worker running?
 CREATE FUNCTION pg_temp.fb_service_up() RETURNS boolean
 LANGUAGE sql AS $$ SELECT EXISTS (SELECT 1 FROM gpuhash_service() WHERE pid IS NOT NULL) $$;
-
--- wait (up to 10 s) until the service holds nothing and runs nothing
-CREATE FUNCTION pg_temp.fb_settle() RETURNS void
-LANGUAGE plpgsql AS $$
-BEGIN
-  FOR i IN 1..1000 LOOP
-    EXIT WHEN (SELECT coalesce(sum(objects), 0) = 0 AND count(operation) = 0
-               FROM gpuhash_service());
-    PERFORM pg_sleep(0.01);
-  END LOOP;
-END $$;
 
 -- q's rows: their number and a digest; or the error it raised
 CREATE FUNCTION pg_temp.fb_digest(q text) RETURNS text
@@ -61,19 +51,6 @@ BEGIN
   RETURN r;
 EXCEPTION WHEN OTHERS THEN
   RETURN 'error ' || SQLSTATE || ': ' || SQLERRM;
-END $$;
-
--- EXPLAIN ANALYZE of q, as text
-CREATE FUNCTION pg_temp.fb_explain(q text) RETURNS text
-LANGUAGE plpgsql AS $$
-DECLARE
-  p text := '';
-  line text;
-BEGIN
-  FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS ON, TIMING OFF, SUMMARY OFF) ' || q LOOP
-    p := p || line || E'\n';
-  END LOOP;
-  RETURN p;
 END $$;
 
 -- gpuhash forced on, in the backend's own engine or through the GPU service
@@ -125,7 +102,7 @@ BEGIN
       fell_back := pg_temp.fb_fallbacks() > before;
     ELSE
       BEGIN
-        fell_back := pg_temp.fb_explain(q) ~ 'CPU Fallback';
+        fell_back := pg_temp.plan_text(q, true) ~ 'CPU Fallback';
       EXCEPTION WHEN OTHERS THEN
         fell_back := true;
       END;
@@ -143,7 +120,7 @@ BEGIN
     END IF;
   END LOOP;
   PERFORM set_config('gpuhash.debug_fail_after', '-1', true);
-  PERFORM pg_temp.fb_settle();
+  PERFORM pg_temp.service_settle();
 END $$;
 
 -- two tests: PostgreSQL's rows at every failure point, and the first one fell back
@@ -206,7 +183,7 @@ BEGIN
     'SELECT d.w, count(*), sum(f.v) FROM fb_fact f JOIN fb_dim d ON f.k = d.k GROUP BY 1', 'service');
   RETURN QUERY SELECT * FROM pg_temp.fb_same('parallel join rows',
     'SELECT f.id, d.id FROM fb_fact f JOIN fb_dim d ON f.k = d.k', 'service');
-  RETURN QUERY SELECT ok(pg_temp.fb_explain('SELECT k % 100, count(*), sum(v), max(c) FROM fb_fact GROUP BY 1')
+  RETURN QUERY SELECT ok(pg_temp.plan_text('SELECT k % 100, count(*), sum(v), max(c) FROM fb_fact GROUP BY 1', true)
                          ~ 'Pool: its groups taken from the GPU service',
                          'the pooled group by under test is pooled');
   PERFORM set_config('max_parallel_workers_per_gather', '0', true);
@@ -217,7 +194,7 @@ SELECT * FROM pg_temp.fb_parallel_tests();
 -- EXPLAIN ANALYZE says that a node fell back, and why
 SELECT pg_temp.fb_mode('backend');
 SET LOCAL gpuhash.debug_fail_after = 0;
-SELECT matches(pg_temp.fb_explain('SELECT k % 100, count(*) FROM fb_fact GROUP BY 1'),
+SELECT matches(pg_temp.plan_text('SELECT k % 100, count(*) FROM fb_fact GROUP BY 1', true),
                'CPU Fallback: out of device memory: [^\n]*injected failure',
                'EXPLAIN ANALYZE shows the fallback and why');
 SET LOCAL gpuhash.debug_fail_after = -1;
@@ -234,7 +211,7 @@ SET LOCAL gpuhash.debug_fail_after = -1;
 SET LOCAL gpuhash.cpu_fallback = on;
 
 -- nothing is left behind in the service
-SELECT pg_temp.fb_settle();
+SELECT pg_temp.service_settle();
 SELECT is((SELECT coalesce(sum(objects), 0) || ' objects, ' || coalesce(sum(device_bytes), 0) || ' bytes'
            FROM gpuhash_service()), '0 objects, 0 bytes',
           'after the fallbacks the GPU service holds no table, join or pool, and no device memory');

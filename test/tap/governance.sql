@@ -17,6 +17,7 @@ RESET client_min_messages;
 
 BEGIN;
 SELECT plan(17);
+\ir lib/helpers.sql
 
 -- ---- privileges ----
 CREATE ROLE gv_user;
@@ -49,22 +50,11 @@ RESET ROLE;
 SET LOCAL gpuhash.force = on;
 SET LOCAL gpuhash.service = off;
 SET LOCAL max_parallel_workers_per_gather = 0;
-CREATE FUNCTION pg_temp.gv_explain(q text) RETURNS text
-LANGUAGE plpgsql AS $$
-DECLARE
-  p text := '';
-  line text;
-BEGIN
-  FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS ON, TIMING OFF, SUMMARY OFF) ' || q LOOP
-    p := p || line || E'\n';
-  END LOOP;
-  RETURN p;
-END $$;
-SELECT matches(pg_temp.gv_explain('SELECT count(*) FROM gv_fact f JOIN gv_big b ON f.k = b.k'),
+SELECT matches(pg_temp.plan_text('SELECT count(*) FROM gv_fact f JOIN gv_big b ON f.k = b.k', true),
                'Partitions: 1\n', 'without a cap, the join''s table is built in one partition');
 SET LOCAL gpuhash.max_memory = 1;
 SET LOCAL gpuhash.memory_limit = '1GB';
-SELECT matches(pg_temp.gv_explain('SELECT count(*) FROM gv_fact f JOIN gv_big b ON f.k = b.k'),
+SELECT matches(pg_temp.plan_text('SELECT count(*) FROM gv_fact f JOIN gv_big b ON f.k = b.k', true),
                'Partitions: ([2-9]|\d\d+)\n', 'gpuhash.max_memory = 1MB caps gpuhash.memory_limit = 1GB: partitions');
 SET LOCAL gpuhash.max_memory = 0;
 SET LOCAL gpuhash.memory_limit = 0;
@@ -104,7 +94,7 @@ BEGIN
   SET LOCAL gpuhash.debug_device_memory = 4;
   SET LOCAL gpuhash.memory_limit = 4;
   SET LOCAL gpuhash.memory_wait = 200;
-  p := pg_temp.gv_explain(q);
+  p := pg_temp.plan_text(q, true);
   RETURN NEXT matches(p, 'CPU Fallback: out of device memory: no room on the device within gpuhash.memory_wait',
                       'no room within gpuhash.memory_wait: the operation falls back on the CPU');
   RETURN NEXT is((SELECT string_agg(x::text, '|' ORDER BY x::text) FROM (SELECT k % 10, count(*), sum(v) FROM gv_fact GROUP BY 1) x),
@@ -130,7 +120,7 @@ BEGIN
   -- then runs on the device
   PERFORM dblink_send_query(conn, 'SELECT pg_sleep(1); CLOSE c; COMMIT');
   t0 := clock_timestamp();
-  p := pg_temp.gv_explain(q);
+  p := pg_temp.plan_text(q, true);
   RETURN NEXT ok(p !~ 'CPU Fallback' AND clock_timestamp() - t0 > interval '0.5 s',
                  'an operation waits for room another session frees, then runs on the device');
   PERFORM * FROM dblink_get_result(conn, false) AS t(x text);
@@ -138,7 +128,7 @@ BEGIN
   -- alone, an operation never waits, even for more than the device has
   SET LOCAL gpuhash.memory_limit = 16;
   SET LOCAL gpuhash.memory_wait = 0;
-  RETURN NEXT ok(pg_temp.gv_explain(q) !~ 'CPU Fallback',
+  RETURN NEXT ok(pg_temp.plan_text(q, true) !~ 'CPU Fallback',
                  'an operation alone on the device does not wait, whatever it may take');
 END $$;
 SELECT * FROM pg_temp.gv_wait_tests();

@@ -33,6 +33,7 @@ RESET client_min_messages;
 BEGIN;
 SELECT plan(21);
 SET LOCAL max_parallel_workers_per_gather = 0;
+\ir lib/helpers.sql
 CREATE EXTENSION IF NOT EXISTS citext;
 CREATE TEMP TABLE gk_text AS
   SELECT i AS id, (CASE i % 3 WHEN 0 THEN 'Abc' WHEN 1 THEN 'ABC' ELSE 'abc' END)::citext AS t
@@ -55,20 +56,6 @@ BEGIN
   RETURN r;
 END $$;
 
-CREATE FUNCTION pg_temp.gk_plan(q text) RETURNS text
-LANGUAGE plpgsql AS $$
-DECLARE
-  p text := '';
-  line text;
-BEGIN
-  PERFORM set_config('gpuhash.enabled', 'on', true);
-  PERFORM set_config('gpuhash.force', 'on', true);
-  FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
-    p := p || line || E'\n';
-  END LOOP;
-  RETURN p;
-END $$;
-
 -- two tests: the backend's and the service's rows are PostgreSQL's
 CREATE FUNCTION pg_temp.gk_same(name text, q text) RETURNS SETOF text
 LANGUAGE plpgsql AS $$
@@ -79,7 +66,8 @@ BEGIN
   RETURN NEXT is(pg_temp.gk_rows(q, 'service'), pg, name || ': the same through the GPU service');
 END $$;
 
-SELECT ok(pg_temp.gk_plan('SELECT f, count(*) FROM gk_float GROUP BY f') ~ 'GpuHashAgg',
+SET LOCAL gpuhash.force = on;
+SELECT ok(pg_temp.plan_text('SELECT f, count(*) FROM gk_float GROUP BY f') ~ 'GpuHashAgg',
           'the GROUP BYs under test are GpuHashAggs');
 SELECT is(pg_temp.gk_rows('SELECT f, g, count(*) FROM gk_float WHERE id > 3000 GROUP BY f, g', 'backend'),
           E'(-0,7,2)\n(-0,8,2)', 'a group of -0 rows shows -0, and one whose first row is -0 too');
