@@ -90,7 +90,9 @@ BEGIN
   PERFORM dblink_exec(conn, 'BEGIN');
   PERFORM dblink_exec(conn, 'DECLARE c CURSOR FOR SELECT f.id, b.w FROM gv_fact f JOIN gv_big b ON f.k = b.k');
   PERFORM * FROM dblink(conn, 'FETCH 1 FROM c') AS t(id int, w int);
-  -- this session's operations may take 4 MB each: 1 + 4 > 4
+  -- this session's operations may take 4 MB each: 1 + 4 > 4 (on the CPU
+  -- backend, whatever the suite runs on: the other session's reservation is there)
+  SET LOCAL gpuhash.device = cpu;
   SET LOCAL gpuhash.debug_device_memory = 4;
   SET LOCAL gpuhash.memory_limit = 4;
   SET LOCAL gpuhash.memory_wait = 200;
