@@ -65,7 +65,7 @@ test/engine/engine_test: $(ENGINE_TEST_SRCS) $(ENGINE_OBJS) $(wildcard test/engi
 test/bench_devices: test/bench_devices.c $(ENGINE_OBJS) cuda/engine.h
 	$(CC) -std=gnu11 -O2 -g -Wall -Icuda -I$(CUDA_HOME)/include -o $@ $< $(ENGINE_OBJS) $(CUDA_LIBS) -lm
 
-.PHONY: engine-test test demo bench bench-devices
+.PHONY: engine-test test demo bench bench-devices soak
 bench-devices: test/bench_devices
 	test/bench_devices
 # GH_TEST_BACKENDS: cpu, cuda or "cpu cuda" (default: cpu, plus cuda where a GPU is present)
@@ -78,6 +78,11 @@ test: all
 
 demo: all
 	bash test/demo.sh
+
+# gpuhash under load and through crashes, on a throwaway server (test/soak.sh:
+# SOAK_SECONDS, SOAK_CLIENTS, SOAK_ROWS, GPUHASH_DEVICE)
+soak: all
+	bash test/soak.sh
 
 bench: all
 	bash test/bench.sh

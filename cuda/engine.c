@@ -159,6 +159,8 @@ gh_open(const gh_options *opt, gh_engine **out, char *errbuf, size_t errlen)
 	}
 	else if (e->opt.memory_limit == 0)
 		e->opt.memory_limit = CPU_DEFAULT_MEMORY_LIMIT;
+	if (e->opt.memory_cap != 0 && e->opt.memory_limit > e->opt.memory_cap)
+		e->opt.memory_limit = e->opt.memory_cap;
 
 	st = e->ops->open(e);
 	if (st != GH_OK)
@@ -200,6 +202,22 @@ int
 gh_engine_ndevices(const gh_engine *e)
 {
 	return e->opt.ndevices;
+}
+
+int
+gh_engine_devices(const gh_engine *e, int *ids, int max)
+{
+	int			n = 0;
+
+	for (int d = 0; d < e->opt.ndevices && n < max; d++)
+		ids[n++] = gh_device_id(e, d);
+	return n;
+}
+
+size_t
+gh_engine_memory_limit(const gh_engine *e)
+{
+	return e->opt.memory_limit;
 }
 
 size_t

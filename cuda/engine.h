@@ -87,6 +87,11 @@ typedef struct gh_options
 	 * partitions.
 	 */
 	size_t		memory_limit;
+	/*
+	 * Upper bound on memory_limit, given or resolved from 0 (0: none): a
+	 * server's cap on what any session may ask for.
+	 */
+	size_t		memory_cap;
 	/* BCHT load factor in (0, 0.99]; 0 means GH_BCHT_DEFAULT_LOAD (0.9). */
 	double		bcht_load_factor;
 	/* Polled between chunks and partitions; true cancels (GH_ERR_CANCELLED). */
@@ -119,6 +124,10 @@ extern const char *gh_status_name(gh_status s);
 extern gh_backend gh_engine_backend(const gh_engine *e);
 /* Number of devices in use (simulated ones for the CPU backend). */
 extern int	gh_engine_ndevices(const gh_engine *e);
+/* Their ids, as gh_table_devices gives them (at most max written); how many. */
+extern int	gh_engine_devices(const gh_engine *e, int *ids, int max);
+/* The memory limit the engine works with, per device (resolved and capped). */
+extern size_t gh_engine_memory_limit(const gh_engine *e);
 /* Bytes of device memory the engine holds now (all devices), and at most. */
 extern size_t gh_engine_device_bytes(const gh_engine *e);
 extern size_t gh_engine_peak_device_bytes(const gh_engine *e);
@@ -613,6 +622,15 @@ extern bool gh_darray_on_device(const gh_darray *a);
 extern bool gh_darray_pin(gh_darray *a);
 extern void gh_darray_unpin(gh_darray *a);
 extern void gh_darray_free(gh_darray *a);
+/*
+ * For a caller that goes on without the device (its CPU fallback): move an
+ * array to host memory, its bytes copied back (it stays there: later
+ * appends go to host memory too); fails where the device cannot give the
+ * bytes back (a device fault that lost them).  And forget the bytes past
+ * bytes (an append that failed part way), which never touches the device.
+ */
+extern gh_status gh_darray_to_host(gh_darray *a);
+extern void gh_darray_truncate(gh_darray *a, size_t bytes);
 
 /* ---- the star pipeline: heap pages through a program, joined, aggregated ---- */
 

@@ -11,6 +11,7 @@
  *		gh_darray_append_engine			appends from the engine's memory (engine_internal.h)
  *		gh_darray_data, gh_darray_bytes, gh_darray_on_device
  *		gh_darray_pin, gh_darray_unpin	host arrays, pinned for one copy
+ *		gh_darray_to_host, gh_darray_truncate	the caller's CPU fallback
  *		gh_darrays_close				what gh_close leaves
  *		gh_debug_darray_budget			tests: more (or less) on the device
  *		gh_host_inputs_make, gh_host_inputs_free	(engine_internal.h)
@@ -206,6 +207,8 @@ append(gh_darray *a, const void *src, size_t bytes, bool engine_src)
 			a->cap = cap;
 		}
 	}
+	if (a->device && gh_injected_failure(e, 0))
+		return e->inject_status;
 	if (a->device)
 		GH_TRY_STATUS(e->ops->darray_copy(e, a->p + a->bytes, src, bytes));
 	else if (src != NULL && engine_src)
@@ -221,6 +224,22 @@ append(gh_darray *a, const void *src, size_t bytes, bool engine_src)
 		memset(a->p + a->bytes, 0, bytes);
 	a->bytes = need;
 	return GH_OK;
+}
+
+gh_status
+gh_darray_to_host(gh_darray *a)
+{
+	if (a == NULL)
+		return GH_ERR_INVALID;
+	gh_darray_unpin(a);
+	return to_host(a);
+}
+
+void
+gh_darray_truncate(gh_darray *a, size_t bytes)
+{
+	if (a != NULL && bytes < a->bytes)
+		a->bytes = bytes;
 }
 
 gh_status

@@ -88,7 +88,11 @@ gh_pages_read(gh_engine *e, const gh_pagespec *spec, const gh_pageenc *enc,
 		free(b);
 		return e->status;
 	}
-	st = npages > 0 ? e->ops->pages_read(e, base, pages, b) : GH_OK;
+	st = GH_OK;
+	if (npages > 0 && gh_injected_failure(e, 0))
+		st = e->inject_status;
+	else if (npages > 0)
+		st = e->ops->pages_read(e, base, pages, b);
 	if (st != GH_OK)
 	{
 		gh_pagebatch_free(b);
@@ -123,6 +127,8 @@ gh_pagebatch_keep(gh_pagebatch *b, const uint8_t *drop, uint64_t counts[256])
 					   b->kept ? "kept already" : "missing argument");
 	b->kept = true;
 	memset(b->count, 0, sizeof(b->count));
+	if (b->npages > 0 && gh_injected_failure(e, 0))
+		return e->inject_status;
 	if (b->npages > 0)
 		GH_TRY_STATUS(e->ops->pages_keep(b, drop));
 	memcpy(counts, b->count, sizeof(b->count));
@@ -164,6 +170,8 @@ gh_pagebatch_append(gh_pagebatch *b, int pattern, gh_darray *keys, gh_darray *co
 	n = b->count[pattern];
 	if (n == 0)
 		return GH_OK;
+	if (gh_injected_failure(e, 0))
+		return e->inject_status;
 	/* a column with NULLs must keep them: look at this pattern's rows */
 	for (int v = 0; v < nvals; v++)
 		if ((nulls == NULL || nulls[v] == NULL) && b->has_nulls[v])

@@ -89,6 +89,8 @@ gh_extract_pages(gh_engine *e, const gh_pagespec *spec, const void *base,
 	if (npages == 0)
 		return GH_OK;
 	CHECK_INTERRUPT(e);
+	if (gh_injected_failure(e, 0))
+		return e->inject_status;
 	return e->ops->extract_pages(e, spec, base, pages, npages, out);
 }
 

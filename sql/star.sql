@@ -147,7 +147,8 @@ DECLARE line text;
 BEGIN
   FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
     IF line ~ '(Rows Kept|Groups|Group Key Form|Dimensions|GpuStarAgg)' THEN
-      RETURN NEXT btrim(line);
+      -- (PostgreSQL 18 shows rows per loop with two decimals)
+      RETURN NEXT regexp_replace(btrim(line), 'rows=([0-9]+)\.00 ', 'rows=\1 ', 'g');
     END IF;
   END LOOP;
 END $$;

@@ -20,6 +20,8 @@
  */
 #include "postgres.h"
 
+#include <math.h>
+
 #include "access/parallel.h"
 #include "catalog/pg_type.h"
 #include "commands/explain.h"
@@ -32,6 +34,7 @@
 #include "portability/instr_time.h"
 #include "utils/builtins.h"
 #include "utils/fmgrprotos.h"
+#include "utils/hsearch.h"
 #include "utils/memutils.h"
 #include "utils/numeric.h"
 #include "utils/ruleutils.h"
@@ -168,6 +171,7 @@ BeginGpuHashAgg(CustomScanState *node, EState *estate, int eflags)
 	s->key_attno = palloc(sizeof(int) * s->nkeys);
 	s->key_shift = palloc(sizeof(int) * s->nkeys);
 	s->key_mask = palloc(sizeof(uint64) * s->nkeys);
+	s->key_float = palloc0(sizeof(bool) * Max(s->nkeys, 1));
 	i = 0;
 	foreach(lc, group_exprs)
 	{
@@ -189,6 +193,8 @@ BeginGpuHashAgg(CustomScanState *node, EState *estate, int eflags)
 			continue;
 		}
 		bits = gpuhash_key_bits(s->keytypes[i]);
+		s->key_float[i] = (s->keytypes[i] == FLOAT4OID || s->keytypes[i] == FLOAT8OID) &&
+			s->fused_kind < 0;
 		s->key_shift[i] = shift;
 		s->key_mask[i] = bits >= 64 ? ~UINT64CONST(0) : (UINT64CONST(1) << bits) - 1;
 		shift += bits;
@@ -364,7 +370,8 @@ BeginGpuHashAgg(CustomScanState *node, EState *estate, int eflags)
 	else if (ncpu > 0)
 		elog(ERROR, "gpuhash: CPU aggregates without a dictionary");
 	if (!(eflags & EXEC_FLAG_EXPLAIN_ONLY))
-		gpuhash_ops_init(&s->eng, s->node_cxt);
+		gpuhash_ops_init(&s->eng, s->node_cxt,
+						 s->fused_kind >= 0 ? GHST_FUSED_QUERIES : GHST_GROUPBY_QUERIES);
 	s->pool_child = gpuhash_debug_pool_relay ? NULL : pool_child_of(s);
 	if (s->pool_child)
 		s->pool_child->final_takes_pool = true;
@@ -541,7 +548,7 @@ gha_collect_row(GpuHashAggState *s, ExprContext *econtext, int side)
 		else if (isnull)
 			pattern |= (uint8) (1 << i);
 		else
-			key |= gha_key_bits(s, i, d);
+			key |= gha_row_key_bits(s, i, d, r);
 		i++;
 	}
 	if (s->dict && (side < 0 || s->dict_side == side))
@@ -597,6 +604,155 @@ gha_collect_row(GpuHashAggState *s, ExprContext *econtext, int side)
 		gha_store_agg_value(s, a, c, r, d, isnull);
 	}
 	s->nrows++;
+}
+
+/* ---- float grouping columns' -0 ---- */
+
+/* gha_row_key_bits: row's column k packed as 0; note it if it is -0 */
+void
+gha_note_negzero(GpuHashAggState *s, int k, Datum d, int64 row)
+{
+	bool		neg = s->keytypes[k] == FLOAT4OID ? signbit(DatumGetFloat4(d)) :
+		signbit(DatumGetFloat8(d));
+	MemoryContext old;
+
+	if (!neg)
+		return;
+	if (s->nnegzero > 0 && s->negzero_row[s->nnegzero - 1] == row)
+	{
+		s->negzero_cols[s->nnegzero - 1] |= (uint8) (1 << k);
+		return;
+	}
+	if (s->nnegzero == s->negzero_cap)
+	{
+		old = MemoryContextSwitchTo(s->data_cxt);
+		s->negzero_cap = s->negzero_cap ? 2 * s->negzero_cap : 64;
+		s->negzero_row = s->negzero_row ?
+			repalloc_huge(s->negzero_row, sizeof(int64) * s->negzero_cap) :
+			palloc(sizeof(int64) * s->negzero_cap);
+		s->negzero_cols = s->negzero_cols ?
+			repalloc_huge(s->negzero_cols, s->negzero_cap) : palloc(s->negzero_cap);
+		MemoryContextSwitchTo(old);
+	}
+	s->negzero_row[s->nnegzero] = row;
+	s->negzero_cols[s->nnegzero] = (uint8) (1 << k);
+	s->nnegzero++;
+}
+
+/* a group: its packed key and NULL pattern */
+typedef struct NegZeroGroup
+{
+	uint64		key;
+	uint8		pattern;
+} NegZeroGroup;
+
+typedef struct NegZeroEntry
+{
+	NegZeroGroup group;			/* the hash key */
+	int64		first_negzero;	/* its first row with a -0 */
+	uint8		cols;			/* that row's -0 columns; 0 once an earlier row is found */
+} NegZeroEntry;
+
+static int
+cmp_shown(const void *a, const void *b)
+{
+	const NegZeroEntry *x = *(NegZeroEntry *const *) a;
+	const NegZeroEntry *y = *(NegZeroEntry *const *) b;
+
+	if (x->group.key != y->group.key)
+		return x->group.key < y->group.key ? -1 : 1;
+	return (int) x->group.pattern - (int) y->group.pattern;
+}
+
+/*
+ * With every row collected (none sent to a pool): the groups whose first
+ * row has a -0, from the rows noted.  A group's first row is its first -0
+ * row unless an earlier row of the group (with +0) comes before it.
+ */
+static void
+find_negzero_groups(GpuHashAggState *s)
+{
+	HASHCTL		info;
+	HTAB	   *h;
+	int64		last;
+	NegZeroEntry *e;
+	NegZeroEntry **shown;
+	HASH_SEQ_STATUS seq;
+	bool		found;
+
+	s->nshow = 0;
+	if (s->nnegzero == 0 || s->pool_used || s->input_pooled)
+		return;
+	memset(&info, 0, sizeof(info));
+	info.keysize = sizeof(NegZeroGroup);
+	info.entrysize = sizeof(NegZeroEntry);
+	info.hcxt = CurrentMemoryContext;
+	h = hash_create("gpuhash -0 groups", 64, &info, HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	for (int64 i = 0; i < s->nnegzero; i++)
+	{
+		NegZeroGroup g;
+
+		memset(&g, 0, sizeof(g));
+		g.key = s->keys[s->negzero_row[i]];
+		g.pattern = s->patterns[s->negzero_row[i]];
+		e = hash_search(h, &g, HASH_ENTER, &found);
+		if (!found)
+		{
+			e->first_negzero = s->negzero_row[i];
+			e->cols = s->negzero_cols[i];
+		}
+	}
+	last = s->negzero_row[s->nnegzero - 1];
+	for (int64 r = 0; r < last; r++)
+	{
+		NegZeroGroup g;
+
+		memset(&g, 0, sizeof(g));
+		g.key = s->keys[r];
+		g.pattern = s->patterns[r];
+		e = hash_search(h, &g, HASH_FIND, NULL);
+		if (e != NULL && r < e->first_negzero)
+			e->cols = 0;
+		if ((r & 0xffff) == 0)
+			CHECK_FOR_INTERRUPTS();
+	}
+	shown = palloc(sizeof(NegZeroEntry *) * hash_get_num_entries(h));
+	hash_seq_init(&seq, h);
+	while ((e = hash_seq_search(&seq)) != NULL)
+		if (e->cols != 0)
+			shown[s->nshow++] = e;
+	qsort(shown, s->nshow, sizeof(NegZeroEntry *), cmp_shown);
+	s->show_key = MemoryContextAlloc(s->node_cxt, sizeof(uint64) * Max(s->nshow, 1));
+	s->show_pattern = MemoryContextAlloc(s->node_cxt, Max(s->nshow, 1));
+	s->show_cols = MemoryContextAlloc(s->node_cxt, Max(s->nshow, 1));
+	for (int i = 0; i < s->nshow; i++)
+	{
+		s->show_key[i] = shown[i]->group.key;
+		s->show_pattern[i] = shown[i]->group.pattern;
+		s->show_cols[i] = shown[i]->cols;
+	}
+	hash_destroy(h);
+}
+
+/* the columns of group (key, pattern) that show -0: 0 for most */
+static uint8
+negzero_cols_of(const GpuHashAggState *s, uint64 key, uint8 pattern)
+{
+	int			lo = 0,
+				hi = s->nshow - 1;
+
+	while (lo <= hi)
+	{
+		int			mid = (lo + hi) / 2;
+
+		if (s->show_key[mid] == key && s->show_pattern[mid] == pattern)
+			return s->show_cols[mid];
+		if (s->show_key[mid] < key || (s->show_key[mid] == key && s->show_pattern[mid] < pattern))
+			lo = mid + 1;
+		else
+			hi = mid - 1;
+	}
+	return 0;
 }
 
 /* Keep the engine's result just made (in results[nresults]) and its statistics. */
@@ -848,6 +1004,7 @@ aggregate_input(GpuHashAggState *s)
 		}
 		if (pages)
 			gpuhash_page_scan_end(pages, &s->page_stats);
+		find_negzero_groups(s);
 		for (int p = 0; p < GHA_MAX_PATTERNS; p++)
 			if (counts[p] > 0)
 				aggregate_pattern(s, (uint8) p, counts[p]);
@@ -865,6 +1022,9 @@ aggregate_input(GpuHashAggState *s)
 	s->keys = NULL;
 	s->jkeys = NULL;
 	s->cap = s->nrows = 0;
+	s->negzero_row = NULL;
+	s->negzero_cols = NULL;
+	s->nnegzero = s->negzero_cap = 0;
 	s->aggregated = true;
 }
 
@@ -1049,6 +1209,15 @@ own_group(GpuHashAggState *s, const gh_groups *g, size_t gi, uint8 pattern,
 		scan->tts_values[at] = group_key(s, g, gi, i);
 		scan->tts_isnull[at] = false;
 	}
+	if (s->nshow > 0)
+	{
+		uint8		neg = negzero_cols_of(s, g->keys[gi], pattern);
+
+		for (int i = 0; neg != 0 && i < s->nkeys; i++)
+			if (neg & (1 << i))
+				scan->tts_values[s->key_attno[i] - 1] = s->keytypes[i] == FLOAT4OID ?
+					Float4GetDatum(-0.0f) : Float8GetDatum(-0.0);
+	}
 	for (int o = 0; o < s->nout; o++)
 	{
 		int			at = s->out_attno[o] - 1;
@@ -1174,6 +1343,10 @@ ReScanGpuHashAgg(CustomScanState *node)
 	MemoryContextReset(s->data_cxt);
 	s->keys = NULL;
 	s->cap = s->nrows = 0;
+	s->negzero_row = NULL;
+	s->negzero_cols = NULL;
+	s->nnegzero = s->negzero_cap = 0;
+	s->nshow = 0;
 	s->aggregated = false;
 	s->stat_groups = 0;
 	s->stat_pairs = 0;
@@ -1284,6 +1457,7 @@ ExplainGpuHashAgg(CustomScanState *node, List *ancestors, ExplainState *es)
 				ExplainPropertyText("Devices Used", gpuhash_devices_text(s->stat_devices), es);
 			gpuhash_page_stats_explain(&s->page_stats, es);
 		}
+		gpuhash_ops_explain(&s->eng, es);
 	}
 }
 

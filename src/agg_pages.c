@@ -283,8 +283,9 @@ gha_collect_pages(GpuHashAggState *s, GhPageScan *ps, int side, int64 *counts)
 				if (rows->nulls[o][r])
 					pattern |= (uint8) (1 << pp.key[i]);
 				else
-					key |= gha_key_bits(s, pp.key[i],
-										gpuhash_page_mod(&pp.key_mod[i], (Datum) rows->values[o][r]));
+					key |= gha_row_key_bits(s, pp.key[i],
+											gpuhash_page_mod(&pp.key_mod[i], (Datum) rows->values[o][r]),
+											n);
 			}
 			if (side >= 0 && pattern != 0)
 			{

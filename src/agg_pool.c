@@ -109,15 +109,13 @@ poolable(GpuHashAggState *s)
 static void
 pool_init(GpuHashAggState *s, GhaPoolShared *p)
 {
-	p->pooled = poolable(s);
-	p->final_takes = p->pooled && s->final_takes_pool;
 	p->pool.worker = -1;
 	p->pool.id = 0;
+	/* where the service cannot make one, the processes aggregate apart */
+	p->pooled = poolable(s) && gpuhash_op_pool_create(&s->eng, s->fused_kind, &p->pool);
+	p->final_takes = p->pooled && s->final_takes_pool;
 	if (p->pooled)
-	{
-		gpuhash_op_pool_create(&s->eng, s->fused_kind, &p->pool);
 		pool_owner_set(s, &p->pool);
-	}
 	BarrierInit(&p->barrier, 0);
 }
 

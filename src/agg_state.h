@@ -40,6 +40,7 @@ typedef struct GpuHashAggState
 	int		   *key_attno;		/* scan tuple column of each grouping column */
 	int		   *key_shift;
 	uint64	   *key_mask;
+	bool	   *key_float;		/* a packed float4/float8 column (not fused): -0 noted */
 	GhaDict    *dict;			/* NULL when every column is packed */
 	int			dict_shift;		/* where the dictionary id sits in the key */
 	Datum	   *dict_values;	/* one row's dictionary columns */
@@ -82,6 +83,21 @@ typedef struct GpuHashAggState
 	uint8	   *patterns;
 	void	  **values;			/* per engine column, 8 bytes per row */
 	uint8	  **nulls;
+
+	/*
+	 * Float grouping columns whose value is -0 (packed as 0): the rows and
+	 * their columns, in row order (data_cxt); and the groups whose first row
+	 * is one of them, which show -0 as PostgreSQL shows the first row's
+	 * value (node_cxt; sorted by key and pattern).  Almost always empty.
+	 */
+	int64		nnegzero;
+	int64		negzero_cap;
+	int64	   *negzero_row;
+	uint8	   *negzero_cols;	/* bit k: grouping column k is -0 */
+	int			nshow;
+	uint64	   *show_key;
+	uint8	   *show_pattern;
+	uint8	   *show_cols;
 
 	/* results */
 	int			nresults;
@@ -181,6 +197,22 @@ static inline uint64
 gha_key_bits(const GpuHashAggState *s, int k, Datum d)
 {
 	return (gpuhash_pack_key(s->keytypes[k], d) & s->key_mask[k]) << s->key_shift[k];
+}
+
+extern void gha_note_negzero(GpuHashAggState *s, int k, Datum d, int64 row);
+
+/*
+ * The same for collected row row: a float -0, packed as 0 as +0 is, is
+ * noted, for the group to show it if it is the group's first row.
+ */
+static inline uint64
+gha_row_key_bits(GpuHashAggState *s, int k, Datum d, int64 row)
+{
+	uint64		bits = gpuhash_pack_key(s->keytypes[k], d);
+
+	if (unlikely(bits == 0) && s->key_float[k])
+		gha_note_negzero(s, k, d, row);
+	return (bits & s->key_mask[k]) << s->key_shift[k];
 }
 
 /*

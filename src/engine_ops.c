@@ -15,6 +15,7 @@
 #include "postgres.h"
 
 #include "access/xact.h"
+#include "commands/explain.h"
 #include "utils/memutils.h"
 
 #include "engine_ops.h"
@@ -35,28 +36,129 @@ typedef struct GhOpAppend
 	dsm_segment *seg;
 } GhOpAppend;
 
-void
-gpuhash_ops_init(GhOps *ops, MemoryContext cxt)
+/*
+ * The node's figures into the statistics (stats.c), when its memory goes:
+ * at the end of the plan, or of a query that failed.
+ */
+static void
+report_stats(void *arg)
 {
+	GhOps	   *ops = (GhOps *) arg;
+
+	if (!ops->used_service && !ops->used_backend && ops->fallback_reason == NULL)
+		return;
+	if (ops->stat_kind >= 0)
+		gpuhash_stats_query((GhStat) ops->stat_kind);
+	if (ops->stat_pooled)
+		gpuhash_stats_query(GHST_POOLED_QUERIES);
+	gpuhash_stats_add(GHST_ROWS, ops->stat_rows);
+	gpuhash_stats_add(GHST_PAGES, ops->stat_pages);
+	gpuhash_stats_add(GHST_GPU_TIME_US, (uint64) (ops->stat_device_ms * 1000.0));
+}
+
+void
+gpuhash_ops_init(GhOps *ops, MemoryContext cxt, int kind)
+{
+	MemoryContextCallback *cb = MemoryContextAlloc(cxt, sizeof(MemoryContextCallback));
+
 	memset(ops, 0, sizeof(*ops));
 	ops->cxt = cxt;
 	ops->service = gpuhash_service_ready();
+	ops->stat_kind = kind;
+	cb->func = report_stats;
+	cb->arg = ops;
+	MemoryContextRegisterResetCallback(cxt, cb);
 }
 
+/*
+ * The backend's device engine, with room on its devices for an operation
+ * (device_gate.c); NULL if ops falls back instead (it cannot be opened, or
+ * no room came in time).
+ */
 gh_engine *
-gpuhash_ops_engine(GhOps *ops)
+gpuhash_ops_device_engine(GhOps *ops)
 {
+	char		err[512];
+
 	if (ops->engine == NULL)
-		ops->engine = gpuhash_get_engine();
+	{
+		gh_status	st;
+
+		ops->engine = gpuhash_try_get_engine(&st, err, sizeof(err));
+		if (ops->engine == NULL)
+		{
+			if (!gpuhash_ops_fall_back(ops, st, err))
+				(void) gpuhash_get_engine();	/* raises the error */
+			return NULL;
+		}
+	}
 	ops->used_backend = true;
+	if (!gpuhash_gate_enter(ops->engine, NULL, err, sizeof(err)))
+	{
+		if (!gpuhash_ops_fall_back(ops, GH_ERR_DEVICE_NOMEM, err))
+			gpuhash_gate_raise(err);
+		return NULL;
+	}
+	INSTR_TIME_SET_CURRENT(ops->op_start);
 	return ops->engine;
 }
 
+/* Note that an operation of ops went on with the CPU backend, and why. */
 static void
-check(GhOps *ops, gh_status st)
+note_fallback(GhOps *ops, const char *reason)
+{
+	ops->nfallbacks++;
+	if (ops->fallback_reason == NULL)
+	{
+		gpuhash_stats_add(GHST_FALLBACKS, 1);
+		ops->fallback_reason = MemoryContextStrdup(ops->cxt, reason);
+		ereport(LOG,
+				(errmsg("gpuhash: a device operation failed, the plan node goes on with the CPU backend"),
+				 errdetail("%s", reason)));
+	}
+}
+
+bool
+gpuhash_ops_fall_back(GhOps *ops, gh_status st, const char *msg)
+{
+	if (!gpuhash_falls_back(st))
+		return false;
+	ops->fallback = true;
+	note_fallback(ops, psprintf("%s: %s", gh_status_name(st), msg));
+	return true;
+}
+
+gh_engine *
+gpuhash_ops_cpu_engine(GhOps *ops)
+{
+	if (ops->cpu == NULL)
+		ops->cpu = gpuhash_get_fallback_engine();
+	ops->used_backend = true;
+	return ops->cpu;
+}
+
+void
+gpuhash_ops_cpu_check(GhOps *ops, gh_status st)
 {
 	if (st != GH_OK)
+		gpuhash_engine_error(ops->cpu, st);
+}
+
+/*
+ * A device engine call's status: true if it succeeded, false if ops falls
+ * back on the CPU; any other failure is raised.
+ */
+bool
+gpuhash_ops_device_ok(GhOps *ops, gh_status st)
+{
+	ops->stat_device_ms += gpuhash_elapsed_ms(ops->op_start);
+	gpuhash_gate_settle();
+	if (st == GH_OK)
+		return true;
+	gpuhash_engine_failed(ops->engine, st);
+	if (!gpuhash_ops_fall_back(ops, st, gh_last_error(ops->engine)))
 		gpuhash_engine_error(ops->engine, st);
+	return false;
 }
 
 size_t
@@ -78,6 +180,13 @@ gpuhash_ops_where(const GhOps *ops)
 	if (!ops->used_service && !ops->used_backend)
 		return "none";
 	return ops->used_service ? "GPU service" : "backend";
+}
+
+void
+gpuhash_ops_explain(const GhOps *ops, ExplainState *es)
+{
+	if (ops->fallback_reason)
+		ExplainPropertyText("CPU Fallback", ops->fallback_reason, es);
 }
 
 /* ---- request segments ---- */
@@ -200,9 +309,31 @@ gpuhash_ops_groups_from_reply(GhOps *ops, dsm_segment *seg)
 void
 gpuhash_ops_service_call(GhOps *ops, GhsCall *call)
 {
-	gpuhash_service_call(call);
+	instr_time	start;
+
+	INSTR_TIME_SET_CURRENT(start);
 	ops->used_service = true;
+	gpuhash_service_call(call);
+	ops->stat_device_ms += gpuhash_elapsed_ms(start);
 	ops->service_peak = Max(ops->service_peak, (size_t) call->result[3]);
+	if (call->fell_back)
+		note_fallback(ops, call->failure);
+}
+
+/*
+ * Run call in the service, letting ops fall back from the failures it may:
+ * false (the failure noted) if it did.
+ */
+bool
+gpuhash_ops_service_ok(GhOps *ops, GhsCall *call)
+{
+	call->fallback_ok = gpuhash_cpu_fallback;
+	gpuhash_ops_service_call(ops, call);
+	if (call->failed == GH_OK)
+		return true;
+	if (!gpuhash_ops_fall_back(ops, (gh_status) call->failed, call->failure))
+		elog(ERROR, "gpuhash: a failure of the GPU service came back unraised");
+	return false;
 }
 
 void
@@ -216,20 +347,21 @@ gpuhash_ops_init_call(GhsCall *call, int op, int worker, int32 object)
 
 /* ---- tables and joins ---- */
 
-GhOpTable *
-gpuhash_op_build(GhOps *ops, gh_kind kind, const uint64 *keys, const uint64 *rows, size_t n)
+/* Build t on the device: false if ops falls back instead. */
+static bool
+build_on_device(GhOpTable *t, const uint64 *keys, const uint64 *rows, size_t n)
 {
-	GhOpTable  *t = MemoryContextAllocZero(ops->cxt, sizeof(GhOpTable));
+	GhOps	   *ops = t->ops;
 	Size		size = header_size(0);
 	Size		koff = ghs_reserve(&size, 8 * n, true);
 	Size		roff = ghs_reserve(&size, 8 * n, rows != NULL);
 
-	t->ops = ops;
 	if (ops->service && gpuhash_service_has_room(size))
 	{
 		dsm_segment *seg;
 		GhsData    *d;
 		GhsCall		call;
+		bool		ok;
 
 		d = new_data(&seg, size, NULL, 0);
 		d->n = n;
@@ -238,10 +370,12 @@ gpuhash_op_build(GhOps *ops, gh_kind kind, const uint64 *keys, const uint64 *row
 		put(d, d->keys, keys, 8 * n);
 		put(d, d->rows, rows, 8 * n);
 		gpuhash_ops_init_call(&call, GHS_OP_BUILD, -1, 0);
-		call.kind = kind;
+		call.kind = t->kind;
 		call.data = dsm_segment_handle(seg);
-		gpuhash_ops_service_call(ops, &call);
+		ok = gpuhash_ops_service_ok(ops, &call);
 		dsm_detach(seg);
+		if (!ok)
+			return false;
 		t->worker = call.ran_by;
 		t->id = call.result_object;
 		t->partitions = (int) call.result[0];
@@ -249,16 +383,53 @@ gpuhash_op_build(GhOps *ops, gh_kind kind, const uint64 *keys, const uint64 *row
 	}
 	else
 	{
-		gh_engine  *e = gpuhash_ops_engine(ops);
+		gh_engine  *e = gpuhash_ops_device_engine(ops);
 		int			ids[GH_MAX_DEVICES];
 		int			nd;
 
-		check(ops, gh_build(e, kind, keys, rows, n, &t->local));
+		if (e == NULL || !gpuhash_ops_device_ok(ops, gh_build(e, t->kind, keys, rows, n, &t->local)))
+			return false;
 		t->partitions = gh_table_partitions(t->local);
 		nd = gh_table_devices(t->local, ids, GH_MAX_DEVICES);
 		t->devices = gpuhash_device_mask(ids, nd);
 	}
+	ops->stat_rows += n;
+	return true;
+}
+
+static void
+build_on_cpu(GhOpTable *t, const uint64 *keys, const uint64 *rows, size_t n)
+{
+	GhOps	   *ops = t->ops;
+	gh_engine  *e = gpuhash_ops_cpu_engine(ops);
+
+	gpuhash_ops_cpu_check(ops, gh_build(e, t->kind, keys, rows, n, &t->local));
+	t->on_cpu = true;
+	t->partitions = gh_table_partitions(t->local);
+}
+
+GhOpTable *
+gpuhash_op_build(GhOps *ops, gh_kind kind, const uint64 *keys, const uint64 *rows, size_t n)
+{
+	GhOpTable  *t = MemoryContextAllocZero(ops->cxt, sizeof(GhOpTable));
+
+	t->ops = ops;
+	t->kind = kind;
+	t->keys = keys;
+	t->rows = rows;
+	t->n = n;
+	if (!ops->fallback && build_on_device(t, keys, rows, n))
+		return t;
+	build_on_cpu(t, keys, rows, n);
 	return t;
+}
+
+void
+gpuhash_op_table_remake(GhOpTable *t, GhOpRemakeKeys fn, void *arg)
+{
+	t->keys = t->rows = NULL;
+	t->remake = fn;
+	t->remake_arg = arg;
 }
 
 /* ask the service to free object of worker; if no slot is free it goes at transaction end */
@@ -271,17 +442,142 @@ gpuhash_ops_post_free(int worker, int32 object)
 	(void) gpuhash_service_post(&call);
 }
 
-void
-gpuhash_op_table_free(GhOpTable *t)
+/* let go of what t holds on the device or the CPU (its build input stays) */
+static void
+free_table_objects(GhOpTable *t)
 {
-	if (t == NULL)
-		return;
 	if (t->local)
 		gh_table_free(t->local);
 	else if (t->id != 0)
 		gpuhash_ops_post_free(t->worker, t->id);
 	t->local = NULL;
+	t->on_cpu = false;
 	t->id = 0;
+	gpuhash_gate_settle();
+}
+
+void
+gpuhash_op_table_free(GhOpTable *t)
+{
+	if (t == NULL)
+		return;
+	free_table_objects(t);
+}
+
+/* t built on the CPU engine, from its build input, if it is not there yet */
+static void
+table_to_cpu(GhOpTable *t)
+{
+	MemoryContext cxt;
+	MemoryContext old;
+	uint64	   *keys;
+	uint64	   *rows;
+	size_t		n;
+
+	if (t->on_cpu)
+		return;
+	free_table_objects(t);
+	if (t->remake == NULL)
+	{
+		build_on_cpu(t, t->keys, t->rows, t->n);
+		return;
+	}
+	cxt = AllocSetContextCreate(CurrentMemoryContext, "gpuhash table input",
+								ALLOCSET_DEFAULT_SIZES);
+	old = MemoryContextSwitchTo(cxt);
+	t->remake(t->remake_arg, &keys, &rows, &n);
+	MemoryContextSwitchTo(old);
+	build_on_cpu(t, keys, rows, n);
+	MemoryContextDelete(cxt);
+}
+
+/* let go of j's join, wherever it is (its table stays) */
+static void
+free_join_objects(GhOpJoin *j)
+{
+	if (j->local)
+		gh_join_free(j->local);
+	else if (j->id != 0)
+		gpuhash_ops_post_free(j->table->worker, j->id);
+	if (j->data)
+		dsm_detach(j->data);
+	j->local = NULL;
+	j->on_cpu = false;
+	j->id = 0;
+	j->data = NULL;
+	gpuhash_gate_settle();
+}
+
+/* Begin j on the device: false if ops falls back instead. */
+static bool
+join_begin_on_device(GhOpJoin *j)
+{
+	GhOpTable  *t = j->table;
+	GhOps	   *ops = t->ops;
+	Size		size = header_size(0);
+	Size		koff = ghs_reserve(&size, 8 * j->n, true);
+	Size		foff = ghs_reserve(&size, j->n, true);
+	Size		poff = ghs_reserve(&size, sizeof(gh_pair) * j->cap, true);
+	GhsData    *d;
+	GhsCall		call;
+	bool		ok;
+
+	if (t->local)
+	{
+		if (gpuhash_ops_device_engine(ops) == NULL ||
+			!gpuhash_ops_device_ok(ops, gh_join_begin(t->local, j->keys, j->n, j->method, &j->local)))
+			return false;
+		j->total = gh_join_total(j->local);
+		ops->stat_rows += j->n;
+		return true;
+	}
+	d = new_data(&j->data, size, NULL, 0);
+	dsm_pin_mapping(j->data);
+	d->n = j->n;
+	d->cap = j->cap;
+	d->keys = koff;
+	d->flags = foff;
+	d->pairs = poff;
+	put(d, koff, j->keys, 8 * j->n);
+	gpuhash_ops_init_call(&call, GHS_OP_JOIN_BEGIN, t->worker, t->id);
+	call.method = j->method;
+	call.data = dsm_segment_handle(j->data);
+	PG_TRY();
+	{
+		ok = gpuhash_ops_service_ok(ops, &call);
+	}
+	PG_CATCH();
+	{
+		/* the mapping is pinned: the abort would not detach it */
+		dsm_detach(j->data);
+		j->data = NULL;
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	if (!ok)
+	{
+		dsm_detach(j->data);
+		j->data = NULL;
+		return false;
+	}
+	j->id = call.result_object;
+	j->total = call.result[0];
+	ops->stat_rows += j->n;
+	return true;
+}
+
+/* Begin j on the CPU engine, its table moved there first. */
+static void
+join_begin_on_cpu(GhOpJoin *j)
+{
+	GhOps	   *ops = j->table->ops;
+
+	free_join_objects(j);
+	table_to_cpu(j->table);
+	gpuhash_ops_cpu_check(ops, gh_join_begin(j->table->local, j->keys, j->n, j->method,
+											 &j->local));
+	j->on_cpu = true;
+	j->total = gh_join_total(j->local);
 }
 
 GhOpJoin *
@@ -292,48 +588,28 @@ gpuhash_op_join_begin(GhOpTable *t, const uint64 *keys, size_t n, gh_join_method
 	GhOpJoin   *j = MemoryContextAllocZero(ops->cxt, sizeof(GhOpJoin));
 
 	j->table = t;
+	j->keys = keys;
 	j->n = n;
+	j->method = method;
 	j->cap = cap;
-	if (t->local)
-	{
-		check(ops, gh_join_begin(t->local, keys, n, method, &j->local));
-		j->total = gh_join_total(j->local);
-	}
-	else
-	{
-		Size		size = header_size(0);
-		Size		koff = ghs_reserve(&size, 8 * n, true);
-		Size		foff = ghs_reserve(&size, n, true);
-		Size		poff = ghs_reserve(&size, sizeof(gh_pair) * cap, true);
-		GhsData    *d = new_data(&j->data, size, NULL, 0);
-		GhsCall		call;
-
-		dsm_pin_mapping(j->data);
-		d->n = n;
-		d->cap = cap;
-		d->keys = koff;
-		d->flags = foff;
-		d->pairs = poff;
-		put(d, koff, keys, 8 * n);
-		gpuhash_ops_init_call(&call, GHS_OP_JOIN_BEGIN, t->worker, t->id);
-		call.method = method;
-		call.data = dsm_segment_handle(j->data);
-		PG_TRY();
-		{
-			gpuhash_ops_service_call(ops, &call);
-		}
-		PG_CATCH();
-		{
-			/* the mapping is pinned: the abort would not detach it */
-			dsm_detach(j->data);
-			j->data = NULL;
-			PG_RE_THROW();
-		}
-		PG_END_TRY();
-		j->id = call.result_object;
-		j->total = call.result[0];
-	}
+	if (ops->fallback || t->on_cpu || !join_begin_on_device(j))
+		join_begin_on_cpu(j);
 	return j;
+}
+
+/*
+ * The device failed j after it had handed out pairs: they came in an order
+ * the CPU engine does not reproduce, so the rest cannot be told apart.
+ */
+static pg_noreturn void
+cannot_move_join(GhOpJoin *j)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_OUT_OF_MEMORY),
+			 errmsg("gpuhash could not finish a join on the CPU"),
+			 errdetail("The device failed after " UINT64_FORMAT " of its " UINT64_FORMAT " pairs were returned: %s.",
+					   j->delivered, j->total, j->table->ops->fallback_reason),
+			 errhint("Lower gpuhash.chunk_rows, or set gpuhash.enabled = off.")));
 }
 
 size_t
@@ -341,20 +617,42 @@ gpuhash_op_join_next(GhOpJoin *j, gh_pair *out, size_t cap)
 {
 	GhOps	   *ops = j->table->ops;
 	size_t		nout = 0;
-	GhsCall		call;
-	GhsData    *d;
 
-	if (j->local)
+	if (j->delivered >= j->total)
+		return 0;
+	if (j->local && !j->on_cpu)
 	{
-		check(ops, gh_join_next(j->local, out, cap, &nout));
-		return nout;
+		if (gpuhash_ops_device_engine(ops) != NULL &&
+			gpuhash_ops_device_ok(ops, gh_join_next(j->local, out, cap, &nout)))
+		{
+			j->delivered += nout;
+			return nout;
+		}
 	}
-	gpuhash_ops_init_call(&call, GHS_OP_JOIN_NEXT, j->table->worker, j->id);
-	call.arg[0] = Min(cap, j->cap);
-	gpuhash_ops_service_call(ops, &call);
-	nout = (size_t) call.result[0];
-	d = dsm_segment_address(j->data);
-	memcpy(out, (char *) d + d->pairs, sizeof(gh_pair) * nout);
+	else if (!j->on_cpu)
+	{
+		GhsCall		call;
+		GhsData    *d;
+
+		gpuhash_ops_init_call(&call, GHS_OP_JOIN_NEXT, j->table->worker, j->id);
+		call.arg[0] = Min(cap, j->cap);
+		if (gpuhash_ops_service_ok(ops, &call))
+		{
+			nout = (size_t) call.result[0];
+			d = dsm_segment_address(j->data);
+			memcpy(out, (char *) d + d->pairs, sizeof(gh_pair) * nout);
+			j->delivered += nout;
+			return nout;
+		}
+	}
+	if (!j->on_cpu)
+	{
+		if (j->delivered > 0)
+			cannot_move_join(j);
+		join_begin_on_cpu(j);
+	}
+	gpuhash_ops_cpu_check(ops, gh_join_next(j->local, out, cap, &nout));
+	j->delivered += nout;
 	return nout;
 }
 
@@ -362,18 +660,29 @@ void
 gpuhash_op_join_outer_matched(GhOpJoin *j, uint8 *flags)
 {
 	GhOps	   *ops = j->table->ops;
-	GhsCall		call;
-	GhsData    *d;
 
-	if (j->local)
+	if (j->local && !j->on_cpu)
 	{
-		check(ops, gh_join_outer_matched(j->local, flags));
-		return;
+		if (gpuhash_ops_device_engine(ops) != NULL &&
+			gpuhash_ops_device_ok(ops, gh_join_outer_matched(j->local, flags)))
+			return;
 	}
-	gpuhash_ops_init_call(&call, GHS_OP_OUTER_MATCHED, j->table->worker, j->id);
-	gpuhash_ops_service_call(ops, &call);
-	d = dsm_segment_address(j->data);
-	memcpy(flags, (char *) d + d->flags, j->n);
+	else if (!j->on_cpu)
+	{
+		GhsCall		call;
+		GhsData    *d;
+
+		gpuhash_ops_init_call(&call, GHS_OP_OUTER_MATCHED, j->table->worker, j->id);
+		if (gpuhash_ops_service_ok(ops, &call))
+		{
+			d = dsm_segment_address(j->data);
+			memcpy(flags, (char *) d + d->flags, j->n);
+			return;
+		}
+	}
+	if (!j->on_cpu)
+		join_begin_on_cpu(j);
+	gpuhash_ops_cpu_check(ops, gh_join_outer_matched(j->local, flags));
 }
 
 void
@@ -381,15 +690,7 @@ gpuhash_op_join_free(GhOpJoin *j)
 {
 	if (j == NULL)
 		return;
-	if (j->local)
-		gh_join_free(j->local);
-	else if (j->id != 0)
-		gpuhash_ops_post_free(j->table->worker, j->id);
-	if (j->data)
-		dsm_detach(j->data);
-	j->local = NULL;
-	j->id = 0;
-	j->data = NULL;
+	free_join_objects(j);
 }
 
 /* ---- aggregation ---- */
@@ -401,12 +702,14 @@ gpuhash_op_aggregate(GhOps *ops, const uint64 *keys, size_t n, const gh_aggcol *
 	Size		koff = ghs_reserve(&size, 8 * n, true);
 	GhsDataCol *dcols = reserve_cols(&size, cols, NULL, ncols, n, 0, -1);
 	gh_groups  *g = NULL;
+	gh_engine  *e;
 
-	if (ops->service && gpuhash_service_has_room(size))
+	if (!ops->fallback && ops->service && gpuhash_service_has_room(size))
 	{
 		dsm_segment *seg;
 		GhsData    *d;
 		GhsCall		call;
+		bool		ok;
 
 		d = new_data(&seg, size, dcols, ncols);
 		d->n = n;
@@ -415,17 +718,29 @@ gpuhash_op_aggregate(GhOps *ops, const uint64 *keys, size_t n, const gh_aggcol *
 		put_cols(d, cols, n, 0);
 		gpuhash_ops_init_call(&call, GHS_OP_AGGREGATE, -1, 0);
 		call.data = dsm_segment_handle(seg);
-		gpuhash_ops_service_call(ops, &call);
+		ok = gpuhash_ops_service_ok(ops, &call);
 		dsm_detach(seg);
-		return gpuhash_ops_groups_from_reply(ops, call.reply);
+		if (ok)
+		{
+			ops->stat_rows += n;
+			return gpuhash_ops_groups_from_reply(ops, call.reply);
+		}
 	}
-	check(ops, gh_aggregate(gpuhash_ops_engine(ops), keys, n, cols, ncols, &g));
+	else if (!ops->fallback && (e = gpuhash_ops_device_engine(ops)) != NULL &&
+			 gpuhash_ops_device_ok(ops, gh_aggregate(e, keys, n, cols, ncols, &g)))
+	{
+		ops->stat_rows += n;
+		return g;
+	}
+	gpuhash_ops_cpu_check(ops, gh_aggregate(gpuhash_ops_cpu_engine(ops), keys, n, cols, ncols,
+											&g));
 	return g;
 }
 
-gh_groups *
-gpuhash_op_join_aggregate(GhOpTable *t, const uint64 *keys, size_t n, gh_join_method method,
-						  const gh_joinagg *spec)
+/* The join aggregation of t on the device: NULL if ops falls back instead. */
+static gh_groups *
+join_aggregate_on_device(GhOpTable *t, const uint64 *keys, size_t n, gh_join_method method,
+						 const gh_joinagg *spec)
 {
 	GhOps	   *ops = t->ops;
 	int			ncols = spec->ncols;
@@ -438,12 +753,11 @@ gpuhash_op_join_aggregate(GhOpTable *t, const uint64 *keys, size_t n, gh_join_me
 				ookeys,
 				iokeys;
 	GhsCall		call;
+	bool		ok;
 
 	if (t->local)
-	{
-		check(ops, gh_join_aggregate(t->local, keys, n, method, spec, &g));
-		return g;
-	}
+		return gpuhash_ops_device_engine(ops) != NULL &&
+			gpuhash_ops_device_ok(ops, gh_join_aggregate(t->local, keys, n, method, spec, &g)) ? g : NULL;
 	size = header_size(ncols);
 	koff = ghs_reserve(&size, 8 * n, true);
 	ookeys = ghs_reserve(&size, 8 * n, spec->outer_keys != NULL);
@@ -462,9 +776,27 @@ gpuhash_op_join_aggregate(GhOpTable *t, const uint64 *keys, size_t n, gh_join_me
 	gpuhash_ops_init_call(&call, GHS_OP_JOIN_AGGREGATE, t->worker, t->id);
 	call.method = method;
 	call.data = dsm_segment_handle(seg);
-	gpuhash_ops_service_call(ops, &call);
+	ok = gpuhash_ops_service_ok(ops, &call);
 	dsm_detach(seg);
-	return gpuhash_ops_groups_from_reply(ops, call.reply);
+	return ok ? gpuhash_ops_groups_from_reply(ops, call.reply) : NULL;
+}
+
+gh_groups *
+gpuhash_op_join_aggregate(GhOpTable *t, const uint64 *keys, size_t n, gh_join_method method,
+						  const gh_joinagg *spec)
+{
+	GhOps	   *ops = t->ops;
+	gh_groups  *g = NULL;
+
+	if (!ops->fallback && !t->on_cpu &&
+		(g = join_aggregate_on_device(t, keys, n, method, spec)) != NULL)
+	{
+		ops->stat_rows += n;
+		return g;
+	}
+	table_to_cpu(t);
+	gpuhash_ops_cpu_check(ops, gh_join_aggregate(t->local, keys, n, method, spec, &g));
+	return g;
 }
 
 void
@@ -490,16 +822,18 @@ gpuhash_op_groups_free(GhOps *ops, gh_groups *g)
 
 /* ---- pools (service_pool.c) ---- */
 
-void
+bool
 gpuhash_op_pool_create(GhOps *ops, int kind, GhOpPool *pool)
 {
 	GhsCall		call;
 
 	gpuhash_ops_init_call(&call, GHS_OP_POOL_CREATE, -1, 0);
 	call.kind = kind;
-	gpuhash_ops_service_call(ops, &call);
+	if (!gpuhash_ops_service_ok(ops, &call))
+		return false;
 	pool->worker = call.ran_by;
 	pool->id = call.result_object;
+	return true;
 }
 
 /*
@@ -550,6 +884,8 @@ wait_append(GhOps *ops)
 	memset(&call, 0, sizeof(call));
 	gpuhash_service_wait(&call, a.slot);
 	ops->service_peak = Max(ops->service_peak, (size_t) call.result[3]);
+	if (call.fell_back)
+		note_fallback(ops, call.failure);
 	if (ops->nspares >= GH_OPS_MAX_APPENDS)
 		elog(ERROR, "gpuhash: more append segments kept than appends in flight");
 	ops->spares[ops->nspares++] = a.seg;
@@ -655,6 +991,8 @@ gpuhash_op_pool_append(GhOps *ops, const GhOpPool *pool, int side, int pattern,
 	ops->appends[ops->nappends].slot = gpuhash_service_start(&call);
 	ops->nappends++;
 	ops->used_service = true;
+	ops->stat_pooled = true;
+	ops->stat_rows += n;
 }
 
 /* the NULL patterns appended to the pool: a bit each in mask[4] */
@@ -676,6 +1014,7 @@ gpuhash_op_pool_finish(GhOps *ops, const GhOpPool *pool, int pattern)
 	gpuhash_ops_init_call(&call, GHS_OP_POOL_FINISH, pool->worker, pool->id);
 	call.arg[1] = pattern;
 	gpuhash_ops_service_call(ops, &call);
+	ops->stat_pooled = true;
 	return gpuhash_ops_groups_from_reply(ops, call.reply);
 }
 

@@ -10,6 +10,21 @@
  * join runs where its table is.  A build or an aggregation too large for
  * the shared-memory file system runs in the backend.
  *
+ * CPU FALLBACK
+ *
+ * When the device cannot run an operation (out of device memory after
+ * partitioning, a device error, no usable GPU, the GPU service gone) and
+ * gpuhash.cpu_fallback is on, the operation runs again on the backend's
+ * CPU engine (gpuhash_get_fallback_engine), with the same inputs, and so
+ * does every later operation of the node: the node finishes on the CPU.
+ * A table made on the device is built again there from its keys (kept by
+ * the caller, or made again by its remake function); a join is begun again;
+ * only a join that has already handed out pairs cannot move (the join node
+ * fetches each join's pairs at once).  A pool, whose rows only the GPU
+ * service holds, falls back in the service (service_pool.c).  What failed
+ * is kept for EXPLAIN ANALYZE ("CPU Fallback") and counted in the
+ * statistics.
+ *
  *-------------------------------------------------------------------------
  */
 #ifndef GPUHASH_ENGINE_OPS_H
@@ -18,6 +33,7 @@
 #include "postgres.h"
 
 #include "nodes/pg_list.h"
+#include "portability/instr_time.h"
 #include "storage/dsm.h"
 
 #include "engine.h"
@@ -29,6 +45,17 @@ typedef struct GhOps
 	bool		used_service;	/* some operation ran there */
 	bool		used_backend;	/* some operation ran in the backend */
 	gh_engine  *engine;			/* the backend's, once used */
+	gh_engine  *cpu;			/* the CPU engine fallen back on, once used */
+	bool		fallback;		/* the device failed: operations run on cpu */
+	char	   *fallback_reason;	/* the first failure fallen back from */
+	int			nfallbacks;		/* operations that fell back (here or in the service) */
+	/* statistics (stats.c), reported when cxt goes */
+	int			stat_kind;		/* GhStat: the node's kind of query, or -1 */
+	bool		stat_pooled;	/* it fed or finished a pool */
+	uint64		stat_rows;		/* rows sent to the device */
+	uint64		stat_pages;		/* pages sent to the device */
+	double		stat_device_ms;	/* in device operations */
+	instr_time	op_start;		/* the backend's device operation running */
 	size_t		service_peak;	/* the service engine's peak device bytes */
 	List	   *replies;		/* GhOpReply: groups living in reply segments */
 	/* pool appends started and not yet waited for, oldest first */
@@ -42,31 +69,68 @@ typedef struct GhOps
 /* pool appends one process keeps in flight while it reads on */
 #define GH_OPS_MAX_APPENDS 2
 
+/*
+ * Makes a table's build input again, for a table that must be built anew on
+ * the CPU (palloc'd in the current memory context).
+ */
+typedef void (*GhOpRemakeKeys) (void *arg, uint64 **keys, uint64 **rows, size_t *n);
+
 typedef struct GhOpTable
 {
 	GhOps	   *ops;
 	gh_table   *local;			/* in the backend, or NULL */
+	bool		on_cpu;			/* local is on the CPU engine fallen back on */
 	int			worker;			/* in the service: its worker and number */
 	int32		id;
 	int			partitions;
 	uint32		devices;		/* mask of device ids */
+	/* the build input: the caller's arrays, or a function to make them again */
+	gh_kind		kind;
+	const uint64 *keys;
+	const uint64 *rows;
+	size_t		n;
+	GhOpRemakeKeys remake;
+	void	   *remake_arg;
 } GhOpTable;
 
 typedef struct GhOpJoin
 {
 	GhOpTable  *table;
 	gh_join    *local;
+	bool		on_cpu;
 	int32		id;
 	dsm_segment *data;			/* the service's keys, pairs and flags */
+	const uint64 *keys;			/* the caller's, valid until the join is freed */
+	gh_join_method method;
 	size_t		n;
 	size_t		cap;
 	uint64		total;
+	uint64		delivered;		/* pairs handed out */
 } GhOpJoin;
 
-extern void gpuhash_ops_init(GhOps *ops, MemoryContext cxt);
-/* the backend's own engine (opened on first use), and a call to the service */
-extern gh_engine *gpuhash_ops_engine(GhOps *ops);
+/* kind: the node's GHST_*_QUERIES for the statistics */
+extern void gpuhash_ops_init(GhOps *ops, MemoryContext cxt, int kind);
 struct GhsCall;
+
+/*
+ * CPU fallback: may ops go on on the CPU after a failure of status st (msg
+ * says what failed)?  If so it notes it and returns true; the engine to go
+ * on with is then gpuhash_ops_cpu_engine.
+ */
+extern bool gpuhash_ops_fall_back(GhOps *ops, gh_status st, const char *msg);
+extern gh_engine *gpuhash_ops_cpu_engine(GhOps *ops);
+/*
+ * The device side of an operation: the backend's engine, with room on its
+ * devices for the operation (NULL if it cannot be opened, or no room came
+ * in time, and ops falls back); an engine call's status (true: it ran;
+ * false: ops falls back; other failures raised); a call to the service
+ * (the same).
+ */
+extern gh_engine *gpuhash_ops_device_engine(GhOps *ops);
+extern bool gpuhash_ops_device_ok(GhOps *ops, gh_status st);
+extern bool gpuhash_ops_service_ok(GhOps *ops, struct GhsCall *call);
+/* a failure of the CPU engine: raised */
+extern void gpuhash_ops_cpu_check(GhOps *ops, gh_status st);
 extern void gpuhash_ops_service_call(GhOps *ops, struct GhsCall *call);
 /* a call of op (GhsOp) to worker (-1: any) on object (0: none) */
 extern void gpuhash_ops_init_call(struct GhsCall *call, int op, int worker, int32 object);
@@ -76,9 +140,17 @@ extern gh_groups *gpuhash_ops_groups_from_reply(GhOps *ops, dsm_segment *seg);
 /* free a service object without waiting (at transaction end if no slot is free) */
 extern void gpuhash_ops_post_free(int worker, int32 object);
 extern const char *gpuhash_ops_where(const GhOps *ops);
+/* EXPLAIN ANALYZE: "CPU Fallback: why", if the node fell back */
+struct ExplainState;
+extern void gpuhash_ops_explain(const GhOps *ops, struct ExplainState *es);
 
+/*
+ * keys and rows must stay valid until the table is freed, unless the caller
+ * names a function that makes them again (gpuhash_op_table_remake).
+ */
 extern GhOpTable *gpuhash_op_build(GhOps *ops, gh_kind kind, const uint64 *keys,
 								   const uint64 *rows, size_t n);
+extern void gpuhash_op_table_remake(GhOpTable *t, GhOpRemakeKeys fn, void *arg);
 extern void gpuhash_op_table_free(GhOpTable *t);
 /* cap: the most pairs one gpuhash_op_join_next will ask for */
 extern GhOpJoin *gpuhash_op_join_begin(GhOpTable *t, const uint64 *keys, size_t n,
@@ -108,7 +180,8 @@ typedef struct GhOpPool
 	int32		id;
 } GhOpPool;
 
-extern void gpuhash_op_pool_create(GhOps *ops, int kind, GhOpPool *pool);
+/* false if the service cannot make one (the processes then aggregate apart) */
+extern bool gpuhash_op_pool_create(GhOps *ops, int kind, GhOpPool *pool);
 extern void gpuhash_op_pool_append(GhOps *ops, const GhOpPool *pool, int side, int pattern,
 								   const uint64 *keys, const uint64 *jkeys, size_t n,
 								   const gh_aggcol *cols, const uint8 *col_inner, int ncols);

@@ -46,8 +46,20 @@ typedef struct EngineShape
 {
 	gh_backend	backend;
 	int			memory_limit_mb;
+	int			memory_cap_mb;	/* gpuhash.max_memory */
 	char		devices[256];
 } EngineShape;
+
+/*
+ * An engine the backend keeps: the session's (gpuhash.device), and the CPU
+ * backend's that nodes fall back on (gpuhash.cpu_fallback).
+ */
+typedef struct SessionEngine
+{
+	gh_engine  *engine;
+	EngineShape shape;
+	bool		failed;			/* the device failed: start afresh */
+} SessionEngine;
 
 /* A replaced engine and the transaction that replaced it. */
 typedef struct RetiredEngine
@@ -56,15 +68,15 @@ typedef struct RetiredEngine
 	LocalTransactionId retired_in;
 } RetiredEngine;
 
-static gh_engine *session_engine = NULL;
-static EngineShape session_shape;
-static bool settings_changed = false;	/* a shaping setting was assigned */
-static bool engine_failed = false;	/* the device failed: start afresh */
+static SessionEngine session_engine;
+static SessionEngine fallback_engine;
 static RetiredEngine *retired = NULL;	/* in TopMemoryContext */
 static int	nretired = 0;
 static int	maxretired = 0;
 static int	gpu_present = -1;	/* unknown until first asked */
 static bool exit_callback_registered = false;
+
+gh_status	gpuhash_raised_status = GH_OK;
 
 static pg_noreturn void report_status(gh_status st, const char *msg, const char *doing);
 
@@ -97,8 +109,8 @@ gpuhash_resolved_backend(void)
 
 /*
  * Is the extension installed in this database?  The library may be loaded
- * where it is not (session_preload_libraries outlives DROP EXTENSION); asked
- * once per transaction.
+ * where it is not (shared_preload_libraries loads it in every database);
+ * asked once per transaction.
  */
 static bool
 extension_installed(void)
@@ -238,12 +250,6 @@ gpuhash_parse_devices(const char *value, int *ids, int *n, const char **problem)
 	}
 }
 
-void
-gpuhash_settings_changed(void)
-{
-	settings_changed = true;
-}
-
 /*
  * The engine's interrupt callback.  Only a cancel (including statement and
  * lock timeouts) or a termination stops the engine: other interrupts, such
@@ -270,9 +276,12 @@ close_engines_at_exit(int code, Datum arg)
 	for (int i = 0; i < nretired; i++)
 		gh_close(retired[i].engine);
 	nretired = 0;
-	if (session_engine)
-		gh_close(session_engine);
-	session_engine = NULL;
+	if (session_engine.engine)
+		gh_close(session_engine.engine);
+	session_engine.engine = NULL;
+	if (fallback_engine.engine)
+		gh_close(fallback_engine.engine);
+	fallback_engine.engine = NULL;
 }
 
 /* Close the engines retired by earlier transactions. */
@@ -292,7 +301,7 @@ close_retired_engines(void)
 }
 
 static void
-retire_session_engine(void)
+retire_engine(SessionEngine *se)
 {
 	if (nretired == maxretired)
 	{
@@ -304,10 +313,10 @@ retire_session_engine(void)
 			retired = repalloc(retired, newmax * sizeof(RetiredEngine));
 		maxretired = newmax;
 	}
-	retired[nretired].engine = session_engine;
+	retired[nretired].engine = se->engine;
 	retired[nretired].retired_in = PGPROC_LXID(MyProc);
 	nretired++;
-	session_engine = NULL;
+	se->engine = NULL;
 }
 
 static void
@@ -316,29 +325,31 @@ current_shape(EngineShape *shape)
 	memset(shape, 0, sizeof(*shape));
 	shape->backend = gpuhash_resolved_backend();
 	shape->memory_limit_mb = gpuhash_memory_limit_mb;
+	shape->memory_cap_mb = gpuhash_max_memory_mb;
 	strlcpy(shape->devices, gpuhash_devices_setting ? gpuhash_devices_setting : "all",
 			sizeof(shape->devices));
 }
 
 /*
  * Open an engine of the given backend on the devices named by devices ("all"
- * or a list of GPU numbers, as gpuhash.devices) with gpuhash.memory_limit;
- * failures are ERRORs.  CUDA: every listed GPU must exist, and "all" is
- * every GPU present.  CPU: as many simulated devices as the list names,
- * numbered from 0 ("all": one).
+ * or a list of GPU numbers, as gpuhash.devices) with gpuhash.memory_limit.
+ * CUDA: every listed GPU must exist, and "all" is every GPU present.  CPU:
+ * as many simulated devices as the list names, numbered from 0 ("all":
+ * one).  A bad list is an ERROR; a device that cannot be opened is returned
+ * as a status, with the reason in err.
  */
-gh_engine *
-gpuhash_open_engine(gh_backend backend, const char *devices)
+static gh_status
+try_open_engine(gh_backend backend, const char *devices, gh_engine **e, char *err, size_t errlen)
 {
 	gh_options	opt;
-	gh_engine  *e;
-	gh_status	st;
-	char		err[512];
 	const char *problem = NULL;
 
+	*e = NULL;
+	err[0] = '\0';
 	memset(&opt, 0, sizeof(opt));
 	opt.backend = backend;
 	opt.memory_limit = (size_t) gpuhash_memory_limit_mb * 1024 * 1024;
+	opt.memory_cap = (size_t) gpuhash_max_memory_mb * 1024 * 1024;
 	opt.interrupt = interrupt_pending;
 	if (!gpuhash_parse_devices(devices, opt.devices, &opt.ndevices, &problem))
 		ereport(ERROR,
@@ -352,8 +363,10 @@ gpuhash_open_engine(gh_backend backend, const char *devices)
 		int			nd = gh_list_devices(info, GH_MAX_DEVICES);
 
 		if (nd == 0)
-			report_status(GH_ERR_NODEVICE, "no CUDA device is available",
-						  "could not start the gpuhash engine");
+		{
+			snprintf(err, errlen, "no CUDA device is available");
+			return GH_ERR_NODEVICE;
+		}
 		for (int i = 0; i < opt.ndevices; i++)
 		{
 			bool		found = false;
@@ -361,10 +374,10 @@ gpuhash_open_engine(gh_backend backend, const char *devices)
 			for (int k = 0; k < nd; k++)
 				found |= info[k].id == opt.devices[i];
 			if (!found)
-				ereport(ERROR,
-						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-						 errmsg("GPU %d does not exist", opt.devices[i]),
-						 errhint("gpuhash_devices() lists the GPUs.")));
+			{
+				snprintf(err, errlen, "GPU %d does not exist", opt.devices[i]);
+				return GH_ERR_NODEVICE;
+			}
 		}
 		if (opt.ndevices == 0)
 		{
@@ -380,8 +393,22 @@ gpuhash_open_engine(gh_backend backend, const char *devices)
 		for (int i = 0; i < opt.ndevices; i++)
 			opt.devices[i] = i;
 	}
-	err[0] = '\0';
-	st = gh_open(&opt, &e, err, sizeof(err));
+	return gh_open(&opt, e, err, errlen);
+}
+
+/* As try_open_engine, its failures raised. */
+gh_engine *
+gpuhash_open_engine(gh_backend backend, const char *devices)
+{
+	gh_engine  *e;
+	char		err[512];
+	gh_status	st = try_open_engine(backend, devices, &e, err, sizeof(err));
+
+	if (st == GH_ERR_NODEVICE && strncmp(err, "GPU ", 4) == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("%s", err),
+				 errhint("gpuhash_devices() lists the GPUs.")));
 	if (st != GH_OK)
 		report_status(st, err[0] ? err : gh_status_name(st),
 					  "could not start the gpuhash engine");
@@ -406,48 +433,127 @@ gpuhash_engine_open_cost(bool in_new_process)
 		return 0.0;
 	if (gpuhash_service_ready())
 		return 0.0;			/* the GPU service holds the context */
-	if (!in_new_process && session_engine != NULL && !engine_failed)
+	if (!in_new_process && session_engine.engine != NULL && !session_engine.failed)
 	{
 		current_shape(&shape);
-		if (memcmp(&shape, &session_shape, sizeof(shape)) == 0)
+		if (memcmp(&shape, &session_engine.shape, sizeof(shape)) == 0)
 			return 0.0;
 	}
 	return GPUHASH_ENGINE_OPEN_COST;
 }
 
 /*
- * The backend's engine, opened (or replaced) as the settings now say.  The
- * pointer stays valid at least until the end of the current transaction.
+ * se's engine, opened (or replaced) with shape; on a failure to open it,
+ * NULL with the status and the reason in err.
  */
-gh_engine *
-gpuhash_get_engine(void)
+static gh_engine *
+hold_engine(SessionEngine *se, const EngineShape *shape, gh_status *st, char *err,
+			size_t errlen)
 {
-	EngineShape shape;
-
 	if (nretired > 0)
 		close_retired_engines();
-	if (session_engine && (settings_changed || engine_failed))
-	{
-		current_shape(&shape);
-		if (engine_failed || memcmp(&shape, &session_shape, sizeof(shape)) != 0)
-			retire_session_engine();
-	}
-	settings_changed = false;
-	engine_failed = false;
-	if (session_engine == NULL)
+	if (se->engine && (se->failed || memcmp(shape, &se->shape, sizeof(*shape)) != 0))
+		retire_engine(se);
+	se->failed = false;
+	*st = GH_OK;
+	if (se->engine == NULL)
 	{
 		if (!exit_callback_registered)
 		{
 			on_proc_exit(close_engines_at_exit, (Datum) 0);
 			exit_callback_registered = true;
 		}
-		current_shape(&session_shape);
-		session_engine = gpuhash_open_engine(session_shape.backend, session_shape.devices);
+		se->shape = *shape;
+		*st = try_open_engine(shape->backend, shape->devices, &se->engine, err, errlen);
+		if (*st != GH_OK)
+			return NULL;
 	}
+	return se->engine;
+}
+
+/*
+ * The engines whose device memory the backend's reservation counts
+ * (device_gate.c): the session's, and those retired but not closed.
+ */
+static void
+visit_device_engines(void (*visit) (gh_engine *e, void *arg), void *arg)
+{
+	if (session_engine.engine)
+		visit(session_engine.engine, arg);
+	for (int i = 0; i < nretired; i++)
+		visit(retired[i].engine, arg);
+}
+
+/*
+ * The backend's engine, opened (or replaced) as the settings now say.  The
+ * pointer stays valid at least until the end of the current transaction.
+ * NULL if it cannot be opened (*st and err say why).
+ */
+gh_engine *
+gpuhash_try_get_engine(gh_status *st, char *err, size_t errlen)
+{
+	EngineShape shape;
+	gh_engine  *e;
+
+	if (gpuhash_gate_engines == NULL)
+		gpuhash_gate_engines = visit_device_engines;
+	current_shape(&shape);
+	e = hold_engine(&session_engine, &shape, st, err, errlen);
 	/* gpuhash.debug_fail_after: armed afresh for every node that asks */
-	gh_debug_inject_failure(session_engine, gpuhash_debug_fail_after >= 0 ? 0 : -1,
-							gpuhash_debug_fail_after, GH_ERR_DEVICE_NOMEM);
-	return session_engine;
+	if (e)
+		gh_debug_inject_failure(e, gpuhash_debug_fail_after >= 0 ? 0 : -1,
+								gpuhash_debug_fail_after, GH_ERR_DEVICE_NOMEM);
+	return e;
+}
+
+gh_engine *
+gpuhash_get_engine(void)
+{
+	gh_status	st;
+	char		err[512];
+	gh_engine  *e = gpuhash_try_get_engine(&st, err, sizeof(err));
+
+	if (e == NULL)
+		report_status(st, err[0] ? err : gh_status_name(st), "could not start the gpuhash engine");
+	return e;
+}
+
+/*
+ * The CPU backend's engine nodes fall back on when the device cannot run an
+ * operation (gpuhash.cpu_fallback): one simulated device, the session's
+ * memory limit.  Valid at least until the end of the transaction.
+ */
+gh_engine *
+gpuhash_get_fallback_engine(void)
+{
+	EngineShape shape;
+	gh_status	st;
+	char		err[512];
+	gh_engine  *e;
+
+	memset(&shape, 0, sizeof(shape));
+	shape.backend = GH_BACKEND_CPU;
+	shape.memory_limit_mb = gpuhash_memory_limit_mb;
+	shape.memory_cap_mb = gpuhash_max_memory_mb;
+	strlcpy(shape.devices, "all", sizeof(shape.devices));
+	e = hold_engine(&fallback_engine, &shape, &st, err, sizeof(err));
+	if (e == NULL)
+		report_status(st, err[0] ? err : gh_status_name(st),
+					  "could not start the gpuhash engine to fall back on");
+	return e;
+}
+
+/*
+ * Does a failure of status st let a node go on with the CPU backend?  The
+ * device's failures do: out of device memory (after partitioning), a device
+ * error, no usable device (none, or the GPU service gone).  Host memory,
+ * bad input, cancels and internal errors are the query's errors.
+ */
+bool
+gpuhash_falls_back(gh_status st)
+{
+	return gpuhash_cpu_fallback &&
+		(st == GH_ERR_DEVICE_NOMEM || st == GH_ERR_DEVICE || st == GH_ERR_NODEVICE);
 }
 
 /*
@@ -457,6 +563,11 @@ gpuhash_get_engine(void)
 static void
 report_status(gh_status st, const char *msg, const char *doing)
 {
+	/* for the GPU service, which sends it back with the error */
+	gpuhash_raised_status = st;
+	/* (in the service, with no database, the client counts it) */
+	if (st != GH_ERR_CANCELLED)
+		gpuhash_stats_add(GHST_ERRORS, 1);
 	switch (st)
 	{
 		case GH_ERR_CANCELLED:
@@ -501,11 +612,17 @@ report_status(gh_status st, const char *msg, const char *doing)
 	pg_unreachable();
 }
 
+/* After a device fault the session engine may be unusable: replace it. */
+void
+gpuhash_engine_failed(gh_engine *e, gh_status st)
+{
+	if (e != NULL && e == session_engine.engine && (st == GH_ERR_DEVICE || st == GH_ERR_INTERNAL))
+		session_engine.failed = true;
+}
+
 void
 gpuhash_engine_error(gh_engine *e, gh_status st)
 {
-	/* after a device fault the session engine may be unusable: replace it */
-	if (e == session_engine && (st == GH_ERR_DEVICE || st == GH_ERR_INTERNAL))
-		engine_failed = true;
+	gpuhash_engine_failed(e, st);
 	report_status(st, gh_last_error(e), "gpuhash engine failed");
 }

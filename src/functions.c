@@ -135,11 +135,15 @@ bench_backend(ReturnSetInfo *rsinfo, gh_backend backend, const char *operation,
 			Datum		values[BENCH_COLS];
 			bool		nulls[BENCH_COLS] = {0};
 			char	   *list;
+			char		err[512];
 
 			if (!name_matches(operation, c->operation) || !name_matches(structure, c->structure))
 				continue;
 			CHECK_FOR_INTERRUPTS();
+			if (!gpuhash_gate_enter(e, NULL, err, sizeof(err)))
+				gpuhash_gate_raise(err);
 			st = gh_bench(e, c->op, c->kind, (size_t) keys, reps, load, &r);
+			gpuhash_gate_settle();
 			if (st != GH_OK)
 				gpuhash_engine_error(e, st);
 			list = device_list(&r);

@@ -36,6 +36,10 @@ int			gpuhash_min_rows = 1000000;
 int			gpuhash_memory_limit_mb = 0;
 int			gpuhash_chunk_rows = 1048576;
 bool		gpuhash_force = false;
+bool		gpuhash_cpu_fallback = true;
+int			gpuhash_max_memory_mb = 0;
+int			gpuhash_memory_wait_ms = 5000;
+int			gpuhash_debug_device_memory_mb = 0;
 int			gpuhash_debug_fail_after = -1;
 int			gpuhash_service_workers = 1;
 bool		gpuhash_enable_pool = true;
@@ -80,19 +84,6 @@ check_devices(char **newval, void **extra, GucSource source)
 	return true;
 }
 
-/* device, devices and memory_limit shape the engine: reopen it on change */
-static void
-assign_engine_int(int newval, void *extra)
-{
-	gpuhash_settings_changed();
-}
-
-static void
-assign_engine_string(const char *newval, void *extra)
-{
-	gpuhash_settings_changed();
-}
-
 void
 _PG_init(void)
 {
@@ -122,7 +113,7 @@ _PG_init(void)
 							 "Where gpuhash runs: auto (a GPU when one is present, else nothing), gpu, or cpu.",
 							 "cpu runs the same algorithms on the CPU: for testing and comparison.",
 							 &gpuhash_device, GPUHASH_DEVICE_AUTO, device_options,
-							 PGC_USERSET, 0, NULL, assign_engine_int, NULL);
+							 PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomEnumVariable("gpuhash.hash_table",
 							 "Hash table for joins: auto, hashgraph or bcht.",
 							 NULL, &gpuhash_hash_table, GH_KIND_AUTO, table_options,
@@ -130,7 +121,7 @@ _PG_init(void)
 	DefineCustomStringVariable("gpuhash.devices",
 							   "The GPUs gpuhash uses: \"all\" or a comma-separated list of GPU numbers.",
 							   NULL, &gpuhash_devices_setting, "all",
-							   PGC_USERSET, 0, check_devices, assign_engine_string, NULL);
+							   PGC_USERSET, 0, check_devices, NULL, NULL);
 	DefineCustomIntVariable("gpuhash.min_rows",
 							"Joins and groupings with fewer input rows stay on PostgreSQL's own plans.",
 							NULL, &gpuhash_min_rows, 1000000, 0, INT_MAX,
@@ -139,7 +130,17 @@ _PG_init(void)
 							"Device memory one operation may use; larger inputs are processed in hash-range partitions.",
 							"0 means 90% of the GPU's free memory (4 GB with gpuhash.device = cpu).",
 							&gpuhash_memory_limit_mb, 0, 0, INT_MAX,
-							PGC_USERSET, GUC_UNIT_MB, NULL, assign_engine_int, NULL);
+							PGC_USERSET, GUC_UNIT_MB, NULL, NULL, NULL);
+	DefineCustomIntVariable("gpuhash.max_memory",
+							"The most device memory any session's gpuhash.memory_limit may give one operation (0: no cap).",
+							"Set by superusers or in postgresql.conf; it caps gpuhash.memory_limit, including the limit 0 resolves to.",
+							&gpuhash_max_memory_mb, 0, 0, INT_MAX,
+							PGC_SUSET, GUC_UNIT_MB, NULL, NULL, NULL);
+	DefineCustomIntVariable("gpuhash.memory_wait",
+							"How long an operation waits for room in device memory that concurrent operations hold.",
+							"Where gpuhash is preloaded; when the time is up the operation runs out of device memory (see gpuhash.cpu_fallback).",
+							&gpuhash_memory_wait_ms, 5000, 0, INT_MAX,
+							PGC_USERSET, GUC_UNIT_MS, NULL, NULL, NULL);
 	DefineCustomIntVariable("gpuhash.chunk_rows",
 							"Outer rows a GpuHashJoin probes per batch, and joined pairs it fetches per batch.",
 							NULL, &gpuhash_chunk_rows, 1048576, 1, 1 << 27,
@@ -147,6 +148,11 @@ _PG_init(void)
 	DefineCustomBoolVariable("gpuhash.force",
 							 "Plans gpuhash wherever it applies, whatever PostgreSQL's plans cost (for testing).",
 							 NULL, &gpuhash_force, false,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomBoolVariable("gpuhash.cpu_fallback",
+							 "Lets a gpuhash node finish on the CPU when the device cannot run an operation.",
+							 "When the device runs out of memory, fails or is gone, the node goes on with the engine's CPU backend, with the same results; off: the query fails with the device's error.",
+							 &gpuhash_cpu_fallback, true,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomBoolVariable("gpuhash.service",
 							 "Sends gpuhash's work to the GPU service processes when they run.",
@@ -191,6 +197,11 @@ _PG_init(void)
 							"For testing how queries clean up after device failures.",
 							&gpuhash_debug_fail_after, -1, -1, INT_MAX,
 							PGC_SUSET, GUC_NOT_IN_SAMPLE | GUC_NO_SHOW_ALL, NULL, NULL, NULL);
+	DefineCustomIntVariable("gpuhash.debug_device_memory",
+							"Developer option: the size of the CPU backend's simulated devices, for the wait for room in device memory (0: unlimited).",
+							"For testing that wait without a GPU.",
+							&gpuhash_debug_device_memory_mb, 0, 0, INT_MAX,
+							PGC_SUSET, GUC_NOT_IN_SAMPLE | GUC_NO_SHOW_ALL | GUC_UNIT_MB, NULL, NULL, NULL);
 	DefineCustomBoolVariable("gpuhash.debug_reread_pages",
 							 "Developer option: treat every other page shipped to the engine as changed while it was read, so that it is read again on the CPU.",
 							 "For testing the recheck of shipped pages.",
@@ -212,5 +223,6 @@ _PG_init(void)
 	gpuhash_agg_init();
 	gpuhash_fuse_init();
 	gpuhash_star_init();
+	gpuhash_shmem_init();
 	gpuhash_service_init();
 }

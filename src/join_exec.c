@@ -11,7 +11,10 @@
  *
  * The node is a state machine (GhjPhase, below; src/README, "Executor:
  * GpuHashJoin").  Rows are kept as columnar copies of the columns the node
- * needs (rowstore.c) and joined in the scan tuple.  The engine's table and
+ * needs (rowstore.c) and joined in the scan tuple.
+ * A chunk whose pairs exceed one fetch is joined in runs of its probe keys,
+ * so that a device failure never comes after pairs were returned and the
+ * node can go on with the CPU backend (engine_ops.h).  The engine's table and
  * join live in device memory, which palloc cannot see: a reset callback on
  * the node's memory context frees them, so an error or cancel in mid-query
  * releases them with the query.
@@ -106,11 +109,15 @@ typedef struct GpuHashJoinState
 	int64		nprobe;
 	bool	   *outer_matched;
 	bool		outer_done;
-	GhOpJoin   *join;
+	GhOpJoin   *join;			/* of probe keys [sub_lo, sub_hi) */
+	int64		sub_lo;
+	int64		sub_hi;
+	bool		fetched;		/* its pairs are in the buffer */
 	gh_pair    *pairs;
+	size_t		pairs_alloc;	/* pairs the buffer holds */
 	size_t		npairs;
 	size_t		pair_pos;
-	size_t		pair_cap;
+	size_t		pair_cap;		/* pairs a join may have: gpuhash.chunk_rows */
 	int64		rest_pos;
 	bool		flags_only;		/* SEMI/ANTI answered by match flags */
 
@@ -307,8 +314,9 @@ BeginGpuHashJoin(CustomScanState *node, EState *estate, int eflags)
 	s->phase = GHJ_BUILD;
 	if (eflags & EXEC_FLAG_EXPLAIN_ONLY)
 		return;
-	gpuhash_ops_init(&s->eng, s->node_cxt);
+	gpuhash_ops_init(&s->eng, s->node_cxt, GHST_JOIN_QUERIES);
 	s->pairs = MemoryContextAllocHuge(s->node_cxt, sizeof(gh_pair) * s->pair_cap);
+	s->pairs_alloc = s->pair_cap;
 }
 
 /* ---- scan tuple and keys ---- */
@@ -382,6 +390,37 @@ compute_key(GpuHashJoinState *s, GhjKeySide *side, uint64 *key)
 
 /* ---- phases ---- */
 
+/*
+ * The table's build input made again from the stored inner rows, for the
+ * CPU fallback (GhOpRemakeKeys): the build's arrays are not kept.
+ */
+static void
+remake_inner_keys(void *arg, uint64 **keys_out, uint64 **rows_out, size_t *n_out)
+{
+	GpuHashJoinState *s = (GpuHashJoinState *) arg;
+	ExprContext *econtext = s->css.ss.ps.ps_ExprContext;
+	uint64	   *keys = palloc_extended(sizeof(uint64) * Max(s->ninner, 1), MCXT_ALLOC_HUGE);
+	uint64	   *rows = palloc_extended(sizeof(uint64) * Max(s->ninner, 1), MCXT_ALLOC_HUGE);
+	size_t		n = 0;
+
+	for (int64 r = 0; r < s->ninner; r++)
+	{
+		uint64		key;
+
+		CHECK_FOR_INTERRUPTS();
+		ResetExprContext(econtext);
+		fill_joined(s, -1, r);
+		if (!compute_key(s, &s->ikeys, &key))
+			continue;
+		keys[n] = key;
+		rows[n] = (uint64) r;
+		n++;
+	}
+	*keys_out = keys;
+	*rows_out = rows;
+	*n_out = n;
+}
+
 static void
 build_inner(GpuHashJoinState *s)
 {
@@ -450,6 +489,7 @@ build_inner(GpuHashJoinState *s)
 	{
 		INSTR_TIME_SET_CURRENT(start);
 		s->table = gpuhash_op_build(&s->eng, s->kind, keys, rows, (size_t) nkeys);
+		gpuhash_op_table_remake(s->table, remake_inner_keys, s);
 		s->stat_devices |= s->table->devices;
 		s->stat_build_ms += gpuhash_elapsed_ms(start);
 		s->stat_partitions = s->table->partitions;
@@ -457,6 +497,42 @@ build_inner(GpuHashJoinState *s)
 	pfree(keys);
 	pfree(rows);
 	s->built = true;
+}
+
+/*
+ * Start the engine's join of the chunk's probe keys from lo on: as many of
+ * them as have all their pairs fit one fetch of gpuhash.chunk_rows pairs (a
+ * key with more pairs alone, its pairs fetched at once).
+ */
+static void
+begin_subjoin(GpuHashJoinState *s, int64 lo)
+{
+	int64		hi = s->nprobe;
+	size_t		cap = s->pair_cap;
+
+	for (;;)
+	{
+		uint64		total;
+
+		s->join = gpuhash_op_join_begin(s->table, s->probe_keys + lo, (size_t) (hi - lo),
+										 GH_JOIN_PROBE, cap);
+		total = s->join->total;
+		if (total <= cap)
+			break;
+		release_join(s);
+		if (hi - lo > 1)
+			hi = lo + Max(1, (int64) ((double) (hi - lo) * (double) cap / (double) total));
+		else
+			cap = (size_t) total;
+	}
+	if (cap > s->pairs_alloc)
+	{
+		s->pairs = repalloc_huge(s->pairs, sizeof(gh_pair) * cap);
+		s->pairs_alloc = cap;
+	}
+	s->sub_lo = lo;
+	s->sub_hi = hi;
+	s->fetched = false;
 }
 
 /* Read the next outer chunk and start its join; false when none is left. */
@@ -538,18 +614,20 @@ next_chunk(GpuHashJoinState *s)
 		 * intersection's bucket order made those reads random, and the CPU,
 		 * not the device, is what bounds this loop).
 		 */
-		s->join = gpuhash_op_join_begin(s->table, s->probe_keys, (size_t) s->nprobe,
-										 GH_JOIN_PROBE, s->pair_cap);
 		if (s->flags_only)
 		{
 			uint8	   *flags = MemoryContextAlloc(s->chunk_cxt, s->nprobe);
 
+			s->join = gpuhash_op_join_begin(s->table, s->probe_keys, (size_t) s->nprobe,
+											 GH_JOIN_PROBE, 0);
 			gpuhash_op_join_outer_matched(s->join, flags);
 			for (int64 i = 0; i < s->nprobe; i++)
 				if (flags[i])
 					s->outer_matched[s->probe_row[i]] = true;
 			release_join(s);
 		}
+		else
+			begin_subjoin(s, 0);
 		s->stat_probe_ms += gpuhash_elapsed_ms(start);
 		s->stat_peak_device = Max(s->stat_peak_device,
 								  gpuhash_ops_peak_device(&s->eng));
@@ -595,18 +673,26 @@ next_pair_row(GpuHashJoinState *s)
 				return NULL;
 			CHECK_FOR_INTERRUPTS();
 			INSTR_TIME_SET_CURRENT(start);
-			s->npairs = gpuhash_op_join_next(s->join, s->pairs, s->pair_cap);
+			if (s->fetched)
+			{
+				/* this join's pairs are done: the chunk's next probe keys */
+				release_join(s);
+				if (s->sub_hi >= s->nprobe)
+				{
+					s->stat_probe_ms += gpuhash_elapsed_ms(start);
+					return NULL;
+				}
+				begin_subjoin(s, s->sub_hi);
+			}
+			s->npairs = gpuhash_op_join_next(s->join, s->pairs, s->pairs_alloc);
+			s->fetched = true;
 			s->stat_probe_ms += gpuhash_elapsed_ms(start);
 			s->pair_pos = 0;
 			s->stat_pairs += s->npairs;
-			if (s->npairs == 0)
-			{
-				release_join(s);
-				return NULL;
-			}
+			continue;
 		}
 		p = &s->pairs[s->pair_pos++];
-		orow = s->probe_row[p->outer];
+		orow = s->probe_row[s->sub_lo + p->outer];
 		if (s->jointype == JOIN_SEMI && s->outer_matched[orow])
 			continue;
 
@@ -857,5 +943,6 @@ ExplainGpuHashJoin(CustomScanState *node, List *ancestors, ExplainState *es)
 			if (s->stat_devices)
 				ExplainPropertyText("Devices Used", gpuhash_devices_text(s->stat_devices), es);
 		}
+		gpuhash_ops_explain(&s->eng, es);
 	}
 }

@@ -83,8 +83,11 @@ gpuhash_op_pages_begin(GhOps *ops, const gh_pagespec *spec, size_t max_pages,
 void
 gpuhash_op_pages_extract(GhOpPages *pp, size_t npages)
 {
+	GhOps	   *ops = pp->ops;
+	gh_engine  *e;
+
 	Assert(npages <= pp->max_pages);
-	if (pp->seg)
+	if (pp->seg && !ops->fallback)
 	{
 		GhsPages   *hdr = dsm_segment_address(pp->seg);
 		GhsCall		call;
@@ -92,18 +95,24 @@ gpuhash_op_pages_extract(GhOpPages *pp, size_t npages)
 		hdr->npages = npages;
 		gpuhash_ops_init_call(&call, GHS_OP_EXTRACT_PAGES, -1, 0);
 		call.data = dsm_segment_handle(pp->seg);
-		gpuhash_ops_service_call(pp->ops, &call);
-		pp->rows.nrows = (size_t) call.result[0];
+		if (gpuhash_ops_service_ok(ops, &call))
+		{
+			pp->rows.nrows = (size_t) call.result[0];
+			ops->stat_pages += npages;
+			return;
+		}
 	}
-	else
+	else if (!ops->fallback && (e = gpuhash_ops_device_engine(ops)) != NULL &&
+			 gpuhash_ops_device_ok(ops, gh_extract_pages(e, &pp->spec, BufferBlocks, pp->pages,
+														 npages, &pp->rows)))
 	{
-		gh_engine  *e = gpuhash_ops_engine(pp->ops);
-		gh_status	st;
-
-		st = gh_extract_pages(e, &pp->spec, BufferBlocks, pp->pages, npages, &pp->rows);
-		if (st != GH_OK)
-			gpuhash_engine_error(e, st);
+		ops->stat_pages += npages;
+		return;
 	}
+	/* the pages are still pinned: the CPU backend reads them in place */
+	e = gpuhash_ops_cpu_engine(ops);
+	gpuhash_ops_cpu_check(ops, gh_extract_pages(e, &pp->spec, BufferBlocks, pp->pages, npages,
+												&pp->rows));
 }
 
 void
@@ -168,6 +177,10 @@ gpuhash_op_pool_pages(GhOpPoolPages *pp, size_t npages)
 	gpuhash_ops_init_call(&call, GHS_OP_POOL_PAGES, pp->pool.worker, pp->pool.id);
 	call.data = dsm_segment_handle(pp->seg);
 	gpuhash_ops_service_call(pp->ops, &call);
+	pp->fell_back |= call.fell_back;
+	if (!call.fell_back)
+		pp->ops->stat_pages += npages;
+	pp->ops->stat_pooled = true;
 	return call.result[0];
 }
 

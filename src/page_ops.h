@@ -85,6 +85,7 @@ typedef struct GhOpPoolPages
 	uint32	   *pages;
 	uint64	   *lsns;
 	uint8	   *dropped;
+	bool		fell_back;		/* the pool went on with the CPU: pages come back */
 } GhOpPoolPages;
 
 extern GhOpPoolPages *gpuhash_op_pool_pages_begin(GhOps *ops, const GhOpPool *pool,

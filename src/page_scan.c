@@ -408,6 +408,12 @@ feed_batch(GhPageScan *ps)
 	ps->stats.rows_direct += (int64) rows;
 	ps->stats.rows_pooled += (int64) rows;
 	ps->nship = 0;
+	/* a pool fallen back on the CPU takes no more pages: they are extracted */
+	if (ps->feed->fell_back)
+	{
+		gpuhash_op_pool_pages_end(ps->feed);
+		ps->feed = NULL;
+	}
 }
 
 /* Take the next batch of pages: false when there are no more rows at all. */

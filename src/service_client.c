@@ -35,26 +35,21 @@
 
 GhsShared  *gpuhash_service = NULL;
 
-static shmem_request_hook_type prev_shmem_request_hook = NULL;
-static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
-
-static void
-service_shmem_request(void)
+Size
+gpuhash_service_shmem_size(void)
 {
-	if (prev_shmem_request_hook)
-		prev_shmem_request_hook();
-	RequestAddinShmemSpace(sizeof(GhsShared));
+	return gpuhash_service_workers > 0 ? sizeof(GhsShared) : 0;
 }
 
-static void
-service_shmem_startup(void)
+/* under AddinShmemInitLock (shmem.c) */
+void
+gpuhash_service_shmem_init(void)
 {
 	bool		found;
 	GhsShared  *shared;
 
-	if (prev_shmem_startup_hook)
-		prev_shmem_startup_hook();
-	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
+	if (gpuhash_service_workers <= 0)
+		return;
 	shared = ShmemInitStruct("gpuhash GPU service", sizeof(GhsShared), &found);
 	if (!found)
 	{
@@ -69,6 +64,7 @@ service_shmem_startup(void)
 			pg_atomic_init_u32(&shared->worker[i].objects, 0);
 			pg_atomic_init_u32(&shared->worker[i].running, 0);
 			pg_atomic_init_u32(&shared->worker[i].engines, 0);
+			pg_atomic_init_u64(&shared->worker[i].device_bytes, 0);
 		}
 		for (int i = 0; i < GHS_SLOTS; i++)
 		{
@@ -77,7 +73,6 @@ service_shmem_startup(void)
 			shared->slots[i].ran_by = -1;
 		}
 	}
-	LWLockRelease(AddinShmemInitLock);
 	gpuhash_service = shared;
 }
 
@@ -86,10 +81,6 @@ gpuhash_service_init(void)
 {
 	if (!process_shared_preload_libraries_in_progress || gpuhash_service_workers <= 0)
 		return;
-	prev_shmem_request_hook = shmem_request_hook;
-	shmem_request_hook = service_shmem_request;
-	prev_shmem_startup_hook = shmem_startup_hook;
-	shmem_startup_hook = service_shmem_startup;
 	gpuhash_service_register();
 }
 
@@ -190,9 +181,11 @@ fill_request(GhsSlot *slot, const GhsCall *call, bool nowait)
 	memset(&slot->shape, 0, sizeof(slot->shape));
 	slot->shape.backend = gpuhash_resolved_backend();
 	slot->shape.memory_limit_mb = gpuhash_memory_limit_mb;
+	slot->shape.memory_cap_mb = gpuhash_max_memory_mb;
 	strlcpy(slot->shape.devices, gpuhash_devices_setting ? gpuhash_devices_setting : "all",
 			sizeof(slot->shape.devices));
 	slot->debug_fail_after = gpuhash_debug_fail_after;
+	slot->cpu_fallback = gpuhash_cpu_fallback;
 	slot->kind = call->kind;
 	slot->method = call->method;
 	slot->object = call->object;
@@ -253,7 +246,8 @@ abandon(GhsSlot *slot)
 	}
 }
 
-static void
+/* Wait until slot is done: false if the service worker stopped meanwhile. */
+static bool
 wait_done(GhsSlot *slot)
 {
 	for (;;)
@@ -266,12 +260,9 @@ wait_done(GhsSlot *slot)
 		w = state == GHS_RUNNING ? slot->ran_by : slot->worker;
 		SpinLockRelease(&slot->mutex);
 		if (state == GHS_DONE)
-			return;
+			return true;
 		if (w >= 0 ? !worker_running(w) : !any_worker_running())
-			ereport(ERROR,
-					(errcode(ERRCODE_ADMIN_SHUTDOWN),
-					 errmsg("the gpuhash GPU service stopped during the query"),
-					 errhint("The server log says why; set gpuhash.service = off to run gpuhash in each backend.")));
+			return false;
 		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 100L,
 						 PG_WAIT_EXTENSION);
 		ResetLatch(MyLatch);
@@ -313,12 +304,17 @@ void
 gpuhash_service_wait(GhsCall *call, GhsSlot *slot)
 {
 	bool		freed;
+	bool		done;
 	int			sqlerrcode;
+	int			status;
 	dsm_handle	reply;
 
+	call->failed = GH_OK;
+	call->fell_back = false;
+	call->failure[0] = '\0';
 	PG_TRY();
 	{
-		wait_done(slot);
+		done = wait_done(slot);
 	}
 	PG_CATCH();
 	{
@@ -326,6 +322,22 @@ gpuhash_service_wait(GhsCall *call, GhsSlot *slot)
 		PG_RE_THROW();
 	}
 	PG_END_TRY();
+	if (!done)
+	{
+		/* the worker is gone, and the objects it held for this query */
+		abandon(slot);
+		if (call->fallback_ok && gpuhash_falls_back(GH_ERR_NODEVICE))
+		{
+			call->failed = GH_ERR_NODEVICE;
+			strlcpy(call->failure, "the GPU service stopped during the query",
+					sizeof(call->failure));
+			return;
+		}
+		ereport(ERROR,
+				(errcode(ERRCODE_ADMIN_SHUTDOWN),
+				 errmsg("the gpuhash GPU service stopped during the query"),
+				 errhint("The server log says why; set gpuhash.service = off to run gpuhash in each backend.")));
+	}
 
 	pg_read_barrier();
 	call->ran_by = slot->ran_by;
@@ -334,7 +346,13 @@ gpuhash_service_wait(GhsCall *call, GhsSlot *slot)
 	call->result_devices = slot->result_devices;
 	call->reply = NULL;
 	sqlerrcode = slot->sqlerrcode;
+	status = slot->status;
 	reply = slot->reply;
+	if (sqlerrcode == 0 && slot->fell_back)
+	{
+		call->fell_back = true;
+		strlcpy(call->failure, slot->message, sizeof(call->failure));
+	}
 	if (sqlerrcode == 0 && reply != 0)
 	{
 		call->reply = dsm_attach(reply);
@@ -361,6 +379,15 @@ gpuhash_service_wait(GhsCall *call, GhsSlot *slot)
 		abandon(slot);
 		if (sqlerrcode == ERRCODE_QUERY_CANCELED)
 			CHECK_FOR_INTERRUPTS();
+		if (call->fallback_ok && gpuhash_falls_back((gh_status) status))
+		{
+			call->failed = status;
+			snprintf(call->failure, sizeof(call->failure), "%s%s%s", message,
+					 detail[0] ? ": " : "", detail);
+			return;
+		}
+		if (status != GH_OK && status != GH_ERR_CANCELLED)
+			gpuhash_stats_add(GHST_ERRORS, 1);
 		ereport(ERROR,
 				(errcode(sqlerrcode),
 				 errmsg("%s", message),
@@ -447,8 +474,8 @@ gpuhash_service_status(PG_FUNCTION_ARGS)
 	for (int w = 0; w < gpuhash_service->nworkers; w++)
 	{
 		GhsWorkerInfo *info = &gpuhash_service->worker[w];
-		Datum		values[6];
-		bool		nulls[6] = {0};
+		Datum		values[7];
+		bool		nulls[7] = {0};
 		int			pid = info->pid;
 		uint32		op = pg_atomic_read_u32(&info->running);
 
@@ -460,6 +487,7 @@ gpuhash_service_status(PG_FUNCTION_ARGS)
 		values[4] = Int32GetDatum((int32) pg_atomic_read_u32(&info->engines));
 		values[5] = CStringGetTextDatum(op_name(op));
 		nulls[5] = op == 0 || pid == 0;
+		values[6] = Int64GetDatum((int64) pg_atomic_read_u64(&info->device_bytes));
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	return (Datum) 0;

@@ -81,7 +81,9 @@ typedef struct GhsShape
 {
 	int			backend;		/* gh_backend */
 	int			memory_limit_mb;
+	int			memory_cap_mb;	/* gpuhash.max_memory */
 	char		devices[64];
+	bool		fallback;		/* a pool's CPU engine to fall back on (service_pool.c) */
 } GhsShape;
 
 typedef struct GhsSlot
@@ -101,6 +103,7 @@ typedef struct GhsSlot
 	GhsOp		op;
 	GhsShape	shape;
 	int			debug_fail_after;
+	bool		cpu_fallback;	/* the client's gpuhash.cpu_fallback */
 	int			kind;			/* gh_kind */
 	int			method;			/* gh_join_method */
 	int32		object;
@@ -113,6 +116,8 @@ typedef struct GhsSlot
 	uint64		result[4];
 	uint32		result_devices;	/* device mask */
 	int			sqlerrcode;		/* 0: success */
+	int			status;			/* the engine failure's gh_status, or GH_OK */
+	bool		fell_back;		/* success, on the CPU backend: message says why */
 	char		message[256];
 	char		detail[256];
 	char		hint[256];
@@ -126,6 +131,7 @@ typedef struct GhsWorkerInfo
 	pg_atomic_uint32 objects;	/* tables and joins held */
 	pg_atomic_uint32 running;	/* the operation running now (GhsOp), 0: idle */
 	pg_atomic_uint32 engines;	/* engines open */
+	pg_atomic_uint64 device_bytes;	/* device memory they hold */
 } GhsWorkerInfo;
 
 typedef struct GhsShared
@@ -307,6 +313,7 @@ extern bool gpuhash_service_owner_gone(int procno, int pid, LocalTransactionId l
 extern void gpuhash_service_reply_groups(GhsSlot *slot, gh_groups *g, bool engine_made);
 extern pg_noreturn void gpuhash_service_engine_failed(gh_engine *e, gh_status st);
 extern gh_engine *gpuhash_service_hold_engine(const GhsShape *shape);
+extern bool gpuhash_service_room(gh_engine *e, char *err, size_t errlen);
 extern void gpuhash_service_release_engine(gh_engine *e);
 
 /* service_pool.c, inside a service worker */

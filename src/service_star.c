@@ -86,7 +86,12 @@ gpuhash_star_service_create(GhsSlot *slot)
 		char	   *base;
 		GhsStarCreate *hdr;
 		StarDimArrays dims[GH_PROG_MAX_DIMS];
+		gh_status	st;
+		char		err[512];
 
+		/* room on the devices (device_gate.c); none in time: the client falls back */
+		if (!gpuhash_service_room(e, err, sizeof(err)))
+			gpuhash_gate_raise(err);
 		seg = attach(slot);
 		base = dsm_segment_address(seg);
 		hdr = (GhsStarCreate *) base;
@@ -109,8 +114,10 @@ gpuhash_star_service_create(GhsSlot *slot)
 				dims[d].dscale[k] = ghs_at(base, sd->dscale[k]);
 			}
 		}
-		star_core_create(&star->core, e, gpuhash_service_engine_failed, &hdr->prog,
-						 &hdr->spec, hdr->ndims, dims);
+		st = star_core_create(&star->core, e, gpuhash_service_engine_failed, &hdr->prog,
+							  &hdr->spec, hdr->ndims, dims);
+		if (st != GH_OK)
+			gpuhash_service_engine_failed(e, st);
 	}
 	PG_CATCH();
 	{

@@ -101,6 +101,45 @@ service_interrupt(void)
 
 /* ---- engines ---- */
 
+/* the engines whose device memory this worker's reservation counts (device_gate.c) */
+static void
+visit_engines(void (*visit) (gh_engine *e, void *arg), void *arg)
+{
+	for (int i = 0; i < MAX_ENGINES; i++)
+		if (engines[i].engine)
+			visit(engines[i].engine, arg);
+}
+
+/* After requests and frees: the reservation (device_gate.c) and gpuhash_service()'s figure. */
+static void
+settle_device_memory(void)
+{
+	uint64		bytes = 0;
+
+	for (int i = 0; i < MAX_ENGINES; i++)
+		if (engines[i].engine)
+			bytes += gh_engine_device_bytes(engines[i].engine);
+	pg_atomic_write_u64(&gpuhash_service->worker[my_index].device_bytes, bytes);
+	gpuhash_gate_settle();
+}
+
+/* room on e's devices for an operation (device_gate.c): false, and why, if none in time */
+bool
+gpuhash_service_room(gh_engine *e, char *err, size_t errlen)
+{
+	return gpuhash_gate_enter(e, service_interrupt, err, errlen);
+}
+
+/* the same, none in time an error */
+static void
+wait_for_room(gh_engine *e)
+{
+	char		err[512];
+
+	if (!gpuhash_service_room(e, err, sizeof(err)))
+		gpuhash_gate_raise(err);
+}
+
 static void
 close_engine(ServiceEngine *se)
 {
@@ -147,6 +186,7 @@ get_engine(const GhsShape *shape)
 					 errhint("Use the same gpuhash.device, gpuhash.devices and gpuhash.memory_limit in every session.")));
 	}
 	gpuhash_memory_limit_mb = shape->memory_limit_mb;
+	gpuhash_max_memory_mb = shape->memory_cap_mb;
 	if (shape->memory_limit_mb == 0 && shape->backend == GH_BACKEND_CUDA &&
 		gpuhash_service->nworkers > 1)
 	{
@@ -471,6 +511,7 @@ run_aggregate(GhsSlot *slot)
 	gh_status	st;
 
 	arm_debug_failure(se->engine, slot);
+	wait_for_room(se->engine);
 	st = gh_aggregate(se->engine, ghs_at(base, d->keys), d->n, cols, d->ncols, &g);
 	dsm_detach(seg);
 	if (st != GH_OK)
@@ -493,6 +534,7 @@ run_build(GhsSlot *slot)
 	int			nd;
 
 	arm_debug_failure(se->engine, slot);
+	wait_for_room(se->engine);
 	st = gh_build(se->engine, (gh_kind) slot->kind, ghs_at(base, d->keys),
 				  ghs_at(base, d->rows), d->n, &t);
 	dsm_detach(seg);
@@ -518,6 +560,7 @@ run_join_begin(GhsSlot *slot)
 	gh_status	st;
 	ServiceObject *o;
 
+	wait_for_room(table->engine->engine);
 	st = gh_join_begin(table->table, ghs_at(base, d->keys), d->n,
 					   (gh_join_method) slot->method, &j);
 	if (st != GH_OK)
@@ -543,6 +586,7 @@ run_join_next(GhsSlot *slot)
 	size_t		nout = 0;
 	gh_status	st;
 
+	wait_for_room(o->engine->engine);
 	st = gh_join_next(o->join, ghs_at(base, d->pairs), Min(slot->arg[0], d->cap), &nout);
 	if (st != GH_OK)
 		engine_failed(o->engine, st);
@@ -558,6 +602,7 @@ run_outer_matched(GhsSlot *slot)
 	GhsData    *d = (GhsData *) base;
 	gh_status	st;
 
+	wait_for_room(o->engine->engine);
 	st = gh_join_outer_matched(o->join, ghs_at(base, d->flags));
 	if (st != GH_OK)
 		engine_failed(o->engine, st);
@@ -579,6 +624,7 @@ run_join_aggregate(GhsSlot *slot)
 	spec.inner_rows = d->inner_rows;
 	spec.cols = data_cols(base, d, (uint8 **) &spec.col_inner);
 	spec.ncols = d->ncols;
+	wait_for_room(table->engine->engine);
 	st = gh_join_aggregate(table->table, ghs_at(base, d->keys), d->n,
 						   (gh_join_method) slot->method, &spec, &g);
 	dsm_detach(seg);
@@ -611,11 +657,13 @@ run_free(GhsSlot *slot)
 static void
 run_pool_append(GhsSlot *slot)
 {
-	dsm_segment *seg = attach_data(slot);
+	dsm_segment *seg;
 	instr_time	start;
 	double		map_ms;
 	bool		on_device;
 
+	arm_debug_failure(gpuhash_pool_engine(slot), slot);
+	seg = attach_data(slot);
 	INSTR_TIME_SET_CURRENT(start);
 #ifdef MADV_POPULATE_READ
 	/* map the rows' pages at once rather than page by page as they are read */
@@ -641,9 +689,11 @@ run_pool_append(GhsSlot *slot)
 static void
 run_pool_pages(GhsSlot *slot)
 {
-	dsm_segment *seg = attach_data(slot);
+	dsm_segment *seg;
 	instr_time	start;
 
+	arm_debug_failure(gpuhash_pool_engine(slot), slot);
+	seg = attach_data(slot);
 	INSTR_TIME_SET_CURRENT(start);
 	PG_TRY();
 	{
@@ -692,6 +742,7 @@ run_extract_pages(GhsSlot *slot)
 		rows.nulls[o] = ghs_at(base, p->nulls[o]);
 	}
 	arm_debug_failure(se->engine, slot);
+	wait_for_room(se->engine);
 	st = gh_extract_pages(se->engine, &p->spec, BufferBlocks, ghs_at(base, p->pages),
 						  p->npages, &rows);
 	dsm_detach(seg);
@@ -770,6 +821,9 @@ serve(GhsSlot *slot, MemoryContext cxt)
 	int			client_pid;
 
 	slot->sqlerrcode = 0;
+	slot->status = GH_OK;
+	slot->fell_back = false;
+	gpuhash_raised_status = GH_OK;
 	slot->reply = 0;
 	slot->result_object = 0;
 	memset(slot->result, 0, sizeof(slot->result));
@@ -785,6 +839,7 @@ serve(GhsSlot *slot, MemoryContext cxt)
 		ErrorData  *ed;
 
 		MemoryContextSwitchTo(cxt);
+		ConditionVariableCancelSleep();
 		ed = CopyErrorData();
 		FlushErrorState();
 		if (replies[index])
@@ -796,6 +851,8 @@ serve(GhsSlot *slot, MemoryContext cxt)
 			if (engines[i].engine)
 				gh_release_cached_memory(engines[i].engine);
 		slot->sqlerrcode = ed->sqlerrcode ? ed->sqlerrcode : ERRCODE_INTERNAL_ERROR;
+		slot->status = gpuhash_raised_status;
+		slot->fell_back = false;
 		strlcpy(slot->message, ed->message ? ed->message : "unknown error", sizeof(slot->message));
 		strlcpy(slot->detail, ed->detail ? ed->detail : "", sizeof(slot->detail));
 		strlcpy(slot->hint, ed->hint ? ed->hint : "", sizeof(slot->hint));
@@ -803,6 +860,7 @@ serve(GhsSlot *slot, MemoryContext cxt)
 	PG_END_TRY();
 	current_slot = NULL;
 	MemoryContextSwitchTo(old);
+	settle_device_memory();
 	pg_atomic_write_u32(&gpuhash_service->worker[my_index].running, 0);
 	MemoryContextReset(cxt);
 	pg_atomic_fetch_add_u64(&gpuhash_service->worker[my_index].requests, 1);
@@ -909,6 +967,7 @@ clear_leftovers(void)
 			{
 				slot->reply = 0;
 				slot->sqlerrcode = ERRCODE_ADMIN_SHUTDOWN;
+				slot->status = GH_ERR_NODEVICE;
 				strlcpy(slot->message, "the gpuhash GPU service worker restarted", sizeof(slot->message));
 				slot->detail[0] = slot->hint[0] = '\0';
 				slot->state = GHS_DONE;
@@ -930,6 +989,7 @@ service_exit(int code, Datum arg)
 	pg_atomic_write_u32(&me->objects, 0);
 	pg_atomic_write_u32(&me->engines, 0);
 	pg_atomic_write_u32(&me->running, 0);
+	pg_atomic_write_u64(&me->device_bytes, 0);
 	ConditionVariableBroadcast(&gpuhash_service->slot_freed);
 }
 
@@ -991,6 +1051,7 @@ gpuhash_service_main(Datum arg)
 	me->pid = MyProcPid;
 	on_shmem_exit(service_exit, (Datum) 0);
 	gpuhash_interrupt_hook = service_interrupt;
+	gpuhash_gate_engines = visit_engines;
 	request_cxt = AllocSetContextCreate(TopMemoryContext, "gpuhash service request",
 										ALLOCSET_DEFAULT_SIZES);
 	ereport(LOG, (errmsg("gpuhash GPU service %d started", my_index)));
@@ -1013,6 +1074,7 @@ gpuhash_service_main(Datum arg)
 		reap_objects();
 		gpuhash_pool_reap();
 		gpuhash_star_service_reap();
+		settle_device_memory();
 		slot = take_request();
 		if (slot != NULL)
 		{

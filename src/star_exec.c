@@ -128,7 +128,7 @@ reset_execution(GpuStarAggState *s)
 		MemoryContextDelete(s->cxt);
 	s->cxt = AllocSetContextCreate(s->css.ss.ps.state->es_query_cxt, "GpuStarAgg",
 								   ALLOCSET_DEFAULT_SIZES);
-	gpuhash_ops_init(&s->eng, s->cxt);
+	gpuhash_ops_init(&s->eng, s->cxt, GHST_STAR_QUERIES);
 	cb = MemoryContextAlloc(s->cxt, sizeof(MemoryContextCallback));
 	cb->func = release;
 	cb->arg = s;

@@ -29,7 +29,7 @@
 
 /* ---- the star where it is held ---- */
 
-void
+gh_status
 star_core_create(StarCore *c, gh_engine *e, StarFailFn failed, const gh_prog *prog,
 				 const gh_pagespec *spec, int ndims, const StarDimArrays *dims)
 {
@@ -53,16 +53,14 @@ star_core_create(StarCore *c, gh_engine *e, StarFailFn failed, const gh_prog *pr
 		if (st != GH_OK)
 		{
 			star_core_free(c);
-			failed(e, st);
+			return st;
 		}
 		c->ndims = d + 1;
 	}
 	st = gh_star_create(e, prog, spec, c->dims, ndims, &c->star);
 	if (st != GH_OK)
-	{
 		star_core_free(c);
-		failed(e, st);
-	}
+	return st;
 }
 
 /* PostgreSQL's error for a data error of the program */
@@ -287,7 +285,7 @@ gpuhash_op_star_create(GhOps *ops, const gh_prog *prog, const gh_pagespec *spec,
 
 	s->ops = ops;
 	s->owner = true;
-	s->in_service = ops->service && gpuhash_service_has_room(size);
+	s->in_service = ops->service && !ops->fallback && gpuhash_service_has_room(size);
 	if (s->in_service)
 	{
 		dsm_segment *seg = dsm_create(size, 0);
@@ -320,7 +318,8 @@ gpuhash_op_star_create(GhOps *ops, const gh_prog *prog, const gh_pagespec *spec,
 		call.data = dsm_segment_handle(seg);
 		PG_TRY();
 		{
-			gpuhash_ops_service_call(ops, &call);
+			/* where the service cannot make it, ops falls back: the star is the backend's */
+			s->in_service = gpuhash_ops_service_ok(ops, &call);
 		}
 		PG_FINALLY();
 		{
@@ -330,9 +329,22 @@ gpuhash_op_star_create(GhOps *ops, const gh_prog *prog, const gh_pagespec *spec,
 		s->worker = call.ran_by;
 		s->id = call.result_object;
 	}
-	else
-		star_core_create(&s->local, gpuhash_ops_engine(ops), backend_failed, prog, spec, ndims,
-						 dims);
+	if (!s->in_service)
+	{
+		/* the device's engine, or the CPU's where ops falls back */
+		gh_engine  *e = ops->fallback ? NULL : gpuhash_ops_device_engine(ops);
+		gh_status	st = GH_ERR_NODEVICE;
+
+		if (e != NULL)
+		{
+			st = star_core_create(&s->local, e, backend_failed, prog, spec, ndims, dims);
+			if (!gpuhash_ops_device_ok(ops, st))
+				e = NULL;
+		}
+		if (e == NULL)
+			gpuhash_ops_cpu_check(ops, star_core_create(&s->local, gpuhash_ops_cpu_engine(ops),
+														backend_failed, prog, spec, ndims, dims));
+	}
 	make_batch(s, max_pages);
 	return s;
 }
@@ -367,6 +379,7 @@ void
 gpuhash_op_star_shipped(GhOpStar *s, size_t npages)
 {
 	Assert(npages <= s->max_pages);
+	s->ops->stat_pages += npages;
 	if (s->in_service)
 		service_pages(s, s->seg, npages);
 	else
@@ -380,6 +393,7 @@ void
 gpuhash_op_star_synthetic(GhOpStar *s, size_t npages)
 {
 	Assert(npages <= s->max_pages);
+	s->ops->stat_pages += npages;
 	if (s->in_service)
 		service_pages(s, s->synth_seg, npages);
 	else

@@ -45,7 +45,8 @@ typedef struct StarCore
 	uint64		pages;			/* pages whose rows were kept */
 } StarCore;
 
-extern void star_core_create(StarCore *c, gh_engine *e, StarFailFn failed,
+/* the star made on e; a failure's status, nothing held then */
+extern gh_status star_core_create(StarCore *c, gh_engine *e, StarFailFn failed,
 							 const gh_prog *prog, const gh_pagespec *spec, int ndims,
 							 const StarDimArrays *dims);
 /*

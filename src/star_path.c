@@ -614,6 +614,24 @@ key_clause(StarPlan *sp, RestrictInfo *ri, Var **factvar, Node **dimexpr)
 }
 
 /*
+ * The clause of ri as EXPLAIN shows it: the fact table's column first, as
+ * the planner of every release would write it (the side an equivalence
+ * class puts first differs between releases).
+ */
+static Expr *
+fact_side_first(StarPlan *sp, RestrictInfo *ri)
+{
+	OpExpr	   *op = (OpExpr *) ri->clause;
+
+	if (bms_is_member(sp->fact, pull_varnos(sp->root, linitial(op->args))) ||
+		!OidIsValid(get_commutator(op->opno)))
+		return ri->clause;
+	op = copyObject(op);
+	CommuteOpExpr(op);
+	return (Expr *) op;
+}
+
+/*
  * Dimension d's join: one equality of a fact column with an expression of
  * the dimension, or two of int2 or int4 columns (partsupp's (partkey,
  * suppkey)), on which the dimension is unique.  The clause (an AND of two),
@@ -644,7 +662,7 @@ dimension_join(StarPlan *sp, int d, Expr **clause, Node **factkey, Node **dimexp
 		if (!key_clause(sp, linitial(clauses), &f1, &r1) ||
 			!dimension_unique(sp, d, r1, clauses))
 			return false;
-		*clause = linitial_node(RestrictInfo, clauses)->clause;
+		*clause = fact_side_first(sp, linitial(clauses));
 		*factkey = (Node *) f1;
 		*dimexpr = r1;
 		*keytype = exprType((Node *) f1);
@@ -660,8 +678,8 @@ dimension_join(StarPlan *sp, int d, Expr **clause, Node **factkey, Node **dimexp
 	*dimexpr = pair_key(r1, r2);
 	if (!dimension_unique(sp, d, *dimexpr, clauses))
 		return false;
-	*clause = make_andclause(list_make2(linitial_node(RestrictInfo, clauses)->clause,
-										lsecond_node(RestrictInfo, clauses)->clause));
+	*clause = make_andclause(list_make2(fact_side_first(sp, linitial(clauses)),
+										fact_side_first(sp, lsecond(clauses))));
 	*factkey = pair_key((Node *) f1, (Node *) f2);
 	*keytype = INT8OID;
 	return true;

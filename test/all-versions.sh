@@ -59,9 +59,11 @@ for v in $versions; do
 		echo "all-versions: PostgreSQL $v's sources cannot be downloaded here: testing Debian's" \
 			"packages of it in a root of the Debian release that has them"
 		t0=$SECONDS
-		bash test/pgsql/debian-root.sh "$v" "$prefix_root/debian-$v" true
-		if [ "$?" = 3 ]; then
-			summary+=("PostgreSQL $v: NOT TESTED: it could be neither built nor installed here")
+		bash test/pgsql/debian-root.sh "$v" "$prefix_root/debian-$v" true 2> >(tee "$log" >&2)
+		rc=$?
+		wait
+		if [ "$rc" = 3 ]; then
+			summary+=("PostgreSQL $v: NOT TESTED: it could be neither built nor installed here ($(grep -v '^ *$' "$log" | tail -1))")
 			continue
 		fi
 		run_tests "PostgreSQL $v ($(cut -d, -f1 "$prefix_root/debian-$v/BUILD"), ready in $((SECONDS - t0))s)" \

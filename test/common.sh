@@ -7,6 +7,9 @@
 #   gh_server_down          stop the throwaway server, if one was started
 #   gh_test_device SCRIPT   GPUHASH_DEVICE checked (cpu or gpu, default cpu)
 #   gh_pg_major             the major release of pg_config's PostgreSQL (15, 17, 18)
+#   gh_check NAME CMD...    one TAP line, "ok N - NAME", for whether CMD succeeds;
+#                           GH_CHECKS and GH_CHECKS_FAILED count them
+#   gh_same HAVE WANT       succeeds if they are equal, else says what differs
 #
 # A running server is used when GH_USE_RUNNING_SERVER=1, or when PGHOST and
 # PGPORT are both set and a server answers there.  pg_config's bindir comes
@@ -69,4 +72,23 @@ gh_pg_major() {
 	v=$("$GH_PG_CONFIG" --version) || return 2
 	v=${v#PostgreSQL }
 	echo "${v%%[!0-9]*}"
+}
+
+GH_CHECKS=0
+GH_CHECKS_FAILED=0
+
+gh_check() {
+	local name=$1
+	shift
+	GH_CHECKS=$((GH_CHECKS + 1))
+	if "$@"; then
+		echo "ok $GH_CHECKS - $name"
+	else
+		echo "not ok $GH_CHECKS - $name"
+		GH_CHECKS_FAILED=$((GH_CHECKS_FAILED + 1))
+	fi
+}
+
+gh_same() {
+	[ "$1" = "$2" ] || { echo "# expected '$2', got '$1'"; return 1; }
 }

@@ -10,8 +10,11 @@
 # invoked as root the cluster belongs to the operating-system user postgres
 # (which must be able to reach DIR: put it under /tmp); otherwise to the current
 # user.  The database superuser is postgres either way.  PORT defaults to 54329.
-# gpuhash is preloaded with GH_SERVICE_WORKERS (default 1) GPU service processes;
-# GH_SERVICE_WORKERS=0 leaves it unloaded until a session uses it.
+# gpuhash is preloaded (shared_preload_libraries) with GH_SERVICE_WORKERS
+# (default 1) GPU service processes; GH_SERVICE_WORKERS=0 has every session
+# load it instead (session_preload_libraries: no GPU service, no shared
+# memory), and GH_PRELOAD=0 leaves it unloaded (CREATE EXTENSION or LOAD loads
+# it into one session).
 # GH_CLUSTER_CONF: more lines for postgresql.conf, e.g. "shared_buffers = '8GB'".
 # The server binaries are pg_config's (PG_CONFIG overrides).
 set -euo pipefail
@@ -70,12 +73,16 @@ case $cmd in
 			full_page_writes = off
 			max_wal_size = 4GB
 		EOF
-		if [ "${GH_SERVICE_WORKERS:-1}" != 0 ]; then
+		if [ "${GH_PRELOAD:-1}" = 0 ]; then
+			:
+		elif [ "${GH_SERVICE_WORKERS:-1}" != 0 ]; then
 			# gpuhash preloaded: its GPU service processes start with the server
 			cat >>"$dir/data/postgresql.conf" <<-EOF
 				shared_preload_libraries = 'gpuhash'
 				gpuhash.service_workers = ${GH_SERVICE_WORKERS:-1}
 			EOF
+		else
+			echo "session_preload_libraries = 'gpuhash'" >>"$dir/data/postgresql.conf"
 		fi
 		[ -n "${GH_CLUSTER_CONF:-}" ] && printf '%s\n' "$GH_CLUSTER_CONF" >>"$dir/data/postgresql.conf"
 		echo "$port" >"$dir/port"

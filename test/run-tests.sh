@@ -10,11 +10,18 @@
 #      forced on, serially and in parallel, same rows (test/workloads.sh)
 #   6. scale-out: a coordinator and two data servers through postgres_fdw, at
 #      a small size (test/scaleout.sh; its own servers)
+#   7. the extension's lifecycle on a cluster of its own (test/lifecycle.sh:
+#      nothing outlives DROP EXTENSION; connections work without the library;
+#      skipped with a running server, whose library it would move aside)
+#   8. a short soak on a cluster of its own (test/soak.sh: clients mixing
+#      every kind of node, cancels and timeouts; then a backend and a GPU
+#      service worker killed mid-query), after the other server has stopped
 # Builds, installs (root, or a writable PostgreSQL installation), starts a
 # throwaway cluster, runs the layers, stops the cluster, and ends with the
 # line "N passed, N failed" (engine checks + regression tests + pgTAP tests +
-# PostgreSQL's scripts + workload queries + scale-out checks).
-# Exits non-zero on any failure.
+# PostgreSQL's scripts + workload queries + scale-out, lifecycle and soak
+# checks).  Exits non-zero on any failure.  SOAK_SECONDS (default 20 here),
+# SOAK_CLIENTS (4) and SOAK_ROWS (50000) size the soak.
 #
 # Environment:
 #   GPUHASH_DEVICE=cpu|gpu   backend the SQL layers run on (default cpu); the
@@ -107,6 +114,16 @@ if ! gh_install; then
 		exit 1
 	fi
 fi
+
+# ---- 7. lifecycle (before the main server starts: it moves the library aside) ----
+if [ "${GH_USE_RUNNING_SERVER:-0}" = 1 ] || { [ -n "${PGHOST:-}" ] && [ -n "${PGPORT:-}" ]; }; then
+	summary+=("lifecycle: skipped (a running server uses the installed library)")
+else
+	echo "== extension lifecycle"
+	bash test/lifecycle.sh >"$work/lifecycle.log" 2>&1
+	record_tap "lifecycle" "$work/lifecycle.log" $?
+fi
+
 if ! gh_server_up "$work"; then
 	record server 0 1
 	exit 1
@@ -173,3 +190,10 @@ GH_SCALEOUT_NO_BUILD=1 bash test/scaleout.sh >"$work/scaleout.log" 2>&1
 scaleout_rc=$?
 grep -vE '^ok - |^[0-9]+ passed, [0-9]+ failed$' "$work/scaleout.log"
 record_closing scale-out "$work/scaleout.log" "$scaleout_rc"
+
+# ---- 8. soak ----
+gh_server_down
+echo "== soak (gpuhash.device = $device)"
+SOAK_SECONDS=${SOAK_SECONDS:-20} SOAK_CLIENTS=${SOAK_CLIENTS:-4} SOAK_ROWS=${SOAK_ROWS:-50000} \
+	GH_SOAK_NO_INSTALL=1 bash test/soak.sh >"$work/soak.log" 2>&1
+record_tap "soak" "$work/soak.log" $?

@@ -455,6 +455,45 @@ darray_cases(const test_config *cfgs, int ncfg, gh_engine **engines, rng *r)
 	a = NULL;
 	case_end();
 
+	case_begin("gh_darray_to_host and gh_darray_truncate: the rows move to host memory and stay, "
+			   "an append's rows are cut off, later appends go on in host memory");
+	if (check_ok(gh_darray_create(e, true, &a), e, "gh_darray_create") &&
+		check_ok(gh_darray_append(a, keys, n * 8), e, "gh_darray_append"))
+	{
+		bool		was_on_device = gh_darray_on_device(a);
+
+		if (!check_ok(gh_darray_to_host(a), e, "gh_darray_to_host"))
+			;
+		else if (gh_darray_on_device(a) || gh_darray_bytes(a) != n * 8 ||
+				 memcmp(gh_darray_data(a), keys, n * 8) != 0)
+			case_fail("after gh_darray_to_host the array is %s with %zu bytes%s",
+					  gh_darray_on_device(a) ? "on the device" : "in host memory",
+					  gh_darray_bytes(a), " (or they differ from those appended)");
+		else if (!check_ok(gh_darray_append(a, keys, 8 * 100), e, "gh_darray_append"))
+			;
+		else
+		{
+			gh_darray_truncate(a, (n + 10) * 8);
+			gh_darray_truncate(a, (n + 20) * 8);	/* never longer */
+			if (gh_darray_bytes(a) != (n + 10) * 8 || gh_darray_on_device(a) ||
+				memcmp((const uint64_t *) gh_darray_data(a) + n, keys, 10 * 8) != 0)
+				case_fail("truncated to %zu bytes, not %zu, or moved", gh_darray_bytes(a),
+						  (n + 10) * 8);
+			if (!check_ok(gh_darray_append(a, keys + 50, 8), e, "gh_darray_append") ||
+				((const uint64_t *) gh_darray_data(a))[n + 10] != keys[50])
+				case_fail("an append after the truncation did not land after it");
+		}
+		if (!was_on_device && run.backend == GH_BACKEND_CUDA && cfgs[0].ndevices == 1 &&
+			cfgs[0].memory_limit == 0)
+			case_fail("the array was not on the device to begin with");
+	}
+	gh_darray_free(a);
+	a = NULL;
+	if (gh_darray_to_host(NULL) != GH_ERR_INVALID)
+		case_fail("gh_darray_to_host(NULL) was accepted");
+	gh_darray_truncate(NULL, 0);
+	case_end();
+
 	/*
 	 * A budget of 1 MiB: arrays start on the device; the keys' (1.2 MB)
 	 * moves to host memory as it grows, rows in it, and so do the values'.

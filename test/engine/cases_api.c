@@ -82,6 +82,39 @@ invalid_argument_cases(void)
 	}
 	case_end();
 
+	case_begin("gh_open caps the memory limit, given or resolved, at memory_cap; "
+			   "gh_engine_devices lists the devices in use");
+	opt.memory_limit = 0;
+	opt.memory_cap = (size_t) 3 << 20;
+	if (check_ok(gh_open(&opt, &none, err, sizeof(err)), NULL, "gh_open"))
+	{
+		int			ids[GH_MAX_DEVICES];
+
+		if (gh_engine_memory_limit(none) != opt.memory_cap)
+			case_fail("limit 0, cap 3 MiB: the engine's limit is %zu", gh_engine_memory_limit(none));
+		if (gh_engine_devices(none, ids, GH_MAX_DEVICES) != 1 ||
+			(run.backend == GH_BACKEND_CPU && ids[0] != 0))
+			case_fail("the devices in use are not the one asked for");
+		gh_close(none);
+	}
+	opt.memory_limit = (size_t) 2 << 20;
+	if (check_ok(gh_open(&opt, &none, err, sizeof(err)), NULL, "gh_open"))
+	{
+		if (gh_engine_memory_limit(none) != opt.memory_limit)
+			case_fail("limit 2 MiB, cap 3 MiB: the engine's limit is %zu", gh_engine_memory_limit(none));
+		gh_close(none);
+	}
+	opt.memory_limit = (size_t) 5 << 20;
+	if (check_ok(gh_open(&opt, &none, err, sizeof(err)), NULL, "gh_open"))
+	{
+		if (gh_engine_memory_limit(none) != opt.memory_cap)
+			case_fail("limit 5 MiB, cap 3 MiB: the engine's limit is %zu", gh_engine_memory_limit(none));
+		gh_close(none);
+	}
+	opt.memory_limit = 0;
+	opt.memory_cap = 0;
+	case_end();
+
 	case_begin("open an engine for the argument checks");
 	e = open_engine(&cfg);
 	case_end();

@@ -40,7 +40,21 @@ cuda=${CUDA_HOME:-/usr/local/cuda}
 pkgs="postgresql-$version postgresql-server-dev-$version postgresql-$version-pgtap
       libtap-parser-sourcehandler-pgtap-perl make gcc libc6-dev perl bzip2 xz-utils"
 
+# unmount_under DIR: unmount whatever an interrupted run left mounted in DIR,
+# deepest first; false if something stays mounted
+unmount_under() {
+	local m
+	for m in $(awk -v d="$1" '$2 == d || index($2, d "/") == 1 { print $2 }' /proc/mounts | sort -r); do
+		umount -R "$m" 2>/dev/null || umount -l "$m" 2>/dev/null
+	done
+	! awk -v d="$1" '$2 == d || index($2, d "/") == 1 { found = 1 } END { exit !found }' /proc/mounts
+}
+
 # ---- the root ----
+if ! unmount_under "$root"; then
+	echo "debian-root: $root still has file systems mounted in it" >&2
+	exit 3
+fi
 if [ ! -f "$root/BUILD" ]; then
 	t0=$SECONDS
 	mirror=$(debsrc_mirrors | grep -v security | head -1)
@@ -63,11 +77,13 @@ if [ ! -f "$root/BUILD" ]; then
 	printf '#!/bin/sh\nexit 101\n' >"$root/usr/sbin/policy-rc.d"
 	chmod +x "$root/usr/sbin/policy-rc.d"
 	mount -t proc proc "$root/proc" || exit 3
+	trap 'umount "$root/proc" 2>/dev/null' EXIT
 	chroot "$root" apt-get update -qq >"$root/install.log" 2>&1 &&
 		DEBIAN_FRONTEND=noninteractive chroot "$root" nice apt-get install -y -qq \
 			--no-install-recommends $pkgs >>"$root/install.log" 2>&1
 	rc=$?
 	umount "$root/proc"
+	trap - EXIT
 	if [ "$rc" != 0 ]; then
 		tail -20 "$root/install.log" >&2
 		exit 3

@@ -73,7 +73,9 @@ SELECT is(pg_temp.outcome('SELECT a.id / (a.id - 7) FROM hot a JOIN hot b ON a.k
           '22012', 'an error while joined rows are formed aborts the query');
 
 -- the device failing mid-query (gpuhash.debug_fail_after injects it into the
--- engine as running out of device memory would): a clean ERROR with SQLSTATE
+-- engine as running out of device memory would), with gpuhash.cpu_fallback
+-- off (fallback.sql tests it on): a clean ERROR with SQLSTATE
+SET LOCAL gpuhash.cpu_fallback = off;
 SET LOCAL gpuhash.debug_fail_after = 0;
 SELECT is(pg_temp.outcome('SELECT count(*) FROM hot a JOIN hot b ON a.k = b.k AND a.id = b.id'),
           '53200', 'a device failure while a GpuHashJoin builds raises out_of_memory');

@@ -30,7 +30,7 @@ SELECT col_type_is('gpuhash_bench_result', 'milliseconds', 'double precision');
 SELECT has_function('gpuhash_service', ARRAY[]::text[]);
 SELECT is(pg_get_function_result('gpuhash_service()'::regprocedure),
           'TABLE(worker integer, pid integer, requests bigint, objects integer, engines integer, '
-          'operation text)',
+          'operation text, device_bytes bigint)',
           'gpuhash_service() returns the documented columns');
 SELECT is((SELECT count(*) FROM gpuhash_service()),
           CASE WHEN current_setting('shared_preload_libraries') ~ 'gpuhash'
@@ -191,7 +191,7 @@ SELECT lives_ok($$SELECT * FROM gpuhash_bench(keys => 100, device => 'cpu', repe
 -- ---- settings ----
 SELECT is((SELECT count(*) FROM pg_settings WHERE name LIKE 'gpuhash.%'
            AND name NOT IN ('gpuhash.service_workers', 'gpuhash.register_buffers')),
-          17::bigint, 'seventeen settings, and two more where gpuhash is preloaded');
+          20::bigint, 'twenty settings, and two more where gpuhash is preloaded');
 SELECT is((SELECT count(*) FROM pg_settings WHERE name IN ('gpuhash.service_workers', 'gpuhash.register_buffers')),
           CASE WHEN current_setting('shared_preload_libraries') ~ 'gpuhash' THEN 2 ELSE 0 END::bigint,
           'gpuhash.service_workers and gpuhash.register_buffers exist exactly where gpuhash is preloaded (server-start settings)');
@@ -201,12 +201,14 @@ SELECT set_eq($$SELECT name FROM pg_settings WHERE name LIKE 'gpuhash.%'
                     'gpuhash.device', 'gpuhash.hash_table', 'gpuhash.devices', 'gpuhash.min_rows',
                     'gpuhash.memory_limit', 'gpuhash.chunk_rows', 'gpuhash.force', 'gpuhash.service',
                     'gpuhash.enable_pool', 'gpuhash.read_pages', 'gpuhash.ship_pages',
-                    'gpuhash.pool_pages', 'gpuhash.enable_star'],
+                    'gpuhash.pool_pages', 'gpuhash.enable_star', 'gpuhash.cpu_fallback',
+                    'gpuhash.max_memory', 'gpuhash.memory_wait'],
               'the documented settings');
 SELECT is((SELECT coalesce(array_agg(name ORDER BY name), '{}') FROM pg_settings WHERE name LIKE 'gpuhash.%' AND context <> 'user'),
           CASE WHEN current_setting('shared_preload_libraries') ~ 'gpuhash'
-               THEN ARRAY['gpuhash.register_buffers', 'gpuhash.service_workers'] ELSE '{}' END::text[],
-          'every setting but service_workers and register_buffers (set at server start) can be changed by any user in a session');
+               THEN ARRAY['gpuhash.max_memory', 'gpuhash.register_buffers', 'gpuhash.service_workers']
+               ELSE ARRAY['gpuhash.max_memory'] END::text[],
+          'every setting but max_memory (superusers), service_workers and register_buffers (set at server start) can be changed by any user in a session');
 SELECT is((SELECT unit FROM pg_settings WHERE name = 'gpuhash.memory_limit'), 'MB',
           'memory_limit is in megabytes');
 SELECT throws_ok($$SET gpuhash.device = 'tpu'$$, '22023', NULL, 'device takes auto, gpu or cpu');

@@ -8,6 +8,7 @@
 -- the server was started without gpuhash in shared_preload_libraries.
 BEGIN;
 SELECT plan(97);
+\ir lib/helpers.sql
 -- GpuHashJoin's and GpuHashAgg's service operations (GpuStarAgg's: test/tap/star.sql)
 SET LOCAL gpuhash.enable_star = off;
 
@@ -37,19 +38,6 @@ LANGUAGE sql AS $$ SELECT EXISTS (SELECT 1 FROM gpuhash_service() WHERE pid IS N
 
 CREATE TEMP TABLE sv (name text, mode text, nrows bigint, digest text, plan text, served bigint);
 
--- wait (up to 10 s) until the service holds nothing and runs nothing: the
--- frees a query posts without waiting are served after it ends, and would
--- otherwise be counted for the next query
-CREATE FUNCTION pg_temp.sv_settle() RETURNS void
-LANGUAGE plpgsql AS $$
-BEGIN
-  FOR i IN 1..1000 LOOP
-    EXIT WHEN (SELECT coalesce(sum(objects), 0) = 0 AND count(operation) = 0
-               FROM gpuhash_service());
-    PERFORM pg_sleep(0.01);
-  END LOOP;
-END $$;
-
 -- the settings of a mode: pg (gpuhash off), backend (forced, gpuhash.service
 -- off) or service (forced, through the service)
 CREATE FUNCTION pg_temp.sv_mode(mode text) RETURNS void
@@ -70,7 +58,7 @@ DECLARE
   d text;
   before bigint;
 BEGIN
-  PERFORM pg_temp.sv_settle();
+  PERFORM pg_temp.service_settle();
   before := (SELECT coalesce(sum(requests), 0) FROM gpuhash_service());
   PERFORM pg_temp.sv_mode(mode);
   EXECUTE format($f$SELECT count(*), md5(coalesce(string_agg(x::text, '|' ORDER BY x::text), ''))
@@ -78,7 +66,7 @@ BEGIN
   FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS ON, TIMING OFF, SUMMARY OFF) ' || q LOOP
     p := p || line || E'\n';
   END LOOP;
-  PERFORM pg_temp.sv_settle();
+  PERFORM pg_temp.service_settle();
   INSERT INTO sv VALUES (name, mode, n, d, p,
     (SELECT coalesce(sum(requests), 0) FROM gpuhash_service()) - before);
 END $$;
@@ -222,12 +210,12 @@ BEGIN
     'SELECT count(*), sum(d.w), max(f.v) FROM gh_sv_fact f JOIN gh_sv_dim d ON f.k = d.k');
   -- a pooled aggregation whose processes fail after appending: the error is
   -- theirs, and the pool goes with the query, not with the transaction
-  PERFORM pg_temp.sv_settle();
+  PERFORM pg_temp.service_settle();
   PERFORM pg_temp.sv_mode('service');
   RETURN QUERY SELECT throws_ok(
     'SELECT k % 10, count(*), sum(v / (id - 45000)) FROM gh_sv_fact GROUP BY 1', '22012', NULL,
     'a pooled aggregation failing in its processes raises their error');
-  PERFORM pg_temp.sv_settle();
+  PERFORM pg_temp.service_settle();
   RETURN QUERY SELECT is((SELECT sum(objects) FROM gpuhash_service()), 0::bigint,
                          'a failed pooled aggregation leaves no pool in the service');
   PERFORM set_config('gpuhash.debug_pool_batch', '0', true);
@@ -261,8 +249,10 @@ BEGIN
   PERFORM set_config('gpuhash.enable_pool', 'on', true);
   PERFORM set_config('max_parallel_workers_per_gather', '0', true);
 
-  -- an engine failure in the service is the backend's error, and the service goes on
+  -- an engine failure in the service is the backend's error (gpuhash.cpu_fallback
+  -- off; fallback.sql tests it on), and the service goes on
   PERFORM pg_temp.sv_mode('service');
+  PERFORM set_config('gpuhash.cpu_fallback', 'off', true);
   PERFORM set_config('gpuhash.debug_fail_after', '0', true);
   RETURN QUERY SELECT throws_ok(
     'SELECT k % 100, count(*) FROM gh_sv_fact GROUP BY 1', '53200', NULL,
@@ -271,6 +261,7 @@ BEGIN
     'SELECT count(*) FROM (SELECT f.id FROM gh_sv_fact f JOIN gh_sv_dim d ON f.k = d.k) x', '53200', NULL,
     'a failed build in the service raises out_of_memory');
   PERFORM set_config('gpuhash.debug_fail_after', '-1', true);
+  PERFORM set_config('gpuhash.cpu_fallback', 'on', true);
   RETURN QUERY SELECT is((SELECT count(*) FROM (SELECT k % 100, count(*) FROM gh_sv_fact GROUP BY 1) x),
                          101::bigint, 'after a failure the service serves the next query');
 
@@ -302,7 +293,7 @@ BEGIN
     RETURN QUERY SELECT skip('gpuhash is not preloaded: no GPU service to test', 4);
     RETURN;
   END IF;
-  PERFORM pg_temp.sv_settle();
+  PERFORM pg_temp.service_settle();
   RETURN NEXT is((SELECT sum(s.objects) FROM gpuhash_service() s), 0::bigint,
                  'no table or join is left in the service');
   RETURN NEXT ok((SELECT bool_and(pid IS NOT NULL) FROM gpuhash_service()),

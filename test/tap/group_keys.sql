@@ -1,0 +1,98 @@
+-- Group keys as PostgreSQL shows them: a group's values are the first row's,
+-- as PostgreSQL's HashAggregate shows them in a serial plan, where values
+-- equal by the grouping equality print differently -- float -0 and 0,
+-- numeric 1.0 and 1.00, citext 'ABC' and 'abc'.  Each query's rows, as
+-- text, with gpuhash forced on must be those of PostgreSQL's HashAggregate
+-- (gpuhash off, sorting off), through rows and straight from heap pages,
+-- in the GPU service and the backend.  The tables are ordinary and vacuumed
+-- (their pages are read directly).
+SET client_min_messages = warning;
+DROP TABLE IF EXISTS gk_float, gk_num;
+-- groups by (f, g): some only -0, some -0 first, some 0 first, with NULLs
+CREATE TABLE gk_float AS
+  SELECT i AS id,
+         CASE WHEN i % 11 = 0 THEN NULL
+              WHEN i % 4 = 0 THEN '0'::float8
+              WHEN i % 4 = 1 THEN '-0'::float8
+              ELSE (i % 5)::float8 END AS f,
+         (i % 3)::int4 AS g,
+         CASE WHEN i % 7 = 0 THEN '-0'::float4 WHEN i % 7 = 1 THEN '0'::float4 ELSE (i % 2)::float4 END AS r,
+         i % 100 AS v
+  FROM generate_series(1, 3000) i;
+-- a group whose rows are all -0, and one whose first row is -0 then 0
+INSERT INTO gk_float VALUES (3001, '-0', 7, '-0', 1), (3002, '-0', 7, '-0', 2),
+                            (3003, '-0', 8, '-0', 3), (3004, '0', 8, '0', 4);
+CREATE TABLE gk_num AS
+  SELECT i AS id,
+         CASE i % 4 WHEN 0 THEN 1.00 WHEN 1 THEN 1.0 WHEN 2 THEN 2.000 ELSE 2 END::numeric AS n
+  FROM generate_series(1, 400) i;
+VACUUM (FREEZE, ANALYZE) gk_float, gk_num;
+VACUUM gk_float, gk_num;
+RESET client_min_messages;
+
+BEGIN;
+SELECT plan(21);
+SET LOCAL max_parallel_workers_per_gather = 0;
+\ir lib/helpers.sql
+CREATE EXTENSION IF NOT EXISTS citext;
+CREATE TEMP TABLE gk_text AS
+  SELECT i AS id, (CASE i % 3 WHEN 0 THEN 'Abc' WHEN 1 THEN 'ABC' ELSE 'abc' END)::citext AS t
+  FROM generate_series(1, 300) i;
+ANALYZE gk_text;
+
+-- q's rows as text, sorted: with PostgreSQL's HashAggregate (mode pg) or
+-- gpuhash forced on in the backend or the service
+CREATE FUNCTION pg_temp.gk_rows(q text, mode text) RETURNS text
+LANGUAGE plpgsql AS $$
+DECLARE
+  r text;
+BEGIN
+  PERFORM set_config('gpuhash.enabled', (mode <> 'pg')::text, true);
+  PERFORM set_config('gpuhash.force', (mode <> 'pg')::text, true);
+  PERFORM set_config('gpuhash.service', (mode = 'service')::text, true);
+  PERFORM set_config('enable_sort', (mode <> 'pg')::text, true);
+  EXECUTE format('SELECT string_agg(x::text, E''\n'' ORDER BY x::text) FROM (%s) x', q) INTO r;
+  PERFORM set_config('enable_sort', 'on', true);
+  RETURN r;
+END $$;
+
+-- two tests: the backend's and the service's rows are PostgreSQL's
+CREATE FUNCTION pg_temp.gk_same(name text, q text) RETURNS SETOF text
+LANGUAGE plpgsql AS $$
+DECLARE
+  pg text := pg_temp.gk_rows(q, 'pg');
+BEGIN
+  RETURN NEXT is(pg_temp.gk_rows(q, 'backend'), pg, name || ': the first row''s key, as PostgreSQL shows it (backend)');
+  RETURN NEXT is(pg_temp.gk_rows(q, 'service'), pg, name || ': the same through the GPU service');
+END $$;
+
+SET LOCAL gpuhash.force = on;
+SELECT ok(pg_temp.plan_text('SELECT f, count(*) FROM gk_float GROUP BY f') ~ 'GpuHashAgg',
+          'the GROUP BYs under test are GpuHashAggs');
+SELECT is(pg_temp.gk_rows('SELECT f, g, count(*) FROM gk_float WHERE id > 3000 GROUP BY f, g', 'backend'),
+          E'(-0,7,2)\n(-0,8,2)', 'a group of -0 rows shows -0, and one whose first row is -0 too');
+SELECT * FROM pg_temp.gk_same('float8 -0 and 0, from the rows',
+  'SELECT f, count(*), sum(v) FROM gk_float WHERE v >= 0 GROUP BY f');
+SELECT * FROM pg_temp.gk_same('float8 -0 and 0, straight from the heap pages',
+  'SELECT f, count(*), sum(v) FROM gk_float GROUP BY f');
+SELECT * FROM pg_temp.gk_same('float8 and int4 (wider than the key: the dictionary)',
+  'SELECT f, g, count(*), sum(v) FROM gk_float GROUP BY f, g');
+SELECT * FROM pg_temp.gk_same('float4 -0 and 0, and a float8 beside it',
+  'SELECT r, f, count(*) FROM gk_float GROUP BY r, f');
+SELECT * FROM pg_temp.gk_same('a float expression',
+  'SELECT f * -1, count(*) FROM gk_float GROUP BY 1');
+SELECT * FROM pg_temp.gk_same('numeric display scale 1.0 and 1.00 (the dictionary)',
+  'SELECT n, count(*) FROM gk_num GROUP BY n');
+SELECT * FROM pg_temp.gk_same('citext ABC, Abc and abc (the dictionary)',
+  'SELECT t, count(*) FROM gk_text GROUP BY t');
+SELECT * FROM pg_temp.gk_same('-0 beside a dictionary column',
+  'SELECT f, g::text, count(*) FROM gk_float GROUP BY f, g::text');
+-- the rows in another order: another first row
+SELECT * FROM pg_temp.gk_same('-0 and 0 in the other order',
+  'SELECT f, count(*) FROM (SELECT * FROM gk_float ORDER BY id DESC) x GROUP BY f');
+SELECT is(pg_temp.gk_rows('SELECT f, count(*) FROM gk_float GROUP BY f', 'backend') ~ '\(-0,' AND
+          pg_temp.gk_rows('SELECT f, count(*) FROM (SELECT * FROM gk_float ORDER BY id DESC) x GROUP BY f', 'backend') ~ '\(0,',
+          true, 'the group of -0 and 0 shows -0 where a -0 row comes first, 0 where a 0 row does');
+
+SELECT * FROM finish();
+ROLLBACK;

@@ -1,0 +1,29 @@
+-- Shared by pgTAP files (included with \ir): a query's plan as text, and
+-- waiting for the GPU service to hold and run nothing.
+
+-- EXPLAIN of q as text: (COSTS OFF), or analyzed (ANALYZE, COSTS ON,
+-- TIMING OFF, SUMMARY OFF), which shows where the engine ran and what fell back
+CREATE FUNCTION pg_temp.plan_text(q text, analyzed boolean DEFAULT false) RETURNS text
+LANGUAGE plpgsql AS $$
+DECLARE
+  p text := '';
+  line text;
+BEGIN
+  FOR line IN EXECUTE CASE WHEN analyzed THEN 'EXPLAIN (ANALYZE, COSTS ON, TIMING OFF, SUMMARY OFF) '
+                           ELSE 'EXPLAIN (COSTS OFF) ' END || q LOOP
+    p := p || line || E'\n';
+  END LOOP;
+  RETURN p;
+END $$;
+
+-- wait (up to 10 s) until the GPU service holds nothing and runs nothing: the
+-- frees a query posts without waiting are served after it ends
+CREATE FUNCTION pg_temp.service_settle() RETURNS void
+LANGUAGE plpgsql AS $$
+BEGIN
+  FOR i IN 1..1000 LOOP
+    EXIT WHEN (SELECT coalesce(sum(objects), 0) = 0 AND count(operation) = 0
+               FROM gpuhash_service());
+    PERFORM pg_sleep(0.01);
+  END LOOP;
+END $$;
