@@ -314,6 +314,8 @@ extern void gpuhash_service_reply_groups(GhsSlot *slot, gh_groups *g, bool engin
 extern pg_noreturn void gpuhash_service_engine_failed(gh_engine *e, gh_status st);
 extern gh_engine *gpuhash_service_hold_engine(const GhsShape *shape);
 extern bool gpuhash_service_room(gh_engine *e, char *err, size_t errlen);
+/* gpuhash.debug_fail_after of the request, armed on e */
+extern void gpuhash_service_arm_failure(gh_engine *e, GhsSlot *slot);
 extern void gpuhash_service_release_engine(gh_engine *e);
 
 /* service_pool.c, inside a service worker */

@@ -89,6 +89,7 @@ gpuhash_star_service_create(GhsSlot *slot)
 		gh_status	st;
 		char		err[512];
 
+		gpuhash_service_arm_failure(e, slot);
 		/* room on the devices (device_gate.c); none in time: the client falls back */
 		if (!gpuhash_service_room(e, err, sizeof(err)))
 			gpuhash_gate_raise(err);

@@ -491,8 +491,8 @@ data_cols(char *base, GhsData *d, uint8 **col_inner)
 	return cols;
 }
 
-static void
-arm_debug_failure(gh_engine *e, GhsSlot *slot)
+void
+gpuhash_service_arm_failure(gh_engine *e, GhsSlot *slot)
 {
 	gh_debug_inject_failure(e, slot->debug_fail_after >= 0 ? 0 : -1,
 							slot->debug_fail_after, GH_ERR_DEVICE_NOMEM);
@@ -510,7 +510,7 @@ run_aggregate(GhsSlot *slot)
 	gh_groups  *g = NULL;
 	gh_status	st;
 
-	arm_debug_failure(se->engine, slot);
+	gpuhash_service_arm_failure(se->engine, slot);
 	wait_for_room(se->engine);
 	st = gh_aggregate(se->engine, ghs_at(base, d->keys), d->n, cols, d->ncols, &g);
 	dsm_detach(seg);
@@ -533,7 +533,7 @@ run_build(GhsSlot *slot)
 	int			ids[GH_MAX_DEVICES];
 	int			nd;
 
-	arm_debug_failure(se->engine, slot);
+	gpuhash_service_arm_failure(se->engine, slot);
 	wait_for_room(se->engine);
 	st = gh_build(se->engine, (gh_kind) slot->kind, ghs_at(base, d->keys),
 				  ghs_at(base, d->rows), d->n, &t);
@@ -662,7 +662,7 @@ run_pool_append(GhsSlot *slot)
 	double		map_ms;
 	bool		on_device;
 
-	arm_debug_failure(gpuhash_pool_engine(slot), slot);
+	gpuhash_service_arm_failure(gpuhash_pool_engine(slot), slot);
 	seg = attach_data(slot);
 	INSTR_TIME_SET_CURRENT(start);
 #ifdef MADV_POPULATE_READ
@@ -692,7 +692,7 @@ run_pool_pages(GhsSlot *slot)
 	dsm_segment *seg;
 	instr_time	start;
 
-	arm_debug_failure(gpuhash_pool_engine(slot), slot);
+	gpuhash_service_arm_failure(gpuhash_pool_engine(slot), slot);
 	seg = attach_data(slot);
 	INSTR_TIME_SET_CURRENT(start);
 	PG_TRY();
@@ -713,7 +713,7 @@ run_pool_finish(GhsSlot *slot)
 {
 	gh_engine  *e = gpuhash_pool_engine(slot);
 
-	arm_debug_failure(e, slot);
+	gpuhash_service_arm_failure(e, slot);
 	gpuhash_pool_finish(slot);
 	slot->result[3] = gh_engine_peak_device_bytes(e);
 }
@@ -741,7 +741,7 @@ run_extract_pages(GhsSlot *slot)
 		rows.values[o] = ghs_at(base, p->values[o]);
 		rows.nulls[o] = ghs_at(base, p->nulls[o]);
 	}
-	arm_debug_failure(se->engine, slot);
+	gpuhash_service_arm_failure(se->engine, slot);
 	wait_for_room(se->engine);
 	st = gh_extract_pages(se->engine, &p->spec, BufferBlocks, ghs_at(base, p->pages),
 						  p->npages, &rows);

@@ -657,5 +657,6 @@ ExplainGpuStarAgg(CustomScanState *node, List *ancestors, ExplainState *es)
 								   (int64) (gpuhash_ops_peak_device(&s->eng) / 1024), es);
 			ExplainPropertyText("Engine", gpuhash_ops_where(&s->eng), es);
 		}
+		gpuhash_ops_explain(&s->eng, es);
 	}
 }
