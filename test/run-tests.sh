@@ -150,7 +150,8 @@ db=gpuhash_tap
 if psql -X -q -v ON_ERROR_STOP=1 -d postgres \
 		-c "DROP DATABASE IF EXISTS $db" -c "CREATE DATABASE $db" >"$work/tapdb.log" 2>&1 &&
 	psql -X -q -v ON_ERROR_STOP=1 -d $db \
-		-c "CREATE EXTENSION pgtap" -c "CREATE EXTENSION gpuhash" >>"$work/tapdb.log" 2>&1; then
+		-c "CREATE EXTENSION pgtap" -c "CREATE EXTENSION gpuhash" \
+		-f test/tap/lib/pgtap_bookkeeping.sql >>"$work/tapdb.log" 2>&1; then
 	pg_prove -v -d $db test/tap/*.sql >"$work/tap.log" 2>&1
 	record_tap "pgTAP" "$work/tap.log" $?
 	psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $db" >/dev/null 2>&1
