@@ -273,11 +273,14 @@ SELECT is(pg_temp.fb_error_at_first('SELECT d.w, count(*) FROM fb_fact f JOIN fb
 SET LOCAL gpuhash.enable_star = off;
 SET LOCAL gpuhash.cpu_fallback = on;
 
--- nothing is left behind in the service
+-- nothing is left behind in the service: no object, and no device memory
+-- but the 512-byte scratch area each open engine keeps on its GPU for its
+-- life (cuda_common.cuh, GH_CUDA_SCRATCH_WORDS; none on the CPU backend)
 SELECT pg_temp.service_settle();
-SELECT is((SELECT coalesce(sum(objects), 0) || ' objects, ' || coalesce(sum(device_bytes), 0) || ' bytes'
-           FROM gpuhash_service()), '0 objects, 0 bytes',
-          'after the fallbacks the GPU service holds no table, join or pool, and no device memory');
+SELECT is((SELECT coalesce(sum(objects), 0) || ' objects, '
+                  || (coalesce(sum(device_bytes), 0) <= coalesce(sum(engines), 0) * 512)::text
+           FROM gpuhash_service()), '0 objects, true',
+          'after the fallbacks the GPU service holds no table, join or pool, and no device memory beyond its engines'' own');
 
 SELECT * FROM finish();
 ROLLBACK;
