@@ -148,10 +148,10 @@ gpuhash_stats_query(GhStat kind)
 	/* a parallel worker's node is part of its leader's query */
 	if (IsParallelWorker() || MyProc == NULL)
 		return;
-	if (counted_at[kind] == at && counted_in[kind] == MyProc->lxid)
+	if (counted_at[kind] == at && counted_in[kind] == PGPROC_LXID(MyProc))
 		return;
 	counted_at[kind] = at;
-	counted_in[kind] = MyProc->lxid;
+	counted_in[kind] = PGPROC_LXID(MyProc);
 	gpuhash_stats_add(kind, 1);
 }
 
