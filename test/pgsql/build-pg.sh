@@ -6,7 +6,7 @@
 #   bash test/pgsql/build-pg.sh VERSION PREFIX
 #
 # Builds the server, the client programs, pg_regress and pg_isolation_regress
-# (for `make installcheck`), the contrib modules auto_explain and postgres_fdw,
+# (for `make installcheck`), the contrib modules auto_explain, postgres_fdw, dblink and citext,
 # and pgTAP into PREFIX; PREFIX/bin/pg_config is then what `make test
 # PG_CONFIG=...` takes.  Nothing is built when PREFIX is complete already
 # (PREFIX/BUILD names what is there).
@@ -46,6 +46,7 @@ complete() {
 		[ -x "$(dirname "$pgxs")/../test/regress/pg_regress" ] &&
 		[ -x "$(dirname "$pgxs")/../test/isolation/pg_isolation_regress" ] &&
 		[ -f "$pkglib/postgres_fdw.so" ] && [ -f "$pkglib/auto_explain.so" ] &&
+		[ -f "$pkglib/dblink.so" ] && [ -f "$pkglib/citext.so" ] &&
 		[ -f "$share/extension/pgtap.control" ] &&
 		[ "$("$pg_config" --version | sed -E 's/^PostgreSQL ([0-9]+).*/\1/')" = "$version" ]
 }
@@ -100,7 +101,7 @@ run configure.log ./configure --prefix="$prefix" --with-icu --with-readline --wi
 	${GH_PG_CONFIGURE_OPTS:-}
 run make.log make -j"$jobs"
 run install.log make install
-for m in auto_explain postgres_fdw; do
+for m in auto_explain postgres_fdw dblink citext; do
 	run "contrib-$m.log" make -C "contrib/$m" -j"$jobs" install
 done
 echo "build-pg: building pgTAP ${tapsrc##*/pgtap-}" >&2

@@ -178,10 +178,7 @@ BEGIN
     RETURN QUERY SELECT skip('gpuhash is not preloaded: no GPU service to test', 7);
     RETURN;
   END IF;
-  PERFORM set_config('max_parallel_workers_per_gather', '2', true);
-  PERFORM set_config('parallel_setup_cost', '0', true);
-  PERFORM set_config('parallel_tuple_cost', '0', true);
-  PERFORM set_config('min_parallel_table_scan_size', '0', true);
+  PERFORM pg_temp.parallel_plans(2);
   PERFORM set_config('gpuhash.debug_pool_batch', '500', true);
   RETURN QUERY SELECT * FROM pg_temp.fb_same('pooled group by, pages into the pool',
     'SELECT k % 100, count(*), sum(v), max(c) FROM fb_fact GROUP BY 1', 'service');
@@ -212,10 +209,7 @@ BEGIN
   END IF;
   IF mode = 'parallel' THEN
     -- the leader makes the star; fallen back, it reads the whole fact table
-    PERFORM set_config('max_parallel_workers_per_gather', '2', true);
-    PERFORM set_config('parallel_setup_cost', '0', true);
-    PERFORM set_config('parallel_tuple_cost', '0', true);
-    PERFORM set_config('min_parallel_table_scan_size', '0', true);
+    PERFORM pg_temp.parallel_plans(2);
   END IF;
   PERFORM pg_temp.fb_mode('pg');
   expected := pg_temp.fb_digest(q);

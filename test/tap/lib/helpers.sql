@@ -1,5 +1,6 @@
--- Shared by pgTAP files (included with \ir): a query's plan as text, and
--- waiting for the GPU service to hold and run nothing.
+-- Shared by pgTAP files (included with \ir): a query's plan as text,
+-- waiting for the GPU service to hold and run nothing, and parallel plans
+-- for small tables.
 
 -- EXPLAIN of q as text: (COSTS OFF), or analyzed (ANALYZE, COSTS ON,
 -- TIMING OFF, SUMMARY OFF), which shows where the engine ran and what fell back
@@ -26,4 +27,15 @@ BEGIN
                FROM gpuhash_service());
     PERFORM pg_sleep(0.01);
   END LOOP;
+END $$;
+
+-- parallel plans of up to n workers for the rest of the transaction, whatever
+-- the tables' sizes (n = 0: serial plans again)
+CREATE FUNCTION pg_temp.parallel_plans(n int) RETURNS void
+LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM set_config('max_parallel_workers_per_gather', n::text, true);
+  PERFORM set_config('parallel_setup_cost', '0', true);
+  PERFORM set_config('parallel_tuple_cost', '0', true);
+  PERFORM set_config('min_parallel_table_scan_size', '0', true);
 END $$;
