@@ -115,8 +115,7 @@ gpuhash_star_service_create(GhsSlot *slot)
 				dims[d].dscale[k] = ghs_at(base, sd->dscale[k]);
 			}
 		}
-		st = star_core_create(&star->core, e, gpuhash_service_engine_failed, &hdr->prog,
-							  &hdr->spec, hdr->ndims, dims);
+		st = star_core_create(&star->core, e, &hdr->prog, &hdr->spec, hdr->ndims, dims);
 		if (st != GH_OK)
 			gpuhash_service_engine_failed(e, st);
 	}
@@ -152,6 +151,7 @@ gpuhash_star_service_pages(GhsSlot *slot)
 		char	   *base = dsm_segment_address(seg);
 		GhsStarPages *hdr = (GhsStarPages *) base;
 		uint8	   *status = ghs_at(base, hdr->status);
+		gh_status	st;
 
 		if (hdr->synthetic)
 		{
@@ -159,13 +159,15 @@ gpuhash_star_service_pages(GhsSlot *slot)
 
 			for (uint64 p = 0; p < hdr->npages; p++)
 				ids[p] = (uint32) p;
-			star_core_pages(&star->core, ghs_at(base, hdr->pages), ids, NULL, status,
-							hdr->npages);
+			st = star_core_pages(&star->core, ghs_at(base, hdr->pages), ids, NULL, status,
+								 hdr->npages);
 			pfree(ids);
 		}
 		else
-			star_core_pages(&star->core, BufferBlocks, ghs_at(base, hdr->pages),
-							ghs_at(base, hdr->lsns), status, hdr->npages);
+			st = star_core_pages(&star->core, BufferBlocks, ghs_at(base, hdr->pages),
+								 ghs_at(base, hdr->lsns), status, hdr->npages);
+		if (st != GH_OK)
+			gpuhash_service_engine_failed(star->core.e, st);
 	}
 	PG_FINALLY();
 	{
@@ -180,8 +182,13 @@ void
 gpuhash_star_service_result(GhsSlot *slot)
 {
 	ServiceStar *star = find_star(slot->object);
+	gh_groups  *g;
+	gh_status	st;
 
-	gpuhash_service_reply_groups(slot, star_core_result(&star->core), true);
+	st = star_core_result(&star->core, &g);
+	if (st != GH_OK)
+		gpuhash_service_engine_failed(star->core.e, st);
+	gpuhash_service_reply_groups(slot, g, true);
 	slot->result[3] = gh_engine_peak_device_bytes(star->core.e);
 }
 

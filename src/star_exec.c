@@ -257,6 +257,8 @@ check_mixed_key(GpuStarAggState *s, gh_groups *g)
 	}
 }
 
+static void scan(GpuStarAggState *s);
+
 static void
 take_groups(GpuStarAggState *s)
 {
@@ -265,6 +267,17 @@ take_groups(GpuStarAggState *s)
 
 	INSTR_TIME_SET_CURRENT(start);
 	s->groups_res = gpuhash_op_star_result(s->star);
+	if (s->groups_res == NULL)
+	{
+		/* made again on the CPU (star_ops.h, restart): the fact table once more */
+		s->star->restart = false;
+		s->pages_shipped = s->pages_synthetic = s->pages_reread = 0;
+		ExecReScan(s->fact_ps);
+		scan(s);
+		s->groups_res = gpuhash_op_star_result(s->star);
+		if (s->groups_res == NULL)
+			elog(ERROR, "gpuhash: a GpuStarAgg's star failed on the CPU");
+	}
 	if (s->compiled->mixed_key)
 		check_mixed_key(s, s->groups_res);
 	s->empty_row = s->groups_res->ngroups == 0 && s->ngroups == 0;
@@ -368,6 +381,8 @@ run(GpuStarAggState *s)
 		return;
 	}
 	build_star(s);
+	/* fed by this process alone: the device failing it part way, it is made again on the CPU */
+	s->star->restartable = true;
 	scan(s);
 	take_groups(s);
 }

@@ -30,14 +30,13 @@
 /* ---- the star where it is held ---- */
 
 gh_status
-star_core_create(StarCore *c, gh_engine *e, StarFailFn failed, const gh_prog *prog,
-				 const gh_pagespec *spec, int ndims, const StarDimArrays *dims)
+star_core_create(StarCore *c, gh_engine *e, const gh_prog *prog, const gh_pagespec *spec,
+				 int ndims, const StarDimArrays *dims)
 {
 	gh_status	st;
 
 	memset(c, 0, sizeof(*c));
 	c->e = e;
-	c->failed = failed;
 	for (int d = 0; d < ndims; d++)
 	{
 		gh_dimcol	cols[GH_PROG_MAX_DIMCOLS];
@@ -98,7 +97,7 @@ raise_data_error(int err)
 	ereport(ERROR, (errcode(code), errmsg("%s", msg)));
 }
 
-void
+gh_status
 star_core_pages(StarCore *c, const void *base, const uint32 *pages, const uint64 *lsns,
 				uint8 *status, size_t npages)
 {
@@ -111,7 +110,10 @@ star_core_pages(StarCore *c, const void *base, const uint32 *pages, const uint64
 	INSTR_TIME_SET_CURRENT(t0);
 	st = gh_star_read(c->star, base, pages, npages, res);
 	if (st != GH_OK)
-		c->failed(c->e, st);
+	{
+		pfree(res);
+		return st;
+	}
 	INSTR_TIME_SET_CURRENT(t1);
 	/*
 	 * The checks touch each page's header and buffer descriptor, cold in
@@ -131,7 +133,7 @@ star_core_pages(StarCore *c, const void *base, const uint32 *pages, const uint64
 		memset(status, 1, npages);
 		st = gh_star_keep(c->star, status);
 		if (st != GH_OK)
-			c->failed(c->e, st);
+			return st;
 		if (res[p] == GH_STAR_PAGE_ESCAPE)
 			ereport(ERROR,
 					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
@@ -142,7 +144,10 @@ star_core_pages(StarCore *c, const void *base, const uint32 *pages, const uint64
 	}
 	st = gh_star_keep(c->star, status);
 	if (st != GH_OK)
-		c->failed(c->e, st);
+	{
+		pfree(res);
+		return st;
+	}
 	for (size_t p = 0; p < npages; p++)
 		c->pages += status[p] == 0;
 	pfree(res);
@@ -151,17 +156,14 @@ star_core_pages(StarCore *c, const void *base, const uint32 *pages, const uint64
 	elog(DEBUG1, "gpuhash star: %zu pages read in %.3f ms, checked in %.3f ms, kept in %.3f ms",
 		 npages, INSTR_TIME_GET_MILLISEC(t1), INSTR_TIME_GET_MILLISEC(t2),
 		 gpuhash_elapsed_ms(t0) - INSTR_TIME_GET_MILLISEC(t1) - INSTR_TIME_GET_MILLISEC(t2));
+	return GH_OK;
 }
 
-gh_groups *
-star_core_result(StarCore *c)
+gh_status
+star_core_result(StarCore *c, gh_groups **g)
 {
-	gh_groups  *g = NULL;
-	gh_status	st = gh_star_result(c->star, &g);
-
-	if (st != GH_OK)
-		c->failed(c->e, st);
-	return g;
+	*g = NULL;
+	return gh_star_result(c->star, g);
 }
 
 void
@@ -176,10 +178,52 @@ star_core_free(StarCore *c)
 
 /* ---- the node's handle ---- */
 
+/* s's star made on the CPU engine: the device's part, if any, let go of */
 static void
-backend_failed(gh_engine *e, gh_status st)
+remake_on_cpu(GhOpStar *s)
 {
-	gpuhash_engine_error(e, st);
+	if (s->in_service)
+	{
+		if (s->owner && s->id != 0)
+			gpuhash_ops_post_free(s->worker, s->id);
+		s->id = 0;
+		s->in_service = false;
+	}
+	else
+		star_core_free(&s->local);
+	gpuhash_ops_cpu_check(s->ops, star_core_create(&s->local, gpuhash_ops_cpu_engine(s->ops),
+												   s->prog, s->spec, s->ndims, s->dims));
+	s->kept = 0;
+	s->restart = true;
+}
+
+/*
+ * The backend's star failed with st: a star on the CPU already, or one
+ * other processes feed too, raises the error; otherwise, where ops falls
+ * back, the star is made again on the CPU (restart).
+ */
+static void
+local_failed(GhOpStar *s, gh_status st)
+{
+	if (s->local.e == s->ops->cpu || !s->restartable)
+		gpuhash_engine_error(s->local.e, st);
+	if (!gpuhash_ops_device_ok(s->ops, st))
+		remake_on_cpu(s);
+}
+
+/* the service ran call for s: false if its failure made s again on the CPU */
+static bool
+service_run(GhOpStar *s, GhsCall *call)
+{
+	if (!s->restartable)
+	{
+		gpuhash_ops_service_call(s->ops, call);
+		return true;
+	}
+	if (gpuhash_ops_service_ok(s->ops, call))
+		return true;
+	remake_on_cpu(s);
+	return false;
 }
 
 /* the bytes of a GhsStarCreate and its dimensions' arrays */
@@ -285,6 +329,10 @@ gpuhash_op_star_create(GhOps *ops, const gh_prog *prog, const gh_pagespec *spec,
 
 	s->ops = ops;
 	s->owner = true;
+	s->prog = prog;
+	s->spec = spec;
+	s->ndims = ndims;
+	s->dims = dims;
 	s->in_service = ops->service && !ops->fallback && gpuhash_service_has_room(size);
 	if (s->in_service)
 	{
@@ -337,13 +385,13 @@ gpuhash_op_star_create(GhOps *ops, const gh_prog *prog, const gh_pagespec *spec,
 
 		if (e != NULL)
 		{
-			st = star_core_create(&s->local, e, backend_failed, prog, spec, ndims, dims);
+			st = star_core_create(&s->local, e, prog, spec, ndims, dims);
 			if (!gpuhash_ops_device_ok(ops, st))
 				e = NULL;
 		}
 		if (e == NULL)
 			gpuhash_ops_cpu_check(ops, star_core_create(&s->local, gpuhash_ops_cpu_engine(ops),
-														backend_failed, prog, spec, ndims, dims));
+														prog, spec, ndims, dims));
 	}
 	make_batch(s, max_pages);
 	return s;
@@ -371,8 +419,8 @@ service_pages(GhOpStar *s, dsm_segment *seg, size_t npages)
 	hdr->npages = npages;
 	gpuhash_ops_init_call(&call, GHS_OP_STAR_PAGES, s->worker, s->id);
 	call.data = dsm_segment_handle(seg);
-	gpuhash_ops_service_call(s->ops, &call);
-	s->kept = call.result[0];
+	if (service_run(s, &call))
+		s->kept = call.result[0];
 }
 
 void
@@ -384,8 +432,13 @@ gpuhash_op_star_shipped(GhOpStar *s, size_t npages)
 		service_pages(s, s->seg, npages);
 	else
 	{
-		star_core_pages(&s->local, BufferBlocks, s->pages, s->lsns, s->status, npages);
-		s->kept = gh_star_rows(s->local.star);
+		gh_status	st = star_core_pages(&s->local, BufferBlocks, s->pages, s->lsns,
+										 s->status, npages);
+
+		if (st != GH_OK)
+			local_failed(s, st);
+		else
+			s->kept = gh_star_rows(s->local.star);
 	}
 }
 
@@ -398,10 +451,15 @@ gpuhash_op_star_synthetic(GhOpStar *s, size_t npages)
 		service_pages(s, s->synth_seg, npages);
 	else
 	{
+		gh_status	st;
+
 		for (size_t p = 0; p < npages; p++)
 			s->pages[p] = (uint32) p;
-		star_core_pages(&s->local, s->synth, s->pages, NULL, s->status, npages);
-		s->kept = gh_star_rows(s->local.star);
+		st = star_core_pages(&s->local, s->synth, s->pages, NULL, s->status, npages);
+		if (st != GH_OK)
+			local_failed(s, st);
+		else
+			s->kept = gh_star_rows(s->local.star);
 	}
 }
 
@@ -413,10 +471,20 @@ gpuhash_op_star_result(GhOpStar *s)
 		GhsCall		call;
 
 		gpuhash_ops_init_call(&call, GHS_OP_STAR_RESULT, s->worker, s->id);
-		gpuhash_ops_service_call(s->ops, &call);
+		if (!service_run(s, &call))
+			return NULL;
 		return gpuhash_ops_groups_from_reply(s->ops, call.reply);
 	}
-	return star_core_result(&s->local);
+	else
+	{
+		gh_groups  *g;
+		gh_status	st = star_core_result(&s->local, &g);
+
+		if (st == GH_OK)
+			return g;
+		local_failed(s, st);
+		return NULL;
+	}
 }
 
 void

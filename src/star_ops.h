@@ -33,12 +33,9 @@ typedef struct StarDimArrays
 	uint8	   *dscale[GH_PROG_MAX_DIMCOLS];	/* NULL: none */
 } StarDimArrays;
 
-typedef void (*StarFailFn) (gh_engine *e, gh_status st);
-
 typedef struct StarCore
 {
 	gh_engine  *e;
-	StarFailFn	failed;			/* raises the engine's error */
 	int			ndims;
 	gh_dim	   *dims[GH_PROG_MAX_DIMS];
 	gh_star    *star;
@@ -46,19 +43,19 @@ typedef struct StarCore
 } StarCore;
 
 /* the star made on e; a failure's status, nothing held then */
-extern gh_status star_core_create(StarCore *c, gh_engine *e, StarFailFn failed,
-							 const gh_prog *prog, const gh_pagespec *spec, int ndims,
-							 const StarDimArrays *dims);
+extern gh_status star_core_create(StarCore *c, gh_engine *e, const gh_prog *prog,
+								  const gh_pagespec *spec, int ndims, const StarDimArrays *dims);
 /*
  * Run npages pages through the star: shared buffers (base BufferBlocks,
  * lsns given: each checked unchanged under its content lock) or pages the
  * caller made (lsns NULL: all taken).  status[p] becomes 1 for a page the
  * caller must read itself (changed, or malformed), 0 for one kept.  A kept
- * page's data error is raised as PostgreSQL raises it.
+ * page's data error is raised as PostgreSQL raises it; an engine failure is
+ * returned (nothing of the batch kept then).
  */
-extern void star_core_pages(StarCore *c, const void *base, const uint32 *pages,
-							const uint64 *lsns, uint8 *status, size_t npages);
-extern gh_groups *star_core_result(StarCore *c);
+extern gh_status star_core_pages(StarCore *c, const void *base, const uint32 *pages,
+								 const uint64 *lsns, uint8 *status, size_t npages);
+extern gh_status star_core_result(StarCore *c, gh_groups **g);
 extern void star_core_free(StarCore *c);
 
 typedef struct GhOpStar
@@ -78,6 +75,17 @@ typedef struct GhOpStar
 	dsm_segment *seg;			/* the batch, in the service */
 	dsm_segment *synth_seg;
 	uint64		kept;			/* rows kept so far (all processes) */
+	/*
+	 * A star only this node feeds may be made again on the CPU when the
+	 * device fails it part way (gpuhash.cpu_fallback): restart is then set,
+	 * and the caller runs every page through the new star again.
+	 */
+	bool		restartable;
+	bool		restart;
+	const gh_prog *prog;		/* what it was made of (the node's memory) */
+	const gh_pagespec *spec;
+	int			ndims;
+	const StarDimArrays *dims;
 } GhOpStar;
 
 extern GhOpStar *gpuhash_op_star_create(GhOps *ops, const gh_prog *prog,
@@ -89,6 +97,7 @@ extern GhOpStar *gpuhash_op_star_attach(GhOps *ops, int worker, int32 id, size_t
 extern void gpuhash_op_star_shipped(GhOpStar *s, size_t npages);
 /* synth[0 .. npages * BLCKSZ) filled in with pages */
 extern void gpuhash_op_star_synthetic(GhOpStar *s, size_t npages);
+/* the groups; NULL if the star was made again on the CPU (restart) */
 extern gh_groups *gpuhash_op_star_result(GhOpStar *s);
 extern void gpuhash_op_star_free(GhOpStar *s);
 

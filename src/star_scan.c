@@ -25,6 +25,11 @@
  * in synthetic pages too.  The scan's blocks come from its parallel block
  * allocator under a Gather, so the processes share the table.
  *
+ * Where the device fails a star only this node feeds and the node falls
+ * back (star_ops.h, restart), the star is made again on the CPU: the pass
+ * stops, the pages of the batch are let go of, and the whole table is read
+ * again into the new star.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -69,6 +74,7 @@ typedef struct StarScan
 	int			max_synth;
 	bool		synth_open;
 	double		cpu_rows;
+	bool		abort;			/* the star was made again: stop this pass */
 } StarScan;
 
 static BlockNumber
@@ -100,12 +106,17 @@ flush_synth(StarScan *sc)
 	if (n == 0)
 		return;
 	gpuhash_op_star_synthetic(sc->star, n);
+	sc->nsynth = 0;
+	sc->synth_open = false;
+	if (sc->star->restart)
+	{
+		sc->abort = true;
+		return;
+	}
 	for (int p = 0; p < n; p++)
 		if (sc->star->status[p])
 			elog(ERROR, "gpuhash: the device found a page of rows made on the CPU malformed");
 	sc->s->pages_synthetic += n;
-	sc->nsynth = 0;
-	sc->synth_open = false;
 }
 
 /* one tuple, as it is on disk, into the synthetic pages */
@@ -126,6 +137,8 @@ add_tuple(StarScan *sc, HeapTupleHeader data, uint32 len)
 		sc->synth_open = false;
 		if (++sc->nsynth == sc->max_synth)
 			flush_synth(sc);
+		if (sc->abort)
+			return;
 	}
 	sc->cpu_rows++;
 }
@@ -155,6 +168,15 @@ add_visible(StarScan *sc, Buffer buf)
 	}
 }
 
+/* the batch's pages unpinned, unsent */
+static void
+drop_batch(StarScan *sc)
+{
+	for (int p = 0; p < sc->nship; p++)
+		ReleaseBuffer(sc->bufs[p]);
+	sc->nship = 0;
+}
+
 /* Send the shipped pages; read again those the star did not keep; unpin. */
 static void
 ship(StarScan *sc)
@@ -164,6 +186,12 @@ ship(StarScan *sc)
 	if (sc->nship == 0)
 		return;
 	gpuhash_op_star_shipped(star, sc->nship);
+	if (star->restart)
+	{
+		drop_batch(sc);
+		sc->abort = true;
+		return;
+	}
 	for (int p = 0; p < sc->nship; p++)
 	{
 		Buffer		buf = sc->bufs[p];
@@ -203,7 +231,7 @@ read_pages(StarScan *sc)
 		Buffer		buf;
 		Page		page;
 
-		if (blk == InvalidBlockNumber)
+		if (blk == InvalidBlockNumber || sc->abort)
 			break;
 		CHECK_FOR_INTERRUPTS();
 		buf = ReadBufferExtended(sc->rel, MAIN_FORKNUM, blk, RBM_NORMAL, sc->strategy);
@@ -223,9 +251,13 @@ read_pages(StarScan *sc)
 		add_visible(sc, buf);
 		UnlockReleaseBuffer(buf);
 	}
-	ship(sc);
+	if (sc->abort)
+		drop_batch(sc);
+	else
+		ship(sc);
 	if (sc->strategy)
 		FreeAccessStrategy(sc->strategy);
+	sc->strategy = NULL;
 }
 
 /* The Seq Scan's own rows (its quals applied), as they are on disk. */
@@ -240,7 +272,7 @@ pull_rows(StarScan *sc)
 		HeapTuple	tuple;
 		bool		should_free;
 
-		if (TupIsNull(slot))
+		if (TupIsNull(slot) || sc->abort)
 			break;
 		/* the scan tuple: the table's row, whatever the scan projected */
 		tuple = ExecFetchSlotHeapTuple(ss->ss_ScanTupleSlot, false, &should_free);
@@ -264,17 +296,34 @@ star_scan_fact(GpuStarAggState *s)
 	sc.snapshot = fact->state->es_snapshot;
 	sc.max_synth = Min(STAR_SYNTH_PAGES, (int) s->star->max_pages);
 	sc.bufs = palloc(sizeof(Buffer) * s->star->max_pages);
-	if (direct)
+	for (;;)
 	{
-		if (fact->instrument)
-			InstrStartNode(fact->instrument);
-		read_pages(&sc);
+		if (direct)
+		{
+			if (fact->instrument)
+				InstrStartNode(fact->instrument);
+			read_pages(&sc);
+		}
+		else
+			pull_rows(&sc);
+		if (!sc.abort)
+			flush_synth(&sc);
+		if (direct && fact->instrument)
+			InstrStopNode(fact->instrument, sc.cpu_rows);
+		if (!sc.abort)
+			break;
+		/* made again on the CPU: every page once more (a star of this node alone: no Gather) */
+		Assert(sc.pbscan == NULL);
+		sc.star->restart = false;
+		sc.abort = false;
+		sc.next = 0;
+		sc.nsynth = 0;
+		sc.synth_open = false;
+		s->pages_shipped = s->pages_synthetic = s->pages_reread = 0;
+		sc.cpu_rows = 0;
+		if (!direct)
+			ExecReScan(fact);
 	}
-	else
-		pull_rows(&sc);
-	flush_synth(&sc);
-	if (direct && fact->instrument)
-		InstrStopNode(fact->instrument, sc.cpu_rows);
 	s->rows_cpu += (int64) sc.cpu_rows;
 	s->rows_kept = (int64) s->star->kept;
 	pfree(sc.bufs);

@@ -7,13 +7,14 @@
 -- (gpuhash.debug_fail_after: the N-th device operation of a node, or of each
 -- request in the GPU service, runs out of device memory) until a run has no
 -- node fall back (gpuhash_stats counts them, in parallel workers too); every
--- run must return PostgreSQL's rows.  A GpuStarAgg falls back where its
--- star is made (its first device operations), tested at that point.  Through the GPU
+-- run must return PostgreSQL's rows.  A GpuStarAgg of a serial plan is made
+-- again on the CPU wherever its device fails it (the fact table read again);
+-- in a parallel plan only where its star is made, tested there.  Through the GPU
 -- service and in the backend's own engine.  With gpuhash.cpu_fallback off the
 -- failure is the query's error, as before.  The tables are ordinary (parallel
 -- workers read them) and vacuumed, so that their pages are shipped.
 SET client_min_messages = warning;
-DROP TABLE IF EXISTS fb_fact, fb_dim, fb_sdim;
+DROP TABLE IF EXISTS fb_fact, fb_dim, fb_sdim, fb_sfact;
 CREATE TABLE fb_fact AS
   SELECT g AS id,
          CASE WHEN g % 23 = 0 THEN NULL WHEN g % 10 = 0 THEN 7 ELSE (g * 7919) % 700 END::int8 AS k,
@@ -28,12 +29,18 @@ INSERT INTO fb_dim SELECT 10000 + g, 7, g % 9 FROM generate_series(1, 30) g;
 -- a dimension unique on its key, for GpuStarAgg
 CREATE TABLE fb_sdim (k int8 PRIMARY KEY, w int4);
 INSERT INTO fb_sdim SELECT g, g % 37 FROM generate_series(0, 650) g;
-VACUUM (FREEZE, ANALYZE) fb_fact, fb_dim, fb_sdim;
-VACUUM fb_fact, fb_dim, fb_sdim;
+-- a fact table of a few batches of pages (a test cluster's 128 MB of shared
+-- buffers: 128 pages a batch), for GpuStarAgg to fail part way through
+CREATE TABLE fb_sfact AS
+  SELECT g AS id, ((g * 7919) % 700)::int8 AS k, (g % 1000)::int8 AS v,
+         CASE WHEN g % 13 = 0 THEN NULL ELSE g % 7 END::int4 AS c
+  FROM generate_series(1, 60000) g;
+VACUUM (FREEZE, ANALYZE) fb_fact, fb_dim, fb_sdim, fb_sfact;
+VACUUM fb_fact, fb_dim, fb_sdim, fb_sfact;
 RESET client_min_messages;
 
 BEGIN;
-SELECT plan(53);
+SELECT plan(63);
 
 SET LOCAL max_parallel_workers_per_gather = 0;
 -- chunks of 2000 outer rows, a fetch of 2000 pairs: several chunks and runs
@@ -63,9 +70,9 @@ LANGUAGE plpgsql AS $$
 BEGIN
   PERFORM set_config('gpuhash.enabled', (mode <> 'pg')::text, true);
   PERFORM set_config('gpuhash.force', (mode <> 'pg')::text, true);
-  PERFORM set_config('gpuhash.service', (mode = 'service')::text, true);
-  -- the sweeps test GpuHashJoin and GpuHashAgg (GpuStarAgg's: below)
-  PERFORM set_config('gpuhash.enable_star', 'off', true);
+  PERFORM set_config('gpuhash.service', (mode LIKE 'service%')::text, true);
+  -- GpuStarAgg in the modes 'backend star' and 'service star' only
+  PERFORM set_config('gpuhash.enable_star', (mode LIKE '% star')::text, true);
 END $$;
 
 -- plan nodes of this database that fell back so far (gpuhash_stats, which
@@ -194,18 +201,32 @@ END $$;
 SELECT pg_temp.fb_mode('service');
 SELECT * FROM pg_temp.fb_parallel_tests();
 
--- GpuStarAgg: a failure where its star is made (in the backend or the
--- service) has the star made on the CPU, with PostgreSQL's rows
+-- GpuStarAgg: serial, a failure at any device operation (where the star is
+-- made, in any batch of pages, taking the groups) has the star made again on
+-- the CPU and the fact table read again, with PostgreSQL's rows, for pages
+-- read directly and for rows that come through the Seq Scan (a qual the
+-- device does not evaluate); in parallel, a failure where the star is made
 CREATE FUNCTION pg_temp.fb_star_tests(mode text) RETURNS SETOF text
 LANGUAGE plpgsql AS $$
 DECLARE
-  q text := 'SELECT d.w, count(*), sum(f.v * d.w), max(f.c) FROM fb_fact f JOIN fb_sdim d ON f.k = d.k '
+  q text := 'SELECT d.w, count(*), sum(f.v * d.w), max(f.c) FROM fb_sfact f JOIN fb_sdim d ON f.k = d.k '
             'WHERE f.c > 1 GROUP BY 1';
+  q_rows text := 'SELECT d.w, count(*), sum(f.v) FROM fb_sfact f JOIN fb_sdim d ON f.k = d.k '
+                 'WHERE f.v::text LIKE ''1%'' GROUP BY 1';
   expected text;
 BEGIN
   IF mode <> 'backend' AND NOT pg_temp.fb_service_up() THEN
-    RETURN QUERY SELECT skip('gpuhash is not preloaded: no GPU service to test', 3);
+    RETURN QUERY SELECT skip('gpuhash is not preloaded: no GPU service to test',
+                             CASE mode WHEN 'parallel' THEN 3 ELSE 8 END);
     RETURN;
+  END IF;
+  IF mode <> 'parallel' THEN
+    PERFORM pg_temp.fb_mode(mode || ' star');
+    RETURN NEXT ok(pg_temp.plan_text(q_rows, false) ~ 'GpuStarAgg'
+                   AND pg_temp.plan_text(q_rows, false) !~ 'Device Filter',
+                   format('star (%s): the query whose rows come through the Seq Scan is a GpuStarAgg', mode));
+    RETURN QUERY SELECT * FROM pg_temp.fb_same('star, pages read directly', q, mode || ' star');
+    RETURN QUERY SELECT * FROM pg_temp.fb_same('star, rows through the Seq Scan', q_rows, mode || ' star');
   END IF;
   IF mode = 'parallel' THEN
     -- the leader makes the star; fallen back, it reads the whole fact table
