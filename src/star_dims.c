@@ -128,6 +128,30 @@ numeric_payload_error(StarDimState *dim)
 }
 
 /* Read dimension d whole. */
+/* the dictionary of dimension d's grouping columns: their types, equality operators, collations */
+static GhaDict *
+make_dim_dict(GpuStarAggState *s, int d)
+{
+	List	   *types = NIL,
+			   *eqops = NIL,
+			   *colls = NIL;
+	int			g = 0;
+	ListCell   *lc,
+			   *lc2;
+
+	forboth(lc, s->groups, lc2, s->group_eq)
+	{
+		if (intVal(linitial(lfirst(lc))) == d)
+		{
+			types = lappend_oid(types, (Oid) linitial_int(list_nth(s->grouptypes, g)));
+			eqops = lappend_oid(eqops, linitial_oid(lfirst(lc2)));
+			colls = lappend_oid(colls, lsecond_oid(lfirst(lc2)));
+		}
+		g++;
+	}
+	return gha_dict_create(&s->css.ss.ps, types, eqops, colls, 0, NULL, NULL, NULL, s->cxt);
+}
+
 static void
 read_dim(GpuStarAggState *s, int d)
 {
@@ -151,27 +175,7 @@ read_dim(GpuStarAggState *s, int d)
 	grow(a, cap, numeric);
 	a->n = 0;
 	if (dim->ngroups > 0)
-	{
-		List	   *types = NIL,
-				   *eqops = NIL,
-				   *colls = NIL;
-		int			g = 0;
-		ListCell   *lc,
-				   *lc2;
-
-		forboth(lc, s->groups, lc2, s->group_eq)
-		{
-			if (intVal(linitial(lfirst(lc))) == d)
-			{
-				types = lappend_oid(types, (Oid) linitial_int(list_nth(s->grouptypes, g)));
-				eqops = lappend_oid(eqops, linitial_oid(lfirst(lc2)));
-				colls = lappend_oid(colls, lsecond_oid(lfirst(lc2)));
-			}
-			g++;
-		}
-		dim->dict = gha_dict_create(&s->css.ss.ps, types, eqops, colls, 0, NULL, NULL, NULL,
-									s->cxt);
-	}
+		dim->dict = make_dim_dict(s, d);
 
 	for (;;)
 	{
@@ -416,28 +420,11 @@ star_dims_from_shared(GpuStarAggState *s, StarShared *sh, dsa_area *area)
 		StarDimState *dim = &s->dims[d];
 		Datum	   *vals = palloc(sizeof(Datum) * Max(dim->ngroups, 1));
 		bool	   *nulls = palloc(sizeof(bool) * Max(dim->ngroups, 1));
-		List	   *types = NIL,
-				   *eqops = NIL,
-				   *colls = NIL;
-		int			g = 0;
-		ListCell   *lc,
-				   *lc2;
 
 		dim->ncodes = sh->dim_codes[d];
 		if (dim->ngroups == 0)
 			continue;
-		forboth(lc, s->groups, lc2, s->group_eq)
-		{
-			if (intVal(linitial(lfirst(lc))) == d)
-			{
-				types = lappend_oid(types, (Oid) linitial_int(list_nth(s->grouptypes, g)));
-				eqops = lappend_oid(eqops, linitial_oid(lfirst(lc2)));
-				colls = lappend_oid(colls, lsecond_oid(lfirst(lc2)));
-			}
-			g++;
-		}
-		dim->dict = gha_dict_create(&s->css.ss.ps, types, eqops, colls, 0, NULL, NULL, NULL,
-									s->cxt);
+		dim->dict = make_dim_dict(s, d);
 		for (int c = 0; c < dim->ncodes; c++)
 		{
 			for (int k = 0; k < dim->ngroups; k++)

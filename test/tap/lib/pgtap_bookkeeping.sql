@@ -1,5 +1,5 @@
 -- pgTAP's bookkeeping functions (the plan, the results, the notes and the
--- TODO state it keeps in temporary tables) run without gpuhash: under
+-- state of its todo blocks, kept in temporary tables) run without gpuhash: under
 -- gpuhash.force their aggregates over those tables would be planned as
 -- gpuhash nodes, and tests that inject device failures or hold device memory
 -- would fail pgTAP itself rather than the query under test.  The functions
