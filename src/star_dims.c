@@ -6,6 +6,8 @@
  *
  * INTERFACE ROUTINES
  *		star_read_dims			every dimension's rows, through its plan
+ *		star_read_dim			one dimension's (or this process's share of them)
+ *		star_dim_dict			its grouping values' dictionary
  *		star_compile_node		the program, once the dimensions are known
  *		star_dims_to_shared		what a parallel worker needs to read groups
  *		star_dims_from_shared	... and taking it back
@@ -127,10 +129,9 @@ numeric_payload_error(StarDimState *dim)
 			 errhint("Set gpuhash.enable_star to off for this query.")));
 }
 
-/* Read dimension d whole. */
 /* the dictionary of dimension d's grouping columns: their types, equality operators, collations */
-static GhaDict *
-make_dim_dict(GpuStarAggState *s, int d)
+GhaDict *
+star_dim_dict(GpuStarAggState *s, int d)
 {
 	List	   *types = NIL,
 			   *eqops = NIL,
@@ -152,8 +153,9 @@ make_dim_dict(GpuStarAggState *s, int d)
 	return gha_dict_create(&s->css.ss.ps, types, eqops, colls, 0, NULL, NULL, NULL, s->cxt);
 }
 
-static void
-read_dim(GpuStarAggState *s, int d)
+/* Read dimension d through its plan: all of it, or this process's share of a partial plan. */
+void
+star_read_dim(GpuStarAggState *s, int d)
 {
 	StarDimState *dim = &s->dims[d];
 	StarDimArrays *a = &dim->arrays;
@@ -175,7 +177,7 @@ read_dim(GpuStarAggState *s, int d)
 	grow(a, cap, numeric);
 	a->n = 0;
 	if (dim->ngroups > 0)
-		dim->dict = make_dim_dict(s, d);
+		dim->dict = star_dim_dict(s, d);
 
 	for (;;)
 	{
@@ -299,7 +301,7 @@ void
 star_read_dims(GpuStarAggState *s)
 {
 	for (int d = 0; d < s->ndims; d++)
-		read_dim(s, d);
+		star_read_dim(s, d);
 }
 
 /* The program for this execution; the dimensions are read. */
@@ -424,7 +426,7 @@ star_dims_from_shared(GpuStarAggState *s, StarShared *sh, dsa_area *area)
 		dim->ncodes = sh->dim_codes[d];
 		if (dim->ngroups == 0)
 			continue;
-		dim->dict = make_dim_dict(s, d);
+		dim->dict = star_dim_dict(s, d);
 		for (int c = 0; c < dim->ncodes; c++)
 		{
 			for (int k = 0; k < dim->ngroups; k++)

@@ -137,6 +137,7 @@ reset_execution(GpuStarAggState *s)
 	s->groups_res = NULL;
 	s->compiled = NULL;
 	s->done = false;
+	s->made_star = false;
 	s->returns_groups = false;
 	s->empty_row = false;
 	s->cur = 0;
@@ -188,6 +189,8 @@ BeginGpuStarAgg(CustomScanState *node, EState *estate, int eflags)
 		ds->name = strVal(list_nth(dim, STAR_DIM_NAME));
 		ds->ngroups = intVal(list_nth(dim, STAR_DIM_NGROUPS));
 		ds->npayload = intVal(list_nth(dim, STAR_DIM_NPAYLOAD));
+		ds->partial = ds->ps->plan->parallel_aware;
+		s->shared_dims |= ds->partial;
 		d++;
 	}
 	s->npayloads = list_length(s->payload_plan);
@@ -219,21 +222,29 @@ BeginGpuStarAgg(CustomScanState *node, EState *estate, int eflags)
 
 /* ---- one execution ---- */
 
+/* the dimensions read: the program compiled, the star made */
+static void
+make_star(GpuStarAggState *s)
+{
+	StarDimArrays *arrays = palloc0(sizeof(StarDimArrays) * Max(s->ndims, 1));
+
+	star_compile_node(s);
+	for (int d = 0; d < s->ndims; d++)
+		arrays[d] = s->dims[d].arrays;
+	s->star = gpuhash_op_star_create(&s->eng, s->compiled->prog, &s->compiled->spec,
+									 s->ndims, arrays, batch_pages());
+}
+
 /* the dimensions read, the program compiled, the star made */
 static void
 build_star(GpuStarAggState *s)
 {
 	instr_time	start;
 	MemoryContext old = MemoryContextSwitchTo(s->cxt);
-	StarDimArrays *arrays = palloc0(sizeof(StarDimArrays) * Max(s->ndims, 1));
 
 	INSTR_TIME_SET_CURRENT(start);
 	star_read_dims(s);
-	star_compile_node(s);
-	for (int d = 0; d < s->ndims; d++)
-		arrays[d] = s->dims[d].arrays;
-	s->star = gpuhash_op_star_create(&s->eng, s->compiled->prog, &s->compiled->spec,
-									 s->ndims, arrays, batch_pages());
+	make_star(s);
 	s->dims_ms = gpuhash_elapsed_ms(start);
 	MemoryContextSwitchTo(old);
 }
@@ -258,6 +269,7 @@ check_mixed_key(GpuStarAggState *s, gh_groups *g)
 }
 
 static void scan(GpuStarAggState *s);
+static void read_shares(GpuStarAggState *s);
 
 static void
 take_groups(GpuStarAggState *s)
@@ -317,35 +329,35 @@ run_parallel(GpuStarAggState *s)
 	bool		leader = !IsParallelWorker();
 	bool		last;
 
+	if (s->shared_dims && s->star == NULL)
+		read_shares(s);
 	if (!sh->ready)
 		elog(ERROR, "gpuhash: a GpuStarAgg's star was not made");
-	if (!leader)
-	{
-		if (sh->id == 0)
-			return;				/* the leader's own engine holds it: the leader reads all */
-		s->star = gpuhash_op_star_attach(&s->eng, sh->worker, sh->id, batch_pages());
-	}
 
+	/* counted active before attaching: the star outlives every active process's use */
 	SpinLockAcquire(&sh->mutex);
-	if (sh->finished)
+	if (sh->finished || (s->star == NULL && sh->id == 0))
 	{
+		/* done, or held by the leader's own engine: the leader reads all */
 		SpinLockRelease(&sh->mutex);
 		return;
 	}
 	sh->active++;
 	SpinLockRelease(&sh->mutex);
+	if (s->star == NULL)
+		s->star = gpuhash_op_star_attach(&s->eng, sh->worker, sh->id, batch_pages());
 
 	scan(s);
 
 	SpinLockAcquire(&sh->mutex);
 	sh->active--;
-	last = sh->active == 0 && !sh->finished && !sh->leader_finishes;
+	last = sh->active == 0 && !sh->finished && !sh->leader_finishes && !sh->maker_finishes;
 	if (last)
 		sh->finished = true;
 	SpinLockRelease(&sh->mutex);
 	ConditionVariableBroadcast(&sh->cv);
 
-	if (sh->leader_finishes && leader)
+	if ((sh->leader_finishes && leader) || (sh->maker_finishes && s->made_star))
 	{
 		/* every process that took blocks has sent its last batch */
 		ConditionVariablePrepareToSleep(&sh->cv);
@@ -529,7 +541,36 @@ EstimateDSMGpuStarAgg(CustomScanState *node, ParallelContext *pcxt)
 	return MAXALIGN(sizeof(StarShared));
 }
 
-/* the leader, before any worker starts: the dimensions, the program, the star */
+/* The star just made, for every process: where it is, and what decoding its groups needs. */
+static void
+share_star(GpuStarAggState *s, StarShared *sh)
+{
+	if (!sh->leader_finishes && !s->star->in_service)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("a parallel GpuStarAgg needs the GPU service when the leader does not take part"),
+				 errhint("Set parallel_leader_participation to on, or gpuhash.service to on.")));
+	sh->worker = s->star->worker;
+	sh->id = s->star->in_service ? s->star->id : 0;
+	s->made_star = true;
+	/* a worker that made it returns the groups (its star lives as long as it does) */
+	sh->maker_finishes = !sh->leader_finishes && IsParallelWorker();
+	if (!sh->leader_finishes && !sh->maker_finishes && s->area != NULL)
+		star_dims_to_shared(s, sh, s->area);
+	SpinLockAcquire(&sh->mutex);
+	sh->ready = true;
+	SpinLockRelease(&sh->mutex);
+	ConditionVariableBroadcast(&sh->cv);
+}
+
+/*
+ * The leader, before any worker starts: the dimensions, the program, the
+ * star.  Where some dimension is read by every process, only the others
+ * now (published for the worker that will make the star, when the leader
+ * does not take part); the star is made once every share is read
+ * (read_shares).  Without a DSA area there is no worker: the leader then
+ * reads everything once the partial plans are set up.
+ */
 static void
 init_shared(GpuStarAggState *s, StarShared *sh)
 {
@@ -538,23 +579,141 @@ init_shared(GpuStarAggState *s, StarShared *sh)
 	sh->active = 0;
 	sh->finished = false;
 	sh->leader_finishes = parallel_leader_participation;
+	sh->maker_finishes = false;
 	sh->worker = -1;
 	sh->id = 0;
 	sh->dicts = InvalidDsaPointer;
 	sh->dicts_size = 0;
+	sh->dim_readers = 0;
+	sh->dims_closed = false;
+	for (int d = 0; d < GH_PROG_MAX_DIMS; d++)
+		sh->dim_chunks[d] = InvalidDsaPointer;
 	s->shared = sh;
 	s->area = s->css.ss.ps.state->es_query_dsa;
-	build_star(s);
-	if (!sh->leader_finishes && !s->star->in_service)
-		ereport(ERROR,
-				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("a parallel GpuStarAgg needs the GPU service when the leader does not take part"),
-				 errhint("Set parallel_leader_participation to on, or gpuhash.service to on.")));
-	sh->worker = s->star->worker;
-	sh->id = s->star->in_service ? s->star->id : 0;
-	if (!sh->leader_finishes && s->area != NULL)
-		star_dims_to_shared(s, sh, s->area);
-	sh->ready = true;
+	if (!s->shared_dims)
+	{
+		build_star(s);
+		share_star(s, sh);
+		return;
+	}
+	if (s->area != NULL)
+	{
+		instr_time	start;
+		MemoryContext old = MemoryContextSwitchTo(s->cxt);
+
+		INSTR_TIME_SET_CURRENT(start);
+		for (int d = 0; d < s->ndims; d++)
+		{
+			if (s->dims[d].partial)
+				continue;
+			star_read_dim(s, d);
+			if (!sh->leader_finishes)
+				star_dim_publish(s, d);
+		}
+		s->dims_ms = gpuhash_elapsed_ms(start);
+		MemoryContextSwitchTo(old);
+	}
+}
+
+/*
+ * Every process reads its share of the partial dimensions and publishes it
+ * (star_dim_share.c); one makes the star of them: the leader where it takes
+ * part, else the worker that finishes reading last.  As with the fact
+ * table's blocks, a process counts itself a reader before its scans take
+ * any block, so when one finds its scans' end every block has gone to a
+ * counted reader, and once none is left every row is published; a process
+ * that comes after the maker closed the reading reads nothing (there is
+ * nothing left).  The others wait for the star.
+ */
+static void
+read_shares(GpuStarAggState *s)
+{
+	StarShared *sh = s->shared;
+	bool		leader = !IsParallelWorker();
+	bool		reads,
+				makes = false;
+	instr_time	start;
+	MemoryContext old = MemoryContextSwitchTo(s->cxt);
+
+	INSTR_TIME_SET_CURRENT(start);
+	if (s->area == NULL)
+	{
+		/* no shared memory, so no worker: the leader reads the rest itself */
+		for (int d = 0; d < s->ndims; d++)
+			if (s->dims[d].partial)
+				star_read_dim(s, d);
+		make_star(s);
+		s->dims_ms += gpuhash_elapsed_ms(start);
+		MemoryContextSwitchTo(old);
+		share_star(s, sh);
+		return;
+	}
+
+	SpinLockAcquire(&sh->mutex);
+	reads = !sh->dims_closed;
+	if (reads)
+		sh->dim_readers++;
+	SpinLockRelease(&sh->mutex);
+	if (reads)
+	{
+		for (int d = 0; d < s->ndims; d++)
+			if (s->dims[d].partial)
+			{
+				star_read_dim(s, d);
+				star_dim_publish(s, d);
+			}
+		SpinLockAcquire(&sh->mutex);
+		sh->dim_readers--;
+		if (!sh->leader_finishes && sh->dim_readers == 0 && !sh->dims_closed)
+			makes = sh->dims_closed = true;
+		SpinLockRelease(&sh->mutex);
+		ConditionVariableBroadcast(&sh->cv);
+	}
+	if (sh->leader_finishes && leader)
+	{
+		/* every other reader's share published */
+		ConditionVariablePrepareToSleep(&sh->cv);
+		for (;;)
+		{
+			SpinLockAcquire(&sh->mutex);
+			makes = sh->dim_readers == 0;
+			if (makes)
+				sh->dims_closed = true;
+			SpinLockRelease(&sh->mutex);
+			if (makes)
+				break;
+			ConditionVariableSleep(&sh->cv, PG_WAIT_EXTENSION);
+		}
+		ConditionVariableCancelSleep();
+	}
+
+	if (makes)
+	{
+		for (int d = 0; d < s->ndims; d++)
+			if (s->dims[d].partial || !leader)
+				star_dim_merge(s, d);
+		make_star(s);
+		s->dims_ms += gpuhash_elapsed_ms(start);
+		MemoryContextSwitchTo(old);
+		share_star(s, sh);
+		return;
+	}
+	MemoryContextSwitchTo(old);
+
+	/* the star, made by another process */
+	ConditionVariablePrepareToSleep(&sh->cv);
+	for (;;)
+	{
+		bool		ready;
+
+		SpinLockAcquire(&sh->mutex);
+		ready = sh->ready;
+		SpinLockRelease(&sh->mutex);
+		if (ready)
+			break;
+		ConditionVariableSleep(&sh->cv, PG_WAIT_EXTENSION);
+	}
+	ConditionVariableCancelSleep();
 }
 
 static void
@@ -575,6 +734,7 @@ ReInitializeDSMGpuStarAgg(CustomScanState *node, ParallelContext *pcxt, void *co
 
 	if (sh->dicts != InvalidDsaPointer && s->area != NULL)
 		dsa_free(s->area, sh->dicts);
+	star_dim_chunks_free(s);
 	reset_execution(s);
 	init_shared(s, sh);
 }

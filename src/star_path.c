@@ -766,6 +766,38 @@ star_costs(StarPlan *sp, Path *path, int workers, int ncpu_quals, double groups,
 
 /* ---- paths ---- */
 
+/*
+ * The partial path dimension d is read by in a parallel star, or NULL: a
+ * single table scanned in parallel (a partial scan returns each row to one
+ * process, and to none once one has found its end), whose numeric payloads
+ * have a declared scale, so that every process's share holds them alike.
+ */
+static Path *
+partial_dimension(StarPlan *sp, int d)
+{
+	RelOptInfo *rel = sp->comprel[d];
+	Path	   *path;
+	ListCell   *lc;
+
+	if (bms_num_members(sp->comp[d]) != 1 || rel->reloptkind != RELOPT_BASEREL ||
+		rel->rtekind != RTE_RELATION || rel->partial_pathlist == NIL)
+		return NULL;
+	path = linitial(rel->partial_pathlist);
+	if (path->param_info != NULL || !path->parallel_aware || !path->parallel_safe ||
+		(path->pathtype != T_SeqScan && path->pathtype != T_IndexScan &&
+		 path->pathtype != T_IndexOnlyScan && path->pathtype != T_BitmapHeapScan))
+		return NULL;
+	foreach(lc, sp->payload_info)
+	{
+		List	   *pi = lfirst(lc);
+
+		if (linitial_int(pi) == d && (Oid) lthird_int(pi) == NUMERICOID &&
+			lfourth_int(pi) < 0)
+			return NULL;
+	}
+	return path;
+}
+
 static CustomPath *
 make_star_path(StarPlan *sp, RelOptInfo *output_rel, List *priv, Path *factpath,
 			   List *dimpaths, double groups, int ncpu_quals, int ngroups_dim, int npayloads,
@@ -1064,11 +1096,17 @@ star_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 		bool		dims_safe = true;
 		List	   *safe_paths = NIL;
 
-		/* the dimensions are read by the leader alone, but sit below the Gather */
+		/*
+		 * A dimension that is one table with a partial path is read by every
+		 * process, each its share (star_dim_share.c); the others by the
+		 * leader alone, below the Gather all the same
+		 */
 		for (int d = 0; d < sp.ndims; d++)
 		{
-			Path	   *dp = get_cheapest_parallel_safe_total_inner(sp.comprel[d]->pathlist);
+			Path	   *dp = partial_dimension(&sp, d);
 
+			if (dp == NULL)
+				dp = get_cheapest_parallel_safe_total_inner(sp.comprel[d]->pathlist);
 			dims_safe &= dp != NULL;
 			safe_paths = lappend(safe_paths, dp);
 		}

@@ -34,6 +34,7 @@ typedef struct StarDimState
 	GhaDict    *dict;			/* its grouping columns' values by code */
 	int			ncodes;
 	int64		rows;			/* rows read (EXPLAIN) */
+	bool		partial;		/* read by every process, each its share */
 } StarDimState;
 
 /*
@@ -51,6 +52,7 @@ typedef struct StarShared
 	bool		ready;			/* the leader made it */
 	bool		failed;			/* ... or could not */
 	bool		leader_finishes;
+	bool		maker_finishes; /* ... else the worker that made the star */
 	int			active;			/* processes feeding it */
 	bool		finished;		/* one has taken the groups */
 	/* what a worker needs to read the groups back (decode) */
@@ -59,6 +61,10 @@ typedef struct StarShared
 	int			payload_digits[GH_PROG_MAX_DIMS * GH_PROG_MAX_DIMCOLS];
 	dsa_pointer dicts;			/* the dimensions' grouping values (serialized) */
 	Size		dicts_size;
+	/* dimensions read by every process, each its share (star_dim_share.c) */
+	int			dim_readers;	/* processes reading their share */
+	bool		dims_closed;	/* the star's maker merges them: none starts now */
+	dsa_pointer dim_chunks[GH_PROG_MAX_DIMS];
 } StarShared;
 
 typedef struct GpuStarAggState
@@ -103,6 +109,8 @@ typedef struct GpuStarAggState
 
 	/* parallel */
 	StarShared *shared;
+	bool		shared_dims;	/* some dimension is read by every process */
+	bool		made_star;		/* this process made the parallel star */
 	dsa_area   *area;
 
 	/* EXPLAIN ANALYZE */
@@ -134,6 +142,11 @@ star_input_next(GpuStarAggState *s, PlanState *input)
 
 /* star_dims.c */
 extern void star_read_dims(GpuStarAggState *s);
+extern void star_read_dim(GpuStarAggState *s, int d);
+extern GhaDict *star_dim_dict(GpuStarAggState *s, int d);
+extern void star_dim_publish(GpuStarAggState *s, int d);
+extern void star_dim_merge(GpuStarAggState *s, int d);
+extern void star_dim_chunks_free(GpuStarAggState *s);
 extern void star_dims_to_shared(GpuStarAggState *s, StarShared *sh, dsa_area *area);
 extern void star_dims_from_shared(GpuStarAggState *s, StarShared *sh, dsa_area *area);
 extern void star_compile_node(GpuStarAggState *s);
