@@ -75,6 +75,8 @@ typedef struct StarScan
 	bool		synth_open;
 	double		cpu_rows;
 	bool		abort;			/* the star was made again: stop this pass */
+	double		wait_ms;		/* waiting for the star to take a batch (DEBUG1) */
+	int64		npages;
 } StarScan;
 
 static BlockNumber
@@ -185,7 +187,14 @@ ship(StarScan *sc)
 
 	if (sc->nship == 0)
 		return;
-	gpuhash_op_star_shipped(star, sc->nship);
+	{
+		instr_time	start;
+
+		INSTR_TIME_SET_CURRENT(start);
+		gpuhash_op_star_shipped(star, sc->nship);
+		sc->wait_ms += gpuhash_elapsed_ms(start);
+		sc->npages += sc->nship;
+	}
 	if (star->restart)
 	{
 		drop_batch(sc);
@@ -218,6 +227,9 @@ read_pages(StarScan *sc)
 {
 	SeqScanState *ss = (SeqScanState *) sc->s->fact_ps;
 	TableScanDesc sd = ss->ss.ss_currentScanDesc;
+	instr_time	start;
+
+	INSTR_TIME_SET_CURRENT(start);
 
 	if (((Scan *) ss->ss.ps.plan)->plan.parallel_aware && sd != NULL && sd->rs_parallel != NULL)
 		sc->pbscan = (ParallelBlockTableScanDesc) sd->rs_parallel;
@@ -258,6 +270,8 @@ read_pages(StarScan *sc)
 	if (sc->strategy)
 		FreeAccessStrategy(sc->strategy);
 	sc->strategy = NULL;
+	elog(DEBUG1, "gpuhash star scan: %lld pages shipped in %.3f ms, %.3f ms of it waiting for the star",
+		 (long long) sc->npages, gpuhash_elapsed_ms(start), sc->wait_ms);
 }
 
 /* The Seq Scan's own rows (its quals applied), as they are on disk. */

@@ -11,7 +11,7 @@
 -- temporary tables).  The ordinary tables are frozen before the test's
 -- transaction, so their pages are all-visible.
 SET client_min_messages = warning;
-DROP TABLE IF EXISTS sf_fact, sf_day, sf_item, sf_store, sf_empty, sf_multi, sf_pair, sf_pair8;
+DROP TABLE IF EXISTS sf_big, sf_fact, sf_day, sf_item, sf_store, sf_empty, sf_multi, sf_pair, sf_pair8;
 SELECT setseed(0.577);
 CREATE TABLE sf_day (day int PRIMARY KEY, yr int, mon text, season char(6), holiday bool);
 INSERT INTO sf_day SELECT g, 2000 + g / 366, to_char(g % 12 + 1, 'FM00'),
@@ -29,6 +29,14 @@ INSERT INTO sf_store SELECT g, (ARRAY['N', 'S', 'E', 'W', 'C'])[g % 5 + 1],
                             CASE WHEN g % 9 = 0 THEN NULL ELSE 'm' || (g % 11) END
   FROM generate_series(1, 120) g;
 CREATE TABLE sf_empty (k int PRIMARY KEY, v int);
+-- large enough that every process of a parallel plan reads a share of it; unique
+-- on k with NULL keys (a unique index), NULL grouping values and payloads
+CREATE TABLE sf_big (k int, grp text, price numeric(8,2), w int);
+INSERT INTO sf_big SELECT CASE WHEN g % 997 = 0 THEN NULL ELSE g END,
+                          CASE WHEN g % 29 = 0 THEN NULL ELSE 'grp' || (g * 7919 % 31) END,
+                          CASE WHEN g % 13 = 0 THEN NULL ELSE (g % 9973) / 7.0 END, g % 50
+  FROM generate_series(1, 150000) g;
+CREATE UNIQUE INDEX ON sf_big (k);
 -- unique on two columns: a dimension joined on both (made one 64-bit key)
 CREATE TABLE sf_pair (store smallint, day int, bonus int, tag text, PRIMARY KEY (store, day));
 INSERT INTO sf_pair SELECT s, d, CASE WHEN d % 11 = 0 THEN NULL ELSE s * d % 97 - 40 END,
@@ -59,13 +67,14 @@ INSERT INTO sf_fact
          (ARRAY['A', 'B', 'C', NULL])[g % 4 + 1],
          date '2000-01-01' + g % 3000
   FROM generate_series(1, 120000) g;
-VACUUM (FREEZE, ANALYZE) sf_day, sf_item, sf_store, sf_empty, sf_multi, sf_pair, sf_pair8, sf_fact;
+VACUUM (FREEZE, ANALYZE) sf_big, sf_day, sf_item, sf_store, sf_empty, sf_multi, sf_pair, sf_pair8, sf_fact;
 
 BEGIN;
-SELECT plan(84);
+SELECT plan(91);
 SET LOCAL gpuhash.enable_star = on;
 
 \ir lib/digests.sql
+\ir lib/helpers.sql
 
 CREATE FUNCTION pg_temp.star_cases(tag text) RETURNS SETOF text
 LANGUAGE plpgsql AS $$
@@ -148,10 +157,30 @@ SET LOCAL parallel_setup_cost = 0;
 SET LOCAL parallel_tuple_cost = 0;
 SET LOCAL min_parallel_table_scan_size = 0;
 SELECT * FROM pg_temp.star_cases('parallel');
+-- a dimension with a partial plan: every process reads its share, one merges them
+SELECT * FROM pg_temp.same_rows('parallel, a dimension read by every process',
+  'SELECT b.grp, s.region, count(*), sum(f.qty), sum(b.price), max(b.w), sum(f.amount * b.price)
+     FROM sf_fact f JOIN sf_big b ON f.id = b.k JOIN sf_store s ON f.store = s.store
+    WHERE b.w % 7 <> 3 GROUP BY 1, 2', 'GpuStarAgg');
+SET LOCAL gpuhash.force = on;
+SELECT ok(pg_temp.plan_text('SELECT b.grp, count(*) FROM sf_fact f JOIN sf_big b ON f.id = b.k GROUP BY 1')
+          ~ 'Parallel Custom Scan \(GpuStarAgg\)[\s\S]*Parallel Seq Scan on sf_big',
+          'parallel: a large dimension has a partial plan below the star');
+RESET gpuhash.force;
 SET LOCAL parallel_leader_participation = off;
 SELECT * FROM pg_temp.same_rows('parallel, leader not taking part',
   'SELECT d.season, i.brand, sum(f.amount), count(*) FROM sf_fact f, sf_day d, sf_item i
     WHERE f.day = d.day AND f.item = i.item GROUP BY 1, 2', 'GpuStarAgg');
+-- the workers read the partial dimensions, the leader the others, and the
+-- worker that makes the star returns the groups
+ALTER TABLE sf_store SET (parallel_workers = 0);
+SELECT * FROM pg_temp.same_rows('parallel, leader not taking part, dimensions read by the workers',
+  'SELECT b.grp, s.region, count(*), sum(b.price), min(f.qty) FROM sf_fact f, sf_big b, sf_store s
+    WHERE f.id = b.k AND f.store = s.store GROUP BY 1, 2', 'GpuStarAgg');
+SELECT * FROM pg_temp.same_rows('parallel, leader not taking part, one dimension',
+  'SELECT b.grp, count(*), sum(f.qty) FROM sf_fact f JOIN sf_big b ON f.id = b.k
+    WHERE b.price > 100 GROUP BY 1', 'GpuStarAgg');
+ALTER TABLE sf_store RESET (parallel_workers);
 RESET parallel_leader_participation;
 
 -- pages that are not all-visible: rows read on the CPU (in this transaction)
@@ -188,4 +217,4 @@ RESET gpuhash.force;
 SELECT * FROM finish();
 ROLLBACK;
 
-DROP TABLE sf_fact, sf_day, sf_item, sf_store, sf_empty, sf_multi, sf_pair, sf_pair8;
+DROP TABLE sf_big, sf_fact, sf_day, sf_item, sf_store, sf_empty, sf_multi, sf_pair, sf_pair8;
