@@ -1,7 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * star_dims.c
- *	  A GpuStarAgg's dimensions: read once, by one process, into the arrays
+ *	  A GpuStarAgg's dimensions: read once (by one process, or each by every
+ *	  process of a parallel plan a share: star_dim_share.c) into the arrays
  *	  the star is made of, and compiled with them into the device program.
  *
  * INTERFACE ROUTINES

@@ -23,16 +23,21 @@
  *
  * Under a Gather the leader does all of the above but the scan while it
  * sets up the parallel query (InitializeDSM, before any worker starts), and
- * leaves the star's number in the node's shared memory.  Every process
- * then feeds that star its share of the fact table's blocks: it counts
- * itself active before it takes its first block, and out once its last
- * batch is in.  The blocks come from one allocator, so when a process
- * finds none left every block has gone to a process counted active; once
- * none is, every row is in.  The leader then waits for that and returns
+ * leaves the star's number in the node's shared memory.  A dimension
+ * with a partial plan is read by every process instead, each its share
+ * (star_dim_share.c); the star is then made once the last share is
+ * published, by the leader, or with parallel_leader_participation off by
+ * the worker that read last (read_shares).  Every process then feeds that
+ * star its share of the fact table's blocks: it counts itself active
+ * before it takes its first block, and out once its last batch is in.
+ * The blocks come from one allocator, so when a process finds none left
+ * every block has gone to a process counted active; once none is, every
+ * row is in.  The leader then waits for that and returns
  * the groups itself, so that none passes through the Gather's queues;
- * with parallel_leader_participation off, the last worker out returns
- * them, reading the dimensions' grouping values from the DSA area where
- * the leader left them.  The other processes return nothing.
+ * with parallel_leader_participation off, the worker that made the star
+ * returns them, or the last worker out, reading the dimensions' grouping
+ * values from the DSA area where the leader left them.  The other
+ * processes return nothing.
  *
  *-------------------------------------------------------------------------
  */
@@ -575,7 +580,6 @@ static void
 init_shared(GpuStarAggState *s, StarShared *sh)
 {
 	sh->ready = false;
-	sh->failed = false;
 	sh->active = 0;
 	sh->finished = false;
 	sh->leader_finishes = parallel_leader_participation;

@@ -38,10 +38,12 @@ typedef struct StarDimState
 } StarDimState;
 
 /*
- * A parallel star's shared state: the star the leader made, and who is
- * still feeding it.  Every process counts itself active before it takes
- * its first block; the process that returns the groups waits until none
- * is (star_exec.c, "PARALLELISM").
+ * A parallel star's shared state: the dimensions every process reads a
+ * share of, the star made of them, and who is still feeding it.  Every
+ * process counts itself a reader before it reads its shares and active
+ * before it takes its first block; the process that makes the star waits
+ * until no reader is left, the one that returns the groups until none is
+ * active (star_exec.c, PARALLELISM).
  */
 typedef struct StarShared
 {
@@ -49,8 +51,7 @@ typedef struct StarShared
 	ConditionVariable cv;
 	int			worker;			/* the star in the service */
 	int32		id;
-	bool		ready;			/* the leader made it */
-	bool		failed;			/* ... or could not */
+	bool		ready;			/* it is made */
 	bool		leader_finishes;
 	bool		maker_finishes; /* ... else the worker that made the star */
 	int			active;			/* processes feeding it */
