@@ -288,17 +288,7 @@ star_dim_merge(GpuStarAggState *s, int d)
 	}
 	a->n = total;
 
-	/* arrays with no NULL need no NULL flags (as star_read_dim leaves them) */
-	for (int k = 0; k < ncols; k++)
-	{
-		bool		any = false;
-
-		for (uint64 i = 0; i < total && !any; i++)
-			any = a->nulls[k][i] != 0;
-		if (!any)
-			a->nulls[k] = NULL;
-	}
-	dim->ncodes = dim->dict ? (int) dim->dict->nentries : 0;
+	star_dim_finish(dim);
 }
 
 /* The chunks an execution that ended early left in the area. */

@@ -9,6 +9,7 @@
  *		star_read_dims			every dimension's rows, through its plan
  *		star_read_dim			one dimension's (or this process's share of them)
  *		star_dim_dict			its grouping values' dictionary
+ *		star_dim_finish			its NULL flags dropped where none is set
  *		star_compile_node		the program, once the dimensions are known
  *		star_dims_to_shared		what a parallel worker needs to read groups
  *		star_dims_from_shared	... and taking it back
@@ -285,7 +286,15 @@ star_read_dim(GpuStarAggState *s, int d)
 		}
 	}
 
-	/* arrays with no NULL need no NULL flags */
+	star_dim_finish(dim);
+}
+
+/* The dimension read: arrays with no NULL need no NULL flags; its codes counted. */
+void
+star_dim_finish(StarDimState *dim)
+{
+	StarDimArrays *a = &dim->arrays;
+
 	for (int k = 0; k < a->ncols; k++)
 	{
 		bool		any = false;

@@ -327,6 +327,54 @@ prepare_decode(GpuStarAggState *s)
 	MemoryContextSwitchTo(old);
 }
 
+/*
+ * Sleep on the node's condition variable until cond, tested under its
+ * mutex (where it may also record what it found), holds.
+ */
+static void
+wait_for(StarShared *sh, bool (*cond) (StarShared *sh))
+{
+	ConditionVariablePrepareToSleep(&sh->cv);
+	for (;;)
+	{
+		bool		done;
+
+		SpinLockAcquire(&sh->mutex);
+		done = cond(sh);
+		SpinLockRelease(&sh->mutex);
+		if (done)
+			break;
+		ConditionVariableSleep(&sh->cv, PG_WAIT_EXTENSION);
+	}
+	ConditionVariableCancelSleep();
+}
+
+/* no process feeds the star any more: the groups are taken now */
+static bool
+none_active(StarShared *sh)
+{
+	if (sh->active != 0)
+		return false;
+	sh->finished = true;
+	return true;
+}
+
+/* every share of the dimensions is published: the star is made now */
+static bool
+no_reader(StarShared *sh)
+{
+	if (sh->dim_readers != 0)
+		return false;
+	sh->dims_closed = true;
+	return true;
+}
+
+static bool
+star_made(StarShared *sh)
+{
+	return sh->ready;
+}
+
 static void
 run_parallel(GpuStarAggState *s)
 {
@@ -365,21 +413,7 @@ run_parallel(GpuStarAggState *s)
 	if ((sh->leader_finishes && leader) || (sh->maker_finishes && s->made_star))
 	{
 		/* every process that took blocks has sent its last batch */
-		ConditionVariablePrepareToSleep(&sh->cv);
-		for (;;)
-		{
-			bool		idle;
-
-			SpinLockAcquire(&sh->mutex);
-			idle = sh->active == 0;
-			if (idle)
-				sh->finished = true;
-			SpinLockRelease(&sh->mutex);
-			if (idle)
-				break;
-			ConditionVariableSleep(&sh->cv, PG_WAIT_EXTENSION);
-		}
-		ConditionVariableCancelSleep();
+		wait_for(sh, none_active);
 		take_groups(s);
 	}
 	else if (last)
@@ -676,19 +710,8 @@ read_shares(GpuStarAggState *s)
 	if (sh->leader_finishes && leader)
 	{
 		/* every other reader's share published */
-		ConditionVariablePrepareToSleep(&sh->cv);
-		for (;;)
-		{
-			SpinLockAcquire(&sh->mutex);
-			makes = sh->dim_readers == 0;
-			if (makes)
-				sh->dims_closed = true;
-			SpinLockRelease(&sh->mutex);
-			if (makes)
-				break;
-			ConditionVariableSleep(&sh->cv, PG_WAIT_EXTENSION);
-		}
-		ConditionVariableCancelSleep();
+		wait_for(sh, no_reader);
+		makes = true;
 	}
 
 	if (makes)
@@ -705,19 +728,7 @@ read_shares(GpuStarAggState *s)
 	MemoryContextSwitchTo(old);
 
 	/* the star, made by another process */
-	ConditionVariablePrepareToSleep(&sh->cv);
-	for (;;)
-	{
-		bool		ready;
-
-		SpinLockAcquire(&sh->mutex);
-		ready = sh->ready;
-		SpinLockRelease(&sh->mutex);
-		if (ready)
-			break;
-		ConditionVariableSleep(&sh->cv, PG_WAIT_EXTENSION);
-	}
-	ConditionVariableCancelSleep();
+	wait_for(sh, star_made);
 }
 
 static void

@@ -145,6 +145,7 @@ star_input_next(GpuStarAggState *s, PlanState *input)
 extern void star_read_dims(GpuStarAggState *s);
 extern void star_read_dim(GpuStarAggState *s, int d);
 extern GhaDict *star_dim_dict(GpuStarAggState *s, int d);
+extern void star_dim_finish(StarDimState *dim);
 extern void star_dim_publish(GpuStarAggState *s, int d);
 extern void star_dim_merge(GpuStarAggState *s, int d);
 extern void star_dim_chunks_free(GpuStarAggState *s);
