@@ -70,7 +70,7 @@ INSERT INTO sf_fact
 VACUUM (FREEZE, ANALYZE) sf_big, sf_day, sf_item, sf_store, sf_empty, sf_multi, sf_pair, sf_pair8, sf_fact;
 
 BEGIN;
-SELECT plan(91);
+SELECT plan(95);
 SET LOCAL gpuhash.enable_star = on;
 
 \ir lib/digests.sql
@@ -167,6 +167,18 @@ SELECT ok(pg_temp.plan_text('SELECT b.grp, count(*) FROM sf_fact f JOIN sf_big b
           ~ 'Parallel Custom Scan \(GpuStarAgg\)[\s\S]*Parallel Seq Scan on sf_big',
           'parallel: a large dimension has a partial plan below the star');
 RESET gpuhash.force;
+-- rescanned under a nested loop: the shares read and merged again each time
+SET LOCAL enable_material = off;
+SET LOCAL enable_hashjoin = off;
+SET LOCAL enable_mergejoin = off;
+SELECT * FROM pg_temp.same_rows('parallel, rescanned with its dimension read by every process',
+  'SELECT v.x, s.* FROM (VALUES (1), (2), (3)) v(x),
+          (SELECT b.grp, count(*) AS c, sum(f.qty) AS q FROM sf_fact f JOIN sf_big b ON f.id = b.k
+            GROUP BY b.grp) s
+    WHERE s.c > 3732 + v.x', 'GpuStarAgg');
+RESET enable_material;
+RESET enable_hashjoin;
+RESET enable_mergejoin;
 SET LOCAL parallel_leader_participation = off;
 SELECT * FROM pg_temp.same_rows('parallel, leader not taking part',
   'SELECT d.season, i.brand, sum(f.amount), count(*) FROM sf_fact f, sf_day d, sf_item i
@@ -180,6 +192,17 @@ SELECT * FROM pg_temp.same_rows('parallel, leader not taking part, dimensions re
 SELECT * FROM pg_temp.same_rows('parallel, leader not taking part, one dimension',
   'SELECT b.grp, count(*), sum(f.qty) FROM sf_fact f JOIN sf_big b ON f.id = b.k
     WHERE b.price > 100 GROUP BY 1', 'GpuStarAgg');
+SET LOCAL enable_material = off;
+SET LOCAL enable_hashjoin = off;
+SET LOCAL enable_mergejoin = off;
+SELECT * FROM pg_temp.same_rows('parallel, leader not taking part, rescanned',
+  'SELECT v.x, s.* FROM (VALUES (1), (2), (3)) v(x),
+          (SELECT b.grp, s.region, count(*) AS c, sum(b.price) AS p FROM sf_fact f, sf_big b, sf_store s
+            WHERE f.id = b.k AND f.store = s.store GROUP BY 1, 2) s
+    WHERE s.c > 560 + v.x * 40', 'GpuStarAgg');
+RESET enable_material;
+RESET enable_hashjoin;
+RESET enable_mergejoin;
 ALTER TABLE sf_store RESET (parallel_workers);
 RESET parallel_leader_participation;
 
