@@ -152,6 +152,8 @@ SET LOCAL max_parallel_workers_per_gather = 0;
 SELECT * FROM pg_temp.star_cases('serial');
 
 -- in parallel: the processes share the fact table's blocks and one star
+-- (a wait that never ends, between the processes, fails the test instead of hanging it)
+SET LOCAL statement_timeout = '2min';
 SET LOCAL max_parallel_workers_per_gather = 2;
 SET LOCAL parallel_setup_cost = 0;
 SET LOCAL parallel_tuple_cost = 0;
@@ -208,6 +210,7 @@ RESET parallel_leader_participation;
 
 -- pages that are not all-visible: rows read on the CPU (in this transaction)
 SET LOCAL max_parallel_workers_per_gather = 0;
+RESET statement_timeout;
 UPDATE sf_fact SET qty = qty + 1 WHERE id % 10 = 0;
 DELETE FROM sf_fact WHERE id % 17 = 0;
 SELECT * FROM pg_temp.same_rows('changed pages',
