@@ -676,10 +676,9 @@ read_shares(GpuStarAggState *s)
 	INSTR_TIME_SET_CURRENT(start);
 	if (s->area == NULL)
 	{
-		/* no shared memory, so no worker: the leader reads the rest itself */
+		/* no shared memory, so no worker: the leader reads every dimension now */
 		for (int d = 0; d < s->ndims; d++)
-			if (s->dims[d].partial)
-				star_read_dim(s, d);
+			star_read_dim(s, d);
 		make_star(s);
 		s->dims_ms += gpuhash_elapsed_ms(start);
 		MemoryContextSwitchTo(old);
