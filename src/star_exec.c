@@ -540,6 +540,7 @@ ExecGpuStarAgg(CustomScanState *node)
 
 	if (!s->done)
 	{
+		s->prepared = false;
 		run(s);
 		s->done = true;
 	}
@@ -569,7 +570,14 @@ ReScanGpuStarAgg(CustomScanState *node)
 
 	foreach(lc, node->custom_ps)
 		ExecReScan(lfirst(lc));
-	reset_execution(s);
+	/*
+	 * Under a Gather the rescan may come after (Re)InitializeDSM has read the
+	 * dimensions and made the star for this execution (a nested loop rescans
+	 * its inner side before the first run too): they are kept.
+	 */
+	if (!s->prepared)
+		reset_execution(s);
+	s->prepared = false;
 }
 
 /* ---- parallel ---- */
@@ -738,6 +746,7 @@ InitializeDSMGpuStarAgg(CustomScanState *node, ParallelContext *pcxt, void *coor
 	SpinLockInit(&sh->mutex);
 	ConditionVariableInit(&sh->cv);
 	init_shared((GpuStarAggState *) node, sh);
+	((GpuStarAggState *) node)->prepared = true;
 }
 
 static void
@@ -750,7 +759,15 @@ ReInitializeDSMGpuStarAgg(CustomScanState *node, ParallelContext *pcxt, void *co
 		dsa_free(s->area, sh->dicts);
 	star_dim_chunks_free(s);
 	reset_execution(s);
+	/*
+	 * The dimensions the leader reads now start again: their own rescan may
+	 * come only at the node's next call (ExecReScanGather), after this.
+	 */
+	for (int d = 0; d < s->ndims; d++)
+		if (!s->dims[d].partial)
+			ExecReScan(s->dims[d].ps);
 	init_shared(s, sh);
+	s->prepared = true;
 }
 
 static void

@@ -112,6 +112,7 @@ typedef struct GpuStarAggState
 	StarShared *shared;
 	bool		shared_dims;	/* some dimension is read by every process */
 	bool		made_star;		/* this process made the parallel star */
+	bool		prepared;		/* ReInitializeDSM read and made this execution's */
 	dsa_area   *area;
 
 	/* EXPLAIN ANALYZE */

@@ -70,7 +70,7 @@ INSERT INTO sf_fact
 VACUUM (FREEZE, ANALYZE) sf_big, sf_day, sf_item, sf_store, sf_empty, sf_multi, sf_pair, sf_pair8, sf_fact;
 
 BEGIN;
-SELECT plan(95);
+SELECT plan(97);
 SET LOCAL gpuhash.enable_star = on;
 
 \ir lib/digests.sql
@@ -178,6 +178,13 @@ SELECT * FROM pg_temp.same_rows('parallel, rescanned with its dimension read by 
           (SELECT b.grp, count(*) AS c, sum(f.qty) AS q FROM sf_fact f JOIN sf_big b ON f.id = b.k
             GROUP BY b.grp) s
     WHERE s.c > 3732 + v.x', 'GpuStarAgg');
+ALTER TABLE sf_day SET (parallel_workers = 0);
+SELECT * FROM pg_temp.same_rows('parallel, rescanned with its dimension read by the leader',
+  'SELECT v.x, s.* FROM (VALUES (1), (2), (3)) v(x),
+          (SELECT d.yr, count(*) AS c, sum(f.qty) AS q FROM sf_fact f JOIN sf_day d ON f.day = d.day
+            GROUP BY d.yr) s
+    WHERE s.c > 9300 + v.x * 50', 'GpuStarAgg');
+ALTER TABLE sf_day RESET (parallel_workers);
 RESET enable_material;
 RESET enable_hashjoin;
 RESET enable_mergejoin;
