@@ -27,7 +27,6 @@
 #include "postgres.h"
 
 #include "miscadmin.h"
-#include "utils/datum.h"
 #include "utils/memutils.h"
 
 #include "gpuhash.h"
@@ -124,15 +123,7 @@ star_dim_publish(GpuStarAggState *s, int d)
 		head.scale[k] = pl ? pl->scale : 0;
 		head.digits[k] = pl ? pl->digits : 0;
 	}
-	for (int c = 0; c < head.ncodes; c++)
-		for (int g = 0; g < dim->ngroups; g++)
-		{
-			bool		isnull;
-			Datum		v = gha_dict_key(dim->dict, c, g, &isnull);
-			Form_pg_attribute att = TupleDescAttr(dim->dict->desc, g);
-
-			head.values_size += datumEstimateSpace(v, isnull, att->attbyval, att->attlen);
-		}
+	head.values_size = star_dim_values(dim, NULL);
 	layout(&head, &l);
 
 	dp = dsa_allocate_extended(s->area, l.total, DSA_ALLOC_HUGE);
@@ -153,15 +144,7 @@ star_dim_publish(GpuStarAggState *s, int d)
 		}
 	}
 	p = base + l.values;
-	for (int c = 0; c < head.ncodes; c++)
-		for (int g = 0; g < dim->ngroups; g++)
-		{
-			bool		isnull;
-			Datum		v = gha_dict_key(dim->dict, c, g, &isnull);
-			Form_pg_attribute att = TupleDescAttr(dim->dict->desc, g);
-
-			datumSerialize(v, isnull, att->attbyval, att->attlen, &p);
-		}
+	(void) star_dim_values(dim, &p);
 
 	SpinLockAcquire(&sh->mutex);
 	((DimChunk *) base)->next = sh->dim_chunks[d];
@@ -239,11 +222,7 @@ star_dim_merge(GpuStarAggState *s, int d)
 		/* its codes as the merged dictionary's */
 		p = base + l.values;
 		for (int code = 0; code < c->ncodes; code++)
-		{
-			for (int g = 0; g < dim->ngroups; g++)
-				vals[g] = datumRestore(&p, &nulls[g]);
-			map[code] = gha_dict_lookup(dim->dict, vals, nulls);
-		}
+			map[code] = star_dim_value_lookup(dim, &p, vals, nulls);
 		if (c->n > 0)
 		{
 			memcpy(a->keys + r, base + l.keys, sizeof(int64) * c->n);

@@ -10,6 +10,8 @@
  *		star_read_dim			one dimension's (or this process's share of them)
  *		star_dim_dict			its grouping values' dictionary
  *		star_dim_finish			its NULL flags dropped where none is set
+ *		star_dim_values			its grouping values serialized, in code order
+ *		star_dim_value_lookup	... one code's read back and looked up
  *		star_compile_node		the program, once the dimensions are known
  *		star_dims_to_shared		what a parallel worker needs to read groups
  *		star_dims_from_shared	... and taking it back
@@ -368,6 +370,45 @@ star_compile_node(GpuStarAggState *s)
 	s->compiled = sc;
 }
 
+/* ---- a dimension's grouping values between processes ---- */
+
+/*
+ * The grouping values of dim's dictionary, in code order, as datumSerialize
+ * writes them: written at *p, or with p NULL only counted.  Their bytes.
+ */
+Size
+star_dim_values(StarDimState *dim, char **p)
+{
+	int			ncodes = dim->dict ? (int) dim->dict->nentries : 0;
+	Size		size = 0;
+
+	for (int c = 0; c < ncodes; c++)
+		for (int g = 0; g < dim->ngroups; g++)
+		{
+			bool		isnull;
+			Datum		v = gha_dict_key(dim->dict, c, g, &isnull);
+			Form_pg_attribute att = TupleDescAttr(dim->dict->desc, g);
+
+			if (p)
+				datumSerialize(v, isnull, att->attbyval, att->attlen, p);
+			else
+				size += datumEstimateSpace(v, isnull, att->attbyval, att->attlen);
+		}
+	return size;
+}
+
+/*
+ * The next code's grouping values read back from *p (vals and nulls hold
+ * them) and looked up in dim's dictionary: their code there.
+ */
+uint32
+star_dim_value_lookup(StarDimState *dim, char **p, Datum *vals, bool *nulls)
+{
+	for (int g = 0; g < dim->ngroups; g++)
+		vals[g] = datumRestore(p, &nulls[g]);
+	return gha_dict_lookup(dim->dict, vals, nulls);
+}
+
 /* ---- a parallel worker that returns the groups ---- */
 
 /*
@@ -389,30 +430,14 @@ star_dims_to_shared(GpuStarAggState *s, StarShared *sh, dsa_area *area)
 		sh->payload_digits[p2] = s->payloads[p2].digits;
 	}
 	for (int d = 0; d < s->ndims; d++)
-		for (int c = 0; c < s->dims[d].ncodes; c++)
-			for (int g = 0; g < s->dims[d].ngroups; g++)
-			{
-				bool		isnull;
-				Datum		v = gha_dict_key(s->dims[d].dict, c, g, &isnull);
-				Form_pg_attribute att = TupleDescAttr(s->dims[d].dict->desc, g);
-
-				size += datumEstimateSpace(v, isnull, att->attbyval, att->attlen);
-			}
+		size += star_dim_values(&s->dims[d], NULL);
 	sh->dicts_size = size;
 	sh->dicts = size > 0 ? dsa_allocate(area, size) : InvalidDsaPointer;
 	if (size == 0)
 		return;
 	p = dsa_get_address(area, sh->dicts);
 	for (int d = 0; d < s->ndims; d++)
-		for (int c = 0; c < s->dims[d].ncodes; c++)
-			for (int g = 0; g < s->dims[d].ngroups; g++)
-			{
-				bool		isnull;
-				Datum		v = gha_dict_key(s->dims[d].dict, c, g, &isnull);
-				Form_pg_attribute att = TupleDescAttr(s->dims[d].dict->desc, g);
-
-				datumSerialize(v, isnull, att->attbyval, att->attlen, &p);
-			}
+		(void) star_dim_values(&s->dims[d], &p);
 }
 
 /* The same, taken back by a worker: a dictionary per dimension, filled in code order. */
@@ -420,7 +445,6 @@ void
 star_dims_from_shared(GpuStarAggState *s, StarShared *sh, dsa_area *area)
 {
 	char	   *p = sh->dicts_size > 0 ? dsa_get_address(area, sh->dicts) : NULL;
-	int			g0 = 0;
 
 	for (int p2 = 0; p2 < s->npayloads && p2 < lengthof(sh->payload_scale); p2++)
 	{
@@ -437,15 +461,9 @@ star_dims_from_shared(GpuStarAggState *s, StarShared *sh, dsa_area *area)
 		if (dim->ngroups == 0)
 			continue;
 		dim->dict = star_dim_dict(s, d);
+		/* the codes come back in order: each lookup makes the next */
 		for (int c = 0; c < dim->ncodes; c++)
-		{
-			for (int k = 0; k < dim->ngroups; k++)
-				vals[k] = datumRestore(&p, &nulls[k]);
-			/* the codes come back in order: each lookup makes the next */
-			if (gha_dict_lookup(dim->dict, vals, nulls) != (uint32) c)
+			if (star_dim_value_lookup(dim, &p, vals, nulls) != (uint32) c)
 				elog(ERROR, "gpuhash: a GpuStarAgg's dimension groups differ between processes");
-		}
-		g0 += dim->ngroups;
 	}
-	(void) g0;
 }

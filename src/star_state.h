@@ -147,6 +147,8 @@ extern void star_read_dims(GpuStarAggState *s);
 extern void star_read_dim(GpuStarAggState *s, int d);
 extern GhaDict *star_dim_dict(GpuStarAggState *s, int d);
 extern void star_dim_finish(StarDimState *dim);
+extern Size star_dim_values(StarDimState *dim, char **p);
+extern uint32 star_dim_value_lookup(StarDimState *dim, char **p, Datum *vals, bool *nulls);
 extern void star_dim_publish(GpuStarAggState *s, int d);
 extern void star_dim_merge(GpuStarAggState *s, int d);
 extern void star_dim_chunks_free(GpuStarAggState *s);
