@@ -28,6 +28,13 @@
 extern "C" {
 #endif
 
+/* Where a page is read from and copied to (engine_pagecache.c; NULL: neither) */
+typedef struct gh_pagecopy
+{
+	const void *from;			/* a copy to read instead of the host page */
+	void	   *to;				/* where to copy the page as it is read */
+} gh_pagecopy;
+
 typedef struct gh_backend_ops
 {
 	const char *name;
@@ -164,6 +171,8 @@ typedef struct gh_backend_ops
 	 * caller's arrays, GH_ERR_INVALID for a duplicate key; dim_free frees
 	 * d->bstate.  star_create sets up s's (empty) table of groups, for
 	 * s->prog over s->dims.  star_read runs the program over the pages
+	 * (with copy, page p from copy[p].from where that is set, and copied to
+	 * copy[p].to where that is: device array memory, engine_pagecache.c)
 	 * and writes their statuses, keeping the rows for star_keep, which
 	 * aggregates those of the pages that are OK and not dropped and adds
 	 * them to s->rows; a failed read keeps nothing.  star_add aggregates n
@@ -175,7 +184,7 @@ typedef struct gh_backend_ops
 	void		(*dim_free) (struct gh_dim *d);
 	gh_status	(*star_create) (struct gh_star *s);
 	gh_status	(*star_read) (struct gh_star *s, const void *base, const uint32_t *pages,
-							  size_t npages, uint8_t *status);
+							  size_t npages, const gh_pagecopy *copy, uint8_t *status);
 	gh_status	(*star_keep) (struct gh_star *s, const uint8_t *drop);
 	gh_status	(*star_add) (struct gh_star *s, const uint64_t *keys, size_t n,
 							 const gh_aggcol *cols);
@@ -213,6 +222,8 @@ struct gh_engine
 	struct gh_darray *darrays;	/* every device array still open */
 	size_t		darray_device_bytes;	/* the device memory they hold */
 	size_t		darray_budget;	/* gh_debug_darray_budget; 0: the default */
+
+	struct gh_pagecache *pagecache; /* engine_pagecache.c; NULL: none yet */
 };
 
 /* A batch of page rows (gh_pages_read) */
@@ -257,6 +268,11 @@ struct gh_star
 	size_t		npages;			/* pages of the read waiting for gh_star_keep */
 	bool		pending;		/* a read waits for gh_star_keep */
 	bool		broken;			/* a keep or add failed part way */
+	/* the page cache's slots the pending read fills (engine_pagecache.c) */
+	int32_t    *cache_slot;		/* npages: a slot, or -1 */
+	uint8_t    *cache_ok;		/* npages: the page's status was OK */
+	size_t		cache_npages;	/* entries of the two */
+	uint64_t	cache_epoch;	/* the cache's epoch at the read */
 	void	   *bstate;			/* the backend's */
 };
 

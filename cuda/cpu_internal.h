@@ -161,7 +161,7 @@ extern gh_status gh_cpu_dim_create(struct gh_dim *d, const uint64_t *keys, const
 extern void gh_cpu_dim_free(struct gh_dim *d);
 extern gh_status gh_cpu_star_create(struct gh_star *s);
 extern gh_status gh_cpu_star_read(struct gh_star *s, const void *base, const uint32_t *pages,
-								  size_t npages, uint8_t *status);
+								 size_t npages, const gh_pagecopy *copy, uint8_t *status);
 extern gh_status gh_cpu_star_keep(struct gh_star *s, const uint8_t *drop);
 extern gh_status gh_cpu_star_add(struct gh_star *s, const uint64_t *keys, size_t n,
 								 const gh_aggcol *cols);

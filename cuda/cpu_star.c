@@ -383,7 +383,7 @@ read_page(const gh_star *s, cpu_star *cs, const uint8_t *page, uint32_t p)
 
 gh_status
 gh_cpu_star_read(gh_star *s, const void *base, const uint32_t *pages, size_t npages,
-				 uint8_t *status)
+				 const gh_pagecopy *copy, uint8_t *status)
 {
 	gh_engine  *e = s->e;
 	cpu_star   *cs = (cpu_star *) s->bstate;
@@ -408,13 +408,18 @@ gh_cpu_star_read(gh_star *s, const void *base, const uint32_t *pages, size_t npa
 	}
 	for (size_t p = 0; p < npages; p++)
 	{
+		const uint8_t *page = (const uint8_t *) base + (size_t) pages[p] * s->spec.page_size;
+
 		if ((p & 1023) == 1023 && gh_interrupted(e))
 		{
 			read_free(e, cs);
 			return GH_ERR_CANCELLED;
 		}
-		status[p] = read_page(s, cs, (const uint8_t *) base + (size_t) pages[p] * s->spec.page_size,
-							  (uint32_t) p);
+		if (copy != NULL && copy[p].from != NULL)
+			page = copy[p].from;
+		if (copy != NULL && copy[p].to != NULL)
+			memcpy(copy[p].to, page, s->spec.page_size);
+		status[p] = read_page(s, cs, page, (uint32_t) p);
 	}
 	return GH_OK;
 }

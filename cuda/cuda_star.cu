@@ -27,7 +27,9 @@
  * One thread block per page (grid-stride over the pages): the page is
  * copied into shared memory with 16-byte loads, from registered host
  * memory over the bus in place or from a staged copy (gh_cuda_page_source,
- * as gh_extract_pages reads pages), and each thread takes line pointers:
+ * as gh_extract_pages reads pages), or from the page cache's copy, and
+ * copied into the cache's slot as it is loaded where the read fills one
+ * (engine_pagecache.c's gh_pagecopy, staged), and each thread takes line pointers:
  * gh_vm_locate, then gh_vm_run with the program and the dimensions in
  * device memory, its outputs written to slot p * max_tuples + i (output c
  * at c * stride + slot: consecutive threads, consecutive words).  The
@@ -211,8 +213,8 @@ struct cuda_star
 };
 
 __global__ static void
-star_read_kernel(const uint8_t *base, const uint32_t *ids, size_t npages, gh_pagespec spec,
-				 const gh_prog *prog, const gh_vmdim *dims, size_t stride, uint64_t *keys,
+star_read_kernel(const uint8_t *base, const uint32_t *ids, const gh_pagecopy *copy,
+				 size_t npages, gh_pagespec spec, const gh_prog *prog, const gh_vmdim *dims, size_t stride, uint64_t *keys,
 				 uint8_t *pending, int64_t *vals, uint8_t *nulls, uint8_t *status)
 {
 	extern __shared__ uint4 page_words[];
@@ -226,7 +228,7 @@ star_read_kernel(const uint8_t *base, const uint32_t *ids, size_t npages, gh_pag
 		size_t		slot0 = p * spec.max_tuples;
 		int			items;
 
-		gh_cuda_page_load(page_words, base, ids, p, spec.page_size);
+		gh_cuda_page_load(page_words, base, ids, p, spec.page_size, copy);
 		if (threadIdx.x == 0)
 		{
 			page_bad = 0;
@@ -454,7 +456,7 @@ gh_cuda_star_create(gh_star *s)
 
 gh_status
 gh_cuda_star_read(gh_star *s, const void *base, const uint32_t *pages, size_t npages,
-				  uint8_t *status)
+				  const gh_pagecopy *copy, uint8_t *status)
 {
 	gh_engine  *e = s->e;
 	cuda_star  *cs = (cuda_star *) s->bstate;
@@ -463,6 +465,7 @@ gh_cuda_star_read(gh_star *s, const void *base, const uint32_t *pages, size_t np
 	size_t		nouts = (size_t) s->prog.nouts;
 	gh_cuda_ctx ctx;
 	gh_cuda_pages src;
+	gh_dbuf<gh_pagecopy> dcopy;
 
 	GH_TRY(gh_cuda_enter(e, 0, &ctx));
 	cs->slots = 0;
@@ -492,8 +495,11 @@ gh_cuda_star_read(gh_star *s, const void *base, const uint32_t *pages, size_t np
 	if (cs->status.count < npages)
 		GH_TRY(cs->status.alloc(&ctx, npages, "star page statuses"));
 	GH_TRY(gh_cuda_page_source(&ctx, spec, base, pages, npages, &src));
+	if (copy != nullptr)
+		GH_TRY(gh_cuda_stage(&ctx, copy, npages, dcopy, "page cache copies"));
 	star_read_kernel<<<gh_cuda_wide_grid(&ctx, npages, 1, 16), STAR_THREADS, spec->page_size,
-		ctx.d->stream>>>(src.src, src.ids, npages, *spec, cs->prog.p, cs->dims.p, cs->stride,
+		ctx.d->stream>>>(src.src, src.ids, dcopy.p, npages, *spec, cs->prog.p, cs->dims.p,
+						 cs->stride,
 						 cs->keys.p, cs->pending.p, cs->vals.p, cs->nulls.p, cs->status.p);
 	GH_CUDA_LAUNCHED(e, "star_read_kernel");
 	GH_CUDA_TRY(e, cudaMemcpyAsync(status, cs->status.p, npages, cudaMemcpyDeviceToHost,

@@ -284,15 +284,32 @@ gh_status	gh_cuda_page_source(const gh_cuda_ctx *ctx, const gh_pagespec *spec,
 								const void *base, const uint32_t *pages, size_t npages,
 								gh_cuda_pages *src);
 
-/* Page p of a page source into shared memory, 16 bytes a load, by the block's threads. */
+/*
+ * Page p of a page source into shared memory, 16 bytes a load, by the
+ * block's threads; with copy (device memory), from copy[p].from instead
+ * where that is set, and copied to copy[p].to as well where that is.
+ */
 __device__ __forceinline__ void
 gh_cuda_page_load(uint4 *words, const uint8_t *base, const uint32_t *ids, size_t p,
-				  uint32_t page_size)
+				  uint32_t page_size, const gh_pagecopy *copy = nullptr)
 {
 	const uint4 *src = (const uint4 *) (base + (size_t) (ids ? ids[p] : p) * page_size);
+	uint4	   *to = nullptr;
 
+	if (copy != nullptr)
+	{
+		if (copy[p].from != nullptr)
+			src = (const uint4 *) copy[p].from;
+		to = (uint4 *) copy[p].to;
+	}
 	for (uint32_t w = threadIdx.x; w < page_size / 16; w += blockDim.x)
-		words[w] = src[w];
+	{
+		uint4		v = src[w];
+
+		words[w] = v;
+		if (to != nullptr)
+			to[w] = v;
+	}
 }
 
 /* gh_extract_pages and gh_register_host on device index 0 (cuda_pages.cu). */
@@ -314,7 +331,7 @@ gh_status	gh_cuda_dim_create(struct gh_dim *d, const uint64_t *keys, const gh_di
 void		gh_cuda_dim_free(struct gh_dim *d);
 gh_status	gh_cuda_star_create(struct gh_star *s);
 gh_status	gh_cuda_star_read(struct gh_star *s, const void *base, const uint32_t *pages,
-							  size_t npages, uint8_t *status);
+							  size_t npages, const gh_pagecopy *copy, uint8_t *status);
 gh_status	gh_cuda_star_keep(struct gh_star *s, const uint8_t *drop);
 gh_status	gh_cuda_star_add(struct gh_star *s, const uint64_t *keys, size_t n,
 							 const gh_aggcol *cols);

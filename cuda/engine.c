@@ -179,6 +179,7 @@ gh_close(gh_engine *e)
 {
 	if (e == NULL)
 		return;
+	gh_page_cache_close(e);
 	gh_darrays_close(e);
 	e->ops->close(e);
 	engine_destroy(e);

@@ -901,6 +901,14 @@ extern gh_status gh_star_create(gh_engine *e, const gh_prog *prog, const gh_page
 								gh_dim *const *dims, int ndims, gh_star **out);
 extern gh_status gh_star_read(gh_star *s, const void *base, const uint32_t *pages,
 							  size_t npages, uint8_t *status);
+/*
+ * gh_star_read of pages the caller names (names[p]: page p's name, below):
+ * through the engine's page cache.
+ */
+struct gh_pagename;
+extern gh_status gh_star_read_named(gh_star *s, const void *base, const uint32_t *pages,
+									const struct gh_pagename *names, size_t npages,
+									uint8_t *status);
 extern gh_status gh_star_keep(gh_star *s, const uint8_t *drop);
 extern gh_status gh_star_add(gh_star *s, const uint64_t *keys, size_t n,
 							 const gh_aggcol *cols);
@@ -908,6 +916,48 @@ extern gh_status gh_star_result(gh_star *s, gh_groups **out);
 /* rows the program kept (and rows added) so far; groups so far */
 extern uint64_t gh_star_rows(const gh_star *s);
 extern void gh_star_free(gh_star *s);
+
+/* ---- the page cache ---- */
+
+/*
+ * Copies of heap pages kept on the engine's first device between reads, so
+ * that a page read again (by a later query over the same table) does not
+ * cross the bus.  The caller names each page it reads (gh_star_read_named):
+ * rel and block say which page, lsn which version of it.  A page read under
+ * a name with a nonzero lsn is copied into the cache as it is read, and the
+ * copy is kept once its read is kept (gh_star_keep: the page OK and not
+ * dropped); a later read of the same name and lsn reads the copy instead of
+ * host memory.  So the caller gives a nonzero lsn only where everything a
+ * read takes from a page is determined by its name and lsn, and checks the
+ * pages it reads as it would without the cache (a copy is of the version it
+ * names, which the page may no longer be).
+ *
+ * gh_page_cache_size: the cache may take up to bytes of device memory (0,
+ * the default: no cache; a size other than the last empties it).  It takes
+ * them in chunks as it fills, never during an injected failure
+ * (gh_debug_inject_failure), and counts them in gh_engine_device_bytes; a
+ * chunk the device has no room for is not taken.  Full, it replaces the
+ * copy least recently read (a clock).  Engines without device arrays have
+ * no cache.  gh_page_cache_info: its state and counts.
+ */
+typedef struct gh_pagename
+{
+	uint64_t	rel;			/* which relation */
+	uint64_t	block;			/* which page of it */
+	uint64_t	lsn;			/* which version of it; 0: not to be cached */
+} gh_pagename;
+
+typedef struct gh_page_cache_info
+{
+	size_t		size;			/* bytes it may take */
+	size_t		bytes;			/* device memory it holds */
+	uint64_t	pages;			/* copies kept */
+	uint64_t	hits;			/* named pages read from a copy */
+	uint64_t	misses;			/* named pages read from host memory */
+} gh_page_cache_info;
+
+extern void gh_page_cache_size(gh_engine *e, size_t bytes);
+extern void gh_page_cache_info_get(const gh_engine *e, gh_page_cache_info *out);
 
 /* ---- testing ---- */
 

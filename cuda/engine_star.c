@@ -7,7 +7,7 @@
  *
  * INTERFACE ROUTINES
  *		gh_dim_create, gh_dim_rows, gh_dim_free
- *		gh_star_create, gh_star_read, gh_star_keep, gh_star_add,
+ *		gh_star_create, gh_star_read, gh_star_read_named, gh_star_keep, gh_star_add,
  *		gh_star_result, gh_star_rows, gh_star_free
  *
  * gh_prog_check is engine_prog.c's; gh_star_create runs it.  The backends
@@ -161,6 +161,45 @@ star_usable(gh_star *s, const char *fn)
 gh_status
 gh_star_read(gh_star *s, const void *base, const uint32_t *pages, size_t npages, uint8_t *status)
 {
+	return gh_star_read_named(s, base, pages, NULL, npages, status);
+}
+
+/* The backend's read, through the page cache where the pages are named. */
+static gh_status
+read_pages(gh_star *s, const void *base, const uint32_t *pages, const gh_pagename *names,
+		   size_t npages, uint8_t *status)
+{
+	gh_engine  *e = s->e;
+	gh_pagecopy *copy = NULL;
+	bool		planned = false;
+	gh_status	st;
+
+	if (names != NULL && e->pagecache != NULL)
+	{
+		copy = gh_malloc(e, npages * sizeof(gh_pagecopy));
+		if (copy == NULL)
+			return e->status;
+		st = gh_page_cache_plan(s, names, npages, copy, &planned);
+		if (st != GH_OK)
+		{
+			free(copy);
+			return st;
+		}
+	}
+	st = BACKEND(e, e->ops->star_read(s, base, pages, npages, planned ? copy : NULL, status));
+	free(copy);
+	if (st != GH_OK)
+		gh_page_cache_settle(s, NULL, false);
+	else
+		for (size_t p = 0; planned && p < npages; p++)
+			s->cache_ok[p] = status[p] == GH_STAR_PAGE_OK;
+	return st;
+}
+
+gh_status
+gh_star_read_named(gh_star *s, const void *base, const uint32_t *pages, const gh_pagename *names,
+				   size_t npages, uint8_t *status)
+{
 	gh_engine  *e;
 
 	if (s == NULL)
@@ -177,7 +216,7 @@ gh_star_read(gh_star *s, const void *base, const uint32_t *pages, size_t npages,
 		return gh_fail(e, GH_ERR_INVALID, "gh_star_read: %zu pages are too many", npages);
 	CHECK_INTERRUPT(e);
 	if (npages > 0)
-		GH_TRY_STATUS(BACKEND(e, e->ops->star_read(s, base, pages, npages, status)));
+		GH_TRY_STATUS(read_pages(s, base, pages, names, npages, status));
 	s->npages = npages;
 	s->pending = true;
 	return GH_OK;
@@ -198,6 +237,7 @@ gh_star_keep(gh_star *s, const uint8_t *drop)
 	CHECK_INTERRUPT(e);
 	if (s->npages > 0)
 		st = BACKEND(e, e->ops->star_keep(s, drop));
+	gh_page_cache_settle(s, drop, st == GH_OK);
 	s->pending = false;
 	s->broken = st != GH_OK;
 	return st;
@@ -273,6 +313,7 @@ gh_star_free(gh_star *s)
 {
 	if (s == NULL)
 		return;
+	gh_page_cache_settle(s, NULL, false);
 	if (s->bstate != NULL)
 		s->e->ops->star_free(s);
 	free(s);

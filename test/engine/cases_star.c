@@ -1624,6 +1624,7 @@ run_star_cases(void)
 		run_scenario(e, &sc, sdims, registered, &r);
 	}
 	run_star_api_cases(e, sdims, &r);
+	run_pagecache_cases(sdims, &r);
 
 	case_begin("device memory is back to a fresh engine's after the stars and dimensions are freed");
 	check_device_bytes(e, fresh, "after the star cases");

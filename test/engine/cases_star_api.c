@@ -539,7 +539,7 @@ stale_message(gh_engine *e)
 	do { stale_message(e); expect_invalid((e), (call), (fn), (what)); } while (0)
 
 /* Two equal groupings, group by group (int64 columns only) */
-static bool
+bool
 same_groups(const gh_groups *a, const gh_groups *b)
 {
 	if (a->ngroups != b->ngroups || a->ncols != b->ncols)
@@ -579,7 +579,7 @@ same_groups(const gh_groups *a, const gh_groups *b)
 }
 
 /* A program of int64 outputs only: rows grouped by id % 7, id and dimension 1's column summed. */
-static void
+void
 sum_prog(gh_prog *p)
 {
 	memset(p, 0, sizeof(*p));
@@ -596,15 +596,6 @@ sum_prog(gh_prog *p)
 	out_int(p, 4);
 	emit(p, GH_OP_END, 0, 0, 0, 0);
 }
-
-/* The pages the life cases read, two batches of them. */
-typedef struct batches
-{
-	uint8_t    *base;
-	size_t		npages;
-	uint32_t   *ids;
-	size_t		n1;				/* the first batch: ids[0 .. n1) */
-} batches;
 
 /* Read and keep ids[from, to) of b; false (case failed) on an error. */
 static bool
@@ -626,7 +617,7 @@ read_keep(gh_engine *e, gh_star *s, const batches *b, size_t from, size_t to)
 }
 
 /* The groups of one star reading all of b at once: NULL (case failed) on an error. */
-static gh_groups *
+gh_groups *
 reference(gh_engine *e, const gh_prog *p, gh_dim *dim, const batches *b)
 {
 	gh_star    *s = NULL;

@@ -181,4 +181,23 @@ extern unsigned __int128 pow10_u128(int k);
 /* cases_star_api.c: gh_prog_check, invalid arguments, the star's life (e: a fresh engine) */
 extern void run_star_api_cases(gh_engine *e, const sdim *dims, rng *r);
 
+/* The pages the life cases read, two batches of them. */
+typedef struct batches
+{
+	uint8_t    *base;
+	size_t		npages;
+	uint32_t   *ids;
+	size_t		n1;				/* the first batch: ids[0 .. n1) */
+} batches;
+
+/* A program of int64 outputs only: rows grouped by id % 7, id and dimension 1's column summed */
+extern void sum_prog(gh_prog *p);
+/* Two equal groupings of int64 columns (the case fails if not) */
+extern bool same_groups(const gh_groups *a, const gh_groups *b);
+/* The groups of one star of p over dim reading all of b at once: NULL (case failed) on an error */
+extern gh_groups *reference(gh_engine *e, const gh_prog *p, gh_dim *dim, const batches *b);
+
+/* cases_pagecache.c: the page cache through stars of the CPU or CUDA backend */
+extern void run_pagecache_cases(const sdim *dims, rng *r);
+
 #endif							/* GPUHASH_STAR_TEST_H */

@@ -1,0 +1,392 @@
+/*-------------------------------------------------------------------------
+ *
+ * engine_pagecache.c
+ *	  The page cache (engine.h, "the page cache"): copies of heap pages in
+ *	  device memory, named by the caller, read instead of host memory when
+ *	  the same version of a page is read again.
+ *
+ * INTERFACE ROUTINES
+ *		gh_page_cache_size, gh_page_cache_info_get	(engine.h)
+ *		gh_page_cache_plan		a read's copies: from where, to where
+ *		gh_page_cache_settle	the read kept or not: its copies kept or let go
+ *		gh_page_cache_close		(gh_close)
+ *
+ * The copies live in slots of one page each, in chunks of device array
+ * memory (the backend's darray_alloc: device memory on the CUDA backend,
+ * host memory on the CPU backend) of 64 MB (less for a smaller cache),
+ * taken as the cache fills up to its size.
+ * Each slot has an entry: the name and LSN of the page it holds and a
+ * state: free; filling (a read has copied a page into it and its keep has
+ * not come yet: only that star may settle it, and nobody reads or replaces
+ * it); or kept (a copy any read of that name and LSN may take).  Entries
+ * are found by name through chains from a table of heads.  A read takes a
+ * free slot, then a new chunk, then the first kept entry the clock hand
+ * finds unreferenced since it last passed (a read of a copy references it).
+ *
+ * Reads are synchronous (the backend has read every page when star_read
+ * returns), so a copy replaced after its read is never read half replaced.
+ * A slot is filled only by a read whose keep says the page held (the caller
+ * checked it after the read); a read that fails, is not kept, or is freed
+ * before its keep lets its slots go.  Emptying the cache (a new size)
+ * starts a new epoch, so that a star does not settle slots of an earlier
+ * one.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine_internal.h"
+#include "hash.h"
+
+#define CHUNK_BYTES ((size_t) 64 << 20)
+
+#define SLOT_FREE		0
+#define SLOT_FILLING	1
+#define SLOT_KEPT		2
+
+typedef struct pc_entry
+{
+	uint64_t	rel;
+	uint64_t	block;
+	uint64_t	lsn;
+	const gh_star *owner;		/* filling: the star whose read filled it */
+	int32_t		next;			/* the chain's next entry, or the free list's; -1: none */
+	uint8_t		state;
+	uint8_t		ref;			/* read since the clock hand last passed */
+} pc_entry;
+
+struct gh_pagecache
+{
+	size_t		size;			/* bytes it may take */
+	size_t		page_size;		/* of its slots; 0: none taken yet */
+	size_t		per_chunk;		/* slots per chunk */
+	size_t		chunk_bytes;	/* per_chunk * page_size */
+	size_t		max_chunks;
+	size_t		nchunks;
+	void	  **chunks;			/* max_chunks */
+	size_t		nslots;			/* nchunks * per_chunk */
+	pc_entry   *ent;			/* nslots */
+	int32_t		free_list;
+	size_t		nheads;			/* a power of two */
+	int32_t    *heads;
+	size_t		hand;
+	uint64_t	kept;
+	uint64_t	hits;
+	uint64_t	misses;
+	uint64_t	epoch;
+	bool		full;			/* no more chunks: the size, or the device */
+};
+
+static size_t
+head_of(const struct gh_pagecache *c, uint64_t rel, uint64_t block)
+{
+	return gh_hash64(rel * 0x9E3779B97F4A7C15ULL ^ block, 0) & (c->nheads - 1);
+}
+
+static void *
+slot_address(const struct gh_pagecache *c, int32_t slot)
+{
+	return (char *) c->chunks[(size_t) slot / c->per_chunk] +
+		((size_t) slot % c->per_chunk) * c->page_size;
+}
+
+static int32_t
+find(const struct gh_pagecache *c, uint64_t rel, uint64_t block)
+{
+	for (int32_t i = c->heads[head_of(c, rel, block)]; i >= 0; i = c->ent[i].next)
+		if (c->ent[i].rel == rel && c->ent[i].block == block)
+			return i;
+	return -1;
+}
+
+/* Take entry i out of its chain, onto the free list. */
+static void
+release(struct gh_pagecache *c, int32_t i)
+{
+	int32_t    *p = &c->heads[head_of(c, c->ent[i].rel, c->ent[i].block)];
+
+	while (*p != i)
+		p = &c->ent[*p].next;
+	*p = c->ent[i].next;
+	if (c->ent[i].state == SLOT_KEPT)
+		c->kept--;
+	c->ent[i].state = SLOT_FREE;
+	c->ent[i].owner = NULL;
+	c->ent[i].next = c->free_list;
+	c->free_list = i;
+}
+
+/* Free everything the cache holds; a new epoch. */
+static void
+empty(gh_engine *e, struct gh_pagecache *c)
+{
+	for (size_t k = 0; k < c->nchunks; k++)
+		e->ops->darray_free(e, c->chunks[k], c->chunk_bytes);
+	free(c->chunks);
+	free(c->ent);
+	free(c->heads);
+	c->chunks = NULL;
+	c->ent = NULL;
+	c->heads = NULL;
+	c->nchunks = c->nslots = c->nheads = c->hand = 0;
+	c->kept = 0;
+	c->free_list = -1;
+	c->page_size = 0;
+	c->full = false;
+	c->epoch++;
+}
+
+void
+gh_page_cache_size(gh_engine *e, size_t bytes)
+{
+	struct gh_pagecache *c;
+
+	if (e == NULL || e->ops->darray_alloc == NULL)
+		return;
+	c = e->pagecache;
+	if (c == NULL)
+	{
+		if (bytes == 0)
+			return;
+		c = calloc(1, sizeof(*c));
+		if (c == NULL)
+			return;
+		c->free_list = -1;
+		e->pagecache = c;
+	}
+	if (bytes != c->size)
+		empty(e, c);
+	c->size = bytes;
+	c->full = false;
+}
+
+void
+gh_page_cache_info_get(const gh_engine *e, gh_page_cache_info *out)
+{
+	const struct gh_pagecache *c = e != NULL ? e->pagecache : NULL;
+
+	memset(out, 0, sizeof(*out));
+	if (c == NULL)
+		return;
+	out->size = c->size;
+	out->bytes = c->nchunks * c->chunk_bytes;
+	out->pages = c->kept;
+	out->hits = c->hits;
+	out->misses = c->misses;
+}
+
+/* Add a chunk of slots to the free list: false if none may or can be had. */
+static bool
+grow(gh_engine *e, struct gh_pagecache *c)
+{
+	void	   *chunk;
+	pc_entry   *ent;
+
+	if (c->full || c->nchunks >= c->max_chunks || e->inject_dev >= 0)
+		return false;
+	ent = realloc(c->ent, (c->nslots + c->per_chunk) * sizeof(pc_entry));
+	if (ent == NULL)
+		return false;
+	c->ent = ent;
+	if (e->ops->darray_alloc(e, &chunk, c->chunk_bytes) != GH_OK)
+	{
+		/* no room on the device: the cache stays as large as it is */
+		e->status = GH_OK;
+		e->errmsg[0] = '\0';
+		c->full = true;
+		return false;
+	}
+	c->chunks[c->nchunks++] = chunk;
+	for (size_t k = 0; k < c->per_chunk; k++)
+	{
+		int32_t		i = (int32_t) (c->nslots + c->per_chunk - 1 - k);
+
+		memset(&c->ent[i], 0, sizeof(pc_entry));
+		c->ent[i].next = c->free_list;
+		c->free_list = i;
+	}
+	c->nslots += c->per_chunk;
+	return true;
+}
+
+/* A slot for a new copy, out of its chain: -1 if none. */
+static int32_t
+victim(gh_engine *e, struct gh_pagecache *c)
+{
+	int32_t		i;
+
+	if (c->free_list < 0)
+		(void) grow(e, c);
+	if (c->free_list >= 0)
+	{
+		i = c->free_list;
+		c->free_list = c->ent[i].next;
+		return i;
+	}
+	for (size_t step = 0; step < 2 * c->nslots; step++)
+	{
+		i = (int32_t) c->hand;
+		c->hand = (c->hand + 1) % c->nslots;
+		if (c->ent[i].state != SLOT_KEPT)
+			continue;
+		if (c->ent[i].ref)
+		{
+			c->ent[i].ref = 0;
+			continue;
+		}
+		release(c, i);
+		c->free_list = c->ent[i].next;
+		return i;
+	}
+	return -1;
+}
+
+/* The cache set up for pages of page_size bytes: false if it cannot be. */
+static bool
+ready(struct gh_pagecache *c, size_t page_size)
+{
+	if (c->page_size == page_size)
+		return true;
+	if (c->page_size != 0 || page_size == 0)
+		return false;
+	c->per_chunk = (c->size < CHUNK_BYTES ? c->size : CHUNK_BYTES) / page_size;
+	if (c->per_chunk == 0)
+		return false;
+	c->chunk_bytes = c->per_chunk * page_size;
+	c->max_chunks = c->size / c->chunk_bytes;
+	if (c->max_chunks * c->per_chunk > INT32_MAX)
+		return false;
+	c->nheads = 1;
+	while (c->nheads < c->max_chunks * c->per_chunk / 2)
+		c->nheads *= 2;
+	c->chunks = calloc(c->max_chunks, sizeof(void *));
+	c->heads = malloc(c->nheads * sizeof(int32_t));
+	if (c->chunks == NULL || c->heads == NULL)
+	{
+		free(c->chunks);
+		free(c->heads);
+		c->chunks = NULL;
+		c->heads = NULL;
+		return false;
+	}
+	memset(c->heads, 0xff, c->nheads * sizeof(int32_t));
+	c->page_size = page_size;
+	return true;
+}
+
+/*
+ * Plan s's read of npages pages named names: copy[p] where page p is read
+ * from and copied to, s->cache_slot[p] the slot it fills (-1: none).  False
+ * (copy untouched) if the read does not go through the cache; GH_ERR_*
+ * only for want of host memory.
+ */
+gh_status
+gh_page_cache_plan(gh_star *s, const gh_pagename *names, size_t npages, gh_pagecopy *copy,
+				   bool *planned)
+{
+	gh_engine  *e = s->e;
+	struct gh_pagecache *c = e->pagecache;
+
+	*planned = false;
+	if (names == NULL || c == NULL || c->size == 0 || !ready(c, s->spec.page_size))
+		return GH_OK;
+	s->cache_slot = gh_malloc(e, npages * sizeof(int32_t));
+	s->cache_ok = gh_calloc(e, npages, 1);
+	if (s->cache_slot == NULL || s->cache_ok == NULL)
+	{
+		free(s->cache_slot);
+		free(s->cache_ok);
+		s->cache_slot = NULL;
+		s->cache_ok = NULL;
+		return e->status;
+	}
+	s->cache_epoch = c->epoch;
+	s->cache_npages = npages;
+	for (size_t p = 0; p < npages; p++)
+	{
+		const gh_pagename *n = &names[p];
+		int32_t		i;
+
+		copy[p].from = NULL;
+		copy[p].to = NULL;
+		s->cache_slot[p] = -1;
+		if (n->lsn == 0)
+			continue;
+		i = find(c, n->rel, n->block);
+		if (i >= 0 && c->ent[i].state == SLOT_KEPT && c->ent[i].lsn == n->lsn)
+		{
+			c->ent[i].ref = 1;
+			c->hits++;
+			copy[p].from = slot_address(c, i);
+			continue;
+		}
+		c->misses++;
+		if (i >= 0 && c->ent[i].state == SLOT_FILLING)
+			continue;			/* a read not yet kept fills it */
+		if (i >= 0)
+			release(c, i);		/* an older version: replaced */
+		i = victim(e, c);
+		if (i < 0)
+			continue;
+		c->ent[i].rel = n->rel;
+		c->ent[i].block = n->block;
+		c->ent[i].lsn = n->lsn;
+		c->ent[i].owner = s;
+		c->ent[i].state = SLOT_FILLING;
+		c->ent[i].ref = 0;
+		{
+			size_t		h = head_of(c, n->rel, n->block);
+
+			c->ent[i].next = c->heads[h];
+			c->heads[h] = i;
+		}
+		s->cache_slot[p] = i;
+		copy[p].to = slot_address(c, i);
+	}
+	*planned = true;
+	return GH_OK;
+}
+
+/*
+ * s's pending read settled: the copies of the pages kept (s->cache_ok[p]
+ * and not drop[p]) are kept, the others let go.  drop NULL: none dropped;
+ * kept false: none kept (the read failed, or the star goes).
+ */
+void
+gh_page_cache_settle(gh_star *s, const uint8_t *drop, bool kept)
+{
+	struct gh_pagecache *c = s->e->pagecache;
+
+	if (s->cache_slot == NULL)
+		return;
+	for (size_t p = 0; c != NULL && c->epoch == s->cache_epoch && p < s->cache_npages; p++)
+	{
+		int32_t		i = s->cache_slot[p];
+
+		if (i < 0 || c->ent[i].state != SLOT_FILLING || c->ent[i].owner != s)
+			continue;
+		if (kept && s->cache_ok[p] && (drop == NULL || !drop[p]))
+		{
+			c->ent[i].state = SLOT_KEPT;
+			c->ent[i].owner = NULL;
+			c->kept++;
+		}
+		else
+			release(c, i);
+	}
+	free(s->cache_slot);
+	free(s->cache_ok);
+	s->cache_slot = NULL;
+	s->cache_ok = NULL;
+}
+
+void
+gh_page_cache_close(gh_engine *e)
+{
+	if (e->pagecache == NULL)
+		return;
+	empty(e, e->pagecache);
+	free(e->pagecache);
+	e->pagecache = NULL;
+}

@@ -1,0 +1,307 @@
+/*-------------------------------------------------------------------------
+ *
+ * cases_pagecache.c
+ *	  Engine unit tests of the page cache (engine.h, "the page cache"),
+ *	  through stars reading named pages:
+ *
+ *	- a read under names fills the cache; the same names and LSN read again
+ *	  over other page contents give the groups of the copies where they hit
+ *	  and of the new contents where they miss, page by page (the hits told
+ *	  by gh_page_cache_info), with a cache smaller than the pages so that
+ *	  copies are replaced; a new LSN never hits
+ *	- copies of pages dropped at the keep, of a read that failed (an
+ *	  injected device failure), of a read whose star was freed before its
+ *	  keep, and of pages named with LSN 0 are never read
+ *	- a new size empties the cache, size 0 frees it: device memory back to
+ *	  what it was; an engine without a size has no cache
+ *
+ *-------------------------------------------------------------------------
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "star_test.h"
+
+#define CACHE_PAGES 40
+
+/* names of pages ids[from, to) of b under lsn */
+static gh_pagename *
+names_of(const batches *b, size_t from, size_t to, uint64_t lsn)
+{
+	gh_pagename *n = xmalloc((to - from + 1) * sizeof(gh_pagename));
+
+	for (size_t i = from; i < to; i++)
+		n[i - from] = (gh_pagename) {77, b->ids[i], lsn};
+	return n;
+}
+
+/* Read pages [from, to) of base under lsn and keep them but those drop says; false on error. */
+static bool
+read_named(gh_engine *e, gh_star *s, const uint8_t *base, const batches *b, size_t from,
+		   size_t to, uint64_t lsn, const uint8_t *drop)
+{
+	gh_pagename *n = names_of(b, from, to, lsn);
+	uint8_t    *status = xmalloc(to - from + 1);
+	bool		ok = check_ok(gh_star_read_named(s, base, b->ids + from, n, to - from, status), e,
+							  "gh_star_read_named") &&
+		check_ok(gh_star_keep(s, drop), e, "gh_star_keep");
+
+	free(status);
+	free(n);
+	return ok;
+}
+
+static gh_page_cache_info
+info(gh_engine *e)
+{
+	gh_page_cache_info i;
+
+	gh_page_cache_info_get(e, &i);
+	return i;
+}
+
+static gh_groups *
+groups_of(gh_engine *e, gh_star *s)
+{
+	gh_groups  *g = NULL;
+
+	return check_ok(gh_star_result(s, &g), e, "gh_star_result") ? g : NULL;
+}
+
+/* Is s's grouping the reference's over pages that hold base's page p where from_a[p], else b2's? */
+static void
+expect_mixed(gh_engine *e, gh_star *s, const gh_prog *p, gh_dim *dim, const batches *a,
+			 const uint8_t *base2, const bool *from_a)
+{
+	size_t		psz = fact.spec.page_size;
+	batches		mix = *a;
+	gh_groups  *want,
+			   *got = groups_of(e, s);
+
+	mix.base = aligned_alloc(16, a->npages * psz);
+	for (size_t i = 0; i < a->npages; i++)
+		memcpy(mix.base + i * psz, (from_a[i] ? a->base : base2) + i * psz, psz);
+	want = reference(e, p, dim, &mix);
+	if (got != NULL && want != NULL)
+		(void) same_groups(got, want);
+	gh_groups_free(got);
+	gh_groups_free(want);
+	free(mix.base);
+}
+
+static gh_star *
+new_star(gh_engine *e, const gh_prog *p, gh_dim *dim)
+{
+	gh_star    *s = NULL;
+
+	(void) check_ok(gh_star_create(e, p, &fact.spec, &dim, 1, &s), e, "gh_star_create");
+	return s;
+}
+
+static void
+cache_cases(gh_engine *e, gh_dim *dim, const batches *a, const uint8_t *base2)
+{
+	gh_prog    *p = xmalloc(sizeof(gh_prog));
+	size_t		n = a->npages;
+	size_t		psz = fact.spec.page_size;
+	bool	   *from_a = xmalloc(n);
+	size_t		before = gh_engine_device_bytes(e);
+	gh_star    *s;
+	gh_page_cache_info i0,
+				i1;
+
+	sum_prog(p);
+	gh_page_cache_size(e, CACHE_PAGES * psz);
+
+	case_begin("a star reading %zu named pages fills a page cache of %d pages", n, CACHE_PAGES);
+	s = new_star(e, p, dim);
+	for (size_t from = 0; s != NULL && from < n; from += 37)
+		if (!read_named(e, s, a->base, a, from, from + 37 < n ? from + 37 : n, 7, NULL))
+			break;
+	i1 = info(e);
+	if (i1.pages != CACHE_PAGES || i1.misses != n || i1.hits != 0 ||
+		i1.bytes != CACHE_PAGES * psz || i1.size != CACHE_PAGES * psz)
+		case_fail("%llu pages, %llu misses, %llu hits, %zu of %zu bytes; want %d, %zu, 0, %zu, %zu",
+				  (unsigned long long) i1.pages, (unsigned long long) i1.misses,
+				  (unsigned long long) i1.hits, i1.bytes, i1.size, CACHE_PAGES, n,
+				  CACHE_PAGES * psz, CACHE_PAGES * psz);
+	for (size_t k = 0; k < n; k++)
+		from_a[k] = true;
+	if (s != NULL)
+		expect_mixed(e, s, p, dim, a, base2, from_a);
+	gh_star_free(s);
+	case_end();
+
+	case_begin("the same names and LSN over other contents read the copies where they hit, page by page");
+	s = new_star(e, p, dim);
+	/* last read first: the cache holds the last pages read */
+	for (size_t k = n; s != NULL && k-- > 0;)
+	{
+		i0 = info(e);
+		if (!read_named(e, s, base2, a, k, k + 1, 7, NULL))
+			break;
+		from_a[k] = info(e).hits > i0.hits;
+	}
+	i1 = info(e);
+	if (i1.hits == 0 || i1.hits >= n)
+		case_fail("%llu hits of %zu pages: want some, not all", (unsigned long long) i1.hits, n);
+	if (s != NULL)
+		expect_mixed(e, s, p, dim, a, base2, from_a);
+	gh_star_free(s);
+	case_end();
+
+	case_begin("a new LSN never hits: the groups of the pages as they are now");
+	i0 = info(e);
+	s = new_star(e, p, dim);
+	for (size_t from = 0; s != NULL && from < n; from += 50)
+		if (!read_named(e, s, base2, a, from, from + 50 < n ? from + 50 : n, 8, NULL))
+			break;
+	if (info(e).hits != i0.hits)
+		case_fail("%llu hits", (unsigned long long) (info(e).hits - i0.hits));
+	for (size_t k = 0; k < n; k++)
+		from_a[k] = false;
+	if (s != NULL)
+		expect_mixed(e, s, p, dim, a, base2, from_a);
+	gh_star_free(s);
+	case_end();
+
+	case_begin("copies of dropped pages are not kept, of the others are");
+	{
+		uint8_t		drop[20];
+		size_t		hits;
+
+		for (int k = 0; k < 20; k++)
+			drop[k] = k % 2;
+		s = new_star(e, p, dim);
+		if (s != NULL && read_named(e, s, a->base, a, 0, 20, 9, drop))
+		{
+			i0 = info(e);
+			for (size_t k = 0; k < 20; k++)
+			{
+				size_t		h = info(e).hits;
+
+				if (!read_named(e, s, base2, a, k, k + 1, 9, NULL))
+					break;
+				if ((info(e).hits > h) != (k % 2 == 0))
+					case_fail("page %zu: %s", k, k % 2 ? "dropped, yet hit" : "kept, yet missed");
+			}
+			hits = info(e).hits - i0.hits;
+			if (hits != 10)
+				case_fail("%zu hits of 20 pages, want 10", hits);
+		}
+		gh_star_free(s);
+	}
+	case_end();
+
+	case_begin("copies of a read that failed, of a read never kept, of pages of LSN 0 are never read");
+	s = new_star(e, p, dim);
+	if (s != NULL)
+	{
+		gh_pagename *nm = names_of(a, 0, 10, 10);
+		uint8_t		status[10];
+
+		gh_debug_inject_failure(e, 0, 0, GH_ERR_DEVICE);
+		if (gh_star_read_named(s, a->base, a->ids, nm, 10, status) == GH_OK)
+			case_fail("the read with an injected failure succeeded");
+		gh_debug_inject_failure(e, -1, 0, GH_OK);
+		i0 = info(e);
+		if (read_named(e, s, base2, a, 0, 10, 10, NULL) && info(e).hits != i0.hits)
+			case_fail("%llu hits after a failed read", (unsigned long long) (info(e).hits - i0.hits));
+		free(nm);
+		gh_star_free(s);
+	}
+	s = new_star(e, p, dim);
+	if (s != NULL)
+	{
+		gh_pagename *nm = names_of(a, 10, 20, 11);
+		uint8_t		status[10];
+
+		(void) check_ok(gh_star_read_named(s, a->base, a->ids + 10, nm, 10, status), e,
+						"gh_star_read_named");
+		gh_star_free(s);		/* before its keep */
+		free(nm);
+	}
+	s = new_star(e, p, dim);
+	i0 = info(e);
+	if (s != NULL && read_named(e, s, base2, a, 10, 20, 11, NULL) && info(e).hits != i0.hits)
+		case_fail("%llu hits after a read never kept", (unsigned long long) (info(e).hits - i0.hits));
+	i0 = info(e);
+	if (s != NULL && read_named(e, s, a->base, a, 20, 30, 0, NULL) &&
+		read_named(e, s, base2, a, 20, 30, 0, NULL) && (info(e).hits != i0.hits || info(e).misses != i0.misses))
+		case_fail("pages of LSN 0 went through the cache");
+	gh_star_free(s);
+	case_end();
+
+	case_begin("a new size empties the cache; size 0 frees it and its device memory");
+	gh_page_cache_size(e, 2 * CACHE_PAGES * psz);
+	if (info(e).pages != 0 || info(e).bytes != 0)
+		case_fail("%llu pages, %zu bytes after a new size", (unsigned long long) info(e).pages,
+				  info(e).bytes);
+	s = new_star(e, p, dim);
+	if (s != NULL && read_named(e, s, a->base, a, 0, n, 12, NULL) &&
+		info(e).pages != 2 * CACHE_PAGES)
+		case_fail("%llu pages kept, want %d", (unsigned long long) info(e).pages, 2 * CACHE_PAGES);
+	gh_star_free(s);
+	gh_page_cache_size(e, 0);
+	if (info(e).bytes != 0 || info(e).size != 0)
+		case_fail("%zu bytes held, size %zu after size 0", info(e).bytes, info(e).size);
+	check_device_bytes(e, before, "after the cache is freed");
+	case_end();
+
+	free(from_a);
+	free(p);
+}
+
+void
+run_pagecache_cases(const sdim *sd, rng *r)
+{
+	test_config cfg = {1, 0, 0};
+	gh_engine  *e = open_engine(&cfg);
+	gh_dimcol	cols[GH_PROG_MAX_DIMCOLS];
+	gh_dim	   *dim = NULL;
+	batches		a;
+	size_t		n2;
+	uint8_t    *base2;
+
+	if (e == NULL)
+		return;
+	a.base = fact_pages(run.quick ? 3000 : 12000, r, &a.npages);
+	base2 = fact_pages(run.quick ? 3000 : 12000, r, &n2);
+	if (n2 < a.npages)
+		a.npages = n2;
+	a.ids = xmalloc(a.npages * sizeof(uint32_t));
+	for (size_t i = 0; i < a.npages; i++)
+		a.ids[i] = (uint32_t) i;
+	a.n1 = a.npages / 3;
+	for (int c = 0; c < sd[0].ncols; c++)
+		cols[c] = (gh_dimcol) {sd[0].lo[c], sd[0].hi[c], sd[0].nulls[c], sd[0].dscale[c]};
+
+	case_begin("an engine without a size has no page cache");
+	if (check_ok(gh_dim_create(e, sd[0].keys, sd[0].n, cols, sd[0].ncols, &dim), e, "gh_dim_create"))
+	{
+		gh_prog		p;
+		gh_star    *s;
+
+		sum_prog(&p);
+		s = new_star(e, &p, dim);
+		if (s != NULL && read_named(e, s, a.base, &a, 0, 10, 5, NULL) &&
+			(info(e).misses != 0 || info(e).bytes != 0))
+			case_fail("a cache on an engine without a size");
+		gh_star_free(s);
+	}
+	case_end();
+	if (dim != NULL && a.npages > 2 * CACHE_PAGES + 30)
+		cache_cases(e, dim, &a, base2);
+	else if (dim != NULL)
+	{
+		case_begin("the page cases' pages");
+		case_fail("%zu pages, too few", a.npages);
+		case_end();
+	}
+	gh_dim_free(dim);
+	gh_close(e);
+	free(a.ids);
+	free(a.base);
+	free(base2);
+}
