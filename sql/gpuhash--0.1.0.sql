@@ -57,12 +57,16 @@ RETURNS TABLE (
     objects int,
     engines int,
     operation text,
-    device_bytes bigint)
+    device_bytes bigint,
+    page_cache_bytes bigint,
+    page_cache_pages bigint,
+    page_cache_hits bigint,
+    page_cache_misses bigint)
 AS 'MODULE_PATHNAME', 'gpuhash_service_status'
 LANGUAGE C VOLATILE STRICT PARALLEL RESTRICTED;
 
 COMMENT ON FUNCTION gpuhash_service() IS
-'the GPU service processes (gpuhash in shared_preload_libraries): pid (NULL while one is not running), operations served, tables, joins and pools held, engines open, the operation running now (NULL: idle), device memory its engines hold';
+'the GPU service processes (gpuhash in shared_preload_libraries): pid (NULL while one is not running), operations served, tables, joins and pools held, engines open, the operation running now (NULL: idle), device memory its engines hold (their page caches included), and of their page caches (gpuhash.page_cache_size): the device memory, the copies of pages kept, the shipped pages read from a copy and those read from shared buffers since the worker started';
 
 -- One measurement of gpuhash_bench.  A named type rather than RETURNS TABLE:
 -- its columns share names with the function's arguments, which RETURNS TABLE

@@ -42,6 +42,7 @@ int			gpuhash_memory_wait_ms = 5000;
 int			gpuhash_debug_device_memory_mb = 0;
 int			gpuhash_debug_fail_after = -1;
 int			gpuhash_service_workers = 1;
+int			gpuhash_page_cache_mb = -1;
 bool		gpuhash_enable_pool = true;
 bool		gpuhash_use_service = true;
 bool		gpuhash_read_pages = true;
@@ -136,6 +137,11 @@ _PG_init(void)
 							"Set by superusers or in postgresql.conf; it caps gpuhash.memory_limit, including the limit 0 resolves to.",
 							&gpuhash_max_memory_mb, 0, 0, INT_MAX,
 							PGC_SUSET, GUC_UNIT_MB, NULL, NULL, NULL);
+	DefineCustomIntVariable("gpuhash.page_cache_size",
+							"Device memory each GPU service worker may keep copies of shipped heap pages in, so that a table read again does not cross the bus (-1: a third of the GPU's memory, shared by the workers; 0: none).",
+							"The copies are of pages of permanent tables, checked against the shared buffers at every read; a change of size empties the caches.",
+							&gpuhash_page_cache_mb, -1, -1, INT_MAX,
+							PGC_SIGHUP, GUC_UNIT_MB, NULL, NULL, NULL);
 	DefineCustomIntVariable("gpuhash.memory_wait",
 							"How long an operation waits for room in device memory that concurrent operations hold.",
 							"Where gpuhash is preloaded; when the time is up the operation runs out of device memory (see gpuhash.cpu_fallback).",

@@ -45,6 +45,7 @@ extern int	gpuhash_memory_wait_ms;
 extern int	gpuhash_debug_device_memory_mb;
 extern int	gpuhash_debug_fail_after;
 extern int	gpuhash_service_workers;
+extern int	gpuhash_page_cache_mb;
 extern bool gpuhash_use_service;
 extern bool gpuhash_enable_pool;
 extern bool gpuhash_read_pages;

@@ -86,6 +86,17 @@
  * table entry; PostgreSQL 18 adds one for the grouping step, which does not
  * count (ExplainState.rtable_size).
  */
+/* A buffer tag's tablespace, database and relation file (PostgreSQL 16 flattened them) */
+#if PG_VERSION_NUM >= 160000
+#define BufferTagSpc(tag) ((tag)->spcOid)
+#define BufferTagDb(tag) ((tag)->dbOid)
+#define BufferTagRelNumber(tag) ((tag)->relNumber)
+#else
+#define BufferTagSpc(tag) ((tag)->rnode.spcNode)
+#define BufferTagDb(tag) ((tag)->rnode.dbNode)
+#define BufferTagRelNumber(tag) ((tag)->rnode.relNode)
+#endif
+
 #if PG_VERSION_NUM >= 180000
 #define ExplainRtableSize(es) ((es)->rtable_size)
 #else

@@ -474,8 +474,8 @@ gpuhash_service_status(PG_FUNCTION_ARGS)
 	for (int w = 0; w < gpuhash_service->nworkers; w++)
 	{
 		GhsWorkerInfo *info = &gpuhash_service->worker[w];
-		Datum		values[7];
-		bool		nulls[7] = {0};
+		Datum		values[11];
+		bool		nulls[11] = {0};
 		int			pid = info->pid;
 		uint32		op = pg_atomic_read_u32(&info->running);
 
@@ -488,6 +488,10 @@ gpuhash_service_status(PG_FUNCTION_ARGS)
 		values[5] = CStringGetTextDatum(op_name(op));
 		nulls[5] = op == 0 || pid == 0;
 		values[6] = Int64GetDatum((int64) pg_atomic_read_u64(&info->device_bytes));
+		values[7] = Int64GetDatum((int64) pg_atomic_read_u64(&info->cache_bytes));
+		values[8] = Int64GetDatum((int64) pg_atomic_read_u64(&info->cache_pages));
+		values[9] = Int64GetDatum((int64) pg_atomic_read_u64(&info->cache_hits));
+		values[10] = Int64GetDatum((int64) pg_atomic_read_u64(&info->cache_misses));
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	return (Datum) 0;

@@ -132,6 +132,11 @@ typedef struct GhsWorkerInfo
 	pg_atomic_uint32 running;	/* the operation running now (GhsOp), 0: idle */
 	pg_atomic_uint32 engines;	/* engines open */
 	pg_atomic_uint64 device_bytes;	/* device memory they hold */
+	/* their page caches (gh_page_cache_info, summed) */
+	pg_atomic_uint64 cache_bytes;
+	pg_atomic_uint64 cache_pages;
+	pg_atomic_uint64 cache_hits;
+	pg_atomic_uint64 cache_misses;
 } GhsWorkerInfo;
 
 typedef struct GhsShared

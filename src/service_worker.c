@@ -114,13 +114,60 @@ visit_engines(void (*visit) (gh_engine *e, void *arg), void *arg)
 static void
 settle_device_memory(void)
 {
+	GhsWorkerInfo *me = &gpuhash_service->worker[my_index];
 	uint64		bytes = 0;
+	gh_page_cache_info sum = {0};
 
 	for (int i = 0; i < MAX_ENGINES; i++)
 		if (engines[i].engine)
+		{
+			gh_page_cache_info c;
+
 			bytes += gh_engine_device_bytes(engines[i].engine);
-	pg_atomic_write_u64(&gpuhash_service->worker[my_index].device_bytes, bytes);
+			gh_page_cache_info_get(engines[i].engine, &c);
+			sum.bytes += c.bytes;
+			sum.pages += c.pages;
+			sum.hits += c.hits;
+			sum.misses += c.misses;
+		}
+	pg_atomic_write_u64(&me->device_bytes, bytes);
+	pg_atomic_write_u64(&me->cache_bytes, sum.bytes);
+	pg_atomic_write_u64(&me->cache_pages, sum.pages);
+	pg_atomic_write_u64(&me->cache_hits, sum.hits);
+	pg_atomic_write_u64(&me->cache_misses, sum.misses);
 	gpuhash_gate_settle();
+}
+
+/*
+ * The page cache an engine of shape gets (gpuhash.page_cache_size): by
+ * default on a GPU a third of the smallest GPU's memory, shared by the
+ * workers; none on the CPU backend unless set.
+ */
+static size_t
+page_cache_bytes(const GhsShape *shape)
+{
+	gh_device_info info[GH_MAX_DEVICES];
+	size_t		least = 0;
+	int			nd;
+
+	if (gpuhash_page_cache_mb >= 0)
+		return (size_t) gpuhash_page_cache_mb << 20;
+	if (shape->backend != GH_BACKEND_CUDA)
+		return 0;
+	nd = gh_list_devices(info, GH_MAX_DEVICES);
+	for (int i = 0; i < nd; i++)
+		if (least == 0 || info[i].mem_total < least)
+			least = info[i].mem_total;
+	return least / 3 / Max(gpuhash_service->nworkers, 1);
+}
+
+/* Every engine's page cache sized as the settings say now. */
+static void
+size_page_caches(void)
+{
+	for (int i = 0; i < MAX_ENGINES; i++)
+		if (engines[i].engine)
+			gh_page_cache_size(engines[i].engine, page_cache_bytes(&engines[i].shape));
 }
 
 /* room on e's devices for an operation (device_gate.c): false, and why, if none in time */
@@ -206,6 +253,7 @@ get_engine(const GhsShape *shape)
 	}
 	slot->engine = gpuhash_open_engine((gh_backend) shape->backend, shape->devices);
 	pg_atomic_fetch_add_u32(&gpuhash_service->worker[my_index].engines, 1);
+	gh_page_cache_size(slot->engine, page_cache_bytes(shape));
 	slot->shape = *shape;
 	slot->failed = false;
 	slot->users = 0;
@@ -1067,6 +1115,8 @@ gpuhash_service_main(Datum arg)
 		{
 			ConfigReloadPending = false;
 			ProcessConfigFile(PGC_SIGHUP);
+			size_page_caches();
+			settle_device_memory();
 		}
 		if (registering)
 			registering = !report_registration();

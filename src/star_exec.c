@@ -237,7 +237,7 @@ make_star(GpuStarAggState *s)
 	for (int d = 0; d < s->ndims; d++)
 		arrays[d] = s->dims[d].arrays;
 	s->star = gpuhash_op_star_create(&s->eng, s->compiled->prog, &s->compiled->spec,
-									 s->ndims, arrays, batch_pages());
+									 s->ndims, arrays, batch_pages(), s->fact_relid);
 }
 
 /* the dimensions read, the program compiled, the star made */

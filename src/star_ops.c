@@ -102,13 +102,26 @@ star_core_pages(StarCore *c, const void *base, const uint32 *pages, const uint64
 				uint8 *status, size_t npages)
 {
 	uint8	   *res = palloc(Max(npages, 1));
+	gh_pagename *names = NULL;
+	gh_page_cache_info cache;
 	gh_status	st;
 	instr_time	t0,
 				t1,
 				t2;
 
 	INSTR_TIME_SET_CURRENT(t0);
-	st = gh_star_read(c->star, base, pages, npages, res);
+	gh_page_cache_info_get(c->e, &cache);
+	if (lsns != NULL && cache.size > 0)
+	{
+		names = palloc(sizeof(gh_pagename) * Max(npages, 1));
+		for (size_t p = 0; p < npages; p++)
+			gpuhash_buffer_prefetch(pages[p]);
+		for (size_t p = 0; p < npages; p++)
+			gpuhash_buffer_page_name(pages[p], lsns[p], &names[p]);
+	}
+	st = gh_star_read_named(c->star, base, pages, names, npages, res);
+	if (names)
+		pfree(names);
 	if (st != GH_OK)
 	{
 		pfree(res);
@@ -320,9 +333,25 @@ make_batch(GhOpStar *s, size_t max_pages)
 	}
 }
 
+/*
+ * The service worker to make a star over fact_relid in: with page caches,
+ * the same one for every star over that table (while it runs), so that one
+ * cache holds its pages; else whichever is free first (-1).
+ */
+static int
+star_worker(Oid fact_relid)
+{
+	int			n = gpuhash_service->nworkers;
+	int			w = (int) (fact_relid % (Oid) Max(n, 1));
+
+	if (gpuhash_page_cache_mb == 0 || n <= 1 || gpuhash_service->worker[w].pid == 0)
+		return -1;
+	return w;
+}
+
 GhOpStar *
 gpuhash_op_star_create(GhOps *ops, const gh_prog *prog, const gh_pagespec *spec, int ndims,
-					   const StarDimArrays *dims, size_t max_pages)
+					   const StarDimArrays *dims, size_t max_pages, Oid fact_relid)
 {
 	GhOpStar   *s = MemoryContextAllocZero(ops->cxt, sizeof(GhOpStar));
 	Size		size = create_size(ndims, dims, NULL);
@@ -362,7 +391,7 @@ gpuhash_op_star_create(GhOps *ops, const gh_prog *prog, const gh_pagespec *spec,
 				put(base, sd->dscale[k], dims[d].dscale[k], n);
 			}
 		}
-		gpuhash_ops_init_call(&call, GHS_OP_STAR_CREATE, -1, 0);
+		gpuhash_ops_init_call(&call, GHS_OP_STAR_CREATE, star_worker(fact_relid), 0);
 		call.data = dsm_segment_handle(seg);
 		PG_TRY();
 		{

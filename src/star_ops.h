@@ -47,8 +47,9 @@ extern gh_status star_core_create(StarCore *c, gh_engine *e, const gh_prog *prog
 								  const gh_pagespec *spec, int ndims, const StarDimArrays *dims);
 /*
  * Run npages pages through the star: shared buffers (base BufferBlocks,
- * lsns given: each checked unchanged under its content lock) or pages the
- * caller made (lsns NULL: all taken).  status[p] becomes 1 for a page the
+ * lsns given: each checked unchanged under its content lock, and named for
+ * the engine's page cache where it has one) or pages the caller made (lsns
+ * NULL: all taken).  status[p] becomes 1 for a page the
  * caller must read itself (changed, or malformed), 0 for one kept.  A kept
  * page's data error is raised as PostgreSQL raises it; an engine failure is
  * returned (nothing of the batch kept then).
@@ -90,7 +91,8 @@ typedef struct GhOpStar
 
 extern GhOpStar *gpuhash_op_star_create(GhOps *ops, const gh_prog *prog,
 										const gh_pagespec *spec, int ndims,
-										const StarDimArrays *dims, size_t max_pages);
+										const StarDimArrays *dims, size_t max_pages,
+										Oid fact_relid);
 /* a star another process of the query made, in the service */
 extern GhOpStar *gpuhash_op_star_attach(GhOps *ops, int worker, int32 id, size_t max_pages);
 /* pages[0 .. npages) and lsns filled in: status comes back */

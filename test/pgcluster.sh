@@ -15,6 +15,8 @@
 # load it instead (session_preload_libraries: no GPU service, no shared
 # memory), and GH_PRELOAD=0 leaves it unloaded (CREATE EXTENSION or LOAD loads
 # it into one session).
+# GH_PAGE_CACHE: each service worker's gpuhash.page_cache_size (default 4MB, small
+# so that the tests' tables replace copies; -1 for the server's own default).
 # GH_CLUSTER_CONF: more lines for postgresql.conf, e.g. "shared_buffers = '8GB'".
 # The server binaries are pg_config's (PG_CONFIG overrides).
 set -euo pipefail
@@ -80,6 +82,7 @@ case $cmd in
 			cat >>"$dir/data/postgresql.conf" <<-EOF
 				shared_preload_libraries = 'gpuhash'
 				gpuhash.service_workers = ${GH_SERVICE_WORKERS:-1}
+				gpuhash.page_cache_size = '${GH_PAGE_CACHE:-4MB}'
 			EOF
 		else
 			echo "session_preload_libraries = 'gpuhash'" >>"$dir/data/postgresql.conf"

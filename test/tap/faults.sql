@@ -55,7 +55,8 @@ SELECT matches(pg_temp.plan_of('SELECT g % 7, count(*) FROM generate_series(1, 2
 CREATE TEMP TABLE warm AS SELECT count(*) FROM hot a JOIN hot b ON a.k = b.k AND a.id = b.id;
 CREATE TEMP TABLE mem_before AS
   SELECT coalesce(sum(memory_free_mb), 0) AS free_mb,
-         (SELECT coalesce(sum(engines), 0) FROM gpuhash_service()) AS engines
+         (SELECT coalesce(sum(engines), 0) FROM gpuhash_service()) AS engines,
+         (SELECT coalesce(sum(page_cache_bytes), 0) FROM gpuhash_service()) AS cache_bytes
   FROM gpuhash_devices();
 
 SET LOCAL statement_timeout = '1s';
@@ -137,6 +138,9 @@ SELECT CASE WHEN current_setting('gpuhash.device') = 'gpu'
               '>=', (SELECT free_mb - 64
                         -- an engine the GPU service opened meanwhile holds a context
                         - 1024 * ((SELECT coalesce(sum(engines), 0) FROM gpuhash_service()) - engines)
+                        -- and the page caches as they filled
+                        - ((SELECT coalesce(sum(page_cache_bytes), 0) FROM gpuhash_service())
+                           - cache_bytes) / 1048576
                      FROM mem_before),
               'device memory is given back after cancelled and failed queries')
   ELSE skip('the CPU backend has no device memory', 1) END;

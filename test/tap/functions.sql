@@ -30,7 +30,8 @@ SELECT col_type_is('gpuhash_bench_result', 'milliseconds', 'double precision');
 SELECT has_function('gpuhash_service', ARRAY[]::text[]);
 SELECT is(pg_get_function_result('gpuhash_service()'::regprocedure),
           'TABLE(worker integer, pid integer, requests bigint, objects integer, engines integer, '
-          'operation text, device_bytes bigint)',
+          'operation text, device_bytes bigint, page_cache_bytes bigint, page_cache_pages bigint, '
+          'page_cache_hits bigint, page_cache_misses bigint)',
           'gpuhash_service() returns the documented columns');
 SELECT is((SELECT count(*) FROM gpuhash_service()),
           CASE WHEN current_setting('shared_preload_libraries') ~ 'gpuhash'

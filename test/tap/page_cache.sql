@@ -1,0 +1,88 @@
+-- pgTAP: the GPU service's page cache (gpuhash.page_cache_size).  A star
+-- query over a fact table reads its shipped pages once across the bus and
+-- from the cache's copies after that; a page changed since (a new LSN) is
+-- read again, and the results are PostgreSQL's every time; pages of an
+-- unlogged table are never cached; a new size empties the cache.  The test
+-- clusters give each service worker a cache of 4MB (test/pgcluster.sh).
+-- Runs outside a transaction block: VACUUM and ALTER SYSTEM are part of it.
+SET client_min_messages = warning;
+-- committed at once, so that VACUUM can make the pages all-visible right after
+SET synchronous_commit = on;
+DROP TABLE IF EXISTS pc_dim, pc_fact, pc_unlogged;
+CREATE TABLE pc_dim (k int PRIMARY KEY, g text);
+INSERT INTO pc_dim SELECT g, 'g' || (g % 7) FROM generate_series(0, 99) g;
+-- about 200 pages: they fit a cache of 4MB
+CREATE TABLE pc_fact (id int, k int, v int, pad text);
+INSERT INTO pc_fact SELECT g, g % 100, g % 1000, repeat('x', 40) FROM generate_series(1, 20000) g;
+CREATE UNLOGGED TABLE pc_unlogged AS SELECT * FROM pc_fact;
+VACUUM (FREEZE, ANALYZE) pc_dim, pc_fact, pc_unlogged;
+
+\ir lib/digests.sql
+
+SET gpuhash.enable_star = on;
+SET max_parallel_workers_per_gather = 0;
+CREATE FUNCTION pg_temp.cache(OUT hits bigint, OUT misses bigint, OUT pages bigint, OUT bytes bigint)
+LANGUAGE sql AS $$
+  SELECT coalesce(sum(page_cache_hits), 0)::bigint, coalesce(sum(page_cache_misses), 0)::bigint,
+         coalesce(sum(page_cache_pages), 0)::bigint, coalesce(sum(page_cache_bytes), 0)::bigint
+    FROM gpuhash_service() $$;
+CREATE TEMP TABLE marks AS SELECT 'start'::text AS mark, * FROM pg_temp.cache();
+CREATE FUNCTION pg_temp.since(m text, OUT hits bigint, OUT misses bigint)
+LANGUAGE sql AS $$
+  SELECT c.hits - s.hits, c.misses - s.misses FROM pg_temp.cache() c, marks s WHERE s.mark = m $$;
+CREATE FUNCTION pg_temp.mark(m text) RETURNS void
+LANGUAGE sql AS $$ INSERT INTO marks SELECT m, * FROM pg_temp.cache() $$;
+SELECT (current_setting('shared_preload_libraries') ~ 'gpuhash'
+        AND current_setting('gpuhash.page_cache_size') <> '0') AS cached \gset
+SELECT relpages AS fact_pages FROM pg_class WHERE relname = 'pc_fact' \gset
+
+SELECT plan(15);
+
+\if :cached
+SELECT * FROM pg_temp.same_rows('first read',
+  'SELECT d.g, count(*), sum(f.v) FROM pc_fact f JOIN pc_dim d ON f.k = d.k GROUP BY 1', 'GpuStarAgg');
+SELECT cmp_ok((SELECT misses FROM pg_temp.since('start')), '>=', :fact_pages::bigint,
+              'the first read ships every page across the bus');
+SELECT pg_temp.mark('second');
+SELECT * FROM pg_temp.same_rows('second read',
+  'SELECT d.g, count(*), sum(f.v) FROM pc_fact f JOIN pc_dim d ON f.k = d.k GROUP BY 1', 'GpuStarAgg');
+SELECT cmp_ok((SELECT hits FROM pg_temp.since('second')), '>=', :fact_pages::bigint,
+              'the second read takes every page from the cache');
+
+-- every page changes (and is made all-visible again): a new LSN on each
+UPDATE pc_fact SET v = v + 1000 WHERE id % 10 = 0;
+VACUUM (FREEZE) pc_fact;
+SELECT pg_temp.mark('changed');
+SELECT * FROM pg_temp.same_rows('after every page changed',
+  'SELECT d.g, count(*), sum(f.v) FROM pc_fact f JOIN pc_dim d ON f.k = d.k GROUP BY 1', 'GpuStarAgg');
+SELECT is((SELECT hits FROM pg_temp.since('changed')), 0::bigint,
+          'no copy of a page that changed is read');
+
+SELECT pg_temp.mark('unlogged');
+SELECT * FROM pg_temp.same_rows('an unlogged table',
+  'SELECT d.g, count(*), sum(f.v) FROM pc_unlogged f JOIN pc_dim d ON f.k = d.k GROUP BY 1', 'GpuStarAgg');
+SELECT * FROM pg_temp.same_rows('an unlogged table again',
+  'SELECT d.g, count(*), sum(f.v) FROM pc_unlogged f JOIN pc_dim d ON f.k = d.k GROUP BY 1', 'GpuStarAgg');
+SELECT is((SELECT hits || ' ' || misses FROM pg_temp.since('unlogged')), '0 0',
+          'pages of an unlogged table do not go through the cache');
+
+-- the DBA's setting: a new size (here none) empties every worker's cache
+ALTER SYSTEM SET gpuhash.page_cache_size = 0;
+DO $$
+BEGIN
+  PERFORM pg_reload_conf();
+  FOR i IN 1..100 LOOP
+    EXIT WHEN (SELECT bytes FROM pg_temp.cache()) = 0;
+    PERFORM pg_sleep(0.1);
+  END LOOP;
+END $$;
+SELECT is((SELECT pages || ' ' || bytes FROM pg_temp.cache()), '0 0',
+          'gpuhash.page_cache_size = 0, reloaded: the caches hold nothing');
+ALTER SYSTEM RESET gpuhash.page_cache_size;
+DO $$ BEGIN PERFORM pg_reload_conf(); END $$;
+\else
+SELECT skip('no GPU service with a page cache (gpuhash not preloaded, or gpuhash.page_cache_size = 0)', 15);
+\endif
+
+SELECT * FROM finish();
+DROP TABLE pc_dim, pc_fact, pc_unlogged;
