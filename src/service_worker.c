@@ -253,7 +253,15 @@ get_engine(const GhsShape *shape)
 	}
 	slot->engine = gpuhash_open_engine((gh_backend) shape->backend, shape->devices);
 	pg_atomic_fetch_add_u32(&gpuhash_service->worker[my_index].engines, 1);
-	gh_page_cache_size(slot->engine, page_cache_bytes(shape));
+	{
+		size_t		cache = page_cache_bytes(shape);
+
+		gh_page_cache_size(slot->engine, cache);
+		if (cache > 0)
+			ereport(LOG,
+					(errmsg("gpuhash GPU service %d: a page cache of up to %zu MB on its engine",
+							my_index, cache >> 20)));
+	}
 	slot->shape = *shape;
 	slot->failed = false;
 	slot->users = 0;

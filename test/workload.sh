@@ -16,7 +16,7 @@
 #   wl_tables SCHEMA        the workload's tables in SCHEMA, largest first
 #
 # A workload's directory holds
-#   schema.sql    its tables, UNLOGGED, and the one-row table NAME_info with
+#   schema.sql    its tables (logged), and the one-row table NAME_info with
 #                 at least the columns sf, orders, generator and loaded_rows
 #   generate.sql  the generator, in steps (psql variables):
 #                   step=setup sf=SF    NAME_info and whatever else comes first

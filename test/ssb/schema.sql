@@ -14,12 +14,12 @@
 --              renamed so that it reads as no type name)
 --
 -- Keys and measures are int4 (prices in cents), the descriptive columns
--- text, as in common SSB ports.  The tables are UNLOGGED: they are generated
--- data, loaded again if lost; the dimensions' primary keys are added after
--- the load (keys.sql).  Run with search_path set to the target schema;
+-- text, as in common SSB ports.  The tables are ordinary (logged) tables, as
+-- a user's are: the GPU service's page cache keeps only logged tables'
+-- pages; the dimensions' primary keys are added after the load (keys.sql).  Run with search_path set to the target schema;
 -- test/ssb/generate.sql fills them.
 
-CREATE UNLOGGED TABLE ssb_date (
+CREATE TABLE ssb_date (
 	d_datekey          int4 NOT NULL,	-- yyyymmdd, 19920101 .. 19981231
 	d_date             text NOT NULL,	-- 'January 1, 1992'
 	d_dayofweek        text NOT NULL,	-- 'Sunday' .. 'Saturday'
@@ -39,7 +39,7 @@ CREATE UNLOGGED TABLE ssb_date (
 	d_weekdayfl        int4 NOT NULL
 );
 
-CREATE UNLOGGED TABLE customer (
+CREATE TABLE customer (
 	c_custkey    int4 NOT NULL,
 	c_name       text NOT NULL,		-- 'Customer#000000001'
 	c_address    text NOT NULL,
@@ -50,7 +50,7 @@ CREATE UNLOGGED TABLE customer (
 	c_mktsegment text NOT NULL
 );
 
-CREATE UNLOGGED TABLE supplier (
+CREATE TABLE supplier (
 	s_suppkey int4 NOT NULL,
 	s_name    text NOT NULL,		-- 'Supplier#000000001'
 	s_address text NOT NULL,
@@ -60,7 +60,7 @@ CREATE UNLOGGED TABLE supplier (
 	s_phone   text NOT NULL
 );
 
-CREATE UNLOGGED TABLE part (
+CREATE TABLE part (
 	p_partkey   int4 NOT NULL,
 	p_name      text NOT NULL,		-- two colour words
 	p_mfgr      text NOT NULL,		-- 'MFGR#1' .. 'MFGR#5'
@@ -72,7 +72,7 @@ CREATE UNLOGGED TABLE part (
 	p_container text NOT NULL		-- TPC-H's 40 containers: 'SM CASE'
 );
 
-CREATE UNLOGGED TABLE lineorder (
+CREATE TABLE lineorder (
 	lo_orderkey      int4 NOT NULL,
 	lo_linenumber    int4 NOT NULL,	-- 1 .. 7
 	lo_custkey       int4 NOT NULL,	-- customer; keys divisible by 3 never order (TPC-H)

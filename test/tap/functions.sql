@@ -192,7 +192,7 @@ SELECT lives_ok($$SELECT * FROM gpuhash_bench(keys => 100, device => 'cpu', repe
 -- ---- settings ----
 SELECT is((SELECT count(*) FROM pg_settings WHERE name LIKE 'gpuhash.%'
            AND name NOT IN ('gpuhash.service_workers', 'gpuhash.register_buffers')),
-          20::bigint, 'twenty settings, and two more where gpuhash is preloaded');
+          21::bigint, 'twenty-one settings, and two more where gpuhash is preloaded');
 SELECT is((SELECT count(*) FROM pg_settings WHERE name IN ('gpuhash.service_workers', 'gpuhash.register_buffers')),
           CASE WHEN current_setting('shared_preload_libraries') ~ 'gpuhash' THEN 2 ELSE 0 END::bigint,
           'gpuhash.service_workers and gpuhash.register_buffers exist exactly where gpuhash is preloaded (server-start settings)');
@@ -203,13 +203,13 @@ SELECT set_eq($$SELECT name FROM pg_settings WHERE name LIKE 'gpuhash.%'
                     'gpuhash.memory_limit', 'gpuhash.chunk_rows', 'gpuhash.force', 'gpuhash.service',
                     'gpuhash.enable_pool', 'gpuhash.read_pages', 'gpuhash.ship_pages',
                     'gpuhash.pool_pages', 'gpuhash.enable_star', 'gpuhash.cpu_fallback',
-                    'gpuhash.max_memory', 'gpuhash.memory_wait'],
+                    'gpuhash.max_memory', 'gpuhash.memory_wait', 'gpuhash.page_cache_size'],
               'the documented settings');
 SELECT is((SELECT coalesce(array_agg(name ORDER BY name), '{}') FROM pg_settings WHERE name LIKE 'gpuhash.%' AND context <> 'user'),
           CASE WHEN current_setting('shared_preload_libraries') ~ 'gpuhash'
-               THEN ARRAY['gpuhash.max_memory', 'gpuhash.register_buffers', 'gpuhash.service_workers']
-               ELSE ARRAY['gpuhash.max_memory'] END::text[],
-          'every setting but max_memory (superusers), service_workers and register_buffers (set at server start) can be changed by any user in a session');
+               THEN ARRAY['gpuhash.max_memory', 'gpuhash.page_cache_size', 'gpuhash.register_buffers', 'gpuhash.service_workers']
+               ELSE ARRAY['gpuhash.max_memory', 'gpuhash.page_cache_size'] END::text[],
+          'every setting but max_memory (superusers), page_cache_size (the server''s configuration), service_workers and register_buffers (set at server start) can be changed by any user in a session');
 SELECT is((SELECT unit FROM pg_settings WHERE name = 'gpuhash.memory_limit'), 'MB',
           'memory_limit is in megabytes');
 SELECT throws_ok($$SET gpuhash.device = 'tpu'$$, '22023', NULL, 'device takes auto, gpu or cpu');

@@ -18,24 +18,25 @@
 --
 -- The data are generated, not the output of TPC's dbgen, and the results
 -- are not TPC-H results: a workload of TPC-H's shape.  The tables are
--- UNLOGGED (generated data, loaded again if lost); the primary keys are
--- added after the load (keys.sql).  Run with search_path set to the target
+-- ordinary (logged) tables, as a user's are (the GPU service's page cache
+-- keeps only logged tables' pages); the primary keys are added after the
+-- load (keys.sql).  Run with search_path set to the target
 -- schema; test/tpch/generate.sql fills the tables.
 
-CREATE UNLOGGED TABLE region (
+CREATE TABLE region (
 	r_regionkey int4 NOT NULL,			-- 0 .. 4
 	r_name      char(25) NOT NULL,		-- 'AFRICA', 'AMERICA', 'ASIA', 'EUROPE', 'MIDDLE EAST'
 	r_comment   varchar(152) NOT NULL
 );
 
-CREATE UNLOGGED TABLE nation (
+CREATE TABLE nation (
 	n_nationkey int4 NOT NULL,			-- 0 .. 24
 	n_name      char(25) NOT NULL,		-- 'ALGERIA' .. 'UNITED STATES'
 	n_regionkey int4 NOT NULL,
 	n_comment   varchar(152) NOT NULL
 );
 
-CREATE UNLOGGED TABLE supplier (
+CREATE TABLE supplier (
 	s_suppkey   int4 NOT NULL,
 	s_name      char(25) NOT NULL,		-- 'Supplier#000000001'
 	s_address   varchar(40) NOT NULL,
@@ -45,7 +46,7 @@ CREATE UNLOGGED TABLE supplier (
 	s_comment   varchar(101) NOT NULL	-- 5 x SF with 'Customer ... Complaints', 5 x SF 'Recommends'
 );
 
-CREATE UNLOGGED TABLE customer (
+CREATE TABLE customer (
 	c_custkey    int4 NOT NULL,
 	c_name       varchar(25) NOT NULL,	-- 'Customer#000000001'
 	c_address    varchar(40) NOT NULL,
@@ -56,7 +57,7 @@ CREATE UNLOGGED TABLE customer (
 	c_comment    varchar(117) NOT NULL
 );
 
-CREATE UNLOGGED TABLE part (
+CREATE TABLE part (
 	p_partkey     int4 NOT NULL,
 	p_name        varchar(55) NOT NULL,	-- five of 92 colour words: 'forest green navy ...'
 	p_mfgr        char(25) NOT NULL,		-- 'Manufacturer#1' .. 'Manufacturer#5'
@@ -68,7 +69,7 @@ CREATE UNLOGGED TABLE part (
 	p_comment     varchar(23) NOT NULL
 );
 
-CREATE UNLOGGED TABLE partsupp (
+CREATE TABLE partsupp (
 	ps_partkey    int4 NOT NULL,
 	ps_suppkey    int4 NOT NULL,			-- 4 distinct suppliers per part (tpch_suppkey)
 	ps_availqty   int4 NOT NULL,			-- 1 .. 9999
@@ -76,7 +77,7 @@ CREATE UNLOGGED TABLE partsupp (
 	ps_comment    varchar(199) NOT NULL
 );
 
-CREATE UNLOGGED TABLE orders (
+CREATE TABLE orders (
 	o_orderkey      int4 NOT NULL,		-- sparse: the first 8 of every 32 keys
 	o_custkey       int4 NOT NULL,		-- customers whose key is divisible by 3 place none
 	o_orderstatus   char(1) NOT NULL,	-- 'F' all lines shipped by 1995-06-17, 'O' none, else 'P'
@@ -88,7 +89,7 @@ CREATE UNLOGGED TABLE orders (
 	o_comment       varchar(79) NOT NULL
 );
 
-CREATE UNLOGGED TABLE lineitem (
+CREATE TABLE lineitem (
 	l_orderkey      int4 NOT NULL,
 	l_partkey       int4 NOT NULL,
 	l_suppkey       int4 NOT NULL,		-- one of the part's 4 suppliers
