@@ -303,6 +303,17 @@ gh_page_cache_plan(gh_star *s, const gh_pagename *names, size_t npages, gh_pagec
 	}
 	s->cache_epoch = c->epoch;
 	s->cache_npages = npages;
+	/* the lookups' cache misses overlapped: the chains' heads, then their first entries */
+	for (size_t p = 0; p < npages; p++)
+		if (names[p].lsn != 0)
+			__builtin_prefetch(&c->heads[head_of(c, names[p].rel, names[p].block)]);
+	for (size_t p = 0; p < npages; p++)
+	{
+		int32_t		i = names[p].lsn != 0 ? c->heads[head_of(c, names[p].rel, names[p].block)] : -1;
+
+		if (i >= 0)
+			__builtin_prefetch(&c->ent[i]);
+	}
 	for (size_t p = 0; p < npages; p++)
 	{
 		const gh_pagename *n = &names[p];

@@ -14,7 +14,6 @@
 
 #include "gpuhash.h"
 #include "page_ops.h"
-#include "pg_compat.h"
 #include "service.h"
 
 GhOpPages *
@@ -191,36 +190,6 @@ gpuhash_op_pool_pages_end(GhOpPoolPages *pp)
 	if (pp->seg)
 		dsm_detach(pp->seg);
 	pp->seg = NULL;
-}
-
-/*
- * The name the engine's page cache knows the page in shared buffer id by
- * (engine.h, gh_pagename), its pinner having seen it at LSN lsn: lsn 0 (not
- * to be cached) unless the page's content is determined by its name and
- * LSN.  That holds for the main fork of a permanent relation at a nonzero
- * LSN: every change to a heap page but its hint bits and its all-visible
- * flag is WAL-logged and moves its LSN on, and LSNs only grow while the
- * server runs (the caches do not outlive it).  The few changes that are not
- * logged (hint bits, a page made all-visible without wal_log_hints) do not
- * matter to a read, which takes only all-visible pages and reads no hint
- * bit.  Unlogged relations' pages keep their LSN through changes, and a
- * relation written without WAL (wal_level minimal, in the transaction that
- * made its file) has pages at LSN 0: neither is cached.  The caller holds
- * the pin, so the buffer's tag cannot change.
- */
-void
-gpuhash_buffer_page_name(uint32 id, uint64 lsn, gh_pagename *name)
-{
-	BufferDesc *desc;
-	uint32		state;
-
-	if (id >= (uint32) NBuffers)
-		elog(ERROR, "gpuhash: no shared buffer %u", id);
-	desc = GetBufferDescriptor(id);
-	state = pg_atomic_read_u32(&desc->state);
-	name->rel = (uint64) BufferTagDb(&desc->tag) << 32 | BufferTagRelNumber(&desc->tag);
-	name->block = (uint64) BufferTagSpc(&desc->tag) << 32 | desc->tag.blockNum;
-	name->lsn = (state & BM_PERMANENT) && desc->tag.forkNum == MAIN_FORKNUM ? lsn : 0;
 }
 
 /* Start loading what gpuhash_buffer_unchanged(id, ...) reads into the CPU's caches. */

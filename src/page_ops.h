@@ -41,8 +41,6 @@ gpuhash_page_unchanged(Page page, XLogRecPtr lsn)
 /* the same check of shared buffer id (buffer number less one), under its content lock */
 extern bool gpuhash_buffer_unchanged(uint32 id, uint64 lsn);
 extern void gpuhash_buffer_prefetch(uint32 id);
-/* the engine's name of shared buffer id's page, pinned at LSN lsn (page cache) */
-extern void gpuhash_buffer_page_name(uint32 id, uint64 lsn, gh_pagename *name);
 
 typedef struct GhOpPages
 {

@@ -86,15 +86,15 @@
  * table entry; PostgreSQL 18 adds one for the grouping step, which does not
  * count (ExplainState.rtable_size).
  */
-/* A buffer tag's tablespace, database and relation file (PostgreSQL 16 flattened them) */
+/* A relation's tablespace, database and file number (PostgreSQL 16 renamed them) */
 #if PG_VERSION_NUM >= 160000
-#define BufferTagSpc(tag) ((tag)->spcOid)
-#define BufferTagDb(tag) ((tag)->dbOid)
-#define BufferTagRelNumber(tag) ((tag)->relNumber)
+#define RelationFileSpc(rel) ((rel)->rd_locator.spcOid)
+#define RelationFileDb(rel) ((rel)->rd_locator.dbOid)
+#define RelationFileNumber(rel) ((rel)->rd_locator.relNumber)
 #else
-#define BufferTagSpc(tag) ((tag)->rnode.spcNode)
-#define BufferTagDb(tag) ((tag)->rnode.dbNode)
-#define BufferTagRelNumber(tag) ((tag)->rnode.relNode)
+#define RelationFileSpc(rel) ((rel)->rd_node.spcNode)
+#define RelationFileDb(rel) ((rel)->rd_node.dbNode)
+#define RelationFileNumber(rel) ((rel)->rd_node.relNode)
 #endif
 
 #if PG_VERSION_NUM >= 180000

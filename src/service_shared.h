@@ -258,6 +258,10 @@ typedef struct GhsStarPages
 	Size		pages;			/* uint32 buffer ids, or the pages themselves */
 	Size		lsns;			/* uint64 */
 	Size		status;			/* uint8 */
+	/* the pages' names for the page cache (star_ops.h): 0, none */
+	Size		blocks;			/* uint32 block numbers */
+	uint64		name_rel;
+	uint64		name_spc;
 } GhsStarPages;
 
 /* A reply of groups: this header, then the arrays (0: absent). */

@@ -159,13 +159,21 @@ gpuhash_star_service_pages(GhsSlot *slot)
 
 			for (uint64 p = 0; p < hdr->npages; p++)
 				ids[p] = (uint32) p;
-			st = star_core_pages(&star->core, ghs_at(base, hdr->pages), ids, NULL, status,
+			st = star_core_pages(&star->core, ghs_at(base, hdr->pages), ids, NULL, NULL, status,
 								 hdr->npages);
 			pfree(ids);
 		}
 		else
+		{
+			gh_pagename *names = star_page_names(hdr->name_rel, hdr->name_spc,
+												 hdr->blocks ? ghs_at(base, hdr->blocks) : NULL,
+												 ghs_at(base, hdr->lsns), hdr->npages);
+
 			st = star_core_pages(&star->core, BufferBlocks, ghs_at(base, hdr->pages),
-								 ghs_at(base, hdr->lsns), status, hdr->npages);
+								 ghs_at(base, hdr->lsns), names, status, hdr->npages);
+			if (names)
+				pfree(names);
+		}
 		if (st != GH_OK)
 			gpuhash_service_engine_failed(star->core.e, st);
 	}

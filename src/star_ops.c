@@ -21,9 +21,11 @@
 #include "portability/instr_time.h"
 #include "storage/bufmgr.h"
 #include "utils/memutils.h"
+#include "utils/rel.h"
 
 #include "gpuhash.h"
 #include "page_ops.h"
+#include "pg_compat.h"
 #include "service.h"
 #include "star_ops.h"
 
@@ -97,31 +99,45 @@ raise_data_error(int err)
 	ereport(ERROR, (errcode(code), errmsg("%s", msg)));
 }
 
+/*
+ * Names for the engine's page cache.  A name is the relation's file
+ * (database, file number), the page's tablespace and block, and the LSN its
+ * pinner saw.  src/README, "The page cache", has why that names one content
+ * for a relation that needs WAL (gpuhash_op_star_name): every change to a
+ * heap page but its hint bits and all-visible flag is WAL-logged and moves
+ * its LSN on, and LSNs only grow while the server runs.  A page at LSN 0
+ * (written without WAL) is not named.
+ */
+gh_pagename *
+star_page_names(uint64 name_rel, uint64 name_spc, const uint32 *blocks, const uint64 *lsns,
+				size_t npages)
+{
+	gh_pagename *names;
+
+	if (name_rel == 0 || blocks == NULL || lsns == NULL)
+		return NULL;
+	names = palloc(sizeof(gh_pagename) * Max(npages, 1));
+	for (size_t p = 0; p < npages; p++)
+	{
+		names[p].rel = name_rel;
+		names[p].block = name_spc << 32 | blocks[p];
+		names[p].lsn = lsns[p];
+	}
+	return names;
+}
+
 gh_status
 star_core_pages(StarCore *c, const void *base, const uint32 *pages, const uint64 *lsns,
-				uint8 *status, size_t npages)
+				const gh_pagename *names, uint8 *status, size_t npages)
 {
 	uint8	   *res = palloc(Max(npages, 1));
-	gh_pagename *names = NULL;
-	gh_page_cache_info cache;
 	gh_status	st;
 	instr_time	t0,
 				t1,
 				t2;
 
 	INSTR_TIME_SET_CURRENT(t0);
-	gh_page_cache_info_get(c->e, &cache);
-	if (lsns != NULL && cache.size > 0)
-	{
-		names = palloc(sizeof(gh_pagename) * Max(npages, 1));
-		for (size_t p = 0; p < npages; p++)
-			gpuhash_buffer_prefetch(pages[p]);
-		for (size_t p = 0; p < npages; p++)
-			gpuhash_buffer_page_name(pages[p], lsns[p], &names[p]);
-	}
 	st = gh_star_read_named(c->star, base, pages, names, npages, res);
-	if (names)
-		pfree(names);
 	if (st != GH_OK)
 	{
 		pfree(res);
@@ -291,6 +307,7 @@ make_batch(GhOpStar *s, size_t max_pages)
 		Size		pages = ghs_reserve(&size, sizeof(uint32) * max_pages, true);
 		Size		lsns = ghs_reserve(&size, sizeof(uint64) * max_pages, true);
 		Size		status = ghs_reserve(&size, max_pages, true);
+		Size		blocks = ghs_reserve(&size, sizeof(uint32) * max_pages, true);
 		GhsStarPages *hdr;
 		char	   *base;
 
@@ -303,9 +320,11 @@ make_batch(GhOpStar *s, size_t max_pages)
 		hdr->pages = pages;
 		hdr->lsns = lsns;
 		hdr->status = status;
+		hdr->blocks = blocks;
 		s->pages = ghs_at(base, pages);
 		s->lsns = ghs_at(base, lsns);
 		s->status = ghs_at(base, status);
+		s->blocks = ghs_at(base, blocks);
 
 		size = GHS_ALIGN(sizeof(GhsStarPages));
 		pages = ghs_reserve(&size, (Size) BLCKSZ * max_pages, true);
@@ -327,6 +346,7 @@ make_batch(GhOpStar *s, size_t max_pages)
 		s->pages = palloc(sizeof(uint32) * max_pages);
 		s->lsns = palloc(sizeof(uint64) * max_pages);
 		s->status = palloc(max_pages);
+		s->blocks = palloc(sizeof(uint32) * max_pages);
 		/* the engine reads pages from 16-byte aligned memory */
 		s->synth = (char *) TYPEALIGN(16, palloc((Size) BLCKSZ * max_pages + 16));
 		MemoryContextSwitchTo(old);
@@ -446,10 +466,29 @@ service_pages(GhOpStar *s, dsm_segment *seg, size_t npages)
 	GhsCall		call;
 
 	hdr->npages = npages;
+	hdr->name_rel = s->name_rel;
+	hdr->name_spc = s->name_spc;
 	gpuhash_ops_init_call(&call, GHS_OP_STAR_PAGES, s->worker, s->id);
 	call.data = dsm_segment_handle(seg);
 	if (service_run(s, &call))
 		s->kept = call.result[0];
+}
+
+/*
+ * Only a relation whose changes are WAL-logged (RelationNeedsWAL: permanent,
+ * and not a file made without WAL in this transaction under wal_level
+ * minimal) has pages whose LSN names their content; an unlogged relation's
+ * pages keep their LSN through changes.
+ */
+void
+gpuhash_op_star_name(GhOpStar *s, Relation rel)
+{
+	s->name_rel = 0;
+	s->name_spc = 0;
+	if (!RelationNeedsWAL(rel))
+		return;
+	s->name_rel = (uint64) RelationFileDb(rel) << 32 | RelationFileNumber(rel);
+	s->name_spc = RelationFileSpc(rel);
 }
 
 void
@@ -461,8 +500,13 @@ gpuhash_op_star_shipped(GhOpStar *s, size_t npages)
 		service_pages(s, s->seg, npages);
 	else
 	{
-		gh_status	st = star_core_pages(&s->local, BufferBlocks, s->pages, s->lsns,
+		gh_pagename *names = star_page_names(s->name_rel, s->name_spc, s->blocks, s->lsns,
+											 npages);
+		gh_status	st = star_core_pages(&s->local, BufferBlocks, s->pages, s->lsns, names,
 										 s->status, npages);
+
+		if (names)
+			pfree(names);
 
 		if (st != GH_OK)
 			local_failed(s, st);
@@ -484,7 +528,7 @@ gpuhash_op_star_synthetic(GhOpStar *s, size_t npages)
 
 		for (size_t p = 0; p < npages; p++)
 			s->pages[p] = (uint32) p;
-		st = star_core_pages(&s->local, s->synth, s->pages, NULL, s->status, npages);
+		st = star_core_pages(&s->local, s->synth, s->pages, NULL, NULL, s->status, npages);
 		if (st != GH_OK)
 			local_failed(s, st);
 		else

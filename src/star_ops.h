@@ -17,6 +17,7 @@
 #include "postgres.h"
 
 #include "storage/dsm.h"
+#include "utils/relcache.h"
 
 #include "engine.h"
 #include "engine_ops.h"
@@ -55,7 +56,15 @@ extern gh_status star_core_create(StarCore *c, gh_engine *e, const gh_prog *prog
  * returned (nothing of the batch kept then).
  */
 extern gh_status star_core_pages(StarCore *c, const void *base, const uint32 *pages,
-								 const uint64 *lsns, uint8 *status, size_t npages);
+								 const uint64 *lsns, const gh_pagename *names, uint8 *status,
+								 size_t npages);
+/*
+ * The page cache's names (engine.h) of npages pages of one relation, given
+ * as name_rel and name_spc (gpuhash_op_star_name) and their block numbers
+ * and LSNs; NULL where the relation is not named (name_rel 0).
+ */
+extern gh_pagename *star_page_names(uint64 name_rel, uint64 name_spc, const uint32 *blocks,
+									const uint64 *lsns, size_t npages);
 extern gh_status star_core_result(StarCore *c, gh_groups **g);
 extern void star_core_free(StarCore *c);
 
@@ -71,6 +80,9 @@ typedef struct GhOpStar
 	size_t		max_pages;
 	uint32	   *pages;			/* shared buffer ids */
 	uint64	   *lsns;
+	uint32	   *blocks;			/* their block numbers (gpuhash_op_star_name) */
+	uint64		name_rel;		/* the relation they are of, for the page cache; 0: none */
+	uint64		name_spc;
 	uint8	   *status;
 	char	   *synth;			/* or whole pages made by the caller */
 	dsm_segment *seg;			/* the batch, in the service */
@@ -95,7 +107,12 @@ extern GhOpStar *gpuhash_op_star_create(GhOps *ops, const gh_prog *prog,
 										Oid fact_relid);
 /* a star another process of the query made, in the service */
 extern GhOpStar *gpuhash_op_star_attach(GhOps *ops, int worker, int32 id, size_t max_pages);
-/* pages[0 .. npages) and lsns filled in: status comes back */
+/*
+ * The shipped pages are of rel: name them for the engine's page cache where
+ * a page's tag and LSN fix its content (star_ops.c)
+ */
+extern void gpuhash_op_star_name(GhOpStar *s, Relation rel);
+/* pages[0 .. npages), lsns and blocks filled in: status comes back */
 extern void gpuhash_op_star_shipped(GhOpStar *s, size_t npages);
 /* synth[0 .. npages * BLCKSZ) filled in with pages */
 extern void gpuhash_op_star_synthetic(GhOpStar *s, size_t npages);

@@ -237,6 +237,7 @@ read_pages(StarScan *sc)
 		sc->nblocks = RelationGetNumberOfBlocks(sc->rel);
 	if (RelationGetNumberOfBlocks(sc->rel) > (BlockNumber) (NBuffers / 4))
 		sc->strategy = GetAccessStrategy(BAS_BULKREAD);
+	gpuhash_op_star_name(sc->star, sc->rel);
 	for (;;)
 	{
 		BlockNumber blk = next_block(sc);
@@ -255,6 +256,7 @@ read_pages(StarScan *sc)
 			sc->star->lsns[sc->nship] = PageGetLSN(page);
 			LockBuffer(buf, BUFFER_LOCK_UNLOCK);
 			sc->star->pages[sc->nship] = (uint32) (buf - 1);
+			sc->star->blocks[sc->nship] = blk;
 			sc->bufs[sc->nship++] = buf;
 			if ((size_t) sc->nship == sc->star->max_pages)
 				ship(sc);
