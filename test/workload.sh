@@ -115,6 +115,10 @@ wl_load() {
 	for i in "${pids[@]}"; do wait "$i" || rc=1; done
 	[ $rc = 0 ] && "${in[@]}" -f "$WL_DIR/keys.sql" || rc=1
 	if [ $rc = 0 ]; then
+		# a synchronous commit flushes the WAL of the loaders' commits, which may
+		# have been asynchronous (synchronous_commit = off): VACUUM marks a page
+		# all-visible only once its rows' commits are flushed
+		$PSQL -c "SET synchronous_commit = on" -c "SELECT pg_current_xact_id()" >/dev/null || rc=1
 		pids=()
 		for t in $(wl_tables "$schema"); do
 			"${in[@]}" -c "VACUUM (FREEZE, ANALYZE) $t" &
