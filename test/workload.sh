@@ -94,8 +94,11 @@ wl_loaded() {
 wl_load() {
 	local schema=$1 sf=$2 loaders=$3 start=$SECONDS orders per i lo hi t rc=0 pids=() in
 	read -ra in <<<"$PSQL"
-	# generating queries have large costs and gain nothing from JIT
-	in+=(-c "SET search_path = $schema" -c "SET jit = off")
+	# generating queries have large costs and gain nothing from JIT; the loads
+	# commit synchronously, so that the VACUUM after them finds their commits
+	# on disk and can set the rows' hint bits and the pages all-visible (after
+	# an asynchronous commit it leaves most pages as they were)
+	in+=(-c "SET search_path = $schema" -c "SET jit = off" -c "SET synchronous_commit = on")
 	echo "$WL_NAME: loading $WL_TITLE scale factor $sf into schema $schema" \
 	     "with $loaders sessions..." >&2
 	$PSQL -c "SET client_min_messages = warning" -c "DROP SCHEMA IF EXISTS $schema CASCADE" \
@@ -115,10 +118,6 @@ wl_load() {
 	for i in "${pids[@]}"; do wait "$i" || rc=1; done
 	[ $rc = 0 ] && "${in[@]}" -f "$WL_DIR/keys.sql" || rc=1
 	if [ $rc = 0 ]; then
-		# a synchronous commit flushes the WAL of the loaders' commits, which may
-		# have been asynchronous (synchronous_commit = off): VACUUM marks a page
-		# all-visible only once its rows' commits are flushed
-		$PSQL -c "SET synchronous_commit = on" -c "SELECT pg_current_xact_id()" >/dev/null || rc=1
 		pids=()
 		for t in $(wl_tables "$schema"); do
 			"${in[@]}" -c "VACUUM (FREEZE, ANALYZE) $t" &
