@@ -46,6 +46,7 @@ typedef struct ServiceEngine
 	gh_engine  *engine;
 	bool		failed;			/* a device fault: close once unused */
 	int			users;			/* objects on it */
+	size_t		cache_max;		/* the largest page cache its memory limit leaves room for */
 } ServiceEngine;
 
 #define MAX_ENGINES 8
@@ -161,13 +162,18 @@ page_cache_bytes(const GhsShape *shape)
 	return least / 3 / Max(gpuhash_service->nworkers, 1);
 }
 
-/* Every engine's page cache sized as the settings say now. */
+/*
+ * Every engine's page cache sized as the settings say now, within the room
+ * its memory limit left when it opened (a larger cache waits for the engine
+ * to open again).
+ */
 static void
 size_page_caches(void)
 {
 	for (int i = 0; i < MAX_ENGINES; i++)
 		if (engines[i].engine)
-			gh_page_cache_size(engines[i].engine, page_cache_bytes(&engines[i].shape));
+			gh_page_cache_size(engines[i].engine,
+							   Min(page_cache_bytes(&engines[i].shape), engines[i].cache_max));
 }
 
 /* room on e's devices for an operation (device_gate.c): false, and why, if none in time */
@@ -234,27 +240,32 @@ get_engine(const GhsShape *shape)
 	}
 	gpuhash_memory_limit_mb = shape->memory_limit_mb;
 	gpuhash_max_memory_mb = shape->memory_cap_mb;
-	if (shape->memory_limit_mb == 0 && shape->backend == GH_BACKEND_CUDA &&
-		gpuhash_service->nworkers > 1)
+	slot->cache_max = SIZE_MAX;
+	if (shape->memory_limit_mb == 0 && shape->backend == GH_BACKEND_CUDA)
 	{
 		/*
 		 * Every worker's engine would take 90% of the device's free memory,
-		 * and workers run at once: each gets its share instead.
+		 * and workers run at once: each gets its share instead, less the
+		 * page cache it may fill, so that what each worker may hold at once
+		 * (an operation and its cache) stays within its share.
 		 */
 		gh_device_info info[GH_MAX_DEVICES];
 		int			nd = gh_list_devices(info, GH_MAX_DEVICES);
 		size_t		least = 0;
+		size_t		share;
 
 		for (int i = 0; i < nd; i++)
 			if (least == 0 || info[i].mem_free < least)
 				least = info[i].mem_free;
-		if (least > 0)
-			gpuhash_memory_limit_mb = (int) Max(least / 10 * 9 / gpuhash_service->nworkers >> 20, 1);
+		share = least / 10 * 9 / Max(gpuhash_service->nworkers, 1);
+		slot->cache_max = Min(page_cache_bytes(shape), share / 2);
+		if (least > 0 && (gpuhash_service->nworkers > 1 || slot->cache_max > 0))
+			gpuhash_memory_limit_mb = (int) Max((share - slot->cache_max) >> 20, 1);
 	}
 	slot->engine = gpuhash_open_engine((gh_backend) shape->backend, shape->devices);
 	pg_atomic_fetch_add_u32(&gpuhash_service->worker[my_index].engines, 1);
 	{
-		size_t		cache = page_cache_bytes(shape);
+		size_t		cache = Min(page_cache_bytes(shape), slot->cache_max);
 
 		gh_page_cache_size(slot->engine, cache);
 		if (cache > 0)
