@@ -261,21 +261,16 @@ run_pagecache_cases(const sdim *sd, rng *r)
 	gh_dimcol	cols[GH_PROG_MAX_DIMCOLS];
 	gh_dim	   *dim = NULL;
 	batches		a;
-	size_t		n2;
-	uint8_t    *base2;
+	size_t		n1,
+				n2;
+	uint8_t    *base1,
+			   *base2;
 
 	if (e == NULL)
 		return;
-	a.base = fact_pages(run.quick ? 3000 : 12000, r, &a.npages);
+	base1 = fact_pages(run.quick ? 3000 : 12000, r, &n1);
 	base2 = fact_pages(run.quick ? 3000 : 12000, r, &n2);
-	if (n2 < a.npages)
-		a.npages = n2;
-	a.ids = xmalloc(a.npages * sizeof(uint32_t));
-	for (size_t i = 0; i < a.npages; i++)
-		a.ids[i] = (uint32_t) i;
-	a.n1 = a.npages / 3;
-	for (int c = 0; c < sd[0].ncols; c++)
-		cols[c] = (gh_dimcol) {sd[0].lo[c], sd[0].hi[c], sd[0].nulls[c], sd[0].dscale[c]};
+	batches_of(&a, base1, n1 < n2 ? n1 : n2, &sd[0], cols);
 
 	case_begin("an engine without a size has no page cache");
 	if (check_ok(gh_dim_create(e, sd[0].keys, sd[0].n, cols, sd[0].ncols, &dim), e, "gh_dim_create"))

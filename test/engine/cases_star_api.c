@@ -1066,19 +1066,28 @@ two_device_case(const sdim *sd, const batches *b)
 }
 
 void
+batches_of(batches *b, uint8_t *base, size_t npages, const sdim *sd, gh_dimcol *cols)
+{
+	b->base = base;
+	b->npages = npages;
+	b->ids = xmalloc((npages + 1) * sizeof(uint32_t));
+	for (size_t i = 0; i < npages; i++)
+		b->ids[i] = (uint32_t) i;
+	b->n1 = npages / 3;
+	for (int c = 0; c < sd->ncols; c++)
+		cols[c] = (gh_dimcol) {sd->lo[c], sd->hi[c], sd->nulls[c], sd->dscale[c]};
+}
+
+void
 run_star_api_cases(gh_engine *e, const sdim *sd, rng *r)
 {
 	gh_dimcol	cols[GH_PROG_MAX_DIMCOLS];
 	gh_dim	   *dim0 = NULL;
 	batches		b;
+	size_t		npages;
+	uint8_t    *base = fact_pages(run.quick ? 300 : 1500, r, &npages);
 
-	b.base = fact_pages(run.quick ? 300 : 1500, r, &b.npages);
-	b.ids = xmalloc(b.npages * sizeof(uint32_t));
-	for (size_t i = 0; i < b.npages; i++)
-		b.ids[i] = (uint32_t) i;
-	b.n1 = b.npages / 3;
-	for (int c = 0; c < sd[0].ncols; c++)
-		cols[c] = (gh_dimcol) {sd[0].lo[c], sd[0].hi[c], sd[0].nulls[c], sd[0].dscale[c]};
+	batches_of(&b, base, npages, &sd[0], cols);
 	case_begin("a dimension for the star's checks");
 	check_ok(gh_dim_create(e, sd[0].keys, sd[0].n, cols, sd[0].ncols, &dim0), e, "gh_dim_create");
 	case_end();

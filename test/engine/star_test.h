@@ -190,6 +190,8 @@ typedef struct batches
 	size_t		n1;				/* the first batch: ids[0 .. n1) */
 } batches;
 
+/* b: pages 0 .. npages of base, in two batches; cols: sd's columns as gh_dim_create takes them */
+extern void batches_of(batches *b, uint8_t *base, size_t npages, const sdim *sd, gh_dimcol *cols);
 /* A program of int64 outputs only: rows grouped by id % 7, id and dimension 1's column summed */
 extern void sum_prog(gh_prog *p);
 /* Two equal groupings of int64 columns (the case fails if not) */
