@@ -78,10 +78,16 @@ struct gh_pagecache
 	bool		full;			/* no more chunks: the size, or the device */
 };
 
+/*
+ * A page's chain: the relation's (and tablespace's) hash plus the block
+ * number, so that the consecutive blocks a scan reads have consecutive
+ * heads, whose lookups then share cache lines instead of missing each.
+ */
 static size_t
 head_of(const struct gh_pagecache *c, uint64_t rel, uint64_t block)
 {
-	return gh_hash64(rel * 0x9E3779B97F4A7C15ULL ^ block, 0) & (c->nheads - 1);
+	return (gh_hash64(rel * 0x9E3779B97F4A7C15ULL ^ (block >> 32), 0) + (uint32_t) block) &
+		(c->nheads - 1);
 }
 
 static void *
@@ -303,17 +309,6 @@ gh_page_cache_plan(gh_star *s, const gh_pagename *names, size_t npages, gh_pagec
 	}
 	s->cache_epoch = c->epoch;
 	s->cache_npages = npages;
-	/* the lookups' cache misses overlapped: the chains' heads, then their first entries */
-	for (size_t p = 0; p < npages; p++)
-		if (names[p].lsn != 0)
-			__builtin_prefetch(&c->heads[head_of(c, names[p].rel, names[p].block)]);
-	for (size_t p = 0; p < npages; p++)
-	{
-		int32_t		i = names[p].lsn != 0 ? c->heads[head_of(c, names[p].rel, names[p].block)] : -1;
-
-		if (i >= 0)
-			__builtin_prefetch(&c->ent[i]);
-	}
 	for (size_t p = 0; p < npages; p++)
 	{
 		const gh_pagename *n = &names[p];
@@ -327,7 +322,8 @@ gh_page_cache_plan(gh_star *s, const gh_pagename *names, size_t npages, gh_pagec
 		i = find(c, n->rel, n->block);
 		if (i >= 0 && c->ent[i].state == SLOT_KEPT && c->ent[i].lsn == n->lsn)
 		{
-			c->ent[i].ref = 1;
+			if (!c->ent[i].ref)
+				c->ent[i].ref = 1;
 			c->hits++;
 			copy[p].from = slot_address(c, i);
 			continue;
