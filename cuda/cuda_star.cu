@@ -27,9 +27,9 @@
  * One thread block per page (grid-stride over the pages): the page is
  * copied into shared memory with 16-byte loads, from registered host
  * memory over the bus in place or from a staged copy (gh_cuda_page_source,
- * as gh_extract_pages reads pages), or from the page cache's copy, and
- * copied into the cache's slot as it is loaded where the read fills one
- * (engine_pagecache.c's gh_pagecopy, staged), and each thread takes line pointers:
+ * as gh_extract_pages reads pages) or from the page cache's copy, and into
+ * the cache's slot as well where the read fills one (gh_pagecopy, staged);
+ * each thread takes line pointers:
  * gh_vm_locate, then gh_vm_run with the program and the dimensions in
  * device memory, its outputs written to slot p * max_tuples + i (output c
  * at c * stride + slot: consecutive threads, consecutive words).  The
@@ -214,8 +214,9 @@ struct cuda_star
 
 __global__ static void
 star_read_kernel(const uint8_t *base, const uint32_t *ids, const gh_pagecopy *copy,
-				 size_t npages, gh_pagespec spec, const gh_prog *prog, const gh_vmdim *dims, size_t stride, uint64_t *keys,
-				 uint8_t *pending, int64_t *vals, uint8_t *nulls, uint8_t *status)
+				 size_t npages, gh_pagespec spec, const gh_prog *prog, const gh_vmdim *dims,
+				 size_t stride, uint64_t *keys, uint8_t *pending, int64_t *vals, uint8_t *nulls,
+				 uint8_t *status)
 {
 	extern __shared__ uint4 page_words[];
 	__shared__ int page_bad,
@@ -499,8 +500,8 @@ gh_cuda_star_read(gh_star *s, const void *base, const uint32_t *pages, size_t np
 		GH_TRY(gh_cuda_stage(&ctx, copy, npages, dcopy, "page cache copies"));
 	star_read_kernel<<<gh_cuda_wide_grid(&ctx, npages, 1, 16), STAR_THREADS, spec->page_size,
 		ctx.d->stream>>>(src.src, src.ids, dcopy.p, npages, *spec, cs->prog.p, cs->dims.p,
-						 cs->stride,
-						 cs->keys.p, cs->pending.p, cs->vals.p, cs->nulls.p, cs->status.p);
+						 cs->stride, cs->keys.p, cs->pending.p, cs->vals.p, cs->nulls.p,
+						 cs->status.p);
 	GH_CUDA_LAUNCHED(e, "star_read_kernel");
 	GH_CUDA_TRY(e, cudaMemcpyAsync(status, cs->status.p, npages, cudaMemcpyDeviceToHost,
 								   ctx.d->stream));

@@ -81,11 +81,6 @@
 #include "commands/explain_state.h"
 #endif
 
-/*
- * EXPLAIN qualifies column names where the query has more than one range
- * table entry; PostgreSQL 18 adds one for the grouping step, which does not
- * count (ExplainState.rtable_size).
- */
 /* A relation's tablespace, database and file number (PostgreSQL 16 renamed them) */
 #if PG_VERSION_NUM >= 160000
 #define RelationFileSpc(rel) ((rel)->rd_locator.spcOid)
@@ -97,6 +92,11 @@
 #define RelationFileNumber(rel) ((rel)->rd_node.relNode)
 #endif
 
+/*
+ * EXPLAIN qualifies column names where the query has more than one range
+ * table entry; PostgreSQL 18 adds one for the grouping step, which does not
+ * count (ExplainState.rtable_size).
+ */
 #if PG_VERSION_NUM >= 180000
 #define ExplainRtableSize(es) ((es)->rtable_size)
 #else

@@ -165,14 +165,10 @@ gpuhash_star_service_pages(GhsSlot *slot)
 		}
 		else
 		{
-			gh_pagename *names = star_page_names(hdr->name_rel, hdr->name_spc,
-												 hdr->blocks ? ghs_at(base, hdr->blocks) : NULL,
-												 ghs_at(base, hdr->lsns), hdr->npages);
+			StarPageNames names = {hdr->name_rel, hdr->name_spc, ghs_at(base, hdr->blocks)};
 
 			st = star_core_pages(&star->core, BufferBlocks, ghs_at(base, hdr->pages),
-								 ghs_at(base, hdr->lsns), names, status, hdr->npages);
-			if (names)
-				pfree(names);
+								 ghs_at(base, hdr->lsns), &names, status, hdr->npages);
 		}
 		if (st != GH_OK)
 			gpuhash_service_engine_failed(star->core.e, st);

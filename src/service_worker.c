@@ -139,6 +139,24 @@ settle_device_memory(void)
 	gpuhash_gate_settle();
 }
 
+/* The smallest GPU's free memory (free_only) or memory; 0 where there is none. */
+static size_t
+least_device_memory(bool free_only)
+{
+	gh_device_info info[GH_MAX_DEVICES];
+	int			nd = gh_list_devices(info, GH_MAX_DEVICES);
+	size_t		least = 0;
+
+	for (int i = 0; i < nd; i++)
+	{
+		size_t		m = free_only ? info[i].mem_free : info[i].mem_total;
+
+		if (least == 0 || m < least)
+			least = m;
+	}
+	return least;
+}
+
 /*
  * The page cache an engine of shape gets (gpuhash.page_cache_size): by
  * default on a GPU a third of the smallest GPU's memory, shared by the
@@ -147,19 +165,11 @@ settle_device_memory(void)
 static size_t
 page_cache_bytes(const GhsShape *shape)
 {
-	gh_device_info info[GH_MAX_DEVICES];
-	size_t		least = 0;
-	int			nd;
-
 	if (gpuhash_page_cache_mb >= 0)
 		return (size_t) gpuhash_page_cache_mb << 20;
 	if (shape->backend != GH_BACKEND_CUDA)
 		return 0;
-	nd = gh_list_devices(info, GH_MAX_DEVICES);
-	for (int i = 0; i < nd; i++)
-		if (least == 0 || info[i].mem_total < least)
-			least = info[i].mem_total;
-	return least / 3 / Max(gpuhash_service->nworkers, 1);
+	return least_device_memory(false) / 3 / Max(gpuhash_service->nworkers, 1);
 }
 
 /*
@@ -249,15 +259,9 @@ get_engine(const GhsShape *shape)
 		 * page cache it may fill, so that what each worker may hold at once
 		 * (an operation and its cache) stays within its share.
 		 */
-		gh_device_info info[GH_MAX_DEVICES];
-		int			nd = gh_list_devices(info, GH_MAX_DEVICES);
-		size_t		least = 0;
-		size_t		share;
+		size_t		least = least_device_memory(true);
+		size_t		share = least / 10 * 9 / Max(gpuhash_service->nworkers, 1);
 
-		for (int i = 0; i < nd; i++)
-			if (least == 0 || info[i].mem_free < least)
-				least = info[i].mem_free;
-		share = least / 10 * 9 / Max(gpuhash_service->nworkers, 1);
 		slot->cache_max = Min(page_cache_bytes(shape), share / 2);
 		if (least > 0 && (gpuhash_service->nworkers > 1 || slot->cache_max > 0))
 			gpuhash_memory_limit_mb = (int) Max((share - slot->cache_max) >> 20, 1);

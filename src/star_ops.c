@@ -100,7 +100,8 @@ raise_data_error(int err)
 }
 
 /*
- * Names for the engine's page cache.  A name is the relation's file
+ * Names for the engine's page cache (NULL where the relation is not named or
+ * the pages are not shared buffers).  A name is the relation's file
  * (database, file number), the page's tablespace and block, and the LSN its
  * pinner saw.  src/README, "The page cache", has why that names one content
  * for a relation that needs WAL (gpuhash_op_star_name): every change to a
@@ -108,7 +109,7 @@ raise_data_error(int err)
  * its LSN on, and LSNs only grow while the server runs.  A page at LSN 0
  * (written without WAL) is not named.
  */
-gh_pagename *
+static gh_pagename *
 star_page_names(uint64 name_rel, uint64 name_spc, const uint32 *blocks, const uint64 *lsns,
 				size_t npages)
 {
@@ -128,16 +129,20 @@ star_page_names(uint64 name_rel, uint64 name_spc, const uint32 *blocks, const ui
 
 gh_status
 star_core_pages(StarCore *c, const void *base, const uint32 *pages, const uint64 *lsns,
-				const gh_pagename *names, uint8 *status, size_t npages)
+				const StarPageNames *names, uint8 *status, size_t npages)
 {
 	uint8	   *res = palloc(Max(npages, 1));
+	gh_pagename *named = names == NULL ? NULL :
+		star_page_names(names->rel, names->spc, names->blocks, lsns, npages);
 	gh_status	st;
 	instr_time	t0,
 				t1,
 				t2;
 
 	INSTR_TIME_SET_CURRENT(t0);
-	st = gh_star_read_named(c->star, base, pages, names, npages, res);
+	st = gh_star_read_named(c->star, base, pages, named, npages, res);
+	if (named)
+		pfree(named);
 	if (st != GH_OK)
 	{
 		pfree(res);
@@ -500,13 +505,9 @@ gpuhash_op_star_shipped(GhOpStar *s, size_t npages)
 		service_pages(s, s->seg, npages);
 	else
 	{
-		gh_pagename *names = star_page_names(s->name_rel, s->name_spc, s->blocks, s->lsns,
-											 npages);
-		gh_status	st = star_core_pages(&s->local, BufferBlocks, s->pages, s->lsns, names,
+		StarPageNames names = {s->name_rel, s->name_spc, s->blocks};
+		gh_status	st = star_core_pages(&s->local, BufferBlocks, s->pages, s->lsns, &names,
 										 s->status, npages);
-
-		if (names)
-			pfree(names);
 
 		if (st != GH_OK)
 			local_failed(s, st);

@@ -47,24 +47,28 @@ typedef struct StarCore
 extern gh_status star_core_create(StarCore *c, gh_engine *e, const gh_prog *prog,
 								  const gh_pagespec *spec, int ndims, const StarDimArrays *dims);
 /*
+ * What names a batch's shipped pages for the engine's page cache: the
+ * relation (gpuhash_op_star_name; rel 0: not named) and each page's block.
+ */
+typedef struct StarPageNames
+{
+	uint64		rel;
+	uint64		spc;
+	const uint32 *blocks;
+} StarPageNames;
+
+/*
  * Run npages pages through the star: shared buffers (base BufferBlocks,
  * lsns given: each checked unchanged under its content lock, and named for
- * the engine's page cache where it has one) or pages the caller made (lsns
- * NULL: all taken).  status[p] becomes 1 for a page the
+ * the engine's page cache by names with their LSNs) or pages the caller
+ * made (lsns and names NULL: all taken).  status[p] becomes 1 for a page the
  * caller must read itself (changed, or malformed), 0 for one kept.  A kept
  * page's data error is raised as PostgreSQL raises it; an engine failure is
  * returned (nothing of the batch kept then).
  */
 extern gh_status star_core_pages(StarCore *c, const void *base, const uint32 *pages,
-								 const uint64 *lsns, const gh_pagename *names, uint8 *status,
+								 const uint64 *lsns, const StarPageNames *names, uint8 *status,
 								 size_t npages);
-/*
- * The page cache's names (engine.h) of npages pages of one relation, given
- * as name_rel and name_spc (gpuhash_op_star_name) and their block numbers
- * and LSNs; NULL where the relation is not named (name_rel 0).
- */
-extern gh_pagename *star_page_names(uint64 name_rel, uint64 name_spc, const uint32 *blocks,
-									const uint64 *lsns, size_t npages);
 extern gh_status star_core_result(StarCore *c, gh_groups **g);
 extern void star_core_free(StarCore *c);
 
