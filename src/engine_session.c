@@ -626,3 +626,9 @@ gpuhash_engine_error(gh_engine *e, gh_status st)
 	gpuhash_engine_failed(e, st);
 	report_status(st, gh_last_error(e), "gpuhash engine failed");
 }
+
+void
+gpuhash_status_error(gh_status st, const char *msg)
+{
+	report_status(st, msg, "gpuhash engine failed");
+}

@@ -111,6 +111,8 @@ extern double gpuhash_engine_open_cost(bool in_new_process);
 /* a new engine, the caller's to gh_close */
 extern gh_engine *gpuhash_open_engine(gh_backend backend, const char *devices);
 extern pg_noreturn void gpuhash_engine_error(gh_engine *e, gh_status st);
+/* a failure of status st, which msg describes, raised as an engine's is */
+extern pg_noreturn void gpuhash_status_error(gh_status st, const char *msg);
 /* note a failure of e that is not raised (a fallback): a device fault retires it */
 extern void gpuhash_engine_failed(gh_engine *e, gh_status st);
 extern bool gpuhash_parse_devices(const char *value, int *ids, int *n,

@@ -11,6 +11,11 @@
  * the groups at the end.  The creator's transaction owns the star: it is
  * freed by its node, or when that transaction has ended.
  *
+ * Once the engine has failed a batch or the groups, every later call on
+ * the star fails the same way: the groups are no longer to be trusted, and
+ * every process of the query learns that its star is given up
+ * (star_ops.h, fed_by_many), whichever of them sent the failing batch.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -29,6 +34,8 @@ typedef struct ServiceStar
 	int			owner_procno;
 	int			owner_pid;
 	LocalTransactionId owner_lxid;
+	gh_status	failed;			/* the failure of a batch or of the groups, if any */
+	char		failure[256];	/* and what the engine said of it */
 	struct ServiceStar *next;
 } ServiceStar;
 
@@ -140,10 +147,33 @@ gpuhash_star_service_create(GhsSlot *slot)
 	slot->result[3] = gh_engine_peak_device_bytes(e);
 }
 
+/* the star of slot; one failed before fails this call the same way */
+static ServiceStar *
+usable_star(GhsSlot *slot)
+{
+	ServiceStar *star = find_star(slot->object);
+
+	if (star->failed != GH_OK)
+		gpuhash_status_error(star->failed, star->failure);
+	return star;
+}
+
+/* star's engine failed it: remembered, raised */
+static void
+star_failed(ServiceStar *star, gh_status st)
+{
+	if (st != GH_ERR_CANCELLED)
+	{
+		star->failed = st;
+		strlcpy(star->failure, gh_last_error(star->core.e), sizeof(star->failure));
+	}
+	gpuhash_service_engine_failed(star->core.e, st);
+}
+
 void
 gpuhash_star_service_pages(GhsSlot *slot)
 {
-	ServiceStar *star = find_star(slot->object);
+	ServiceStar *star = usable_star(slot);
 	dsm_segment *seg = attach(slot);
 
 	PG_TRY();
@@ -171,7 +201,7 @@ gpuhash_star_service_pages(GhsSlot *slot)
 								 ghs_at(base, hdr->lsns), &names, status, hdr->npages);
 		}
 		if (st != GH_OK)
-			gpuhash_service_engine_failed(star->core.e, st);
+			star_failed(star, st);
 	}
 	PG_FINALLY();
 	{
@@ -185,13 +215,13 @@ gpuhash_star_service_pages(GhsSlot *slot)
 void
 gpuhash_star_service_result(GhsSlot *slot)
 {
-	ServiceStar *star = find_star(slot->object);
+	ServiceStar *star = usable_star(slot);
 	gh_groups  *g;
 	gh_status	st;
 
 	st = star_core_result(&star->core, &g);
 	if (st != GH_OK)
-		gpuhash_service_engine_failed(star->core.e, st);
+		star_failed(star, st);
 	gpuhash_service_reply_groups(slot, g, true);
 	slot->result[3] = gh_engine_peak_device_bytes(star->core.e);
 }

@@ -39,6 +39,18 @@
  * values from the DSA area where the leader left them.  The other
  * processes return nothing.
  *
+ * Where the device fails the star the processes feed (a batch, or the
+ * groups; gpuhash.cpu_fallback on), the star is given up: the process that
+ * saw the failure marks it in the node's shared memory, every process stops
+ * feeding it (the GPU service fails every later call on it the same way),
+ * and the process that returns the groups reads the whole fact table alone
+ * into a star of its own on the CPU (star_alone; star_scan.c, whole_pass).
+ * So does the last worker out where the leader, not taking part, made a
+ * star of its own engine, which no process could feed.  A star made in one
+ * process's engine (the service had no room, or failed to make it) is fed
+ * by that process alone, which makes it again on the CPU if the device
+ * fails it later.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -144,6 +156,7 @@ reset_execution(GpuStarAggState *s)
 	s->done = false;
 	s->made_star = false;
 	s->returns_groups = false;
+	s->whole_pass = false;
 	s->empty_row = false;
 	s->cur = 0;
 	for (int d = 0; d < s->ndims; d++)
@@ -276,6 +289,37 @@ check_mixed_key(GpuStarAggState *s, gh_groups *g)
 static void scan(GpuStarAggState *s);
 static void read_shares(GpuStarAggState *s);
 
+/*
+ * The process that returns the groups reads the whole fact table into a
+ * star of its own: where the device failed the star the processes of a
+ * parallel query fed (star_ops.h, fed_by_many; in this process or another,
+ * failure and msg say how), or where no process could feed the leader's.
+ * The star is the one it made, made again on the CPU, or one of the
+ * dimensions read here (none is read in shares then: the leader made the
+ * star), on the CPU where the device failed.
+ */
+static void
+star_alone(GpuStarAggState *s, gh_status failure, const char *msg)
+{
+	if (failure != GH_OK && !s->eng.fallback && !gpuhash_ops_fall_back(&s->eng, failure, msg))
+		elog(ERROR, "gpuhash: a GpuStarAgg's star was given up for a failure it cannot fall back from");
+	if (s->made_star)
+		gpuhash_op_star_on_cpu(s->star);
+	else
+	{
+		if (s->shared_dims)
+			elog(ERROR, "gpuhash: a GpuStarAgg's star was given up by a process that did not make it");
+		gpuhash_op_star_free(s->star);
+		s->star = NULL;
+		build_star(s);
+	}
+	s->star->restartable = true;
+	s->whole_pass = true;
+	s->pages_shipped = s->pages_synthetic = s->pages_reread = 0;
+	s->rows_cpu = 0;
+	scan(s);
+}
+
 static void
 take_groups(GpuStarAggState *s)
 {
@@ -284,13 +328,25 @@ take_groups(GpuStarAggState *s)
 
 	INSTR_TIME_SET_CURRENT(start);
 	s->groups_res = gpuhash_op_star_result(s->star);
-	if (s->groups_res == NULL)
+	if (s->groups_res == NULL && s->star->given_up)
+		star_alone(s, s->star->failure, s->star->failure_msg);
+	else if (s->groups_res == NULL)
 	{
-		/* made again on the CPU (star_ops.h, restart): the fact table once more */
+		/*
+		 * made again on the CPU (star_ops.h, restart): the fact table once
+		 * more, by this process alone under a Gather
+		 */
 		s->star->restart = false;
 		s->pages_shipped = s->pages_synthetic = s->pages_reread = 0;
-		ExecReScan(s->fact_ps);
+		s->rows_cpu = 0;
+		if (s->shared != NULL)
+			s->whole_pass = true;
+		else
+			ExecReScan(s->fact_ps);
 		scan(s);
+	}
+	if (s->groups_res == NULL)
+	{
 		s->groups_res = gpuhash_op_star_result(s->star);
 		if (s->groups_res == NULL)
 			elog(ERROR, "gpuhash: a GpuStarAgg's star failed on the CPU");
@@ -375,34 +431,71 @@ star_made(StarShared *sh)
 	return sh->ready;
 }
 
+/*
+ * The groups, by the process that returns them, once no process feeds the
+ * star: where the device failed it in any of them, from a star of this
+ * process alone.
+ */
+static void
+finish_parallel(GpuStarAggState *s, bool decode)
+{
+	StarShared *sh = s->shared;
+
+	if (sh->failed || sh->alone)
+	{
+		MemoryContext old = MemoryContextSwitchTo(s->cxt);
+
+		star_alone(s, (gh_status) sh->failure, sh->failure_msg);
+		MemoryContextSwitchTo(old);
+	}
+	else if (decode)
+		prepare_decode(s);
+	take_groups(s);
+}
+
 static void
 run_parallel(GpuStarAggState *s)
 {
 	StarShared *sh = s->shared;
 	bool		leader = !IsParallelWorker();
-	bool		last;
+	bool		finishes,
+				last;
 
 	if (s->shared_dims && s->star == NULL)
 		read_shares(s);
 	if (!sh->ready)
 		elog(ERROR, "gpuhash: a GpuStarAgg's star was not made");
+	finishes = (sh->leader_finishes && leader) || (sh->maker_finishes && s->made_star);
 
 	/* counted active before attaching: the star outlives every active process's use */
 	SpinLockAcquire(&sh->mutex);
-	if (sh->finished || (s->star == NULL && sh->id == 0))
+	if (sh->finished || (s->star == NULL && sh->id == 0 && !sh->alone) ||
+		(sh->failed && !finishes))
 	{
-		/* done, or held by the leader's own engine: the leader reads all */
+		/* done, given up, or the maker's own star, which the maker feeds alone */
 		SpinLockRelease(&sh->mutex);
 		return;
 	}
 	sh->active++;
 	SpinLockRelease(&sh->mutex);
-	if (s->star == NULL)
+	if (s->star == NULL && sh->id != 0)
 		s->star = gpuhash_op_star_attach(&s->eng, sh->worker, sh->id, batch_pages());
+	if (s->star != NULL && s->star->in_service)
+		s->star->fed_by_many = true;
+	else if (s->star != NULL)
+		s->star->restartable = true;	/* the maker's own: fed by the maker alone */
 
-	scan(s);
+	if (!sh->failed && !sh->alone)
+		scan(s);
 
 	SpinLockAcquire(&sh->mutex);
+	if (s->star != NULL && s->star->given_up && !sh->failed)
+	{
+		/* the device failed it here first: every process stops feeding it */
+		sh->failed = true;
+		sh->failure = s->star->failure;
+		strlcpy(sh->failure_msg, s->star->failure_msg, sizeof(sh->failure_msg));
+	}
 	sh->active--;
 	last = sh->active == 0 && !sh->finished && !sh->leader_finishes && !sh->maker_finishes;
 	if (last)
@@ -410,17 +503,14 @@ run_parallel(GpuStarAggState *s)
 	SpinLockRelease(&sh->mutex);
 	ConditionVariableBroadcast(&sh->cv);
 
-	if ((sh->leader_finishes && leader) || (sh->maker_finishes && s->made_star))
+	if (finishes)
 	{
 		/* every process that took blocks has sent its last batch */
 		wait_for(sh, none_active);
-		take_groups(s);
+		finish_parallel(s, false);
 	}
 	else if (last)
-	{
-		prepare_decode(s);
-		take_groups(s);
-	}
+		finish_parallel(s, true);
 }
 
 static void
@@ -592,17 +682,26 @@ EstimateDSMGpuStarAgg(CustomScanState *node, ParallelContext *pcxt)
 static void
 share_star(GpuStarAggState *s, StarShared *sh)
 {
-	if (!sh->leader_finishes && !s->star->in_service)
-		ereport(ERROR,
-				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("a parallel GpuStarAgg needs the GPU service when the leader does not take part"),
-				 errhint("Set parallel_leader_participation to on, or gpuhash.service to on.")));
 	sh->worker = s->star->worker;
 	sh->id = s->star->in_service ? s->star->id : 0;
 	s->made_star = true;
 	/* a worker that made it returns the groups (its star lives as long as it does) */
 	sh->maker_finishes = !sh->leader_finishes && IsParallelWorker();
-	if (!sh->leader_finishes && !sh->maker_finishes && s->area != NULL)
+	if (!sh->leader_finishes && !sh->maker_finishes && sh->id == 0)
+	{
+		/*
+		 * The leader's own star, which no process feeds (the leader does not
+		 * take part): the last worker out reads the whole fact table into a
+		 * star of its own, on the CPU where the leader's fell back.
+		 */
+		sh->alone = true;
+		if (s->eng.fallback)
+		{
+			sh->failure = GH_ERR_DEVICE_NOMEM;
+			strlcpy(sh->failure_msg, s->eng.fallback_reason, sizeof(sh->failure_msg));
+		}
+	}
+	else if (!sh->leader_finishes && !sh->maker_finishes && s->area != NULL)
 		star_dims_to_shared(s, sh, s->area);
 	SpinLockAcquire(&sh->mutex);
 	sh->ready = true;
@@ -624,6 +723,10 @@ init_shared(GpuStarAggState *s, StarShared *sh)
 	sh->ready = false;
 	sh->active = 0;
 	sh->finished = false;
+	sh->failed = false;
+	sh->alone = false;
+	sh->failure = GH_OK;
+	sh->failure_msg[0] = '\0';
 	sh->leader_finishes = parallel_leader_participation;
 	sh->maker_finishes = false;
 	sh->worker = -1;

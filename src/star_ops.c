@@ -245,19 +245,39 @@ local_failed(GhOpStar *s, gh_status st)
 		remake_on_cpu(s);
 }
 
-/* the service ran call for s: false if its failure made s again on the CPU */
+/*
+ * The service ran call for s: false if it failed and ops falls back, s
+ * then made again on the CPU (restartable) or given up (fed_by_many).
+ */
 static bool
 service_run(GhOpStar *s, GhsCall *call)
 {
-	if (!s->restartable)
+	if (!s->restartable && !s->fed_by_many)
 	{
 		gpuhash_ops_service_call(s->ops, call);
 		return true;
 	}
 	if (gpuhash_ops_service_ok(s->ops, call))
 		return true;
-	remake_on_cpu(s);
+	if (s->restartable)
+		remake_on_cpu(s);
+	else
+	{
+		s->given_up = true;
+		s->restart = true;
+		s->failure = (gh_status) call->failed;
+		s->failure_msg = MemoryContextStrdup(s->ops->cxt, call->failure);
+	}
 	return false;
+}
+
+void
+gpuhash_op_star_on_cpu(GhOpStar *s)
+{
+	Assert(s->owner && s->prog != NULL);
+	remake_on_cpu(s);
+	s->restart = false;
+	s->given_up = false;
 }
 
 /* the bytes of a GhsStarCreate and its dimensions' arrays */

@@ -99,6 +99,17 @@ typedef struct GhOpStar
 	 */
 	bool		restartable;
 	bool		restart;
+	/*
+	 * A star the processes of a parallel query feed together cannot be made
+	 * again by one of them: where the device fails it (and ops falls back),
+	 * given_up is set with the failure (restart too, so that the pass
+	 * stops), and the node has one process read the whole fact table into a
+	 * star of its own on the CPU (star_exec.c).
+	 */
+	bool		fed_by_many;
+	bool		given_up;
+	gh_status	failure;
+	char	   *failure_msg;
 	const gh_prog *prog;		/* what it was made of (the node's memory) */
 	const gh_pagespec *spec;
 	int			ndims;
@@ -120,7 +131,13 @@ extern void gpuhash_op_star_name(GhOpStar *s, Relation rel);
 extern void gpuhash_op_star_shipped(GhOpStar *s, size_t npages);
 /* synth[0 .. npages * BLCKSZ) filled in with pages */
 extern void gpuhash_op_star_synthetic(GhOpStar *s, size_t npages);
-/* the groups; NULL if the star was made again on the CPU (restart) */
+/*
+ * The star this handle made, made again on the CPU (ops falls back):
+ * for a star given up, by the process that then reads the whole fact
+ * table into it
+ */
+extern void gpuhash_op_star_on_cpu(GhOpStar *s);
+/* the groups; NULL if the star was made again on the CPU or given up (restart) */
 extern gh_groups *gpuhash_op_star_result(GhOpStar *s);
 extern void gpuhash_op_star_free(GhOpStar *s);
 

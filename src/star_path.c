@@ -767,6 +767,18 @@ star_costs(StarPlan *sp, Path *path, int workers, int ncpu_quals, double groups,
 /* ---- paths ---- */
 
 /*
+ * What EXPLAIN calls a dimension (by its first relation): a table's name,
+ * or the alias of a subquery, a function or VALUES.
+ */
+static char *
+dim_name(RangeTblEntry *rte)
+{
+	char	   *name = rte->rtekind == RTE_RELATION ? get_rel_name(rte->relid) : NULL;
+
+	return name != NULL ? name : pstrdup(rte->eref->aliasname);
+}
+
+/*
  * The partial path dimension d is read by in a parallel star, or NULL: a
  * single table scanned in parallel (a partial scan returns each row to one
  * process, and to none once one has found its end), whose numeric payloads
@@ -910,7 +922,7 @@ star_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 		dimpaths = lappend(dimpaths, dp);
 		dims = lappend(dims,
 					   list_concat(list_make5(rewrite(&sp, factkey), dimexpr, NIL, NIL,
-											  makeString(get_rel_name(root->simple_rte_array[x]->relid))),
+											  makeString(dim_name(root->simple_rte_array[x]))),
 								   list_make2(clause, makeInteger((int) keytype))));
 	}
 

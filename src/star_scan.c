@@ -28,7 +28,12 @@
  * Where the device fails a star only this node feeds and the node falls
  * back (star_ops.h, restart), the star is made again on the CPU: the pass
  * stops, the pages of the batch are let go of, and the whole table is read
- * again into the new star.
+ * again into the new star.  Under a Gather that pass is this process's own
+ * (whole_pass): every block in order rather than those the Gather's
+ * allocator hands out, and rows that must come through the Seq Scan come
+ * from a scan of this process's with the Seq Scan's quals (pull_private).
+ * A star the processes feed together and the device failed is given up
+ * (star_ops.h, fed_by_many): the pass stops and star_exec.c goes on.
  *
  *-------------------------------------------------------------------------
  */
@@ -64,6 +69,7 @@ typedef struct StarScan
 	ParallelBlockTableScanDesc pbscan;
 	ParallelBlockTableScanWorkerData pbwork;
 	bool		pstarted;
+	bool		whole;			/* every block, a Gather or not */
 	BlockNumber next;
 	BlockNumber nblocks;
 	/* the batch of shipped pages */
@@ -231,7 +237,8 @@ read_pages(StarScan *sc)
 
 	INSTR_TIME_SET_CURRENT(start);
 
-	if (((Scan *) ss->ss.ps.plan)->plan.parallel_aware && sd != NULL && sd->rs_parallel != NULL)
+	if (!sc->whole && ((Scan *) ss->ss.ps.plan)->plan.parallel_aware && sd != NULL &&
+		sd->rs_parallel != NULL)
 		sc->pbscan = (ParallelBlockTableScanDesc) sd->rs_parallel;
 	else
 		sc->nblocks = RelationGetNumberOfBlocks(sc->rel);
@@ -298,6 +305,40 @@ pull_rows(StarScan *sc)
 	}
 }
 
+/*
+ * The rows the Seq Scan would return, its quals applied, from a scan of the
+ * whole table by this process alone (a parallel Seq Scan hands this
+ * process only some blocks).
+ */
+static void
+pull_private(StarScan *sc)
+{
+	ScanState  *ss = (ScanState *) sc->s->fact_ps;
+	ExprContext *econtext = ss->ps.ps_ExprContext;
+	TupleTableSlot *slot = ss->ss_ScanTupleSlot;
+	MemoryContext old = MemoryContextSwitchTo(ss->ps.state->es_query_cxt);
+	TableScanDesc scan = table_beginscan(sc->rel, sc->snapshot, 0, NULL);
+
+	MemoryContextSwitchTo(old);
+	while (!sc->abort && table_scan_getnextslot(scan, ForwardScanDirection, slot))
+	{
+		CHECK_FOR_INTERRUPTS();
+		ResetExprContext(econtext);
+		econtext->ecxt_scantuple = slot;
+		if (ss->ps.qual == NULL || ExecQual(ss->ps.qual, econtext))
+		{
+			bool		should_free;
+			HeapTuple	tuple = ExecFetchSlotHeapTuple(slot, false, &should_free);
+
+			add_tuple(sc, tuple->t_data, tuple->t_len);
+			if (should_free)
+				heap_freetuple(tuple);
+		}
+	}
+	table_endscan(scan);
+	ExecClearTuple(slot);
+}
+
 void
 star_scan_fact(GpuStarAggState *s)
 {
@@ -305,8 +346,10 @@ star_scan_fact(GpuStarAggState *s)
 	PlanState  *fact = s->fact_ps;
 	bool		direct = fact->qual == NULL && gpuhash_read_pages &&
 		gpuhash_heap_pages_readable(fact);
+	bool		gathered = fact->plan->parallel_aware;
 
 	sc.s = s;
+	sc.whole = s->whole_pass;
 	sc.star = s->star;
 	sc.rel = ((ScanState *) fact)->ss_currentRelation;
 	sc.snapshot = fact->state->es_snapshot;
@@ -320,24 +363,27 @@ star_scan_fact(GpuStarAggState *s)
 				InstrStartNode(fact->instrument);
 			read_pages(&sc);
 		}
+		else if (sc.whole && gathered)
+			pull_private(&sc);
 		else
 			pull_rows(&sc);
 		if (!sc.abort)
 			flush_synth(&sc);
 		if (direct && fact->instrument)
 			InstrStopNode(fact->instrument, sc.cpu_rows);
-		if (!sc.abort)
+		if (!sc.abort || sc.star->given_up)
 			break;
-		/* made again on the CPU: every page once more (a star of this node alone: no Gather) */
-		Assert(sc.pbscan == NULL);
+		/* made again on the CPU: every page once more, by this process alone */
 		sc.star->restart = false;
 		sc.abort = false;
+		sc.whole = s->whole_pass = true;
+		sc.pbscan = NULL;
 		sc.next = 0;
 		sc.nsynth = 0;
 		sc.synth_open = false;
 		s->pages_shipped = s->pages_synthetic = s->pages_reread = 0;
 		sc.cpu_rows = 0;
-		if (!direct)
+		if (!direct && !gathered)
 			ExecReScan(fact);
 	}
 	s->rows_cpu += (int64) sc.cpu_rows;

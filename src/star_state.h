@@ -56,6 +56,12 @@ typedef struct StarShared
 	bool		maker_finishes; /* ... else the worker that made the star */
 	int			active;			/* processes feeding it */
 	bool		finished;		/* one has taken the groups */
+	/* the device failed the star (in some process): it is given up */
+	bool		failed;
+	/* the leader's own star, which the leader does not feed: not fed */
+	bool		alone;
+	int			failure;		/* gh_status: why, if the device failed (failed, alone) */
+	char		failure_msg[256];
 	/* what a worker needs to read the groups back (decode) */
 	int			dim_codes[GH_PROG_MAX_DIMS];
 	int			payload_scale[GH_PROG_MAX_DIMS * GH_PROG_MAX_DIMCOLS];
@@ -101,6 +107,7 @@ typedef struct GpuStarAggState
 	GhOpStar   *star;
 	bool		done;			/* the groups are here (or were returned elsewhere) */
 	bool		returns_groups; /* this process returns them */
+	bool		whole_pass;		/* this process reads the whole fact table, a Gather or not */
 
 	/* the groups */
 	gh_groups  *groups_res;

@@ -40,7 +40,7 @@ VACUUM fb_fact, fb_dim, fb_sdim, fb_sfact;
 RESET client_min_messages;
 
 BEGIN;
-SELECT plan(63);
+SELECT plan(73);
 
 SET LOCAL max_parallel_workers_per_gather = 0;
 -- chunks of 2000 outer rows, a fetch of 2000 pairs: several chunks and runs
@@ -70,7 +70,7 @@ LANGUAGE plpgsql AS $$
 BEGIN
   PERFORM set_config('gpuhash.enabled', (mode <> 'pg')::text, true);
   PERFORM set_config('gpuhash.force', (mode <> 'pg')::text, true);
-  PERFORM set_config('gpuhash.service', (mode LIKE 'service%')::text, true);
+  PERFORM set_config('gpuhash.service', (mode LIKE '%service%')::text, true);
   -- GpuStarAgg in the modes 'backend star' and 'service star' only
   PERFORM set_config('gpuhash.enable_star', (mode LIKE '% star')::text, true);
 END $$;
@@ -201,11 +201,14 @@ END $$;
 SELECT pg_temp.fb_mode('service');
 SELECT * FROM pg_temp.fb_parallel_tests();
 
--- GpuStarAgg: serial, a failure at any device operation (where the star is
--- made, in any batch of pages, taking the groups) has the star made again on
--- the CPU and the fact table read again, with PostgreSQL's rows, for pages
--- read directly and for rows that come through the Seq Scan (a qual the
--- device does not evaluate); in parallel, a failure where the star is made
+-- GpuStarAgg: a failure at any device operation (where the star is made, in
+-- any batch of pages, taking the groups) has the star made again on the CPU
+-- and the fact table read again, with PostgreSQL's rows, for pages read
+-- directly and for rows that come through the Seq Scan (a qual the device
+-- does not evaluate).  In parallel plans: a star in the GPU service that
+-- every process feeds (given up, the process that returns the groups reads
+-- the whole fact table alone: the leader, or with the leader not taking part
+-- the last worker), and the leader's own star, fed by the leader alone.
 CREATE FUNCTION pg_temp.fb_star_tests(mode text) RETURNS SETOF text
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -213,11 +216,13 @@ DECLARE
             'WHERE f.c > 1 GROUP BY 1';
   q_rows text := 'SELECT d.w, count(*), sum(f.v) FROM fb_sfact f JOIN fb_sdim d ON f.k = d.k '
                  'WHERE f.v::text LIKE ''1%'' GROUP BY 1';
+  q_whole text := 'SELECT d.w, count(*), sum(f.v * d.w), max(f.c) FROM fb_sfact f '
+                  'JOIN (SELECT k, max(w) AS w FROM fb_sdim GROUP BY k) d ON f.k = d.k WHERE f.c > 1 GROUP BY 1';
   expected text;
 BEGIN
   IF mode <> 'backend' AND NOT pg_temp.fb_service_up() THEN
     RETURN QUERY SELECT skip('gpuhash is not preloaded: no GPU service to test',
-                             CASE mode WHEN 'parallel' THEN 3 ELSE 8 END);
+                             CASE mode WHEN 'parallel' THEN 13 ELSE 8 END);
     RETURN;
   END IF;
   IF mode <> 'parallel' THEN
@@ -229,8 +234,23 @@ BEGIN
     RETURN QUERY SELECT * FROM pg_temp.fb_same('star, rows through the Seq Scan', q_rows, mode || ' star');
   END IF;
   IF mode = 'parallel' THEN
-    -- the leader makes the star; fallen back, it reads the whole fact table
     PERFORM pg_temp.parallel_plans(2);
+    PERFORM pg_temp.fb_mode('service star');
+    RETURN NEXT ok(pg_temp.plan_text(q_rows, false) ~ 'Parallel Custom Scan \(GpuStarAgg\)',
+                   'star (parallel): the query whose rows come through the Seq Scan is a parallel GpuStarAgg');
+    RETURN QUERY SELECT * FROM pg_temp.fb_same('star, pages read directly', q, 'parallel service star');
+    RETURN QUERY SELECT * FROM pg_temp.fb_same('star, rows through the Seq Scan', q_rows, 'parallel service star');
+    -- the leader not taking part: the worker that made the star of the
+    -- dimension's shares returns the groups; or, the dimension read whole
+    -- by the leader (not a parallel plan), the last worker out
+    PERFORM set_config('parallel_leader_participation', 'off', true);
+    RETURN QUERY SELECT * FROM pg_temp.fb_same('star, leader not taking part', q, 'parallel service star');
+    RETURN NEXT ok(pg_temp.plan_text(q_whole, false) ~ 'Parallel Custom Scan \(GpuStarAgg\)'
+                   AND pg_temp.plan_text(q_whole, false) ~ 'Subquery Scan on d\s+->  GroupAggregate',
+                   'star (parallel): the query with a dimension the leader reads is a parallel GpuStarAgg');
+    RETURN QUERY SELECT * FROM pg_temp.fb_same('star, leader not taking part, a dimension it reads', q_whole,
+                                               'parallel service star');
+    PERFORM set_config('parallel_leader_participation', 'on', true);
   END IF;
   PERFORM pg_temp.fb_mode('pg');
   expected := pg_temp.fb_digest(q);

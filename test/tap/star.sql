@@ -70,7 +70,7 @@ INSERT INTO sf_fact
 VACUUM (FREEZE, ANALYZE) sf_big, sf_day, sf_item, sf_store, sf_empty, sf_multi, sf_pair, sf_pair8, sf_fact;
 
 BEGIN;
-SELECT plan(97);
+SELECT plan(102);
 SET LOCAL gpuhash.enable_star = on;
 
 \ir lib/digests.sql
@@ -120,6 +120,10 @@ BEGIN
             count(*) FILTER (WHERE f.delta > 0), sum(f.amount) FILTER (WHERE f.flag = ''B'')
        FROM sf_fact f JOIN sf_day d ON f.day = d.day
       GROUP BY 1, 2 HAVING count(*) > 50', 'GpuStarAgg');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' a subquery as a dimension',
+    'SELECT d.yr, count(*), sum(f.qty) FROM sf_fact f
+       JOIN (SELECT day, max(yr) AS yr FROM sf_day GROUP BY day) d ON f.day = d.day
+      GROUP BY d.yr', 'GpuStarAgg');
   RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' an empty dimension',
     'SELECT count(*), sum(f.qty), max(e.v) FROM sf_fact f JOIN sf_empty e ON f.qty = e.k', 'GpuStarAgg');
   RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' no row passes the quals',
@@ -159,6 +163,10 @@ SET LOCAL parallel_setup_cost = 0;
 SET LOCAL parallel_tuple_cost = 0;
 SET LOCAL min_parallel_table_scan_size = 0;
 SELECT * FROM pg_temp.star_cases('parallel');
+SELECT matches(pg_temp.plan_text('SELECT d.yr, count(*) FROM sf_fact f
+    JOIN (SELECT day, max(yr) AS yr FROM sf_day GROUP BY day) d ON f.day = d.day GROUP BY d.yr', false),
+  'Dimensions: d on \(f.day = (d\.)?day\)',
+  'EXPLAIN names a subquery dimension by its alias');
 -- a dimension with a partial plan: every process reads its share, one merges them
 SELECT * FROM pg_temp.same_rows('parallel, a dimension read by every process',
   'SELECT b.grp, s.region, count(*), sum(f.qty), sum(b.price), max(b.w), sum(f.amount * b.price)
