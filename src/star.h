@@ -53,7 +53,8 @@
 #define STAR_PRIV_FACT_RTI		8	/* Integer: its range table index when planned */
 #define STAR_PRIV_QUALS_SHOWN	9	/* List: the device quals as written (EXPLAIN) */
 #define STAR_PRIV_GROUP_EQ		10	/* List per grouping column: (eqop, collation) */
-#define STAR_PRIV_COUNT			11
+#define STAR_PRIV_ALT			11	/* Integer: 1 if the last input plan is the alternative */
+#define STAR_PRIV_COUNT			12
 
 /* A dimension as the plan describes it: a list (nkeys, key types, ngroups, npayload). */
 #define STAR_DIM_NKEYS			0
@@ -63,6 +64,7 @@
 #define STAR_DIM_NPAYLOAD		4	/* Integer: payload values */
 #define STAR_DIM_NAME			5	/* String: what EXPLAIN calls it */
 #define STAR_DIM_CLAUSES		6	/* List: the join clauses, for EXPLAIN (as planned) */
+#define STAR_DIM_CHECKED		7	/* Integer: 1 if unique by statistics only: checked */
 
 /* what the compiler needs to know of a payload value */
 typedef struct StarPayload

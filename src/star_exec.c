@@ -157,6 +157,8 @@ reset_execution(GpuStarAggState *s)
 	s->made_star = false;
 	s->returns_groups = false;
 	s->whole_pass = false;
+	s->use_alt = false;
+	s->alt_why = NULL;
 	s->empty_row = false;
 	s->cur = 0;
 	for (int d = 0; d < s->ndims; d++)
@@ -208,8 +210,14 @@ BeginGpuStarAgg(CustomScanState *node, EState *estate, int eflags)
 		ds->ngroups = intVal(list_nth(dim, STAR_DIM_NGROUPS));
 		ds->npayload = intVal(list_nth(dim, STAR_DIM_NPAYLOAD));
 		ds->partial = ds->ps->plan->parallel_aware;
+		ds->checked = intVal(list_nth(dim, STAR_DIM_CHECKED)) != 0;
 		s->shared_dims |= ds->partial;
 		d++;
+	}
+	if (intVal(list_nth(priv, STAR_PRIV_ALT)))
+	{
+		s->alt_ps = ExecInitNode(llast(cscan->custom_plans), estate, eflags);
+		node->custom_ps = lappend(node->custom_ps, s->alt_ps);
 	}
 	s->npayloads = list_length(s->payload_plan);
 	s->payloads = palloc0(sizeof(StarPayload) * Max(s->npayloads, 1));
@@ -240,12 +248,58 @@ BeginGpuStarAgg(CustomScanState *node, EState *estate, int eflags)
 
 /* ---- one execution ---- */
 
-/* the dimensions read: the program compiled, the star made */
+static int
+key_cmp(const void *a, const void *b)
+{
+	uint64		x = *(const uint64 *) a,
+				y = *(const uint64 *) b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Does a dimension that is unique by its statistics only (checked) hold a
+ * key twice?  Then a fact row may meet two of its rows, which the star
+ * cannot join: the node runs the alternative plan instead (use_alt).
+ */
+static bool
+key_twice(GpuStarAggState *s)
+{
+	for (int d = 0; d < s->ndims; d++)
+	{
+		StarDimArrays *a = &s->dims[d].arrays;
+		uint64	   *keys;
+		bool		twice = false;
+
+		if (!s->dims[d].checked || a->n < 2)
+			continue;
+		keys = palloc(sizeof(uint64) * a->n);
+		memcpy(keys, a->keys, sizeof(uint64) * a->n);
+		qsort(keys, a->n, sizeof(uint64), key_cmp);
+		for (uint64 r = 1; r < a->n && !twice; r++)
+			twice = keys[r] == keys[r - 1];
+		pfree(keys);
+		if (twice)
+		{
+			s->alt_why = psprintf("%s holds a key twice", s->dims[d].name);
+			return true;
+		}
+	}
+	return false;
+}
+
+/* the dimensions read: the program compiled, the star made (none where the alternative runs) */
 static void
 make_star(GpuStarAggState *s)
 {
-	StarDimArrays *arrays = palloc0(sizeof(StarDimArrays) * Max(s->ndims, 1));
+	StarDimArrays *arrays;
 
+	if (key_twice(s))
+	{
+		s->use_alt = true;
+		return;
+	}
+	arrays = palloc0(sizeof(StarDimArrays) * Max(s->ndims, 1));
 	star_compile_node(s);
 	for (int d = 0; d < s->ndims; d++)
 		arrays[d] = s->dims[d].arrays;
@@ -441,6 +495,12 @@ finish_parallel(GpuStarAggState *s, bool decode)
 {
 	StarShared *sh = s->shared;
 
+	if (sh->use_alt)
+	{
+		s->use_alt = true;
+		s->returns_groups = true;
+		return;
+	}
 	if (sh->failed || sh->alone)
 	{
 		MemoryContext old = MemoryContextSwitchTo(s->cxt);
@@ -522,6 +582,11 @@ run(GpuStarAggState *s)
 		return;
 	}
 	build_star(s);
+	if (s->use_alt)
+	{
+		s->returns_groups = true;
+		return;
+	}
 	/* fed by this process alone: the device failing it part way, it is made again on the CPU */
 	s->star->restartable = true;
 	scan(s);
@@ -579,6 +644,28 @@ next_group(GpuStarAggState *s)
 	TupleTableSlot *slot = s->css.ss.ss_ScanTupleSlot;
 	const gh_groups *g = s->groups_res;
 
+	while (s->use_alt)
+	{
+		/* the alternative's rows are the scan tuples */
+		TupleTableSlot *alt = star_input_next(s, s->alt_ps);
+
+		if (TupIsNull(alt))
+			return NULL;
+		slot_getallattrs(alt);
+		ResetExprContext(econtext);
+		ExecClearTuple(slot);
+		memcpy(slot->tts_values, alt->tts_values, sizeof(Datum) * (s->ngroups + s->naggs));
+		memcpy(slot->tts_isnull, alt->tts_isnull, sizeof(bool) * (s->ngroups + s->naggs));
+		ExecStoreVirtualTuple(slot);
+		s->ngroups_out++;
+		econtext->ecxt_scantuple = slot;
+		if (s->css.ss.ps.qual && !ExecQual(s->css.ss.ps.qual, econtext))
+		{
+			InstrCountFiltered1(&s->css.ss.ps, 1);
+			continue;
+		}
+		return s->css.ss.ps.ps_ProjInfo ? ExecProject(s->css.ss.ps.ps_ProjInfo) : slot;
+	}
 	for (;;)
 	{
 		size_t		i = s->cur;
@@ -682,11 +769,14 @@ EstimateDSMGpuStarAgg(CustomScanState *node, ParallelContext *pcxt)
 static void
 share_star(GpuStarAggState *s, StarShared *sh)
 {
-	sh->worker = s->star->worker;
-	sh->id = s->star->in_service ? s->star->id : 0;
+	sh->worker = s->star ? s->star->worker : -1;
+	sh->id = s->star && s->star->in_service ? s->star->id : 0;
 	s->made_star = true;
+	/* no star: the process that returns the groups runs the alternative */
+	sh->use_alt = s->use_alt;
 	/* a worker that made it returns the groups (its star lives as long as it does) */
 	sh->maker_finishes = !sh->leader_finishes && IsParallelWorker();
+	sh->alone = s->use_alt;
 	if (!sh->leader_finishes && !sh->maker_finishes && sh->id == 0)
 	{
 		/*
@@ -695,7 +785,7 @@ share_star(GpuStarAggState *s, StarShared *sh)
 		 * star of its own, on the CPU where the leader's fell back.
 		 */
 		sh->alone = true;
-		if (s->eng.fallback)
+		if (s->eng.fallback && !s->use_alt)
 		{
 			sh->failure = GH_ERR_DEVICE_NOMEM;
 			strlcpy(sh->failure_msg, s->eng.fallback_reason, sizeof(sh->failure_msg));
@@ -725,6 +815,7 @@ init_shared(GpuStarAggState *s, StarShared *sh)
 	sh->finished = false;
 	sh->failed = false;
 	sh->alone = false;
+	sh->use_alt = false;
 	sh->failure = GH_OK;
 	sh->failure_msg[0] = '\0';
 	sh->leader_finishes = parallel_leader_participation;
@@ -941,6 +1032,20 @@ ExplainGpuStarAgg(CustomScanState *node, List *ancestors, ExplainState *es)
 	}
 	if (dimtexts != NIL)
 		ExplainPropertyList("Dimensions", dimtexts, es);
+	if (s->alt_ps != NULL)
+	{
+		List	   *checked = NIL;
+
+		for (int d = 0; d < s->ndims; d++)
+			if (s->dims[d].checked)
+				checked = lappend(checked, s->dims[d].name);
+		ExplainPropertyList("Keys Checked", checked, es);
+		if (es->analyze && s->done)
+			ExplainPropertyText("Alternative Plan",
+								s->use_alt ? psprintf("ran: %s", s->alt_why ? s->alt_why :
+													  "a dimension holds a key twice") :
+								"not needed", es);
+	}
 	if (es->costs)
 		ExplainPropertyText("Device", gpuhash_device_label(), es);
 	if (es->analyze && s->done && s->compiled)

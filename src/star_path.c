@@ -21,7 +21,11 @@
  *	  key on either side), and by nothing else, and is provably unique on
  *	  that key (innerrel_is_unique: a primary key, a unique index), so a
  *	  fact row meets at most one row of each; fact columns equal to several
- *	  relations' (lo_suppkey = s_suppkey = ps_suppkey) join each of them;
+ *	  relations' (lo_suppkey = s_suppkey = ps_suppkey) join each of them.
+ *	  A table without a key on that column whose statistics find no value
+ *	  twice is taken too, its keys checked as they are read: where two rows
+ *	  share one, the node runs the alternative it carries instead (an Agg
+ *	  over PostgreSQL's own cheapest plan of the joins: alternative_path);
  *	- every grouping expression reads one dimension only (it is then
  *	  evaluated on the CPU while the dimension is read, and becomes a small
  *	  code), or is one the device evaluates over the fact row and dimension
@@ -61,6 +65,7 @@
 #include "access/table.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_class.h"
+#include "catalog/pg_statistic.h"
 #include "catalog/pg_type.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
@@ -72,6 +77,7 @@
 #include "optimizer/plancat.h"
 #include "optimizer/planmain.h"
 #include "optimizer/planner.h"
+#include "optimizer/prep.h"
 #include "optimizer/restrictinfo.h"
 #include "optimizer/tlist.h"
 #include "parser/parse_clause.h"
@@ -105,7 +111,8 @@
 #define SP_QUALS_SHOWN	11		/* the device quals as written, for EXPLAIN */
 #define SP_GROUP_EQ		12		/* per grouping column: (eqop, collation) */
 #define SP_PARALLEL		13
-#define SP_COUNT		14
+#define SP_ALT			14		/* Integer: 1 if the path's last input is the alternative */
+#define SP_COUNT		15
 
 /* a dimension at plan time: (factkey rewritten, key expr, group exprs, payload exprs, name, clause) */
 #define SD_FACTKEY		0
@@ -115,6 +122,7 @@
 #define SD_NAME			4
 #define SD_CLAUSE		5
 #define SD_KEYTYPE		6
+#define SD_CHECKED		7		/* Integer: 1 if unique by its statistics only (checked) */
 
 static create_upper_paths_hook_type prev_upper_paths_hook = NULL;
 
@@ -523,6 +531,33 @@ dimension_unique(StarPlan *sp, int d, Node *r, List *clauses)
 	return bms_equal(done, sp->comp[d]);
 }
 
+/*
+ * Is dimension d, not provably unique on r, unique by its statistics: one
+ * table whose column r has as many distinct values as the table has rows
+ * (ANALYZE found no value twice)?  The executor then checks the rows it
+ * reads (star_exec.c) and runs the alternative plan where two share a key.
+ */
+static bool
+unique_by_statistics(StarPlan *sp, int d, Node *r)
+{
+	RelOptInfo *rel = sp->comprel[d];
+	VariableStatData vardata;
+	bool		isdefault;
+	double		nd,
+				nullfrac = 0.0;
+
+	if (bms_membership(sp->comp[d]) != BMS_SINGLETON || rel->rtekind != RTE_RELATION ||
+		!IsA(r, Var) || rel->tuples <= 0)
+		return false;
+	examine_variable(sp->root, r, 0, &vardata);
+	nd = get_variable_numdistinct(&vardata, &isdefault);
+	if (HeapTupleIsValid(vardata.statsTuple))
+		nullfrac = ((Form_pg_statistic) GETSTRUCT(vardata.statsTuple))->stanullfrac;
+	ReleaseVariableStats(vardata);
+	/* (NULL keys join nothing) */
+	return !isdefault && nd >= rel->tuples * (1.0 - nullfrac) * 0.999;
+}
+
 /* int2 or int4: two of them make one 64-bit key */
 static bool
 narrow_key_type(Oid t)
@@ -636,10 +671,13 @@ fact_side_first(StarPlan *sp, RestrictInfo *ri)
  * the dimension, or two of int2 or int4 columns (partsupp's (partkey,
  * suppkey)), on which the dimension is unique.  The clause (an AND of two),
  * the fact side and the dimension side (for two, each side's columns as one
- * int8: pair_key) and the fact side's type; false if it is not that.
+ * int8: pair_key) and the fact side's type; false if it is not that.  A
+ * dimension of one column that is unique by its statistics only is checked
+ * (unique_by_statistics).
  */
 static bool
-dimension_join(StarPlan *sp, int d, Expr **clause, Node **factkey, Node **dimexpr, Oid *keytype)
+dimension_join(StarPlan *sp, int d, Expr **clause, Node **factkey, Node **dimexpr, Oid *keytype,
+			   bool *checked)
 {
 	PlannerInfo *root = sp->root;
 	Relids		joinrelids = bms_add_member(bms_copy(sp->comp[d]), sp->fact);
@@ -652,6 +690,7 @@ dimension_join(StarPlan *sp, int d, Expr **clause, Node **factkey, Node **dimexp
 	Node	   *r1,
 			   *r2;
 
+	*checked = false;
 	if (rel == NULL || rel->cheapest_total_path == NULL)
 		return false;
 	sp->comprel[d] = rel;
@@ -659,9 +698,14 @@ dimension_join(StarPlan *sp, int d, Expr **clause, Node **factkey, Node **dimexp
 											   bms_make_singleton(sp->fact), rel);
 	if (list_length(clauses) == 1)
 	{
-		if (!key_clause(sp, linitial(clauses), &f1, &r1) ||
-			!dimension_unique(sp, d, r1, clauses))
+		if (!key_clause(sp, linitial(clauses), &f1, &r1))
 			return false;
+		if (!dimension_unique(sp, d, r1, clauses))
+		{
+			if (!unique_by_statistics(sp, d, r1))
+				return false;
+			*checked = true;
+		}
 		*clause = fact_side_first(sp, linitial(clauses));
 		*factkey = (Node *) f1;
 		*dimexpr = r1;
@@ -779,6 +823,47 @@ dim_name(RangeTblEntry *rte)
 }
 
 /*
+ * The plan a star with a checked dimension runs instead where two rows of
+ * that dimension share a key (star_exec.c): PostgreSQL's join of the input
+ * (input), and above it an Agg of the star's own scan tuple, its grouping
+ * columns then its aggregates, without HAVING (the node applies it).  NULL
+ * where the grouping can be neither hashed nor sorted.
+ */
+static Path *
+alternative_path(PlannerInfo *root, RelOptInfo *output_rel, Path *input, List *group_exprs,
+				 List *aggrefs, double groups)
+{
+	List	   *gc = PlannerGroupClause(root);
+	PathTarget *target = create_empty_pathtarget();
+	AggClauseCosts costs;
+	ListCell   *lc,
+			   *lc2;
+
+	if (input == NULL)
+		return NULL;
+	forboth(lc, group_exprs, lc2, gc)
+		add_column_to_pathtarget(target, lfirst(lc),
+								 lfirst_node(SortGroupClause, lc2)->tleSortGroupRef);
+	foreach(lc, aggrefs)
+		add_column_to_pathtarget(target, lfirst(lc), 0);
+	target = set_pathtarget_cost_width(root, target);
+	memset(&costs, 0, sizeof(costs));
+	get_agg_clause_costs(root, AGGSPLIT_SIMPLE, &costs);
+	if (gc == NIL)
+		return (Path *) create_agg_path(root, output_rel, input, target, AGG_PLAIN,
+										AGGSPLIT_SIMPLE, NIL, NIL, &costs, 1);
+	if (grouping_is_hashable(gc))
+		return (Path *) create_agg_path(root, output_rel, input, target, AGG_HASHED,
+										AGGSPLIT_SIMPLE, gc, NIL, &costs, groups);
+	if (!grouping_is_sortable(gc))
+		return NULL;
+	if (!pathkeys_contained_in(root->group_pathkeys, input->pathkeys))
+		input = (Path *) create_sort_path(root, input->parent, input, root->group_pathkeys, -1.0);
+	return (Path *) create_agg_path(root, output_rel, input, target, AGG_SORTED, AGGSPLIT_SIMPLE,
+									gc, NIL, &costs, groups);
+}
+
+/*
  * The partial path dimension d is read by in a parallel star, or NULL: a
  * single table scanned in parallel (a partial scan returns each row to one
  * process, and to none once one has found its end), whose numeric payloads
@@ -812,8 +897,8 @@ partial_dimension(StarPlan *sp, int d)
 
 static CustomPath *
 make_star_path(StarPlan *sp, RelOptInfo *output_rel, List *priv, Path *factpath,
-			   List *dimpaths, double groups, int ncpu_quals, int ngroups_dim, int npayloads,
-			   bool parallel)
+			   List *dimpaths, Path *alt, double groups, int ncpu_quals, int ngroups_dim,
+			   int npayloads, bool parallel)
 {
 	CustomPath *cpath = makeNode(CustomPath);
 
@@ -838,8 +923,11 @@ make_star_path(StarPlan *sp, RelOptInfo *output_rel, List *priv, Path *factpath,
 			gpuhash_scale_forced_cost(&cpath->path);
 	}
 	cpath->custom_paths = lcons(factpath, list_copy(dimpaths));
+	if (alt != NULL)
+		cpath->custom_paths = lappend(cpath->custom_paths, alt);
 	cpath->custom_private = list_copy(priv);
 	lfirst(list_nth_cell(cpath->custom_private, SP_PARALLEL)) = makeInteger(parallel ? 1 : 0);
+	lfirst(list_nth_cell(cpath->custom_private, SP_ALT)) = makeInteger(alt != NULL ? 1 : 0);
 	cpath->methods = &star_path_methods;
 	return cpath;
 }
@@ -870,6 +958,8 @@ star_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 	int			ngroups_dim = 0;
 	Path	   *factpath;
 	int			g;
+	bool		any_checked = false;
+	Path	   *alt = NULL;
 
 	if (prev_upper_paths_hook)
 		prev_upper_paths_hook(root, stage, input_rel, output_rel, extra);
@@ -913,9 +1003,11 @@ star_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 		Oid			keytype;
 		Path	   *dp;
 		int			x = bms_next_member(sp.comp[d], -1);
+		bool		checked;
 
-		if (!dimension_join(&sp, d, &clause, &factkey, &dimexpr, &keytype))
+		if (!dimension_join(&sp, d, &clause, &factkey, &dimexpr, &keytype, &checked))
 			return;
+		any_checked |= checked;
 		dp = sp.comprel[d]->cheapest_total_path;
 		if (dp == NULL || dp->param_info != NULL || contain_volatile_functions(dimexpr))
 			return;
@@ -923,7 +1015,8 @@ star_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 		dims = lappend(dims,
 					   list_concat(list_make5(rewrite(&sp, factkey), dimexpr, NIL, NIL,
 											  makeString(dim_name(root->simple_rte_array[x]))),
-								   list_make2(clause, makeInteger((int) keytype))));
+								   list_make3(clause, makeInteger((int) keytype),
+											  makeInteger(checked ? 1 : 0))));
 	}
 
 	/*
@@ -1088,11 +1181,16 @@ star_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 	priv = lappend(priv, shown);
 	priv = lappend(priv, groupeq);
 	priv = lappend(priv, makeInteger(0));
+	priv = lappend(priv, makeInteger(0));
 	Assert(list_length(priv) == SP_COUNT);
 
-	/* serial */
+	/* serial; with a checked dimension, PostgreSQL's join of the input below an Agg beside it */
+	if (any_checked &&
+		(alt = alternative_path(root, output_rel, input_rel->cheapest_total_path, group_exprs,
+								aggrefs, groups_est)) == NULL)
+		return;
 	factpath = create_seqscan_path(root, sp.factrel, NULL, 0);
-	add_path(output_rel, (Path *) make_star_path(&sp, output_rel, priv, factpath, dimpaths,
+	add_path(output_rel, (Path *) make_star_path(&sp, output_rel, priv, factpath, dimpaths, alt,
 												 groups_est, list_length(cpu_quals),
 												 ngroups_dim, list_length(sp.payload_info),
 												 false));
@@ -1130,10 +1228,25 @@ star_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 				is_parallel_safe(root, list_nth(dim, SD_GROUPS)) &&
 				is_parallel_safe(root, list_nth(dim, SD_PAYLOAD));
 		}
+		/*
+		 * The alternative, run by one process: a plan without a Gather of its
+		 * own, or a partial one (its parallel scans hand that process, the
+		 * only one to run it, every block)
+		 */
+		if (any_checked)
+		{
+			Path	   *in = get_cheapest_parallel_safe_total_inner(input_rel->pathlist);
+
+			if (in == NULL && input_rel->partial_pathlist != NIL)
+				in = linitial(input_rel->partial_pathlist);
+			alt = in == NULL ? NULL :
+				alternative_path(root, output_rel, in, group_exprs, aggrefs, groups_est);
+			dims_safe &= alt != NULL && alt->parallel_safe;
+		}
 		if (workers > 0 && dims_safe)
 		{
 			Path	   *partial = create_seqscan_path(root, sp.factrel, NULL, workers);
-			CustomPath *cpath = make_star_path(&sp, output_rel, priv, partial, safe_paths,
+			CustomPath *cpath = make_star_path(&sp, output_rel, priv, partial, safe_paths, alt,
 											   groups_est, list_length(cpu_quals),
 											   ngroups_dim, list_length(sp.payload_info),
 											   true);
@@ -1226,9 +1339,13 @@ plan_star(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path, List *tlist
 											   list_make1(list_nth(dim, SD_FACTKEY)),
 											   makeInteger(list_length(list_nth(dim, SD_GROUPS))),
 											   makeInteger(list_length(list_nth(dim, SD_PAYLOAD)))),
-									list_make2(list_nth(dim, SD_NAME), list_nth(dim, SD_CLAUSE))));
+									list_make3(list_nth(dim, SD_NAME), list_nth(dim, SD_CLAUSE),
+											   list_nth(dim, SD_CHECKED))));
 		d++;
 	}
+	/* the alternative, as planned: it computes the scan tuple itself */
+	if (intVal(list_nth(priv, SP_ALT)))
+		plans = lappend(plans, llast(custom_plans));
 
 	/* the node computes the grouping columns and the aggregates */
 	foreach(lc, (List *) list_nth(priv, SP_GROUP_EXPRS))
@@ -1272,6 +1389,7 @@ plan_star(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path, List *tlist
 	cscan->custom_private = lappend(cscan->custom_private, makeInteger((int) fact));
 	cscan->custom_private = lappend(cscan->custom_private, list_nth(priv, SP_QUALS_SHOWN));
 	cscan->custom_private = lappend(cscan->custom_private, list_nth(priv, SP_GROUP_EQ));
+	cscan->custom_private = lappend(cscan->custom_private, list_nth(priv, SP_ALT));
 	(void) rel;
 	(void) clauses;
 	return &cscan->scan.plan;

@@ -35,6 +35,7 @@ typedef struct StarDimState
 	int			ncodes;
 	int64		rows;			/* rows read (EXPLAIN) */
 	bool		partial;		/* read by every process, each its share */
+	bool		checked;		/* unique by statistics only: its keys are checked */
 } StarDimState;
 
 /*
@@ -60,6 +61,8 @@ typedef struct StarShared
 	bool		failed;
 	/* the leader's own star, which the leader does not feed: not fed */
 	bool		alone;
+	/* no star: a checked dimension holds a key twice, the alternative runs */
+	bool		use_alt;
 	int			failure;		/* gh_status: why, if the device failed (failed, alone) */
 	char		failure_msg[256];
 	/* what a worker needs to read the groups back (decode) */
@@ -108,6 +111,9 @@ typedef struct GpuStarAggState
 	bool		done;			/* the groups are here (or were returned elsewhere) */
 	bool		returns_groups; /* this process returns them */
 	bool		whole_pass;		/* this process reads the whole fact table, a Gather or not */
+	PlanState  *alt_ps;			/* PostgreSQL's plan of the scan tuple, or NULL */
+	bool		use_alt;		/* a checked dimension holds a key twice: it runs */
+	char	   *alt_why;		/* which dimension (EXPLAIN ANALYZE) */
 
 	/* the groups */
 	gh_groups  *groups_res;

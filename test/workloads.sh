@@ -13,6 +13,8 @@
 #             parallel_setup_cost = 0, parallel_tuple_cost = 0,
 #             min_parallel_table_scan_size = 0 (parallel plans wherever
 #             PostgreSQL can make them)
+#   leaderless  the same with parallel_leader_participation = off (the
+#             workers alone run the plan below the Gather)
 # gpuhash.device as GPUHASH_DEVICE (cpu or gpu, default cpu).  Each forced
 # run's rows, sorted, must equal the off run's byte for byte (psql prints
 # numerics exactly; the queries return no floating-point values): one test
@@ -112,6 +114,10 @@ run() {
 		parallel) s+=" SET gpuhash.enabled = on; SET gpuhash.force = on;
 		               SET max_parallel_workers_per_gather = 2; SET parallel_setup_cost = 0;
 		               SET parallel_tuple_cost = 0; SET min_parallel_table_scan_size = 0;" ;;
+		leaderless) s+=" SET gpuhash.enabled = on; SET gpuhash.force = on;
+		                 SET max_parallel_workers_per_gather = 2; SET parallel_setup_cost = 0;
+		                 SET parallel_tuple_cost = 0; SET min_parallel_table_scan_size = 0;
+		                 SET parallel_leader_participation = off;" ;;
 	esac
 	$PSQL -At -c "$s" -c "$(wl_sql "$q")" >"$work/$mode.raw" 2>"$work/$mode.err" &&
 		LC_ALL=C sort "$work/$mode.raw" >"$work/$mode.out"
@@ -146,12 +152,12 @@ for name in $names; do
 		nqueries=$((nqueries + 1))
 		t0=$SECONDS
 		if ! run "$schema" off "$q"; then
-			for mode in serial parallel; do
+			for mode in serial parallel leaderless; do
 				result 1 "$name $q $mode: the reference run (gpuhash off) failed" "$work/off.err"
 			done
 			continue
 		fi
-		for mode in serial parallel; do
+		for mode in serial parallel leaderless; do
 			if ! run "$schema" $mode "$q"; then
 				result 1 "$name $q $mode: failed" "$work/$mode.err"
 			elif ! cmp -s "$work/off.out" "$work/$mode.out"; then

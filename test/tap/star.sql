@@ -11,7 +11,8 @@
 -- temporary tables).  The ordinary tables are frozen before the test's
 -- transaction, so their pages are all-visible.
 SET client_min_messages = warning;
-DROP TABLE IF EXISTS sf_big, sf_fact, sf_day, sf_item, sf_store, sf_empty, sf_multi, sf_pair, sf_pair8;
+DROP TABLE IF EXISTS sf_big, sf_fact, sf_day, sf_item, sf_store, sf_empty, sf_multi, sf_pair, sf_pair8,
+                     sf_store_nk, sf_big_nk;
 SELECT setseed(0.577);
 CREATE TABLE sf_day (day int PRIMARY KEY, yr int, mon text, season char(6), holiday bool);
 INSERT INTO sf_day SELECT g, 2000 + g / 366, to_char(g % 12 + 1, 'FM00'),
@@ -28,6 +29,8 @@ CREATE TABLE sf_store (store int PRIMARY KEY, region text NOT NULL, manager text
 INSERT INTO sf_store SELECT g, (ARRAY['N', 'S', 'E', 'W', 'C'])[g % 5 + 1],
                             CASE WHEN g % 9 = 0 THEN NULL ELSE 'm' || (g % 11) END
   FROM generate_series(1, 120) g;
+-- without a key, unique by their statistics only: the star checks what it reads
+CREATE TABLE sf_store_nk AS SELECT * FROM sf_store;
 CREATE TABLE sf_empty (k int PRIMARY KEY, v int);
 -- large enough that every process of a parallel plan reads a share of it; unique
 -- on k with NULL keys (a unique index), NULL grouping values and payloads
@@ -36,6 +39,7 @@ INSERT INTO sf_big SELECT CASE WHEN g % 997 = 0 THEN NULL ELSE g END,
                           CASE WHEN g % 29 = 0 THEN NULL ELSE 'grp' || (g * 7919 % 31) END,
                           CASE WHEN g % 13 = 0 THEN NULL ELSE (g % 9973) / 7.0 END, g % 50
   FROM generate_series(1, 150000) g;
+CREATE TABLE sf_big_nk AS SELECT * FROM sf_big;
 CREATE UNIQUE INDEX ON sf_big (k);
 -- unique on two columns: a dimension joined on both (made one 64-bit key)
 CREATE TABLE sf_pair (store smallint, day int, bonus int, tag text, PRIMARY KEY (store, day));
@@ -67,10 +71,11 @@ INSERT INTO sf_fact
          (ARRAY['A', 'B', 'C', NULL])[g % 4 + 1],
          date '2000-01-01' + g % 3000
   FROM generate_series(1, 120000) g;
-VACUUM (FREEZE, ANALYZE) sf_big, sf_day, sf_item, sf_store, sf_empty, sf_multi, sf_pair, sf_pair8, sf_fact;
+VACUUM (FREEZE, ANALYZE) sf_big, sf_day, sf_item, sf_store, sf_empty, sf_multi, sf_pair, sf_pair8, sf_fact,
+                         sf_store_nk, sf_big_nk;
 
 BEGIN;
-SELECT plan(102);
+SELECT plan(121);
 SET LOCAL gpuhash.enable_star = on;
 
 \ir lib/digests.sql
@@ -120,6 +125,10 @@ BEGIN
             count(*) FILTER (WHERE f.delta > 0), sum(f.amount) FILTER (WHERE f.flag = ''B'')
        FROM sf_fact f JOIN sf_day d ON f.day = d.day
       GROUP BY 1, 2 HAVING count(*) > 50', 'GpuStarAgg');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' dimensions without a key, unique by their statistics',
+    'SELECT s.region, b.grp, count(*), sum(f.qty) FROM sf_fact f
+       JOIN sf_store_nk s ON f.store = s.store JOIN sf_big_nk b ON f.id = b.k
+      GROUP BY 1, 2', 'GpuStarAgg');
   RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' a subquery as a dimension',
     'SELECT d.yr, count(*), sum(f.qty) FROM sf_fact f
        JOIN (SELECT day, max(yr) AS yr FROM sf_day GROUP BY day) d ON f.day = d.day
@@ -167,6 +176,41 @@ SELECT matches(pg_temp.plan_text('SELECT d.yr, count(*) FROM sf_fact f
     JOIN (SELECT day, max(yr) AS yr FROM sf_day GROUP BY day) d ON f.day = d.day GROUP BY d.yr', false),
   'Dimensions: d on \(f.day = (d\.)?day\)',
   'EXPLAIN names a subquery dimension by its alias');
+-- a dimension without a key that holds a key twice after all (statistics are
+-- estimates, and may be old): the plan PostgreSQL would have run runs instead
+CREATE FUNCTION pg_temp.checked_keys(tag text) RETURNS SETOF text
+LANGUAGE plpgsql AS $$
+DECLARE
+  q text := 'SELECT s.region, b.grp, count(*), sum(f.qty), sum(b.price), min(f.qty) FROM sf_fact f
+               JOIN sf_store_nk s ON f.store = s.store JOIN sf_big_nk b ON f.id = b.k
+              GROUP BY 1, 2 HAVING count(*) > 1';
+BEGIN
+  RETURN NEXT ok(pg_temp.plan_text(q, false) ~ 'Keys Checked: sf_store_nk, sf_big_nk',
+                 tag || ': EXPLAIN shows the dimensions whose keys are checked');
+  -- (without the leader taking part, the leader's EXPLAIN ANALYZE has no figures of the node)
+  IF current_setting('parallel_leader_participation')::bool THEN
+    RETURN NEXT matches(pg_temp.plan_text(q, true), 'Alternative Plan: not needed',
+                        tag || ': keys found unique, the star runs');
+  ELSE
+    RETURN NEXT skip('the leader does not run the node', 1);
+  END IF;
+  INSERT INTO sf_big_nk SELECT * FROM sf_big_nk WHERE k = 4242;
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ', a checked dimension holding a key twice', q, 'GpuStarAgg');
+  IF current_setting('parallel_leader_participation')::bool THEN
+    RETURN NEXT matches(pg_temp.plan_text(q, true), 'Alternative Plan: ran: sf_big_nk holds a key twice',
+                        tag || ': EXPLAIN ANALYZE says the alternative ran, and why');
+  ELSE
+    RETURN NEXT skip('the leader does not run the node', 1);
+  END IF;
+  DELETE FROM sf_big_nk WHERE ctid = (SELECT max(ctid) FROM sf_big_nk WHERE k = 4242);
+END $$;
+SET LOCAL max_parallel_workers_per_gather = 0;
+SELECT * FROM pg_temp.checked_keys('serial');
+SET LOCAL max_parallel_workers_per_gather = 2;
+SELECT * FROM pg_temp.checked_keys('parallel');
+SET LOCAL parallel_leader_participation = off;
+SELECT * FROM pg_temp.checked_keys('parallel, leader not taking part');
+SET LOCAL parallel_leader_participation = on;
 -- a dimension with a partial plan: every process reads its share, one merges them
 SELECT * FROM pg_temp.same_rows('parallel, a dimension read by every process',
   'SELECT b.grp, s.region, count(*), sum(f.qty), sum(b.price), max(b.w), sum(f.amount * b.price)
