@@ -534,15 +534,18 @@ dimension_unique(StarPlan *sp, int d, Node *r, List *clauses)
 /*
  * Is dimension d, not provably unique on r, unique by its statistics: one
  * table whose column r has as many distinct values as the table has rows
- * (ANALYZE found no value twice)?  The executor then checks the rows it
- * reads (star_exec.c) and runs the alternative plan where two share a key.
+ * (ANALYZE found no value twice), or has no statistics yet (a table just
+ * loaded)?  The executor then checks the rows it reads (star_exec.c) and
+ * runs the alternative plan where two share a key; statistics that show a
+ * value twice keep the star off a join it would always give up.
  */
 static bool
 unique_by_statistics(StarPlan *sp, int d, Node *r)
 {
 	RelOptInfo *rel = sp->comprel[d];
 	VariableStatData vardata;
-	bool		isdefault;
+	bool		isdefault,
+				stats;
 	double		nd,
 				nullfrac = 0.0;
 
@@ -551,11 +554,12 @@ unique_by_statistics(StarPlan *sp, int d, Node *r)
 		return false;
 	examine_variable(sp->root, r, 0, &vardata);
 	nd = get_variable_numdistinct(&vardata, &isdefault);
-	if (HeapTupleIsValid(vardata.statsTuple))
+	stats = HeapTupleIsValid(vardata.statsTuple);
+	if (stats)
 		nullfrac = ((Form_pg_statistic) GETSTRUCT(vardata.statsTuple))->stanullfrac;
 	ReleaseVariableStats(vardata);
 	/* (NULL keys join nothing) */
-	return !isdefault && nd >= rel->tuples * (1.0 - nullfrac) * 0.999;
+	return !stats || (!isdefault && nd >= rel->tuples * (1.0 - nullfrac) * 0.999);
 }
 
 /* int2 or int4: two of them make one 64-bit key */

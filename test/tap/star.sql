@@ -12,7 +12,7 @@
 -- transaction, so their pages are all-visible.
 SET client_min_messages = warning;
 DROP TABLE IF EXISTS sf_big, sf_fact, sf_day, sf_item, sf_store, sf_empty, sf_multi, sf_pair, sf_pair8,
-                     sf_store_nk, sf_big_nk;
+                     sf_store_nk, sf_big_nk, sf_day_na;
 SELECT setseed(0.577);
 CREATE TABLE sf_day (day int PRIMARY KEY, yr int, mon text, season char(6), holiday bool);
 INSERT INTO sf_day SELECT g, 2000 + g / 366, to_char(g % 12 + 1, 'FM00'),
@@ -29,8 +29,10 @@ CREATE TABLE sf_store (store int PRIMARY KEY, region text NOT NULL, manager text
 INSERT INTO sf_store SELECT g, (ARRAY['N', 'S', 'E', 'W', 'C'])[g % 5 + 1],
                             CASE WHEN g % 9 = 0 THEN NULL ELSE 'm' || (g % 11) END
   FROM generate_series(1, 120) g;
--- without a key, unique by their statistics only: the star checks what it reads
+-- without a key, unique by their statistics only, or without statistics (not
+-- analyzed): the star checks what it reads
 CREATE TABLE sf_store_nk AS SELECT * FROM sf_store;
+CREATE TABLE sf_day_na AS SELECT * FROM sf_day;
 CREATE TABLE sf_empty (k int PRIMARY KEY, v int);
 -- large enough that every process of a parallel plan reads a share of it; unique
 -- on k with NULL keys (a unique index), NULL grouping values and payloads
@@ -75,7 +77,7 @@ VACUUM (FREEZE, ANALYZE) sf_big, sf_day, sf_item, sf_store, sf_empty, sf_multi, 
                          sf_store_nk, sf_big_nk;
 
 BEGIN;
-SELECT plan(121);
+SELECT plan(125);
 SET LOCAL gpuhash.enable_star = on;
 
 \ir lib/digests.sql
@@ -129,6 +131,9 @@ BEGIN
     'SELECT s.region, b.grp, count(*), sum(f.qty) FROM sf_fact f
        JOIN sf_store_nk s ON f.store = s.store JOIN sf_big_nk b ON f.id = b.k
       GROUP BY 1, 2', 'GpuStarAgg');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' a dimension without a key or statistics',
+    'SELECT d.yr, count(*), sum(f.qty) FROM sf_fact f JOIN sf_day_na d ON f.day = d.day
+      GROUP BY d.yr', 'GpuStarAgg');
   RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' a subquery as a dimension',
     'SELECT d.yr, count(*), sum(f.qty) FROM sf_fact f
        JOIN (SELECT day, max(yr) AS yr FROM sf_day GROUP BY day) d ON f.day = d.day
@@ -302,4 +307,5 @@ RESET gpuhash.force;
 SELECT * FROM finish();
 ROLLBACK;
 
-DROP TABLE sf_big, sf_fact, sf_day, sf_item, sf_store, sf_empty, sf_multi, sf_pair, sf_pair8;
+DROP TABLE sf_big, sf_fact, sf_day, sf_item, sf_store, sf_empty, sf_multi, sf_pair, sf_pair8,
+           sf_store_nk, sf_big_nk, sf_day_na;
