@@ -183,6 +183,16 @@ SELECT matches(pg_temp.plan_text('SELECT d.yr, count(*) FROM sf_fact f
   'EXPLAIN names a subquery dimension by its alias');
 -- a dimension without a key that holds a key twice after all (statistics are
 -- estimates, and may be old): the plan PostgreSQL would have run runs instead
+-- EXPLAIN ANALYZE of q matches pattern; without the leader taking part, the
+-- leader's EXPLAIN ANALYZE has no figures of the node: skipped
+CREATE FUNCTION pg_temp.analyzed_shows(q text, pattern text, name text) RETURNS text
+LANGUAGE plpgsql AS $$
+BEGIN
+  IF current_setting('parallel_leader_participation')::bool THEN
+    RETURN matches(pg_temp.plan_text(q, true), pattern, name);
+  END IF;
+  RETURN skip('the leader does not run the node', 1);
+END $$;
 CREATE FUNCTION pg_temp.checked_keys(tag text) RETURNS SETOF text
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -192,21 +202,12 @@ DECLARE
 BEGIN
   RETURN NEXT ok(pg_temp.plan_text(q, false) ~ 'Keys Checked: sf_store_nk, sf_big_nk',
                  tag || ': EXPLAIN shows the dimensions whose keys are checked');
-  -- (without the leader taking part, the leader's EXPLAIN ANALYZE has no figures of the node)
-  IF current_setting('parallel_leader_participation')::bool THEN
-    RETURN NEXT matches(pg_temp.plan_text(q, true), 'Alternative Plan: not needed',
-                        tag || ': keys found unique, the star runs');
-  ELSE
-    RETURN NEXT skip('the leader does not run the node', 1);
-  END IF;
+  RETURN NEXT pg_temp.analyzed_shows(q, 'Alternative Plan: not needed',
+                                      tag || ': keys found unique, the star runs');
   INSERT INTO sf_big_nk SELECT * FROM sf_big_nk WHERE k = 4242;
   RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ', a checked dimension holding a key twice', q, 'GpuStarAgg');
-  IF current_setting('parallel_leader_participation')::bool THEN
-    RETURN NEXT matches(pg_temp.plan_text(q, true), 'Alternative Plan: ran: sf_big_nk holds a key twice',
-                        tag || ': EXPLAIN ANALYZE says the alternative ran, and why');
-  ELSE
-    RETURN NEXT skip('the leader does not run the node', 1);
-  END IF;
+  RETURN NEXT pg_temp.analyzed_shows(q, 'Alternative Plan: ran: sf_big_nk holds a key twice',
+                                      tag || ': EXPLAIN ANALYZE says the alternative ran, and why');
   DELETE FROM sf_big_nk WHERE ctid = (SELECT max(ctid) FROM sf_big_nk WHERE k = 4242);
 END $$;
 SET LOCAL max_parallel_workers_per_gather = 0;
