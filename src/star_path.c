@@ -534,10 +534,11 @@ dimension_unique(StarPlan *sp, int d, Node *r, List *clauses)
 /*
  * Is dimension d, not provably unique on r, unique by its statistics: one
  * table whose column r has as many distinct values as the table has rows
- * (ANALYZE found no value twice), or has no statistics yet (a table just
- * loaded)?  The executor then checks the rows it reads (star_exec.c) and
- * runs the alternative plan where two share a key; statistics that show a
- * value twice keep the star off a join it would always give up.
+ * (ANALYZE found no value twice), or that has no statistics yet (a table
+ * just loaded) and a tenth of the fact table's rows at most?  The executor
+ * then checks the rows it reads (star_exec.c) and runs the alternative
+ * plan where two share a key; statistics that show a value twice keep the
+ * star off a join it would always give up.
  */
 static bool
 unique_by_statistics(StarPlan *sp, int d, Node *r)
@@ -558,8 +559,15 @@ unique_by_statistics(StarPlan *sp, int d, Node *r)
 	if (stats)
 		nullfrac = ((Form_pg_statistic) GETSTRUCT(vardata.statsTuple))->stanullfrac;
 	ReleaseVariableStats(vardata);
-	/* (NULL keys join nothing) */
-	return !stats || (!isdefault && nd >= rel->tuples * (1.0 - nullfrac) * 0.999);
+	/*
+	 * Without statistics, only a table much smaller than the fact table (as
+	 * dimensions are): the check of a large one that holds a key twice after
+	 * all would cost a read of it on top of the alternative's.  (NULL keys
+	 * join nothing.)
+	 */
+	if (!stats)
+		return rel->tuples * 10 <= sp->factrel->tuples;
+	return !isdefault && nd >= rel->tuples * (1.0 - nullfrac) * 0.999;
 }
 
 /* int2 or int4: two of them make one 64-bit key */
