@@ -210,7 +210,8 @@ BeginGpuStarAgg(CustomScanState *node, EState *estate, int eflags)
 		ds->ngroups = intVal(list_nth(dim, STAR_DIM_NGROUPS));
 		ds->npayload = intVal(list_nth(dim, STAR_DIM_NPAYLOAD));
 		ds->partial = ds->ps->plan->parallel_aware;
-		ds->checked = intVal(list_nth(dim, STAR_DIM_CHECKED)) != 0;
+		ds->checked = intVal(list_nth(dim, STAR_DIM_CHECKED)) == STAR_DIM_CHECK;
+		ds->semi = intVal(list_nth(dim, STAR_DIM_CHECKED)) == STAR_DIM_SEMI;
 		s->shared_dims |= ds->partial;
 		d++;
 	}
@@ -260,7 +261,9 @@ key_cmp(const void *a, const void *b)
 /*
  * Does a dimension that is unique by its statistics only (checked) hold a
  * key twice?  Then a fact row may meet two of its rows, which the star
- * cannot join: the node runs the alternative plan instead (use_alt).
+ * cannot join: the node runs the alternative plan instead (use_alt).  The
+ * right side of a semi join keeps one row of each key instead: whether a
+ * fact row meets one is all the join asks (and it has no columns).
  */
 static bool
 key_twice(GpuStarAggState *s)
@@ -269,15 +272,28 @@ key_twice(GpuStarAggState *s)
 	{
 		StarDimArrays *a = &s->dims[d].arrays;
 		uint64	   *keys;
+		uint64		n = 1;
 		bool		twice = false;
 
-		if (!s->dims[d].checked || a->n < 2)
+		if (!(s->dims[d].checked || s->dims[d].semi) || a->n < 2)
 			continue;
-		keys = palloc(sizeof(uint64) * a->n);
-		memcpy(keys, a->keys, sizeof(uint64) * a->n);
+		if (s->dims[d].semi && a->ncols != 0)
+			elog(ERROR, "gpuhash: a GpuStarAgg's semi join carries columns");
+		keys = s->dims[d].semi ? a->keys : palloc(sizeof(uint64) * a->n);
+		if (!s->dims[d].semi)
+			memcpy(keys, a->keys, sizeof(uint64) * a->n);
 		qsort(keys, a->n, sizeof(uint64), key_cmp);
-		for (uint64 r = 1; r < a->n && !twice; r++)
-			twice = keys[r] == keys[r - 1];
+		for (uint64 r = 1; r < a->n; r++)
+		{
+			twice |= keys[r] == keys[n - 1];
+			if (keys[r] != keys[n - 1])
+				keys[n++] = keys[r];
+		}
+		if (s->dims[d].semi)
+		{
+			a->n = n;
+			continue;
+		}
 		pfree(keys);
 		if (twice)
 		{
@@ -1021,7 +1037,8 @@ ExplainGpuStarAgg(CustomScanState *node, List *ancestors, ExplainState *es)
 	foreach(lc, s->dims_plan)
 	{
 		List	   *dim = lfirst(lc);
-		char	   *text = psprintf("%s on %s", strVal(list_nth(dim, STAR_DIM_NAME)),
+		char	   *text = psprintf("%s%s on %s", strVal(list_nth(dim, STAR_DIM_NAME)),
+									s->dims[i].semi ? " (semi join)" : "",
 									shown(s, list_nth(dim, STAR_DIM_CLAUSES), context, prefix));
 
 		if (es->analyze && s->done)

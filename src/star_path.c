@@ -11,7 +11,8 @@
  * WHAT IS OFFERED
  *
  * create_upper_paths_hook at UPPERREL_GROUP_AGG, for a GROUP BY or a plain
- * aggregate over base relations joined by inner joins only, when one of
+ * aggregate over base relations joined by inner joins (and semi joins of
+ * the fact table with a dimension), when one of
  * them (the fact table: the largest, an ordinary heap table) is joined to
  * every other relation, and those join among themselves into components
  * (the dimensions) such that:
@@ -26,6 +27,8 @@
  *	  twice is taken too, its keys checked as they are read: where two rows
  *	  share one, the node runs the alternative it carries instead (an Agg
  *	  over PostgreSQL's own cheapest plan of the joins: alternative_path);
+ *	  the right side of a semi join of the fact table (IN, EXISTS) is a
+ *	  dimension that need not be unique at all (semi_joins);
  *	- every grouping expression reads one dimension only (it is then
  *	  evaluated on the CPU while the dimension is read, and becomes a small
  *	  code), or is one the device evaluates over the fact row and dimension
@@ -122,7 +125,7 @@
 #define SD_NAME			4
 #define SD_CLAUSE		5
 #define SD_KEYTYPE		6
-#define SD_CHECKED		7		/* Integer: 1 if unique by its statistics only (checked) */
+#define SD_CHECKED		7		/* Integer: STAR_DIM_UNIQUE, _CHECKED or _SEMI (star.h) */
 
 static create_upper_paths_hook_type prev_upper_paths_hook = NULL;
 
@@ -151,11 +154,43 @@ typedef struct StarPlan
 	RelOptInfo **comprel;
 	List	  **payload;		/* each dimension's payload expressions */
 	List	   *payload_info;	/* per payload value: (dim, col, type, typmod) */
+	bool	   *semi;			/* each dimension: the right side of a semi join */
 	bool		ok;
 	const char *why;
 } StarPlan;
 
 /* ---- the shape of the query ---- */
+
+/*
+ * The query's special joins, all semi joins (IN and EXISTS) of the fact
+ * table alone with one dimension (a component of relations the query's
+ * other relations do not join): those dimensions are marked semi, and
+ * need not be unique (star_exec.c keeps one row of each key; nothing of
+ * them is read above the join).  False for any other outer, semi or anti
+ * join.
+ */
+static bool
+semi_joins(StarPlan *sp)
+{
+	ListCell   *lc;
+
+	sp->semi = palloc0(sizeof(bool) * Max(sp->ndims, 1));
+	foreach(lc, sp->root->join_info_list)
+	{
+		SpecialJoinInfo *sj = lfirst_node(SpecialJoinInfo, lc);
+		int			d;
+
+		if (sj->jointype != JOIN_SEMI || !bms_equal(sj->min_lefthand, bms_make_singleton(sp->fact)))
+			return false;
+		for (d = 0; d < sp->ndims; d++)
+			if (bms_equal(sp->comp[d], sj->syn_righthand))
+				break;
+		if (d == sp->ndims)
+			return false;
+		sp->semi[d] = true;
+	}
+	return true;
+}
 
 /* the fact table: the largest base relation, if it is one the pipeline can read */
 static Index
@@ -712,7 +747,7 @@ dimension_join(StarPlan *sp, int d, Expr **clause, Node **factkey, Node **dimexp
 	{
 		if (!key_clause(sp, linitial(clauses), &f1, &r1))
 			return false;
-		if (!dimension_unique(sp, d, r1, clauses))
+		if (!sp->semi[d] && !dimension_unique(sp, d, r1, clauses))
 		{
 			if (!unique_by_statistics(sp, d, r1))
 				return false;
@@ -732,7 +767,7 @@ dimension_join(StarPlan *sp, int d, Expr **clause, Node **factkey, Node **dimexp
 		return false;
 	/* a fact row meets at most one row of the dimension */
 	*dimexpr = pair_key(r1, r2);
-	if (!dimension_unique(sp, d, *dimexpr, clauses))
+	if (!sp->semi[d] && !dimension_unique(sp, d, *dimexpr, clauses))
 		return false;
 	*clause = make_andclause(list_make2(fact_side_first(sp, linitial(clauses)),
 										fact_side_first(sp, lsecond(clauses))));
@@ -984,8 +1019,7 @@ star_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 	if ((parse->groupClause == NIL && !parse->hasAggs) || parse->groupingSets != NIL ||
 		parse->constraintDeps != NIL || parse->hasTargetSRFs || gextra == NULL ||
 		gextra->patype != PARTITIONWISE_AGGREGATE_NONE ||
-		root->join_info_list != NIL || root->placeholder_list != NIL ||
-		root->hasLateralRTEs)
+		root->placeholder_list != NIL || root->hasLateralRTEs)
 		return;
 	if (input_rel->reloptkind != RELOPT_JOINREL && input_rel->reloptkind != RELOPT_BASEREL)
 		return;
@@ -999,7 +1033,7 @@ star_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 	sp.factrel = root->simple_rel_array[sp.fact];
 	if (!gpuhash_force && sp.factrel->tuples < (double) gpuhash_min_rows)
 		return;
-	if (!find_components(&sp, input_rel->relids))
+	if (!find_components(&sp, input_rel->relids) || !semi_joins(&sp))
 		return;
 	sp.comprel = palloc0(sizeof(RelOptInfo *) * Max(sp.ndims, 1));
 	sp.payload = palloc0(sizeof(List *) * Max(sp.ndims, 1));
@@ -1028,7 +1062,8 @@ star_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 					   list_concat(list_make5(rewrite(&sp, factkey), dimexpr, NIL, NIL,
 											  makeString(dim_name(root->simple_rte_array[x]))),
 								   list_make3(clause, makeInteger((int) keytype),
-											  makeInteger(checked ? 1 : 0))));
+											  makeInteger(sp.semi[d] ? STAR_DIM_SEMI :
+														  checked ? STAR_DIM_CHECK : STAR_DIM_UNIQUE))));
 	}
 
 	/*

@@ -36,6 +36,7 @@ typedef struct StarDimState
 	int64		rows;			/* rows read (EXPLAIN) */
 	bool		partial;		/* read by every process, each its share */
 	bool		checked;		/* unique by statistics only: its keys are checked */
+	bool		semi;			/* a semi join's right side: one row of each key kept */
 } StarDimState;
 
 /*

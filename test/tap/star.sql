@@ -77,7 +77,7 @@ VACUUM (FREEZE, ANALYZE) sf_big, sf_day, sf_item, sf_store, sf_empty, sf_multi, 
                          sf_store_nk, sf_big_nk;
 
 BEGIN;
-SELECT plan(125);
+SELECT plan(134);
 SET LOCAL gpuhash.enable_star = on;
 
 \ir lib/digests.sql
@@ -134,6 +134,14 @@ BEGIN
   RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' a dimension without a key or statistics',
     'SELECT d.yr, count(*), sum(f.qty) FROM sf_fact f JOIN sf_day_na d ON f.day = d.day
       GROUP BY d.yr', 'GpuStarAgg');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' semi joins (IN, EXISTS) with keys twice on the right',
+    'SELECT d.yr, count(*), sum(f.qty) FROM sf_fact f JOIN sf_day d ON f.day = d.day
+      WHERE f.qty IN (SELECT k FROM sf_multi WHERE v % 3 <> 1)
+        AND EXISTS (SELECT 1 FROM sf_store_nk s WHERE s.store = f.store AND s.region <> ''C'')
+      GROUP BY d.yr', 'GpuStarAgg');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' not a star: an anti join',
+    'SELECT d.yr, count(*) FROM sf_fact f JOIN sf_day d ON f.day = d.day
+      WHERE NOT EXISTS (SELECT 1 FROM sf_multi m WHERE m.k = f.qty) GROUP BY d.yr', 'GpuStarAgg', false);
   RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' a subquery as a dimension',
     'SELECT d.yr, count(*), sum(f.qty) FROM sf_fact f
        JOIN (SELECT day, max(yr) AS yr FROM sf_day GROUP BY day) d ON f.day = d.day
@@ -181,6 +189,9 @@ SELECT matches(pg_temp.plan_text('SELECT d.yr, count(*) FROM sf_fact f
     JOIN (SELECT day, max(yr) AS yr FROM sf_day GROUP BY day) d ON f.day = d.day GROUP BY d.yr', false),
   'Dimensions: d on \(f.day = (d\.)?day\)',
   'EXPLAIN names a subquery dimension by its alias');
+SELECT matches(pg_temp.plan_text('SELECT count(*) FROM sf_fact f WHERE f.qty IN (SELECT k FROM sf_multi)', false),
+  'Dimensions: sf_multi \(semi join\) on',
+  'EXPLAIN shows a semi join''s dimension');
 -- a dimension without a key that holds a key twice after all (statistics are
 -- estimates, and may be old): the plan PostgreSQL would have run runs instead
 -- EXPLAIN ANALYZE of q matches pattern; without the leader taking part, the
