@@ -51,19 +51,6 @@ SET LOCAL gpuhash.chunk_rows = 2000;
 CREATE FUNCTION pg_temp.fb_service_up() RETURNS boolean
 LANGUAGE sql AS $$ SELECT EXISTS (SELECT 1 FROM gpuhash_service() WHERE pid IS NOT NULL) $$;
 
--- q's rows: their number and a digest; or the error it raised
-CREATE FUNCTION pg_temp.fb_digest(q text) RETURNS text
-LANGUAGE plpgsql AS $$
-DECLARE
-  r text;
-BEGIN
-  EXECUTE format($f$SELECT count(*) || ' ' || md5(coalesce(string_agg(x::text, '|' ORDER BY x::text), ''))
-      FROM (%s) x$f$, q) INTO r;
-  RETURN r;
-EXCEPTION WHEN OTHERS THEN
-  RETURN 'error ' || SQLSTATE || ': ' || SQLERRM;
-END $$;
-
 -- gpuhash forced on, in the backend's own engine or through the GPU service
 CREATE FUNCTION pg_temp.fb_mode(mode text) RETURNS void
 LANGUAGE plpgsql AS $$
@@ -103,12 +90,12 @@ BEGIN
   bad := '';
   points := 0;
   PERFORM pg_temp.fb_mode('pg');
-  expected := pg_temp.fb_digest(q);
+  expected := pg_temp.rows_digest(q);
   PERFORM pg_temp.fb_mode(mode);
   LOOP
     PERFORM set_config('gpuhash.debug_fail_after', n::text, true);
     before := pg_temp.fb_fallbacks();
-    IF pg_temp.fb_digest(q) <> expected THEN
+    IF pg_temp.rows_digest(q) <> expected THEN
       bad := bad || ' ' || n;
     END IF;
     IF before IS NOT NULL THEN
@@ -253,13 +240,13 @@ BEGIN
     PERFORM set_config('parallel_leader_participation', 'on', true);
   END IF;
   PERFORM pg_temp.fb_mode('pg');
-  expected := pg_temp.fb_digest(q);
+  expected := pg_temp.rows_digest(q);
   PERFORM pg_temp.fb_mode(CASE mode WHEN 'parallel' THEN 'service' ELSE mode END);
   PERFORM set_config('gpuhash.enable_star', 'on', true);
   RETURN NEXT ok(pg_temp.plan_text(q, false) ~ CASE mode WHEN 'parallel' THEN 'Parallel Custom Scan \(GpuStarAgg\)' ELSE 'GpuStarAgg' END,
                  format('star (%s): the query under test is a GpuStarAgg', mode));
   PERFORM set_config('gpuhash.debug_fail_after', '0', true);
-  RETURN NEXT is(pg_temp.fb_digest(q), expected,
+  RETURN NEXT is(pg_temp.rows_digest(q), expected,
                  format('star (%s): PostgreSQL''s rows with a failure where the star is made', mode));
   RETURN NEXT matches(pg_temp.plan_text(q, true), 'CPU Fallback: out of device memory',
                       format('star (%s): EXPLAIN ANALYZE shows the fallback', mode));

@@ -47,6 +47,7 @@ BEGIN;
 SELECT plan(4);
 SET LOCAL gpuhash.enable_star = on;
 SET LOCAL statement_timeout = '5min';
+\ir lib/helpers.sql
 
 -- n queries, the same ones on every run (setseed)
 CREATE FUNCTION pg_temp.rs_queries(n int) RETURNS SETOF text
@@ -113,18 +114,6 @@ BEGIN
   END LOOP;
 END $$;
 
-CREATE FUNCTION pg_temp.rs_digest(q text) RETURNS text
-LANGUAGE plpgsql AS $$
-DECLARE
-  r text;
-BEGIN
-  EXECUTE format($f$SELECT count(*) || ' ' || md5(coalesce(string_agg(x::text, '|' ORDER BY x::text), ''))
-      FROM (%s) x$f$, q) INTO r;
-  RETURN r;
-EXCEPTION WHEN OTHERS THEN
-  RETURN 'error ' || SQLSTATE || ': ' || SQLERRM;
-END $$;
-
 CREATE TEMP TABLE rs_runs (n int, q text, mode text, digest text, star boolean);
 
 CREATE FUNCTION pg_temp.rs_run(mode text) RETURNS void
@@ -143,19 +132,10 @@ BEGIN
   PERFORM set_config('parallel_leader_participation', (mode <> 'leaderless')::text, true);
   FOR q IN SELECT * FROM pg_temp.rs_queries(60) LOOP
     n := n + 1;
-    p := '';
-    IF mode = 'serial' THEN
-      SELECT string_agg(l, E'\n') INTO p FROM (SELECT * FROM pg_temp.plan_lines(q)) x(l);
-    END IF;
-    INSERT INTO rs_runs VALUES (n, q, mode, pg_temp.rs_digest(q), p ~ 'GpuStarAgg');
+    p := CASE WHEN mode = 'serial' THEN pg_temp.plan_text(q) ELSE '' END;
+    INSERT INTO rs_runs VALUES (n, q, mode, pg_temp.rows_digest(q), p ~ 'GpuStarAgg');
   END LOOP;
   PERFORM set_config('parallel_leader_participation', 'on', true);
-END $$;
-
-CREATE FUNCTION pg_temp.plan_lines(q text) RETURNS SETOF text
-LANGUAGE plpgsql AS $$
-BEGIN
-  RETURN QUERY EXECUTE 'EXPLAIN (COSTS OFF) ' || q;
 END $$;
 
 SELECT pg_temp.rs_run(m) FROM unnest(ARRAY['off', 'serial', 'parallel', 'leaderless']) m;

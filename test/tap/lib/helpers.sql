@@ -1,6 +1,6 @@
--- Shared by pgTAP files (included with \ir): a query's plan as text,
--- waiting for the GPU service to hold and run nothing, and parallel plans
--- for small tables.
+-- Shared by pgTAP files (included with \ir): a query's plan as text, its
+-- rows' digest, waiting for the GPU service to hold and run nothing, and
+-- parallel plans for small tables.
 
 -- EXPLAIN of q as text: (COSTS OFF), or analyzed (ANALYZE, COSTS ON,
 -- TIMING OFF, SUMMARY OFF), which shows where the engine ran and what fell back
@@ -15,6 +15,20 @@ BEGIN
     p := p || line || E'\n';
   END LOOP;
   RETURN p;
+END $$;
+
+-- q's rows: their number and a digest (of the rows sorted as text); or the
+-- error it raised
+CREATE FUNCTION pg_temp.rows_digest(q text) RETURNS text
+LANGUAGE plpgsql AS $$
+DECLARE
+  r text;
+BEGIN
+  EXECUTE format($f$SELECT count(*) || ' ' || md5(coalesce(string_agg(x::text, '|' ORDER BY x::text), ''))
+      FROM (%s) x$f$, q) INTO r;
+  RETURN r;
+EXCEPTION WHEN OTHERS THEN
+  RETURN 'error ' || SQLSTATE || ': ' || SQLERRM;
 END $$;
 
 -- wait (up to 10 s) until the GPU service holds nothing and runs nothing: the
