@@ -64,7 +64,7 @@
 #define STAR_DIM_NPAYLOAD		4	/* Integer: payload values */
 #define STAR_DIM_NAME			5	/* String: what EXPLAIN calls it */
 #define STAR_DIM_CLAUSES		6	/* List: the join clauses, for EXPLAIN (as planned) */
-#define STAR_DIM_CHECKED		7	/* Integer: how the dimension is unique on its key: */
+#define STAR_DIM_UNIQUENESS		7	/* Integer: how the dimension is unique on its key: */
 #define STAR_DIM_UNIQUE			0	/* provably (a unique index) */
 #define STAR_DIM_CHECK			1	/* by statistics only: its keys are checked */
 #define STAR_DIM_SEMI			2	/* not needed: the right side of a semi join */

@@ -210,8 +210,8 @@ BeginGpuStarAgg(CustomScanState *node, EState *estate, int eflags)
 		ds->ngroups = intVal(list_nth(dim, STAR_DIM_NGROUPS));
 		ds->npayload = intVal(list_nth(dim, STAR_DIM_NPAYLOAD));
 		ds->partial = ds->ps->plan->parallel_aware;
-		ds->checked = intVal(list_nth(dim, STAR_DIM_CHECKED)) == STAR_DIM_CHECK;
-		ds->semi = intVal(list_nth(dim, STAR_DIM_CHECKED)) == STAR_DIM_SEMI;
+		ds->checked = intVal(list_nth(dim, STAR_DIM_UNIQUENESS)) == STAR_DIM_CHECK;
+		ds->semi = intVal(list_nth(dim, STAR_DIM_UNIQUENESS)) == STAR_DIM_SEMI;
 		s->shared_dims |= ds->partial;
 		d++;
 	}
@@ -258,6 +258,19 @@ key_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* keys[0 .. n) sorted, each one kept once in front: how many differ */
+static uint64
+sort_unique(uint64 *keys, uint64 n)
+{
+	uint64		m = Min(n, 1);
+
+	qsort(keys, n, sizeof(uint64), key_cmp);
+	for (uint64 r = 1; r < n; r++)
+		if (keys[r] != keys[m - 1])
+			keys[m++] = keys[r];
+	return m;
+}
+
 /*
  * Does a dimension that is unique by its statistics only (checked) hold a
  * key twice?  Then a fact row may meet two of its rows, which the star
@@ -272,28 +285,20 @@ key_twice(GpuStarAggState *s)
 	{
 		StarDimArrays *a = &s->dims[d].arrays;
 		uint64	   *keys;
-		uint64		n = 1;
-		bool		twice = false;
+		bool		twice;
 
-		if (!(s->dims[d].checked || s->dims[d].semi) || a->n < 2)
-			continue;
-		if (s->dims[d].semi && a->ncols != 0)
-			elog(ERROR, "gpuhash: a GpuStarAgg's semi join carries columns");
-		keys = s->dims[d].semi ? a->keys : palloc(sizeof(uint64) * a->n);
-		if (!s->dims[d].semi)
-			memcpy(keys, a->keys, sizeof(uint64) * a->n);
-		qsort(keys, a->n, sizeof(uint64), key_cmp);
-		for (uint64 r = 1; r < a->n; r++)
-		{
-			twice |= keys[r] == keys[n - 1];
-			if (keys[r] != keys[n - 1])
-				keys[n++] = keys[r];
-		}
 		if (s->dims[d].semi)
 		{
-			a->n = n;
+			if (a->ncols != 0)
+				elog(ERROR, "gpuhash: a GpuStarAgg's semi join carries columns");
+			a->n = sort_unique(a->keys, a->n);
 			continue;
 		}
+		if (!s->dims[d].checked)
+			continue;
+		keys = palloc(sizeof(uint64) * Max(a->n, 1));
+		memcpy(keys, a->keys, sizeof(uint64) * a->n);
+		twice = sort_unique(keys, a->n) < a->n;
 		pfree(keys);
 		if (twice)
 		{
@@ -360,6 +365,23 @@ static void scan(GpuStarAggState *s);
 static void read_shares(GpuStarAggState *s);
 
 /*
+ * The whole fact table once more, into the star made again: by this process
+ * alone under a Gather (star_scan.c, whole_pass).
+ */
+static void
+scan_again(GpuStarAggState *s)
+{
+	s->star->restart = false;
+	s->pages_shipped = s->pages_synthetic = s->pages_reread = 0;
+	s->rows_cpu = 0;
+	if (s->shared != NULL)
+		s->whole_pass = true;
+	else
+		ExecReScan(s->fact_ps);
+	scan(s);
+}
+
+/*
  * The process that returns the groups reads the whole fact table into a
  * star of its own: where the device failed the star the processes of a
  * parallel query fed (star_ops.h, fed_by_many; in this process or another,
@@ -384,10 +406,7 @@ star_alone(GpuStarAggState *s, gh_status failure, const char *msg)
 		build_star(s);
 	}
 	s->star->restartable = true;
-	s->whole_pass = true;
-	s->pages_shipped = s->pages_synthetic = s->pages_reread = 0;
-	s->rows_cpu = 0;
-	scan(s);
+	scan_again(s);
 }
 
 static void
@@ -401,20 +420,7 @@ take_groups(GpuStarAggState *s)
 	if (s->groups_res == NULL && s->star->given_up)
 		star_alone(s, s->star->failure, s->star->failure_msg);
 	else if (s->groups_res == NULL)
-	{
-		/*
-		 * made again on the CPU (star_ops.h, restart): the fact table once
-		 * more, by this process alone under a Gather
-		 */
-		s->star->restart = false;
-		s->pages_shipped = s->pages_synthetic = s->pages_reread = 0;
-		s->rows_cpu = 0;
-		if (s->shared != NULL)
-			s->whole_pass = true;
-		else
-			ExecReScan(s->fact_ps);
-		scan(s);
-	}
+		scan_again(s);			/* made again on the CPU (star_ops.h, restart) */
 	if (s->groups_res == NULL)
 	{
 		s->groups_res = gpuhash_op_star_result(s->star);
@@ -653,68 +659,72 @@ group_value(GpuStarAggState *s, const gh_groups *g, size_t i, int col, Datum *va
 	*value = star_unpack_field((Oid) linitial_int(gt), lsecond_int(gt), bits);
 }
 
+/* the alternative's next row into slot: its columns are the scan tuple's; false: no more */
+static bool
+alt_row(GpuStarAggState *s, TupleTableSlot *slot)
+{
+	TupleTableSlot *alt = star_input_next(s, s->alt_ps);
+
+	if (TupIsNull(alt))
+		return false;
+	slot_getallattrs(alt);
+	memcpy(slot->tts_values, alt->tts_values, sizeof(Datum) * (s->ngroups + s->naggs));
+	memcpy(slot->tts_isnull, alt->tts_isnull, sizeof(bool) * (s->ngroups + s->naggs));
+	s->ngroups_out++;
+	return true;
+}
+
+/* the next group's grouping columns and aggregates into slot; false: no more */
+static bool
+group_row(GpuStarAggState *s, TupleTableSlot *slot)
+{
+	ExprContext *econtext = s->css.ss.ps.ps_ExprContext;
+	const gh_groups *g = s->groups_res;
+	size_t		i = s->cur;
+	bool		empty = s->empty_row;
+
+	if (!empty && i >= g->ngroups)
+		return false;
+	s->cur++;
+	s->empty_row = false;
+	for (int c = 0; c < s->ngroups; c++)
+		group_value(s, g, i, c, &slot->tts_values[c], &slot->tts_isnull[c]);
+	for (int a = 0; a < s->naggs; a++)
+	{
+		StarAggCols *ac = &s->compiled->aggs[a];
+		Datum	   *v = &slot->tts_values[s->ngroups + a];
+		bool	   *n = &slot->tts_isnull[s->ngroups + a];
+		MemoryContext old = MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
+
+		if (empty)
+		{
+			/* a plain aggregate over no rows: counts are 0, the rest NULL */
+			*n = !(s->ops[a] == GHA_COUNT || s->ops[a] == GHA_COUNT_STAR);
+			*v = Int64GetDatum(0);
+		}
+		else if (s->argtypes[a] == NUMERICOID && (s->ops[a] == GHA_SUM || s->ops[a] == GHA_AVG))
+			*v = gha_numeric_final(s->ops[a] == GHA_AVG, g, &ac->num, i, n);
+		else
+			*v = gpuhash_agg_final(s->ops[a], s->argtypes[a], g, ac->col, i, n,
+								   s->numeric_buf[a]);
+		MemoryContextSwitchTo(old);
+	}
+	return true;
+}
+
+/* the next scan tuple (a group, or the alternative's row) that HAVING keeps, projected */
 static TupleTableSlot *
 next_group(GpuStarAggState *s)
 {
 	ExprContext *econtext = s->css.ss.ps.ps_ExprContext;
 	TupleTableSlot *slot = s->css.ss.ss_ScanTupleSlot;
-	const gh_groups *g = s->groups_res;
 
-	while (s->use_alt)
-	{
-		/* the alternative's rows are the scan tuples */
-		TupleTableSlot *alt = star_input_next(s, s->alt_ps);
-
-		if (TupIsNull(alt))
-			return NULL;
-		slot_getallattrs(alt);
-		ResetExprContext(econtext);
-		ExecClearTuple(slot);
-		memcpy(slot->tts_values, alt->tts_values, sizeof(Datum) * (s->ngroups + s->naggs));
-		memcpy(slot->tts_isnull, alt->tts_isnull, sizeof(bool) * (s->ngroups + s->naggs));
-		ExecStoreVirtualTuple(slot);
-		s->ngroups_out++;
-		econtext->ecxt_scantuple = slot;
-		if (s->css.ss.ps.qual && !ExecQual(s->css.ss.ps.qual, econtext))
-		{
-			InstrCountFiltered1(&s->css.ss.ps, 1);
-			continue;
-		}
-		return s->css.ss.ps.ps_ProjInfo ? ExecProject(s->css.ss.ps.ps_ProjInfo) : slot;
-	}
 	for (;;)
 	{
-		size_t		i = s->cur;
-		bool		empty = s->empty_row;
-
-		if (!empty && i >= g->ngroups)
-			return NULL;
-		s->cur++;
-		s->empty_row = false;
 		ResetExprContext(econtext);
 		ExecClearTuple(slot);
-		for (int c = 0; c < s->ngroups; c++)
-			group_value(s, g, i, c, &slot->tts_values[c], &slot->tts_isnull[c]);
-		for (int a = 0; a < s->naggs; a++)
-		{
-			StarAggCols *ac = &s->compiled->aggs[a];
-			Datum	   *v = &slot->tts_values[s->ngroups + a];
-			bool	   *n = &slot->tts_isnull[s->ngroups + a];
-			MemoryContext old = MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
-
-			if (empty)
-			{
-				/* a plain aggregate over no rows: counts are 0, the rest NULL */
-				*n = !(s->ops[a] == GHA_COUNT || s->ops[a] == GHA_COUNT_STAR);
-				*v = Int64GetDatum(0);
-			}
-			else if (s->argtypes[a] == NUMERICOID && (s->ops[a] == GHA_SUM || s->ops[a] == GHA_AVG))
-				*v = gha_numeric_final(s->ops[a] == GHA_AVG, g, &ac->num, i, n);
-			else
-				*v = gpuhash_agg_final(s->ops[a], s->argtypes[a], g, ac->col, i, n,
-									   s->numeric_buf[a]);
-			MemoryContextSwitchTo(old);
-		}
+		if (!(s->use_alt ? alt_row(s, slot) : group_row(s, slot)))
+			return NULL;
 		ExecStoreVirtualTuple(slot);
 		econtext->ecxt_scantuple = slot;
 		if (s->css.ss.ps.qual && !ExecQual(s->css.ss.ps.qual, econtext))
@@ -803,6 +813,7 @@ share_star(GpuStarAggState *s, StarShared *sh)
 		sh->alone = true;
 		if (s->eng.fallback && !s->use_alt)
 		{
+			/* (a status the worker falls back from; the reason is the leader's) */
 			sh->failure = GH_ERR_DEVICE_NOMEM;
 			strlcpy(sh->failure_msg, s->eng.fallback_reason, sizeof(sh->failure_msg));
 		}

@@ -125,7 +125,7 @@
 #define SD_NAME			4
 #define SD_CLAUSE		5
 #define SD_KEYTYPE		6
-#define SD_CHECKED		7		/* Integer: STAR_DIM_UNIQUE, _CHECKED or _SEMI (star.h) */
+#define SD_UNIQUENESS	7		/* Integer: STAR_DIM_UNIQUE, _CHECK or _SEMI (star.h) */
 
 static create_upper_paths_hook_type prev_upper_paths_hook = NULL;
 
@@ -1387,7 +1387,7 @@ plan_star(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path, List *tlist
 											   makeInteger(list_length(list_nth(dim, SD_GROUPS))),
 											   makeInteger(list_length(list_nth(dim, SD_PAYLOAD)))),
 									list_make3(list_nth(dim, SD_NAME), list_nth(dim, SD_CLAUSE),
-											   list_nth(dim, SD_CHECKED))));
+											   list_nth(dim, SD_UNIQUENESS))));
 		d++;
 	}
 	/* the alternative, as planned: it computes the scan tuple itself */

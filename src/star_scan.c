@@ -283,6 +283,18 @@ read_pages(StarScan *sc)
 		 (long long) sc->npages, gpuhash_elapsed_ms(start), sc->wait_ms);
 }
 
+/* the table's row in slot, as it is on disk, into the synthetic pages */
+static void
+add_slot(StarScan *sc, TupleTableSlot *slot)
+{
+	bool		should_free;
+	HeapTuple	tuple = ExecFetchSlotHeapTuple(slot, false, &should_free);
+
+	add_tuple(sc, tuple->t_data, tuple->t_len);
+	if (should_free)
+		heap_freetuple(tuple);
+}
+
 /* The Seq Scan's own rows (its quals applied), as they are on disk. */
 static void
 pull_rows(StarScan *sc)
@@ -292,16 +304,11 @@ pull_rows(StarScan *sc)
 	for (;;)
 	{
 		TupleTableSlot *slot = star_input_next(sc->s, &ss->ps);
-		HeapTuple	tuple;
-		bool		should_free;
 
 		if (TupIsNull(slot) || sc->abort)
 			break;
 		/* the scan tuple: the table's row, whatever the scan projected */
-		tuple = ExecFetchSlotHeapTuple(ss->ss_ScanTupleSlot, false, &should_free);
-		add_tuple(sc, tuple->t_data, tuple->t_len);
-		if (should_free)
-			heap_freetuple(tuple);
+		add_slot(sc, ss->ss_ScanTupleSlot);
 	}
 }
 
@@ -326,14 +333,7 @@ pull_private(StarScan *sc)
 		ResetExprContext(econtext);
 		econtext->ecxt_scantuple = slot;
 		if (ss->ps.qual == NULL || ExecQual(ss->ps.qual, econtext))
-		{
-			bool		should_free;
-			HeapTuple	tuple = ExecFetchSlotHeapTuple(slot, false, &should_free);
-
-			add_tuple(sc, tuple->t_data, tuple->t_len);
-			if (should_free)
-				heap_freetuple(tuple);
-		}
+			add_slot(sc, slot);
 	}
 	table_endscan(scan);
 	ExecClearTuple(slot);
