@@ -167,29 +167,36 @@ typedef struct gh_backend_ops
 
 	/*
 	 * The star pipeline (engine_star.c has checked the arguments), on
-	 * device index 0.  dim_create builds d (n and ncols set) from the
-	 * caller's arrays, GH_ERR_INVALID for a duplicate key; dim_free frees
-	 * d->bstate.  star_create sets up s's (empty) table of groups, for
-	 * s->prog over s->dims.  star_read runs the program over the pages
-	 * (with copy, page p from copy[p].from where that is set, and copied to
-	 * copy[p].to where that is: device array memory, engine_pagecache.c)
-	 * and writes their statuses, keeping the rows for star_keep, which
-	 * aggregates those of the pages that are OK and not dropped and adds
-	 * them to s->rows; a failed read keeps nothing.  star_add aggregates n
-	 * host rows (cols as the program's outputs); star_result copies the
-	 * groups into a new gh_groups (gh_groups_alloc); star_free frees
-	 * s->bstate.
+	 * device index dev: engine_star.c builds every dimension and sets up
+	 * every star on each of the engine's devices and gives each device its
+	 * share of a read's pages.  dim_create builds d->bstate[dev] (d->n and
+	 * d->ncols set) from the caller's arrays, GH_ERR_INVALID for a
+	 * duplicate key; dim_free frees it.  star_create sets up
+	 * s->bstate[dev], an empty table of groups for s->prog over s->dims.
+	 * star_read runs the program over the pages (with copy, page p from
+	 * copy[p].from where that is set, and copied to copy[p].to where that
+	 * is: device array memory, engine_pagecache.c) and writes their
+	 * statuses, keeping the rows for star_keep, which aggregates those of
+	 * the pages that are OK and not dropped (drop: as many entries as the
+	 * read's pages, or NULL) and sets *kept to their number; a failed read
+	 * keeps nothing.  star_add aggregates n host rows (cols as the
+	 * program's outputs); star_result copies the groups into a new
+	 * gh_groups (gh_groups_alloc); star_free frees s->bstate[dev].
+	 * peer_reads (NULL: always) says whether device index dev may read and
+	 * write device array memory, which lies on device index 0.
 	 */
-	gh_status	(*dim_create) (struct gh_dim *d, const uint64_t *keys, const gh_dimcol *cols);
-	void		(*dim_free) (struct gh_dim *d);
-	gh_status	(*star_create) (struct gh_star *s);
-	gh_status	(*star_read) (struct gh_star *s, const void *base, const uint32_t *pages,
+	gh_status	(*dim_create) (struct gh_dim *d, int dev, const uint64_t *keys,
+							   const gh_dimcol *cols);
+	void		(*dim_free) (struct gh_dim *d, int dev);
+	gh_status	(*star_create) (struct gh_star *s, int dev);
+	gh_status	(*star_read) (struct gh_star *s, int dev, const void *base, const uint32_t *pages,
 							  size_t npages, const gh_pagecopy *copy, uint8_t *status);
-	gh_status	(*star_keep) (struct gh_star *s, const uint8_t *drop);
-	gh_status	(*star_add) (struct gh_star *s, const uint64_t *keys, size_t n,
+	gh_status	(*star_keep) (struct gh_star *s, int dev, const uint8_t *drop, uint64_t *kept);
+	gh_status	(*star_add) (struct gh_star *s, int dev, const uint64_t *keys, size_t n,
 							 const gh_aggcol *cols);
-	gh_status	(*star_result) (struct gh_star *s, gh_groups **out);
-	void		(*star_free) (struct gh_star *s);
+	gh_status	(*star_result) (struct gh_star *s, int dev, gh_groups **out);
+	void		(*star_free) (struct gh_star *s, int dev);
+	bool		(*peer_reads) (gh_engine *e, int dev);
 } gh_backend_ops;
 
 #define GH_SPREAD_MAX_AGG_COLS 6
@@ -252,7 +259,7 @@ struct gh_dim
 	gh_engine  *e;
 	size_t		n;
 	int			ncols;
-	void	   *bstate;			/* the backend's: its gh_vmdim and arrays */
+	void	   *bstate[GH_MAX_DEVICES];	/* each device's: its gh_vmdim and arrays */
 };
 
 /* A star (gh_star_create) */
@@ -273,7 +280,12 @@ struct gh_star
 	uint8_t    *cache_ok;		/* npages: the page's status was OK */
 	size_t		cache_npages;	/* entries of the two */
 	uint64_t	cache_epoch;	/* the cache's epoch at the read */
-	void	   *bstate;			/* the backend's */
+	/* the devices it runs on, and each one's part of the pending read */
+	int			ndev;
+	size_t		dev_first[GH_MAX_DEVICES + 1];	/* device d: order[dev_first[d]..[d+1]) */
+	size_t	   *order;			/* npages: the read's pages in device order */
+	uint64_t	dev_kept[GH_MAX_DEVICES];	/* rows each device's keep aggregated */
+	void	   *bstate[GH_MAX_DEVICES];	/* each device's, the backend's */
 };
 
 extern const gh_backend_ops gh_cpu_ops;

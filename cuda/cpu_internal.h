@@ -157,15 +157,18 @@ extern size_t gh_cpu_joinagg_bytes_per_pair(const gh_joinagg *spec,
 											size_t outer_rows, size_t *fixed);
 
 /* cpu_star.c: the star pipeline (backend.h) */
-extern gh_status gh_cpu_dim_create(struct gh_dim *d, const uint64_t *keys, const gh_dimcol *cols);
-extern void gh_cpu_dim_free(struct gh_dim *d);
-extern gh_status gh_cpu_star_create(struct gh_star *s);
-extern gh_status gh_cpu_star_read(struct gh_star *s, const void *base, const uint32_t *pages,
-								 size_t npages, const gh_pagecopy *copy, uint8_t *status);
-extern gh_status gh_cpu_star_keep(struct gh_star *s, const uint8_t *drop);
-extern gh_status gh_cpu_star_add(struct gh_star *s, const uint64_t *keys, size_t n,
+extern gh_status gh_cpu_dim_create(struct gh_dim *d, int dev, const uint64_t *keys,
+								   const gh_dimcol *cols);
+extern void gh_cpu_dim_free(struct gh_dim *d, int dev);
+extern gh_status gh_cpu_star_create(struct gh_star *s, int dev);
+extern gh_status gh_cpu_star_read(struct gh_star *s, int dev, const void *base,
+								  const uint32_t *pages, size_t npages, const gh_pagecopy *copy,
+								  uint8_t *status);
+extern gh_status gh_cpu_star_keep(struct gh_star *s, int dev, const uint8_t *drop,
+								  uint64_t *kept);
+extern gh_status gh_cpu_star_add(struct gh_star *s, int dev, const uint64_t *keys, size_t n,
 								 const gh_aggcol *cols);
-extern gh_status gh_cpu_star_result(struct gh_star *s, gh_groups **out);
-extern void gh_cpu_star_free(struct gh_star *s);
+extern gh_status gh_cpu_star_result(struct gh_star *s, int dev, gh_groups **out);
+extern void gh_cpu_star_free(struct gh_star *s, int dev);
 
 #endif							/* GPUHASH_CPU_INTERNAL_H */

@@ -65,7 +65,7 @@ dim_copy(gh_engine *e, cpu_dim *cd, const void *src, size_t bytes)
 }
 
 gh_status
-gh_cpu_dim_create(gh_dim *d, const uint64_t *keys, const gh_dimcol *cols)
+gh_cpu_dim_create(gh_dim *d, int dev, const uint64_t *keys, const gh_dimcol *cols)
 {
 	gh_engine  *e = d->e;
 	size_t		n = d->n;
@@ -77,7 +77,7 @@ gh_cpu_dim_create(gh_dim *d, const uint64_t *keys, const gh_dimcol *cols)
 
 	if (cd == NULL)
 		return e->status;
-	d->bstate = cd;
+	d->bstate[dev] = cd;
 	vm = &cd->vm;
 	while (cap < 2 * n)
 		cap <<= 1;
@@ -131,9 +131,9 @@ gh_cpu_dim_create(gh_dim *d, const uint64_t *keys, const gh_dimcol *cols)
 }
 
 void
-gh_cpu_dim_free(gh_dim *d)
+gh_cpu_dim_free(gh_dim *d, int dev)
 {
-	cpu_dim    *cd = (cpu_dim *) d->bstate;
+	cpu_dim    *cd = (cpu_dim *) d->bstate[dev];
 
 	free((void *) cd->vm.slot_keys);
 	free((void *) cd->vm.slot_rows);
@@ -146,7 +146,7 @@ gh_cpu_dim_free(gh_dim *d)
 	}
 	gh_account(d->e, -(long long) cd->bytes);
 	free(cd);
-	d->bstate = NULL;
+	d->bstate[dev] = NULL;
 }
 
 /* ---- stars ---- */
@@ -304,16 +304,16 @@ aggregate_rows(gh_star *s, cpu_star *cs, const uint64_t *keys, size_t n, const g
 }
 
 gh_status
-gh_cpu_star_create(gh_star *s)
+gh_cpu_star_create(gh_star *s, int dev)
 {
 	gh_engine  *e = s->e;
 	cpu_star   *cs = gh_calloc(e, 1, sizeof(cpu_star));
 
 	if (cs == NULL)
 		return e->status;
-	s->bstate = cs;
+	s->bstate[dev] = cs;
 	for (int d = 0; d < s->ndims; d++)
-		cs->dims[d] = ((const cpu_dim *) s->dims[d]->bstate)->vm;
+		cs->dims[d] = ((const cpu_dim *) s->dims[d]->bstate[dev])->vm;
 	return groups_resize(s, cs, STAR_MIN_GROUPS, 2 * STAR_MIN_GROUPS);
 }
 
@@ -382,11 +382,11 @@ read_page(const gh_star *s, cpu_star *cs, const uint8_t *page, uint32_t p)
 }
 
 gh_status
-gh_cpu_star_read(gh_star *s, const void *base, const uint32_t *pages, size_t npages,
+gh_cpu_star_read(gh_star *s, int dev, const void *base, const uint32_t *pages, size_t npages,
 				 const gh_pagecopy *copy, uint8_t *status)
 {
 	gh_engine  *e = s->e;
-	cpu_star   *cs = (cpu_star *) s->bstate;
+	cpu_star   *cs = (cpu_star *) s->bstate[dev];
 	size_t		cap = npages * s->spec.max_tuples;
 	size_t		nouts = (size_t) s->prog.nouts;
 
@@ -425,9 +425,9 @@ gh_cpu_star_read(gh_star *s, const void *base, const uint32_t *pages, size_t npa
 }
 
 gh_status
-gh_cpu_star_keep(gh_star *s, const uint8_t *drop)
+gh_cpu_star_keep(gh_star *s, int dev, const uint8_t *drop, uint64_t *kept)
 {
-	cpu_star   *cs = (cpu_star *) s->bstate;
+	cpu_star   *cs = (cpu_star *) s->bstate[dev];
 	gh_aggcol	cols[GH_PROG_MAX_OUTS];
 	size_t		n = 0;
 	gh_status	st;
@@ -456,16 +456,16 @@ gh_cpu_star_keep(gh_star *s, const uint8_t *drop)
 	}
 	st = aggregate_rows(s, cs, cs->keys, n, cols, cs->group_of);
 	if (st == GH_OK)
-		s->rows += n;
+		*kept = n;
 	read_free(s->e, cs);
 	return st;
 }
 
 gh_status
-gh_cpu_star_add(gh_star *s, const uint64_t *keys, size_t n, const gh_aggcol *cols)
+gh_cpu_star_add(gh_star *s, int dev, const uint64_t *keys, size_t n, const gh_aggcol *cols)
 {
 	gh_engine  *e = s->e;
-	cpu_star   *cs = (cpu_star *) s->bstate;
+	cpu_star   *cs = (cpu_star *) s->bstate[dev];
 	size_t	   *group_of = gh_malloc(e, n * sizeof(size_t));
 	gh_status	st;
 
@@ -479,9 +479,9 @@ gh_cpu_star_add(gh_star *s, const uint64_t *keys, size_t n, const gh_aggcol *col
 }
 
 gh_status
-gh_cpu_star_result(gh_star *s, gh_groups **out)
+gh_cpu_star_result(gh_star *s, int dev, gh_groups **out)
 {
-	cpu_star   *cs = (cpu_star *) s->bstate;
+	cpu_star   *cs = (cpu_star *) s->bstate[dev];
 	gh_groups  *g = gh_groups_alloc(cs->ngroups, s->outs, s->prog.nouts);
 
 	if (g == NULL)
@@ -493,14 +493,14 @@ gh_cpu_star_result(gh_star *s, gh_groups **out)
 }
 
 void
-gh_cpu_star_free(gh_star *s)
+gh_cpu_star_free(gh_star *s, int dev)
 {
-	cpu_star   *cs = (cpu_star *) s->bstate;
+	cpu_star   *cs = (cpu_star *) s->bstate[dev];
 
 	read_free(s->e, cs);
 	gh_groups_free(cs->acc);
 	free(cs->slots);
 	gh_account(s->e, -(long long) cs->group_bytes);
 	free(cs);
-	s->bstate = NULL;
+	s->bstate[dev] = NULL;
 }

@@ -273,8 +273,6 @@ cuda_close(gh_engine *e)
 
 	if (state == nullptr)
 		return;
-	if (state->page_stage != nullptr)
-		(void) cudaFreeHost(state->page_stage);
 	for (int d = 0; d < state->ndev; d++)
 	{
 		gh_cuda_dev *dev = &state->dev[d];
@@ -293,6 +291,8 @@ cuda_close(gh_engine *e)
 		}
 		if (dev->pinned != nullptr)
 			(void) cudaFreeHost(dev->pinned);
+		if (dev->page_stage != nullptr)
+			(void) cudaFreeHost(dev->page_stage);
 		if (dev->bounce != nullptr)
 		{
 			(void) cudaFreeHost(dev->bounce);
@@ -649,6 +649,15 @@ cuda_trim(gh_engine *e)
 	(void) cudaGetLastError();
 }
 
+/* Device index dev reaches device index 0's memory (the page cache's). */
+static bool
+cuda_peer_reads(gh_engine *e, int dev)
+{
+	const gh_cuda_state *state = (const gh_cuda_state *) e->bstate;
+
+	return state->peer[dev][0];
+}
+
 extern "C" const gh_backend_ops gh_cuda_ops = {
 	"cuda",
 	cuda_open,
@@ -687,4 +696,5 @@ extern "C" const gh_backend_ops gh_cuda_ops = {
 	gh_cuda_star_add,
 	gh_cuda_star_result,
 	gh_cuda_star_free,
+	cuda_peer_reads,
 };

@@ -52,6 +52,9 @@ typedef struct gh_cuda_dev
 	/* pinned halves for large copies to the host (gh_cuda_copy_to_host) */
 	char	   *bounce;
 	cudaEvent_t bounce_done[2];
+	/* pinned staging for pages in unregistered host memory (cuda_pages.cu) */
+	void	   *page_stage;
+	size_t		page_stage_bytes;
 } gh_cuda_dev;
 
 /* The backend's private state, e->bstate. */
@@ -63,9 +66,6 @@ typedef struct gh_cuda_state
 	 * (peer access enabled); otherwise copies between them go through
 	 * pinned host memory */
 	bool		peer[GH_MAX_DEVICES][GH_MAX_DEVICES];
-	/* pinned staging for pages in unregistered host memory (cuda_pages.cu) */
-	void	   *page_stage;
-	size_t		page_stage_bytes;
 } gh_cuda_state;
 
 /* Pinned host words [GH_CUDA_PINNED_XCHG, +GH_MAX_DEVICES) of each device

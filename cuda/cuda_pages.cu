@@ -98,12 +98,12 @@ page_compact_kernel(size_t slots, int nout, uint32_t max_tuples, const uint32_t 
 	}
 }
 
-/* Gather unregistered pages into the engine's pinned staging buffer. */
+/* Gather unregistered pages into the device's pinned staging buffer. */
 static gh_status
 stage_pages(const gh_cuda_ctx *ctx, const gh_pagespec *spec, const void *base,
 			const uint32_t *pages, size_t npages, const uint8_t **staged)
 {
-	gh_cuda_state *state = (gh_cuda_state *) ctx->e->bstate;
+	gh_cuda_dev *state = ctx->d;
 	size_t		bytes = npages * spec->page_size;
 
 	if (state->page_stage_bytes < bytes)

@@ -11,7 +11,8 @@
  *		gh_cuda_star_create, gh_cuda_star_read, gh_cuda_star_keep,
  *		gh_cuda_star_add, gh_cuda_star_result, gh_cuda_star_free
  *
- * Everything is on the engine's first device.
+ * Each call runs on the device index it is given (engine_star.c spreads a
+ * star over the engine's devices).
  *
  * DIMENSIONS
  *
@@ -123,7 +124,7 @@ dim_insert_kernel(const uint64_t *keys, size_t n, unsigned long long *slot_keys,
 }
 
 gh_status
-gh_cuda_dim_create(gh_dim *d, const uint64_t *keys, const gh_dimcol *cols)
+gh_cuda_dim_create(gh_dim *d, int dev, const uint64_t *keys, const gh_dimcol *cols)
 {
 	gh_engine  *e = d->e;
 	size_t		n = d->n;
@@ -134,11 +135,11 @@ gh_cuda_dim_create(gh_dim *d, const uint64_t *keys, const gh_dimcol *cols)
 	gh_dbuf<unsigned long long> found;
 	unsigned long long got[3];
 
-	GH_TRY(gh_cuda_enter(e, 0, &ctx));
+	GH_TRY(gh_cuda_enter(e, dev, &ctx));
 	cd = new (std::nothrow) cuda_dim();
 	if (cd == nullptr)
 		return gh_fail(e, GH_ERR_HOST_NOMEM, "out of host memory for a dimension");
-	d->bstate = cd;
+	d->bstate[dev] = cd;
 	while (cap < 2 * n)
 		cap <<= 1;
 	GH_TRY(cd->slot_keys.alloc(&ctx, cap, "dimension slots"));
@@ -184,13 +185,13 @@ gh_cuda_dim_create(gh_dim *d, const uint64_t *keys, const gh_dimcol *cols)
 }
 
 void
-gh_cuda_dim_free(gh_dim *d)
+gh_cuda_dim_free(gh_dim *d, int dev)
 {
 	gh_cuda_ctx ctx;
 
-	(void) gh_cuda_enter(d->e, 0, &ctx);
-	delete (cuda_dim *) d->bstate;
-	d->bstate = nullptr;
+	(void) gh_cuda_enter(d->e, dev, &ctx);
+	delete (cuda_dim *) d->bstate[dev];
+	d->bstate[dev] = nullptr;
 }
 
 /* ---- stars ---- */
@@ -431,20 +432,20 @@ insert_rows(const gh_cuda_ctx *ctx, const gh_star *s, cuda_star *cs, size_t n, u
 }
 
 gh_status
-gh_cuda_star_create(gh_star *s)
+gh_cuda_star_create(gh_star *s, int dev)
 {
 	gh_engine  *e = s->e;
 	gh_cuda_ctx ctx;
 	cuda_star  *cs;
 	gh_vmdim	dims[GH_PROG_MAX_DIMS];
 
-	GH_TRY(gh_cuda_enter(e, 0, &ctx));
+	GH_TRY(gh_cuda_enter(e, dev, &ctx));
 	cs = new (std::nothrow) cuda_star();
 	if (cs == nullptr)
 		return gh_fail(e, GH_ERR_HOST_NOMEM, "out of host memory for a star");
-	s->bstate = cs;
+	s->bstate[dev] = cs;
 	for (int d = 0; d < s->ndims; d++)
-		dims[d] = ((const cuda_dim *) s->dims[d]->bstate)->vm;
+		dims[d] = ((const cuda_dim *) s->dims[d]->bstate[dev])->vm;
 	GH_TRY(gh_cuda_stage(&ctx, &s->prog, 1, cs->prog, "star program"));
 	GH_TRY(gh_cuda_stage(&ctx, dims, s->ndims, cs->dims, "star dimensions"));
 	GH_TRY(cs->counts.alloc(&ctx, NCOUNTS, "star counts"));
@@ -456,11 +457,11 @@ gh_cuda_star_create(gh_star *s)
 }
 
 gh_status
-gh_cuda_star_read(gh_star *s, const void *base, const uint32_t *pages, size_t npages,
+gh_cuda_star_read(gh_star *s, int dev, const void *base, const uint32_t *pages, size_t npages,
 				  const gh_pagecopy *copy, uint8_t *status)
 {
 	gh_engine  *e = s->e;
-	cuda_star  *cs = (cuda_star *) s->bstate;
+	cuda_star  *cs = (cuda_star *) s->bstate[dev];
 	const gh_pagespec *spec = &s->spec;
 	size_t		slots = npages * spec->max_tuples;
 	size_t		nouts = (size_t) s->prog.nouts;
@@ -468,7 +469,7 @@ gh_cuda_star_read(gh_star *s, const void *base, const uint32_t *pages, size_t np
 	gh_cuda_pages src;
 	gh_dbuf<gh_pagecopy> dcopy;
 
-	GH_TRY(gh_cuda_enter(e, 0, &ctx));
+	GH_TRY(gh_cuda_enter(e, dev, &ctx));
 	cs->slots = 0;
 	if (cs->stride < slots)
 	{
@@ -511,28 +512,25 @@ gh_cuda_star_read(gh_star *s, const void *base, const uint32_t *pages, size_t np
 }
 
 gh_status
-gh_cuda_star_keep(gh_star *s, const uint8_t *drop)
+gh_cuda_star_keep(gh_star *s, int dev, const uint8_t *drop, uint64_t *kept)
 {
-	cuda_star  *cs = (cuda_star *) s->bstate;
+	cuda_star  *cs = (cuda_star *) s->bstate[dev];
 	gh_cuda_ctx ctx;
 	gh_dbuf<uint8_t> ddrop;
-	uint64_t	inserted;
 
-	GH_TRY(gh_cuda_enter(s->e, 0, &ctx));
+	GH_TRY(gh_cuda_enter(s->e, dev, &ctx));
 	if (drop != nullptr)
-		GH_TRY(gh_cuda_stage(&ctx, drop, s->npages, ddrop, "dropped pages"));
-	GH_TRY(insert_rows(&ctx, s, cs, cs->slots, s->spec.max_tuples, cs->status.p, ddrop.p,
-					   cs->keys.p, cs->pending.p, cs->vals.p, cs->nulls.p, cs->stride,
-					   &inserted));
-	s->rows += inserted;
-	return GH_OK;
+		GH_TRY(gh_cuda_stage(&ctx, drop, cs->slots / s->spec.max_tuples, ddrop,
+							 "dropped pages"));
+	return insert_rows(&ctx, s, cs, cs->slots, s->spec.max_tuples, cs->status.p, ddrop.p,
+					   cs->keys.p, cs->pending.p, cs->vals.p, cs->nulls.p, cs->stride, kept);
 }
 
 gh_status
-gh_cuda_star_add(gh_star *s, const uint64_t *keys, size_t n, const gh_aggcol *cols)
+gh_cuda_star_add(gh_star *s, int dev, const uint64_t *keys, size_t n, const gh_aggcol *cols)
 {
 	gh_engine  *e = s->e;
-	cuda_star  *cs = (cuda_star *) s->bstate;
+	cuda_star  *cs = (cuda_star *) s->bstate[dev];
 	int			nouts = s->prog.nouts;
 	gh_cuda_ctx ctx;
 	gh_dbuf<uint64_t> dkeys;
@@ -542,7 +540,7 @@ gh_cuda_star_add(gh_star *s, const uint64_t *keys, size_t n, const gh_aggcol *co
 	uint64_t	inserted;
 	cudaStream_t st;
 
-	GH_TRY(gh_cuda_enter(e, 0, &ctx));
+	GH_TRY(gh_cuda_enter(e, dev, &ctx));
 	st = ctx.d->stream;
 	GH_TRY(gh_cuda_stage(&ctx, keys, n, dkeys, "added keys"));
 	GH_TRY(pending.alloc(&ctx, n, "added row flags"));
@@ -565,16 +563,16 @@ gh_cuda_star_add(gh_star *s, const uint64_t *keys, size_t n, const gh_aggcol *co
 }
 
 gh_status
-gh_cuda_star_result(gh_star *s, gh_groups **out)
+gh_cuda_star_result(gh_star *s, int dev, gh_groups **out)
 {
 	gh_engine  *e = s->e;
-	cuda_star  *cs = (cuda_star *) s->bstate;
+	cuda_star  *cs = (cuda_star *) s->bstate[dev];
 	agg_table  *t = cs->t.get();
 	gh_cuda_ctx ctx;
 	gh_groups  *g;
 	gh_status	st;
 
-	GH_TRY(gh_cuda_enter(e, 0, &ctx));
+	GH_TRY(gh_cuda_enter(e, dev, &ctx));
 	GH_TRY(agg_table_list(&ctx, t, cs->claimed + 1));
 	g = gh_groups_alloc(t->ngroups, s->outs, s->prog.nouts);
 	if (g == nullptr)
@@ -591,11 +589,11 @@ gh_cuda_star_result(gh_star *s, gh_groups **out)
 }
 
 void
-gh_cuda_star_free(gh_star *s)
+gh_cuda_star_free(gh_star *s, int dev)
 {
 	gh_cuda_ctx ctx;
 
-	(void) gh_cuda_enter(s->e, 0, &ctx);
-	delete (cuda_star *) s->bstate;
-	s->bstate = nullptr;
+	(void) gh_cuda_enter(s->e, dev, &ctx);
+	delete (cuda_star *) s->bstate[dev];
+	s->bstate[dev] = nullptr;
 }

@@ -327,16 +327,17 @@ void		gh_cuda_pages_free(struct gh_pagebatch *b);
 gh_status	gh_cuda_register_host(gh_engine *e, void *base, size_t bytes);
 
 /* The star pipeline (backend.h, cuda_star.cu). */
-gh_status	gh_cuda_dim_create(struct gh_dim *d, const uint64_t *keys, const gh_dimcol *cols);
-void		gh_cuda_dim_free(struct gh_dim *d);
-gh_status	gh_cuda_star_create(struct gh_star *s);
-gh_status	gh_cuda_star_read(struct gh_star *s, const void *base, const uint32_t *pages,
+gh_status	gh_cuda_dim_create(struct gh_dim *d, int dev, const uint64_t *keys,
+							   const gh_dimcol *cols);
+void		gh_cuda_dim_free(struct gh_dim *d, int dev);
+gh_status	gh_cuda_star_create(struct gh_star *s, int dev);
+gh_status	gh_cuda_star_read(struct gh_star *s, int dev, const void *base, const uint32_t *pages,
 							  size_t npages, const gh_pagecopy *copy, uint8_t *status);
-gh_status	gh_cuda_star_keep(struct gh_star *s, const uint8_t *drop);
-gh_status	gh_cuda_star_add(struct gh_star *s, const uint64_t *keys, size_t n,
+gh_status	gh_cuda_star_keep(struct gh_star *s, int dev, const uint8_t *drop, uint64_t *kept);
+gh_status	gh_cuda_star_add(struct gh_star *s, int dev, const uint64_t *keys, size_t n,
 							 const gh_aggcol *cols);
-gh_status	gh_cuda_star_result(struct gh_star *s, gh_groups **out);
-void		gh_cuda_star_free(struct gh_star *s);
+gh_status	gh_cuda_star_result(struct gh_star *s, int dev, gh_groups **out);
+void		gh_cuda_star_free(struct gh_star *s, int dev);
 bool		gh_cuda_pin_host(gh_engine *e, void *base, size_t bytes);
 void		gh_cuda_unpin_host(gh_engine *e, void *base);
 

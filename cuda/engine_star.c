@@ -12,8 +12,19 @@
  *
  * gh_prog_check is engine_prog.c's; gh_star_create runs it.  The backends
  * (cpu_star.c, cuda_star.cu) hold the dimensions' tables, the rows of the
- * read waiting to be kept and the star's table of groups, on the engine's
- * first device.
+ * read waiting to be kept and the star's table of groups, on each device.
+ *
+ * On several devices every dimension is built on every device (dimensions
+ * are small: a copy on each costs less than moving the fact table's rows
+ * between devices), each device keeps a table of groups of its own, and a
+ * read gives each device its own share of the pages, read over its own
+ * link, all devices at once (gh_for_devices).  A named page goes to the
+ * device its relation and block choose, in runs of 16 blocks, so that a
+ * page is read by the same device in every batch and every query; an
+ * unnamed one by its place in the read.  A page that the page cache reads
+ * or fills goes to device index 0 where another device cannot reach the
+ * cache's memory.  The result merges the devices' groups on the host.
+ * Rows added with gh_star_add go to device index 0.
  *
  * A star goes through batches: each gh_star_read is followed by its
  * gh_star_keep before the next read (a second read, or a keep without a
@@ -34,8 +45,81 @@
  * A backend call, or a failure injected in place of its first device
  * operation (which a failed keep or add is then taken to have done).
  */
-#define BACKEND(e, call) \
-	(gh_injected_failure((e), 0) ? (e)->inject_status : (call))
+#define BACKEND(e, dev, call) \
+	(gh_injected_failure((e), (dev)) ? (e)->inject_status : (call))
+
+/* Every device of e */
+#define ALL_DEVICES(e) \
+	((e)->opt.ndevices >= 32 ? UINT32_MAX : (1u << (e)->opt.ndevices) - 1)
+
+/* Pages of a named page's run: consecutive blocks read by one device. */
+#define RUN_BLOCKS_LOG2 4
+
+/* The arguments of the per-device calls below. */
+typedef struct star_args
+{
+	gh_dim	   *d;
+	const uint64_t *keys;
+	const gh_dimcol *cols;
+	gh_star    *s;
+	const void *base;
+	const uint32_t *pages;		/* in device order */
+	const gh_pagecopy *copy;	/* likewise, or NULL */
+	uint8_t    *status;			/* likewise */
+	const uint8_t *drop;		/* likewise, or NULL */
+} star_args;
+
+static gh_status
+dim_on_device(gh_engine *e, int dev, void *arg)
+{
+	star_args  *a = arg;
+
+	return BACKEND(e, dev, e->ops->dim_create(a->d, dev, a->keys, a->cols));
+}
+
+static gh_status
+star_on_device(gh_engine *e, int dev, void *arg)
+{
+	star_args  *a = arg;
+
+	return BACKEND(e, dev, e->ops->star_create(a->s, dev));
+}
+
+/* The device's share of the read: entries [first, first + n) in device order. */
+static gh_status
+read_on_device(gh_engine *e, int dev, void *arg)
+{
+	star_args  *a = arg;
+	size_t		first = a->s->dev_first[dev];
+
+	return BACKEND(e, dev, e->ops->star_read(a->s, dev, a->base, a->pages + first,
+											 a->s->dev_first[dev + 1] - first,
+											 a->copy != NULL ? a->copy + first : NULL,
+											 a->status + first));
+}
+
+static gh_status
+keep_on_device(gh_engine *e, int dev, void *arg)
+{
+	star_args  *a = arg;
+	gh_star    *s = a->s;
+
+	return BACKEND(e, dev, e->ops->star_keep(s, dev, a->drop != NULL ?
+											  a->drop + s->dev_first[dev] : NULL,
+											  &s->dev_kept[dev]));
+}
+
+/* The devices that have pages in the pending read. */
+static uint32_t
+devices_read(const gh_star *s)
+{
+	uint32_t	mask = 0;
+
+	for (int d = 0; d < s->ndev; d++)
+		if (s->dev_first[d + 1] > s->dev_first[d])
+			mask |= 1u << d;
+	return mask;
+}
 
 /* ---- dimensions ---- */
 
@@ -68,7 +152,11 @@ gh_dim_create(gh_engine *e, const uint64_t *keys, size_t n, const gh_dimcol *col
 	d->e = e;
 	d->n = n;
 	d->ncols = ncols;
-	st = BACKEND(e, e->ops->dim_create(d, keys, cols));
+	{
+		star_args	a = {.d = d, .keys = keys, .cols = cols};
+
+		st = gh_for_devices(e, ALL_DEVICES(e), n, dim_on_device, &a);
+	}
 	if (st != GH_OK)
 	{
 		gh_dim_free(d);
@@ -89,8 +177,9 @@ gh_dim_free(gh_dim *d)
 {
 	if (d == NULL)
 		return;
-	if (d->bstate != NULL)
-		d->e->ops->dim_free(d);
+	for (int dev = 0; dev < GH_MAX_DEVICES; dev++)
+		if (d->bstate[dev] != NULL)
+			d->e->ops->dim_free(d, dev);
 	free(d);
 }
 
@@ -139,7 +228,12 @@ gh_star_create(gh_engine *e, const gh_prog *prog, const gh_pagespec *spec, gh_di
 		s->outs[c].type = (gh_valtype) prog->outs[c].type;
 		s->outs[c].ops = prog->outs[c].ops;
 	}
-	st = BACKEND(e, e->ops->star_create(s));
+	s->ndev = e->opt.ndevices;
+	{
+		star_args	a = {.s = s};
+
+		st = gh_for_devices(e, ALL_DEVICES(e), 0, star_on_device, &a);
+	}
 	if (st != GH_OK)
 	{
 		gh_star_free(s);
@@ -164,7 +258,94 @@ gh_star_read(gh_star *s, const void *base, const uint32_t *pages, size_t npages,
 	return gh_star_read_named(s, base, pages, NULL, npages, status);
 }
 
-/* The backend's read, through the page cache where the pages are named. */
+/*
+ * The device that reads page p of a read of npages (copy: the page cache's
+ * plan, or NULL; reach: the devices that reach the cache's memory).
+ */
+static int
+page_device(const gh_star *s, const gh_pagename *names, const gh_pagecopy *copy,
+			const bool *reach, size_t p, size_t npages)
+{
+	int			dev;
+
+	if (names != NULL)
+		dev = (int) (((names[p].rel * UINT64_C(0x9E3779B97F4A7C15)) >> 40) +
+					 (names[p].block >> RUN_BLOCKS_LOG2)) % s->ndev;
+	else
+		dev = (int) (p * s->ndev / npages);
+	if (copy != NULL && (copy[p].from != NULL || copy[p].to != NULL) && !reach[dev])
+		dev = 0;
+	return dev;
+}
+
+/*
+ * Split the read among the devices: s->dev_first, and s->order with the
+ * pages, copies and statuses in device order (pages and copy: the caller's
+ * arrays on one device, order NULL).
+ */
+static gh_status
+split_read(gh_star *s, const uint32_t *pages, const gh_pagename *names, const gh_pagecopy *copy,
+		   size_t npages, star_args *a, void **buffer)
+{
+	gh_engine  *e = s->e;
+	bool		reach[GH_MAX_DEVICES];
+	size_t		count[GH_MAX_DEVICES] = {0};
+	uint8_t    *dev_of;
+	uint32_t   *dpages;
+	gh_pagecopy *dcopy = NULL;
+	char	   *buf;
+
+	free(s->order);
+	s->order = NULL;
+	memset(s->dev_first, 0, sizeof(s->dev_first));
+	s->dev_first[1] = npages;
+	a->pages = pages;
+	a->copy = copy;
+	if (s->ndev == 1)
+		return GH_OK;
+	for (int d = 0; d < s->ndev; d++)
+		reach[d] = d == 0 || e->ops->peer_reads == NULL || e->ops->peer_reads(e, d);
+	s->order = gh_malloc(e, npages * sizeof(size_t));
+	buf = gh_malloc(e, npages * (1 + sizeof(uint32_t) + sizeof(uint8_t) +
+								 (copy != NULL ? sizeof(gh_pagecopy) : 0)));
+	if (s->order == NULL || buf == NULL)
+	{
+		free(s->order);
+		free(buf);
+		s->order = NULL;
+		return e->status;
+	}
+	/* the copies first: gh_pagecopy's alignment */
+	if (copy != NULL)
+		dcopy = (gh_pagecopy *) buf;
+	dpages = (uint32_t *) (buf + (copy != NULL ? npages * sizeof(gh_pagecopy) : 0));
+	a->status = (uint8_t *) (dpages + npages);
+	dev_of = a->status + npages;
+	for (size_t p = 0; p < npages; p++)
+	{
+		dev_of[p] = (uint8_t) page_device(s, names, copy, reach, p, npages);
+		count[dev_of[p]]++;
+	}
+	s->dev_first[0] = 0;
+	for (int d = 0; d < s->ndev; d++)
+		s->dev_first[d + 1] = s->dev_first[d] + count[d];
+	memcpy(count, s->dev_first, sizeof(count));
+	for (size_t p = 0; p < npages; p++)
+	{
+		size_t		at = count[dev_of[p]]++;
+
+		s->order[at] = p;
+		dpages[at] = pages[p];
+		if (dcopy != NULL)
+			dcopy[at] = copy[p];
+	}
+	a->pages = dpages;
+	a->copy = dcopy;
+	*buffer = buf;
+	return GH_OK;
+}
+
+/* The backends' read, through the page cache where the pages are named. */
 static gh_status
 read_pages(gh_star *s, const void *base, const uint32_t *pages, const gh_pagename *names,
 		   size_t npages, uint8_t *status)
@@ -172,6 +353,8 @@ read_pages(gh_star *s, const void *base, const uint32_t *pages, const gh_pagenam
 	gh_engine  *e = s->e;
 	gh_pagecopy *copy = NULL;
 	bool		planned = false;
+	star_args	a = {.s = s, .base = base, .status = status};
+	void	   *buffer = NULL;
 	gh_status	st;
 
 	if (names != NULL && e->pagecache != NULL)
@@ -186,7 +369,14 @@ read_pages(gh_star *s, const void *base, const uint32_t *pages, const gh_pagenam
 			return st;
 		}
 	}
-	st = BACKEND(e, e->ops->star_read(s, base, pages, npages, planned ? copy : NULL, status));
+	st = split_read(s, pages, names, planned ? copy : NULL, npages, &a, &buffer);
+	if (st == GH_OK)
+		st = gh_for_devices(e, devices_read(s), npages * s->spec.max_tuples, read_on_device,
+							&a);
+	if (st == GH_OK && s->order != NULL)
+		for (size_t i = 0; i < npages; i++)
+			status[s->order[i]] = a.status[i];
+	free(buffer);
 	free(copy);
 	if (st != GH_OK)
 		gh_page_cache_settle(s, NULL, false);
@@ -222,6 +412,33 @@ gh_star_read_named(gh_star *s, const void *base, const uint32_t *pages, const gh
 	return GH_OK;
 }
 
+/* Every device keeps its share of the pending read. */
+static gh_status
+keep_pages(gh_star *s, const uint8_t *drop)
+{
+	gh_engine  *e = s->e;
+	star_args	a = {.s = s, .drop = drop};
+	uint8_t    *ddrop = NULL;
+	gh_status	st;
+
+	if (drop != NULL && s->order != NULL)
+	{
+		ddrop = gh_malloc(e, s->npages);
+		if (ddrop == NULL)
+			return e->status;
+		for (size_t i = 0; i < s->npages; i++)
+			ddrop[i] = drop[s->order[i]];
+		a.drop = ddrop;
+	}
+	memset(s->dev_kept, 0, sizeof(s->dev_kept));
+	st = gh_for_devices(e, devices_read(s), s->npages * s->spec.max_tuples, keep_on_device, &a);
+	free(ddrop);
+	/* rows a device aggregated count even where another device failed */
+	for (int d = 0; d < s->ndev; d++)
+		s->rows += s->dev_kept[d];
+	return st;
+}
+
 gh_status
 gh_star_keep(gh_star *s, const uint8_t *drop)
 {
@@ -236,7 +453,7 @@ gh_star_keep(gh_star *s, const uint8_t *drop)
 		return gh_fail(e, GH_ERR_INVALID, "gh_star_keep: no read to keep");
 	CHECK_INTERRUPT(e);
 	if (s->npages > 0)
-		st = BACKEND(e, e->ops->star_keep(s, drop));
+		st = keep_pages(s, drop);
 	gh_page_cache_settle(s, drop, st == GH_OK);
 	s->pending = false;
 	s->broken = st != GH_OK;
@@ -269,7 +486,7 @@ gh_star_add(gh_star *s, const uint64_t *keys, size_t n, const gh_aggcol *cols)
 	if (n == 0)
 		return GH_OK;
 	CHECK_INTERRUPT(e);
-	st = BACKEND(e, e->ops->star_add(s, keys, n, cols));
+	st = BACKEND(e, 0, e->ops->star_add(s, 0, keys, n, cols));
 	if (st != GH_OK)
 	{
 		s->broken = true;
@@ -293,11 +510,26 @@ gh_star_result(gh_star *s, gh_groups **out)
 	*out = NULL;
 	GH_TRY_STATUS(star_usable(s, "gh_star_result"));
 	CHECK_INTERRUPT(e);
-	GH_TRY_STATUS(BACKEND(e, e->ops->star_result(s, &g)));
+	GH_TRY_STATUS(BACKEND(e, 0, e->ops->star_result(s, 0, &g)));
+	if (s->ndev > 1)
+	{
+		gh_groups  *pieces[GH_MAX_DEVICES] = {g};
+		gh_status	st = GH_OK;
+
+		for (int d = 1; d < s->ndev && st == GH_OK; d++)
+			st = BACKEND(e, d, e->ops->star_result(s, d, &pieces[d]));
+		g = st == GH_OK ? gh_groups_merge(e, pieces, s->ndev, s->outs, s->prog.nouts, false) :
+			NULL;
+		for (int d = 0; d < s->ndev; d++)
+			gh_groups_free(pieces[d]);
+		if (g == NULL)
+			return e->status;
+	}
 	g->partitions = 1;
 	g->input_rows = s->rows;
-	g->ndevices = 1;
-	g->devices[0] = gh_device_id(e, 0);
+	g->ndevices = s->ndev;
+	for (int d = 0; d < s->ndev; d++)
+		g->devices[d] = gh_device_id(e, d);
 	*out = g;
 	return GH_OK;
 }
@@ -314,7 +546,9 @@ gh_star_free(gh_star *s)
 	if (s == NULL)
 		return;
 	gh_page_cache_settle(s, NULL, false);
-	if (s->bstate != NULL)
-		s->e->ops->star_free(s);
+	for (int dev = 0; dev < GH_MAX_DEVICES; dev++)
+		if (s->bstate[dev] != NULL)
+			s->e->ops->star_free(s, dev);
+	free(s->order);
 	free(s);
 }

@@ -431,6 +431,8 @@ take_groups(GpuStarAggState *s)
 		check_mixed_key(s, s->groups_res);
 	s->empty_row = s->groups_res->ngroups == 0 && s->ngroups == 0;
 	s->ngroups_out = (int64) s->groups_res->ngroups;
+	if (s->groups_res->ndevices > 1)
+		s->stat_devices = gpuhash_device_mask(s->groups_res->devices, s->groups_res->ndevices);
 	s->returns_groups = true;
 	s->result_ms = gpuhash_elapsed_ms(start);
 	MemoryContextSwitchTo(old);
@@ -1082,6 +1084,8 @@ ExplainGpuStarAgg(CustomScanState *node, List *ancestors, ExplainState *es)
 		ExplainPropertyInteger("Rows Kept", NULL, s->rows_kept, es);
 		if (s->returns_groups)
 			ExplainPropertyInteger("Groups", NULL, s->ngroups_out, es);
+		if (s->stat_devices)
+			ExplainPropertyText("Devices Used", gpuhash_devices_text(s->stat_devices), es);
 		ExplainPropertyText("Heap Pages",
 							psprintf("shipped=%lld made of rows read on the CPU=%lld reread after a change=%lld",
 									 (long long) s->pages_shipped,

@@ -118,6 +118,7 @@ typedef struct GpuStarAggState
 
 	/* the groups */
 	gh_groups  *groups_res;
+	uint32		stat_devices;	/* the GPUs that made them, where several did */
 	size_t		cur;
 	bool		empty_row;		/* a plain aggregate over no rows: one row */
 	char	  **numeric_buf;	/* per aggregate, room for a sum(int8) numeric */

@@ -1325,7 +1325,7 @@ compare_result(gh_star *s, gh_engine *e, const gh_prog *prog, const expect *x,
 			x->nulls[c]};
 	oracle_aggregate(&want, x->keys, x->n, cols, prog->nouts);
 	compare_groups(g, &want, cols, prog->nouts);
-	if (g->input_rows != x->n || g->ndevices != 1 || g->partitions != 1)
+	if (g->input_rows != x->n || g->ndevices != gh_engine_ndevices(e) || g->partitions != 1)
 		case_fail("input_rows %llu (want %zu), %d devices, %d partitions",
 				  (unsigned long long) g->input_rows, x->n, g->ndevices, g->partitions);
 	if (sc->check != NULL)
@@ -1583,6 +1583,20 @@ static const scenario scenarios[] = {
 	{"limbs", prog_limbs, PF(10, 0, 0, 0, 0, 0, 50, 291, 0, 5), 4000, NULL, check_limbs},
 };
 
+/* The scenarios on e, one engine's run. */
+static void
+run_scenarios(gh_engine *e, const sdim *sdims, rng *r)
+{
+	for (size_t k = 0; k < sizeof(scenarios) / sizeof(scenarios[0]); k++)
+	{
+		scenario	sc = scenarios[k];
+
+		if (run.quick)
+			sc.nrows /= 5;
+		run_scenario(e, &sc, sdims, NULL, r);
+	}
+}
+
 void
 run_star_cases(void)
 {
@@ -1602,14 +1616,7 @@ run_star_cases(void)
 		return;
 	fresh = gh_engine_device_bytes(e);
 	make_dims(sdims, &r);
-	for (size_t k = 0; k < sizeof(scenarios) / sizeof(scenarios[0]); k++)
-	{
-		scenario	sc = scenarios[k];
-
-		if (run.quick)
-			sc.nrows /= 5;
-		run_scenario(e, &sc, sdims, NULL, &r);
-	}
+	run_scenarios(e, sdims, &r);
 	case_begin("the scenarios' pages have every status: OK, BAD, ESCAPE, and ERROR of each data error");
 	for (int st = 0; st < GH_STAR_PAGE_ERROR + GH_DATAERR_COUNT_; st++)
 		if ((st <= GH_STAR_PAGE_ESCAPE || st > GH_STAR_PAGE_ERROR) && statuses_seen[st] == 0)
@@ -1624,12 +1631,41 @@ run_star_cases(void)
 		run_scenario(e, &sc, sdims, registered, &r);
 	}
 	run_star_api_cases(e, sdims, &r);
-	run_pagecache_cases(sdims, &r);
+	run_pagecache_cases(sdims, 1, &r);
 
 	case_begin("device memory is back to a fresh engine's after the stars and dimensions are freed");
 	check_device_bytes(e, fresh, "after the star cases");
 	case_end();
 	gh_close(e);
+
+	/* every device its share of the pages, the groups merged */
+	cfg.ndevices = usable_devices(3);
+	if (cfg.ndevices > 1)
+	{
+		case_begin("open an engine of %d devices for the star pipeline", cfg.ndevices);
+		e = open_engine(&cfg);
+		case_end();
+		if (e != NULL)
+		{
+			fresh = gh_engine_device_bytes(e);
+			run_scenarios(e, sdims, &r);
+			if (registered != NULL)
+			{
+				scenario	sc = scenarios[0];
+
+				sc.nrows = 40 * nregistered / 16;
+				sc.pf.rows_max = 40;
+				run_scenario(e, &sc, sdims, registered, &r);
+			}
+			run_star_api_cases(e, sdims, &r);
+			case_begin("device memory is back to a fresh engine's after the stars on %d devices",
+					   cfg.ndevices);
+			check_device_bytes(e, fresh, "after the star cases");
+			case_end();
+			gh_close(e);
+		}
+		run_pagecache_cases(sdims, cfg.ndevices, &r);
+	}
 	for (int d = 0; d < 3; d++)
 		sdim_free(&sdims[d]);
 }

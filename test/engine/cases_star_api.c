@@ -27,7 +27,8 @@
  *	  a device failure injected at every device operation in turn: the
  *	  call fails, a star whose keep or add failed refuses more, every byte
  *	  of device memory comes back
- *	- a star on an engine of two devices works on the first
+ *	- a star on an engine of two devices runs on both, with one device's
+ *	  groups
  *
  *-------------------------------------------------------------------------
  */
@@ -1032,35 +1033,56 @@ failure_cases(gh_engine *e, const sdim *sd, const batches *b)
 	free(p);
 }
 
-/* A star on an engine of two devices: the first device's groups, the reference's. */
+/* The groups of p over sd's dimension on an engine of config cfg: NULL (case failed) on an error. */
+static gh_groups *
+groups_on(const test_config *cfg, const gh_prog *p, const sdim *sd, const batches *b,
+		  int *ids, int *nids)
+{
+	gh_engine  *e = open_engine(cfg);
+	gh_dimcol	cols[GH_PROG_MAX_DIMCOLS];
+	gh_dim	   *dim = NULL;
+	gh_groups  *g = NULL;
+
+	for (int c = 0; c < sd->ncols; c++)
+		cols[c] = (gh_dimcol) {sd->lo[c], sd->hi[c], sd->nulls[c], sd->dscale[c]};
+	if (e != NULL && check_ok(gh_dim_create(e, sd->keys, sd->n, cols, sd->ncols, &dim), e,
+							  "gh_dim_create"))
+		g = reference(e, p, dim, b);
+	if (e != NULL)
+		*nids = gh_engine_devices(e, ids, GH_MAX_DEVICES);
+	gh_dim_free(dim);
+	gh_close(e);
+	return g;
+}
+
+/* A star on an engine of two devices: on both, the groups one device's. */
 static void
 two_device_case(const sdim *sd, const batches *b)
 {
 	test_config cfg = {usable_devices(2), 0, 0};
-	gh_engine  *e;
+	test_config one = {1, 0, 0};
 	gh_prog    *p = xmalloc(sizeof(gh_prog));
-	gh_dimcol	cols[GH_PROG_MAX_DIMCOLS];
-	gh_dim	   *dim = NULL;
-	gh_groups  *g = NULL;
-	gh_device_info info[GH_MAX_DEVICES];
+	gh_groups  *g,
+			   *want;
+	int			ids[GH_MAX_DEVICES],
+				nids = 0;
 
 	sum_prog(p);
-	for (int c = 0; c < sd->ncols; c++)
-		cols[c] = (gh_dimcol) {sd->lo[c], sd->hi[c], sd->nulls[c], sd->dscale[c]};
-	case_begin("a star on an engine of %d devices works on the first", cfg.ndevices);
-	e = open_engine(&cfg);
-	if (e != NULL && check_ok(gh_dim_create(e, sd->keys, sd->n, cols, sd->ncols, &dim), e,
-							  "gh_dim_create") &&
-		(g = reference(e, p, dim, b)) != NULL)
+	case_begin("a star on an engine of %d devices runs on each of them, with one device's groups",
+			   cfg.ndevices);
+	want = groups_on(&one, p, sd, b, ids, &nids);
+	g = groups_on(&cfg, p, sd, b, ids, &nids);
+	if (g != NULL && want != NULL)
 	{
-		int			first = run.backend == GH_BACKEND_CUDA ? (gh_list_devices(info, 1), info[0].id) : 0;
-
-		if (g->ndevices != 1 || g->devices[0] != first)
-			case_fail("%d devices, the first %d; want 1, %d", g->ndevices, g->devices[0], first);
+		if (g->ndevices != cfg.ndevices || nids != cfg.ndevices)
+			case_fail("%d devices, want %d", g->ndevices, cfg.ndevices);
+		for (int d = 0; d < g->ndevices && d < nids; d++)
+			if (g->devices[d] != ids[d])
+				case_fail("device %d is %d, want %d", d, g->devices[d], ids[d]);
+		(void) same_groups(g, want);
 	}
 	gh_groups_free(g);
-	gh_dim_free(dim);
-	gh_close(e);
+	gh_groups_free(want);
 	case_end();
 	free(p);
 }

@@ -200,6 +200,6 @@ extern bool same_groups(const gh_groups *a, const gh_groups *b);
 extern gh_groups *reference(gh_engine *e, const gh_prog *p, gh_dim *dim, const batches *b);
 
 /* cases_pagecache.c: the page cache through stars of the CPU or CUDA backend */
-extern void run_pagecache_cases(const sdim *dims, rng *r);
+extern void run_pagecache_cases(const sdim *dims, int ndevices, rng *r);
 
 #endif							/* GPUHASH_STAR_TEST_H */

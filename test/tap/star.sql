@@ -77,7 +77,7 @@ VACUUM (FREEZE, ANALYZE) sf_big, sf_day, sf_item, sf_store, sf_empty, sf_multi, 
                          sf_store_nk, sf_big_nk;
 
 BEGIN;
-SELECT plan(134);
+SELECT plan(181);
 SET LOCAL gpuhash.enable_star = on;
 
 \ir lib/digests.sql
@@ -292,6 +292,22 @@ DELETE FROM sf_fact WHERE id % 17 = 0;
 SELECT * FROM pg_temp.same_rows('changed pages',
   'SELECT d.yr, s.region, count(*), sum(f.qty) FROM sf_fact f, sf_day d, sf_store s
     WHERE f.day = d.day AND f.store = s.store GROUP BY 1, 2', 'GpuStarAgg');
+
+-- several devices: the dimensions on each, every device reading its share
+-- of the fact table's pages, the groups merged (three devices simulated by
+-- the CPU backend; on a GPU machine, the GPUs it has)
+SET LOCAL max_parallel_workers_per_gather = 0;
+SELECT set_config('gpuhash.devices',
+                  CASE WHEN current_setting('gpuhash.device') = 'cpu' THEN '0,1,2' ELSE 'all' END,
+                  true) IS NOT NULL AS devices_set;
+SELECT * FROM pg_temp.star_cases('devices');
+SELECT CASE WHEN current_setting('gpuhash.device') = 'cpu'
+  THEN matches(pg_temp.plan_text('SELECT d.yr, count(*), sum(f.amount) FROM sf_fact f
+                                    JOIN sf_day d ON f.day = d.day GROUP BY d.yr', true),
+               'Devices Used: 0, 1, 2', 'EXPLAIN ANALYZE names the devices a star ran on')
+  ELSE skip('the GPUs a machine has', 1) END;
+SELECT set_config('gpuhash.devices', 'all', true) IS NOT NULL AS devices_reset;
+RESET max_parallel_workers_per_gather;
 
 -- a temporary fact table: its rows come through its scan
 CREATE TEMP TABLE sf_temp AS SELECT * FROM sf_fact WHERE id % 3 = 0;

@@ -6,8 +6,9 @@
 -- and two or three aggregates of fact expressions (numeric, integer, CASE,
 -- FILTER).  The fact table has NULL keys, keys no dimension holds and a
 -- skewed date.  Every query runs with gpuhash off, then forced serial,
--- parallel, and parallel with the leader not taking part: the same rows
--- each time (a test per mode, naming the queries that differ), and most
+-- parallel, parallel with the leader not taking part, and serial on several
+-- devices (three simulated by the CPU backend; on a GPU machine, its GPUs),
+-- each reading its share of the fact table's pages: the same rows each time (a test per mode, naming the queries that differ), and most
 -- queries must be stars (so that a generator that makes none cannot pass).
 SET client_min_messages = warning;
 DROP TABLE IF EXISTS rs_fact, rs_day, rs_item, rs_shop, rs_tag, rs_promo;
@@ -44,7 +45,7 @@ VACUUM (FREEZE, ANALYZE) rs_fact, rs_day, rs_item, rs_shop, rs_tag;
 VACUUM (FREEZE) rs_promo;
 
 BEGIN;
-SELECT plan(4);
+SELECT plan(5);
 SET LOCAL gpuhash.enable_star = on;
 SET LOCAL statement_timeout = '5min';
 \ir lib/helpers.sql
@@ -125,26 +126,30 @@ DECLARE
 BEGIN
   PERFORM set_config('gpuhash.enabled', (mode <> 'off')::text, true);
   PERFORM set_config('gpuhash.force', (mode <> 'off')::text, true);
-  PERFORM set_config('max_parallel_workers_per_gather', CASE WHEN mode IN ('off', 'serial') THEN '0' ELSE '2' END, true);
-  PERFORM set_config('parallel_setup_cost', CASE WHEN mode IN ('off', 'serial') THEN '1000' ELSE '0' END, true);
-  PERFORM set_config('parallel_tuple_cost', CASE WHEN mode IN ('off', 'serial') THEN '0.1' ELSE '0' END, true);
+  PERFORM set_config('max_parallel_workers_per_gather', CASE WHEN mode IN ('off', 'serial', 'devices') THEN '0' ELSE '2' END, true);
+  PERFORM set_config('parallel_setup_cost', CASE WHEN mode IN ('off', 'serial', 'devices') THEN '1000' ELSE '0' END, true);
+  PERFORM set_config('parallel_tuple_cost', CASE WHEN mode IN ('off', 'serial', 'devices') THEN '0.1' ELSE '0' END, true);
   PERFORM set_config('min_parallel_table_scan_size', '0', true);
   PERFORM set_config('parallel_leader_participation', (mode <> 'leaderless')::text, true);
+  PERFORM set_config('gpuhash.devices',
+                     CASE WHEN mode = 'devices' AND current_setting('gpuhash.device') = 'cpu'
+                          THEN '0,1,2' ELSE 'all' END, true);
   FOR q IN SELECT * FROM pg_temp.rs_queries(60) LOOP
     n := n + 1;
     p := CASE WHEN mode = 'serial' THEN pg_temp.plan_text(q) ELSE '' END;
     INSERT INTO rs_runs VALUES (n, q, mode, pg_temp.rows_digest(q), p ~ 'GpuStarAgg');
   END LOOP;
   PERFORM set_config('parallel_leader_participation', 'on', true);
+  PERFORM set_config('gpuhash.devices', 'all', true);
 END $$;
 
-SELECT pg_temp.rs_run(m) FROM unnest(ARRAY['off', 'serial', 'parallel', 'leaderless']) m;
+SELECT pg_temp.rs_run(m) FROM unnest(ARRAY['off', 'serial', 'parallel', 'leaderless', 'devices']) m;
 
 SELECT is((SELECT coalesce(string_agg(r.n || ' (' || r.digest || ' against ' || o.digest || '): ' || r.q, E'\n' ORDER BY r.n), '')
              FROM rs_runs r JOIN rs_runs o ON o.n = r.n AND o.mode = 'off'
             WHERE r.mode = m AND r.digest IS DISTINCT FROM o.digest), '',
           format('random stars, forced %s: PostgreSQL''s rows for every query', m))
-  FROM unnest(ARRAY['serial', 'parallel', 'leaderless']) m;
+  FROM unnest(ARRAY['serial', 'parallel', 'leaderless', 'devices']) m;
 SELECT cmp_ok((SELECT count(*)::int FROM rs_runs WHERE mode = 'serial' AND star), '>=', 50,
               'random stars: at least 50 of the 60 queries are GpuStarAggs');
 
