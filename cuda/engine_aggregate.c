@@ -20,6 +20,12 @@
  * frequent key) is aggregated in row-range passes whose pieces are merged
  * group by group.
  *
+ * On several devices, an input of few groups (a sample of its keys says so)
+ * is not split at all: every device aggregates its own range of rows and
+ * the devices' groups, few, are merged group by group.  Splitting would
+ * move every row once on the host to save a merge of a few groups; a wrong
+ * guess only costs a larger merge.
+ *
  *-------------------------------------------------------------------------
  */
 #include <math.h>
@@ -258,6 +264,47 @@ gh_groups_merge(gh_engine *e, gh_groups **pieces, int npieces,
 	return g;
 }
 
+/* Keys sampled by few_groups, and how many distinct ones make few groups. */
+#define SAMPLE_KEYS		16384
+#define FEW_IN_SAMPLE	(SAMPLE_KEYS / 8)
+
+/*
+ * Few groups: SAMPLE_KEYS keys spread evenly over the input hold at most
+ * FEW_IN_SAMPLE distinct values.  False where there is no memory to tell.
+ */
+static bool
+few_groups(const uint64_t *keys, size_t n)
+{
+	size_t		cap = 2 * SAMPLE_KEYS;
+	uint64_t   *slot = malloc(cap * sizeof(uint64_t));
+	bool	   *used = calloc(cap, sizeof(bool));
+	size_t		distinct = 0;
+
+	if (slot == NULL || used == NULL || n < SAMPLE_KEYS)
+	{
+		free(slot);
+		free(used);
+		return false;
+	}
+	for (size_t i = 0; i < SAMPLE_KEYS && distinct <= FEW_IN_SAMPLE; i++)
+	{
+		uint64_t	k = keys[i * (n / SAMPLE_KEYS)];
+		size_t		h = gh_hash64(k, GH_SEED_AGG) & (cap - 1);
+
+		while (used[h] && slot[h] != k)
+			h = (h + 1) & (cap - 1);
+		if (!used[h])
+		{
+			used[h] = true;
+			slot[h] = k;
+			distinct++;
+		}
+	}
+	free(slot);
+	free(used);
+	return distinct <= FEW_IN_SAMPLE;
+}
+
 /* Aggregate rows [start, start+m) of a partition-ordered layout, in pieces. */
 static gh_status
 aggregate_partition(gh_engine *e, int dev, const uint64_t *keys, size_t m,
@@ -410,6 +457,8 @@ gh_aggregate(gh_engine *e, const uint64_t *keys, size_t n,
 	uint8_t   **pn = NULL;
 	gh_groups **pieces = NULL;
 	gh_host_inputs hin = {0};
+	bool		by_rows = false;
+	bool		host_made = false;
 	gh_status	st = GH_OK;
 
 	if (e == NULL)
@@ -440,6 +489,37 @@ gh_aggregate(gh_engine *e, const uint64_t *keys, size_t n,
 		return st;
 	}
 
+	/* few groups: every device its own range of rows */
+	if (e->opt.ndevices > 1 && n >= GH_THREAD_MIN_ROWS)
+	{
+		st = gh_host_inputs_make(e, &keys, n, &cols, ncols, &hin);
+		if (st != GH_OK)
+		{
+			gh_host_inputs_free(&hin);
+			return st;
+		}
+		host_made = true;
+		by_rows = few_groups(keys, n);
+	}
+	if (by_rows)
+	{
+		size_t		off[GH_MAX_DEVICES + 1];
+		agg_split	split;
+
+		nparts = (uint32_t) e->opt.ndevices;
+		for (uint32_t d = 0; d <= nparts; d++)
+			off[d] = n / nparts * d + (d == nparts ? n % nparts : 0);
+		pieces = gh_calloc(e, nparts, sizeof(gh_groups *));
+		if (pieces == NULL)
+		{
+			st = e->status;
+			goto done;
+		}
+		split = (agg_split) {nparts, off, keys, cols, ncols, max_rows, pieces};
+		st = gh_for_devices(e, ALL_DEVICES(e), n, aggregate_device_partitions, &split);
+		goto merge;
+	}
+
 	/* input that would fit one device: spread over all, split on the devices */
 	if (e->ops->aggregate_spread && ncols <= GH_SPREAD_MAX_AGG_COLS &&
 		gh_spread_input(e, n, max_rows) && nparts == (uint32_t) e->opt.ndevices)
@@ -452,7 +532,8 @@ gh_aggregate(gh_engine *e, const uint64_t *keys, size_t n,
 	}
 
 	/* lay keys and columns out partition by partition, on the host */
-	st = gh_host_inputs_make(e, &keys, n, &cols, ncols, &hin);
+	if (!host_made)
+		st = gh_host_inputs_make(e, &keys, n, &cols, ncols, &hin);
 	if (st == GH_OK)
 		st = gh_split_make(e, keys, n, nparts, &hs);
 	if (st != GH_OK)
@@ -506,12 +587,12 @@ gh_aggregate(gh_engine *e, const uint64_t *keys, size_t n,
 merge:
 	if (st == GH_OK)
 	{
-		*out = gh_groups_merge(e, pieces, (int) nparts, cols, ncols, true);
+		*out = gh_groups_merge(e, pieces, (int) nparts, cols, ncols, !by_rows);
 		if (*out == NULL)
 			st = e->status;
 		else
 		{
-			(*out)->partitions = (int) nparts;
+			(*out)->partitions = by_rows ? 1 : (int) nparts;
 			(*out)->input_rows = n;
 			set_devices(e, *out, nparts);
 		}

@@ -21,6 +21,10 @@
 #define CHECK_INTERRUPT_FREE(e, cleanup) \
 	do { if (gh_interrupted(e)) { cleanup; return GH_ERR_CANCELLED; } } while (0)
 
+/* Every device of e, as a gh_for_devices mask */
+#define ALL_DEVICES(e) \
+	((e)->opt.ndevices >= 32 ? UINT32_MAX : (1u << (e)->opt.ndevices) - 1)
+
 /* Return a failed status from a helper. */
 #define GH_TRY_STATUS(expr) \
 	do { \

@@ -48,10 +48,6 @@
 #define BACKEND(e, dev, call) \
 	(gh_injected_failure((e), (dev)) ? (e)->inject_status : (call))
 
-/* Every device of e */
-#define ALL_DEVICES(e) \
-	((e)->opt.ndevices >= 32 ? UINT32_MAX : (1u << (e)->opt.ndevices) - 1)
-
 /* Pages of a named page's run: consecutive blocks read by one device. */
 #define RUN_BLOCKS_LOG2 4
 

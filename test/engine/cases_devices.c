@@ -108,6 +108,72 @@ devices_used_cases(void)
 }
 
 /*
+ * An aggregation on several devices: of few groups (each device its own
+ * rows, partitions 1), of many (split by hash range), and of few hot keys
+ * hiding many rare ones from the sample; under a memory limit too, so that
+ * a device's rows go in pieces.  Every one the oracle's groups.
+ */
+static void
+few_groups_cases(void)
+{
+	size_t		n = run.quick ? 60000 : 200000;
+	uint64_t   *keys = xmalloc(n * sizeof(uint64_t));
+	int64_t    *ivals = xmalloc(n * sizeof(int64_t));
+	double	   *fvals = xmalloc(n * sizeof(double));
+	uint8_t    *nulls = xmalloc(n);
+	gh_aggcol	cols[2] = {{GH_INT64, GH_AGG_SUM | GH_AGG_MIN | GH_AGG_MAX, ivals, nulls},
+	{GH_FLOAT64, GH_AGG_SUM | GH_AGG_MAX, fvals, NULL}};
+	rng			r = {run.seed ^ UINT64_C(0x66657767)};
+	static const char *const shapes[] = {"few groups", "many groups", "hot keys and rare ones"};
+
+	for (int shape = 0; shape < 3; shape++)
+	{
+		for (size_t i = 0; i < n; i++)
+		{
+			if (shape == 0)
+				keys[i] = rng_below(&r, 700) * 7919;
+			else if (shape == 1)
+				keys[i] = rng_below(&r, n / 2);
+			else
+				keys[i] = rng_below(&r, 100) == 0 ? 1000 + i : rng_below(&r, 5);
+			ivals[i] = (int64_t) rng_below(&r, 2000001) - 1000000;
+			fvals[i] = (double) (int64_t) rng_below(&r, 1000) / 8.0;
+			nulls[i] = rng_below(&r, 10) == 0;
+		}
+		for (int limited = 0; limited < 2; limited++)
+		{
+			test_config cfg = {usable_devices(3), limited ? (size_t) 2 << 20 : 0, 0};
+			gh_engine  *e;
+			gh_groups  *g = NULL;
+			agg_oracle	want;
+
+			if (cfg.ndevices < 2)
+				return;
+			case_begin("aggregate %zu rows of %s on %d devices%s: the oracle's groups, %s",
+					   n, shapes[shape], cfg.ndevices, limited ? " under a 2 MB limit" : "",
+					   shape == 1 ? "split by hash range" : "each device its own rows");
+			e = open_engine(&cfg);
+			if (e != NULL && check_ok(gh_aggregate(e, keys, n, cols, 2, &g), e, "gh_aggregate"))
+			{
+				oracle_aggregate(&want, keys, n, cols, 2);
+				compare_groups(g, &want, cols, 2);
+				agg_oracle_free(&want);
+				if ((g->partitions == 1) != (shape != 1))
+					case_fail("%d partitions", g->partitions);
+				check_ids(g->devices, g->ndevices, cfg.ndevices, "the aggregation");
+			}
+			gh_groups_free(g);
+			gh_close(e);
+			case_end();
+		}
+	}
+	free(keys);
+	free(ivals);
+	free(fvals);
+	free(nulls);
+}
+
+/*
  * A hot key with more rows than one device may hold, among unique others,
  * on N devices whose limit is a small fraction of the input.
  */
@@ -442,6 +508,7 @@ void
 run_device_cases(void)
 {
 	devices_used_cases();
+	few_groups_cases();
 	skew_cases();
 	failure_cases();
 	bench_cases();
