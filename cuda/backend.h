@@ -225,6 +225,7 @@ struct gh_engine
 	gh_status	inject_status;
 	bool		stage_exchange; /* gh_debug_stage_exchange */
 	size_t		split_chunk;	/* gh_debug_split_chunk; 0: by input size */
+	long long	broadcast_rows; /* gh_debug_broadcast_rows; < 0: the default */
 
 	struct gh_darray *darrays;	/* every device array still open */
 	size_t		darray_device_bytes;	/* the device memory they hold */

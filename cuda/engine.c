@@ -129,6 +129,7 @@ gh_open(const gh_options *opt, gh_engine **out, char *errbuf, size_t errlen)
 		return GH_ERR_INTERNAL;
 	}
 	e->inject_dev = -1;
+	e->broadcast_rows = -1;
 	e->opt = *opt;
 	if (e->opt.ndevices == 0)
 	{

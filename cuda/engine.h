@@ -144,14 +144,23 @@ extern void gh_release_cached_memory(gh_engine *e);
  * Build a table over n keys.  rows gives each key's row number; NULL means
  * 0..n-1.  Duplicate keys are kept: a lookup returns every row of an equal
  * key.  keys and rows are read during the call only.
+ *
+ * On several devices a table that fits one device's memory limit and has at
+ * most GH_BROADCAST_MAX_ROWS rows is broadcast: built whole on every device,
+ * each probe giving every device its own range of the probe keys, so that
+ * the probe side, the large one of most joins, never moves between devices.
+ * Larger tables are split by hash range, probes with them.
  */
+#define GH_BROADCAST_MAX_ROWS ((size_t) 1 << 26)
+
 extern gh_status gh_build(gh_engine *e, gh_kind kind, const uint64_t *keys,
 						  const uint64_t *rows, size_t n, gh_table **out);
 extern void gh_table_free(gh_table *t);
 extern gh_kind gh_table_kind(const gh_table *t);
 extern size_t gh_table_rows(const gh_table *t);
 extern size_t gh_table_distinct_keys(const gh_table *t);	/* BCHT only; else 0 */
-extern int	gh_table_partitions(const gh_table *t);
+extern int	gh_table_partitions(const gh_table *t);	/* 1 for a broadcast table */
+extern bool gh_table_broadcast(const gh_table *t);
 /*
  * The devices a table's partitions were placed on: writes up to max device
  * ids (CUDA numbers; for the CPU backend the simulated indices 0..n-1) in
@@ -985,6 +994,13 @@ extern void gh_debug_stage_exchange(gh_engine *e, bool on);
  * of any size over several GPUs (else only those of 2^15 rows or more).
  */
 extern void gh_debug_split_chunk(gh_engine *e, size_t rows);
+
+/*
+ * Broadcast tables of at most rows rows (0: none; negative: the default,
+ * GH_BROADCAST_MAX_ROWS), so that tests reach both ways of building on
+ * several devices with small inputs.
+ */
+extern void gh_debug_broadcast_rows(gh_engine *e, long long rows);
 
 /*
  * Keep device arrays on the device up to bytes of them (0: the default, an

@@ -12,6 +12,7 @@
  *		gh_debug_inject_failure	make a device fail (tests)
  *		gh_debug_stage_exchange	exchange through host memory (tests)
  *		gh_debug_split_chunk	split host inputs in small chunks (tests)
+ *		gh_debug_broadcast_rows	which tables are broadcast (tests)
  *
  * The first gh_fail() of a section wins and stops the other devices at their
  * next gh_interrupted(); only the calling thread calls the caller's interrupt
@@ -114,6 +115,13 @@ gh_debug_stage_exchange(gh_engine *e, bool on)
 {
 	if (e != NULL)
 		e->stage_exchange = on;
+}
+
+void
+gh_debug_broadcast_rows(gh_engine *e, long long rows)
+{
+	if (e != NULL)
+		e->broadcast_rows = rows;
 }
 
 void

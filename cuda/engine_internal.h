@@ -156,6 +156,8 @@ struct gh_table
 	gh_unit    *units;
 	bool		resident;		/* all units stay built */
 	uint32_t	devmask;		/* devices holding units */
+	bool		broadcast;		/* unit d on device d holds every row; a
+								 * probe's "partition" d is its row range d */
 };
 
 struct gh_join

@@ -327,7 +327,7 @@ gh_join_aggregate(gh_table *t, const uint64_t *keys, size_t n,
 		st = merge_pieces(&s, out);
 	if (st == GH_OK)
 	{
-		(*out)->partitions = (int) t->nparts;
+		(*out)->partitions = gh_table_partitions(t);
 		(*out)->input_rows = s.j->total;
 		(*out)->ndevices = gh_table_devices(t, (*out)->devices, GH_MAX_DEVICES);
 	}

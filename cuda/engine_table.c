@@ -18,6 +18,11 @@
  * section, each device working through its own units on its own thread.
  * See cuda/README, "Partitions and units".
  *
+ * A broadcast table (engine.h, gh_build) has one unit per device, each
+ * holding every row, and as many "partitions" as devices: a probe's
+ * partition d is its d-th range of rows rather than a hash range, so that
+ * everything downstream of the probe split works on it unchanged.
+ *
  *-------------------------------------------------------------------------
  */
 #include <stdlib.h>
@@ -250,6 +255,57 @@ spread_units(gh_table *t, const uint64_t *keys, const uint64_t *rows, size_t n)
 	return GH_OK;
 }
 
+/* Should a table of n rows, max_rows of which fit a device, be broadcast? */
+static bool
+broadcast_table(const gh_engine *e, size_t n, size_t max_rows)
+{
+	size_t		most = e->broadcast_rows < 0 ? GH_BROADCAST_MAX_ROWS :
+		(size_t) e->broadcast_rows;
+
+	return e->opt.ndevices > 1 && n > 0 && n <= max_rows && n <= most;
+}
+
+/*
+ * The units of a broadcast table: unit d on device d, every row, the
+ * caller's arrays read in place (resident: built at once, then let go).
+ */
+static gh_status
+broadcast_units(gh_table *t, const uint64_t *keys, const uint64_t *rows, size_t n)
+{
+	gh_engine  *e = t->e;
+	int			nd = e->opt.ndevices;
+	uint64_t   *own = NULL;
+
+	t->units = gh_calloc(e, nd, sizeof(gh_unit));
+	if (t->units == NULL)
+		return e->status;
+	if (rows == NULL)
+	{
+		rows = own = gh_malloc(e, n * sizeof(uint64_t));
+		if (own == NULL)
+			return e->status;
+		for (size_t i = 0; i < n; i++)
+			own[i] = i;
+	}
+	t->nunits = nd;
+	t->nparts = (uint32_t) nd;
+	t->broadcast = true;
+	for (int d = 0; d < nd; d++)
+	{
+		gh_unit    *u = &t->units[d];
+
+		u->partition = (uint32_t) d;
+		u->dev = d;
+		u->n = n;
+		u->keys = (uint64_t *) keys;
+		u->rows = (uint64_t *) rows;
+		u->keys_borrowed = true;
+		u->rows_borrowed = d > 0 || own == NULL;	/* unit 0 frees its own */
+		t->devmask |= 1u << d;
+	}
+	return GH_OK;
+}
+
 /* Device thread: build the device's units (resident tables). */
 static gh_status
 build_device_units(gh_engine *e, int dev, void *arg)
@@ -300,8 +356,10 @@ gh_build(gh_engine *e, gh_kind kind, const uint64_t *keys,
 			if (rows[i] > t->max_row)
 				t->max_row = rows[i];
 
-	if (e->ops->build_spread && gh_spread_input(e, n, max_rows) &&
-		t->nparts == (uint32_t) e->opt.ndevices)
+	if (broadcast_table(e, n, max_rows))
+		st = broadcast_units(t, keys, rows, n);
+	else if (e->ops->build_spread && gh_spread_input(e, n, max_rows) &&
+			 t->nparts == (uint32_t) e->opt.ndevices)
 		st = spread_units(t, keys, rows, n);
 	else
 		st = make_units(t, keys, rows, n, max_rows);
@@ -344,7 +402,15 @@ gh_table_rows(const gh_table *t)
 int
 gh_table_partitions(const gh_table *t)
 {
-	return t ? (int) t->nparts : 0;
+	if (t == NULL)
+		return 0;
+	return t->broadcast ? 1 : (int) t->nparts;
+}
+
+bool
+gh_table_broadcast(const gh_table *t)
+{
+	return t != NULL && t->broadcast;
 }
 
 int
@@ -362,6 +428,8 @@ gh_table_distinct_keys(const gh_table *t)
 
 	if (t == NULL || t->kind != GH_KIND_BCHT)
 		return 0;
+	if (t->broadcast)
+		return t->units[0].part ? t->e->ops->part_distinct(t->units[0].part) : 0;
 	/* Only resident units can say; distinct keys of a partition are in one
 	 * unit unless a partition was cut into row ranges. */
 	for (int u = 0; u < t->nunits; u++)
@@ -427,6 +495,32 @@ scatter_probe_keys(void *arg, size_t begin, size_t end, const uint32_t *pof, siz
 	}
 }
 
+/* A broadcast table's probe split: partition p, the p-th range of rows. */
+static gh_status
+split_rows(gh_join *j)
+{
+	gh_engine  *e = j->t->e;
+	uint32_t	np = j->t->nparts;
+	gh_copy		copies[GH_MAX_DEVICES];
+
+	for (uint32_t p = 0; p < np; p++)
+	{
+		size_t		lo = j->n / np * p;
+		size_t		m = p + 1 == np ? j->n - lo : j->n / np;
+
+		j->part_n[p] = m;
+		j->part_idx[p] = gh_malloc(e, (m ? m : 1) * sizeof(uint64_t));
+		j->part_keys[p] = gh_malloc(e, (m ? m : 1) * sizeof(uint64_t));
+		if (j->part_idx[p] == NULL || j->part_keys[p] == NULL)
+			return e->status;
+		for (size_t i = 0; i < m; i++)
+			j->part_idx[p][i] = lo + i;
+		copies[p] = (gh_copy) {j->part_keys[p], j->keys + lo, m * sizeof(uint64_t)};
+	}
+	gh_copy_host(copies, (int) np);
+	return GH_OK;
+}
+
 /* Split probe keys by partition (only when the table has several). */
 static gh_status
 join_split(gh_join *j)
@@ -448,6 +542,8 @@ join_split(gh_join *j)
 	j->part_keys = gh_calloc(e, np, sizeof(uint64_t *));
 	if (j->part_idx == NULL || j->part_keys == NULL)
 		return e->status;
+	if (j->t->broadcast)
+		return split_rows(j);
 	st = gh_split_make(e, j->keys, j->n, np, &split);
 	if (st != GH_OK)
 		return st;

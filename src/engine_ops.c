@@ -379,6 +379,7 @@ build_on_device(GhOpTable *t, const uint64 *keys, const uint64 *rows, size_t n)
 		t->worker = call.ran_by;
 		t->id = call.result_object;
 		t->partitions = (int) call.result[0];
+		t->broadcast = call.result[1] != 0;
 		t->devices = call.result_devices;
 	}
 	else
@@ -390,6 +391,7 @@ build_on_device(GhOpTable *t, const uint64 *keys, const uint64 *rows, size_t n)
 		if (e == NULL || !gpuhash_ops_device_ok(ops, gh_build(e, t->kind, keys, rows, n, &t->local)))
 			return false;
 		t->partitions = gh_table_partitions(t->local);
+		t->broadcast = gh_table_broadcast(t->local);
 		nd = gh_table_devices(t->local, ids, GH_MAX_DEVICES);
 		t->devices = gpuhash_device_mask(ids, nd);
 	}

@@ -83,6 +83,7 @@ typedef struct GhOpTable
 	int			worker;			/* in the service: its worker and number */
 	int32		id;
 	int			partitions;
+	bool		broadcast;		/* built whole on each of several devices */
 	uint32		devices;		/* mask of device ids */
 	/* the build input: the caller's arrays, or a function to make them again */
 	gh_kind		kind;

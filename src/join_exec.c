@@ -134,6 +134,7 @@ typedef struct GpuHashJoinState
 	double		stat_probe_ms;
 	size_t		stat_peak_device;
 	int			stat_partitions;
+	bool		stat_broadcast; /* the inner side built whole on every device */
 	Bitmapset  *inner_key_params;	/* PARAM_EXEC ids the inner keys read */
 } GpuHashJoinState;
 
@@ -493,6 +494,7 @@ build_inner(GpuHashJoinState *s)
 		s->stat_devices |= s->table->devices;
 		s->stat_build_ms += gpuhash_elapsed_ms(start);
 		s->stat_partitions = s->table->partitions;
+		s->stat_broadcast = s->table->broadcast;
 	}
 	pfree(keys);
 	pfree(rows);
@@ -930,6 +932,8 @@ ExplainGpuHashJoin(CustomScanState *node, List *ancestors, ExplainState *es)
 			gpuhash_page_stats_explain(&s->page_stats, es);
 		ExplainPropertyInteger("Chunks", NULL, s->stat_chunks, es);
 		ExplainPropertyInteger("Partitions", NULL, s->stat_partitions, es);
+		if (s->stat_broadcast)
+			ExplainPropertyText("Inner Side", "built on every device", es);
 		if (es->timing)
 		{
 			ExplainPropertyFloat("Build Time", "ms", s->stat_build_ms, 3, es);

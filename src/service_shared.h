@@ -46,7 +46,8 @@ typedef enum GhsState
 typedef enum GhsOp
 {
 	GHS_OP_AGGREGATE = 1,		/* data: GhsData (keys, columns) -> groups */
-	GHS_OP_BUILD,				/* data: GhsData (keys, rows) -> object */
+	GHS_OP_BUILD,				/* data: GhsData (keys, rows) -> object,
+								 * result[0]: partitions, [1]: broadcast */
 	GHS_OP_JOIN_BEGIN,			/* object: table; data: GhsData (keys, pairs
 								 * and flags areas), kept -> object, total */
 	GHS_OP_JOIN_NEXT,			/* object: join; arg[0]: cap -> pairs written */

@@ -615,6 +615,7 @@ run_build(GhsSlot *slot)
 	o->table = t;
 	slot->result_object = o->id;
 	slot->result[0] = (uint64) gh_table_partitions(t);
+	slot->result[1] = gh_table_broadcast(t) ? 1 : 0;
 	nd = gh_table_devices(t, ids, GH_MAX_DEVICES);
 	slot->result_devices = gpuhash_device_mask(ids, nd);
 	slot->result[3] = gh_engine_peak_device_bytes(se->engine);

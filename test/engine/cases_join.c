@@ -49,9 +49,11 @@ check_build(gh_engine *e, const test_config *cfg, gh_kind kind,
 		case_fail("table has %zu rows, want %zu", gh_table_rows(t), in->n);
 		return false;
 	}
-	if (parts < 1 || parts % cfg->ndevices != 0)
+	if (gh_table_broadcast(t) ? (parts != 1 || cfg->ndevices < 2 || in->n == 0) :
+		(parts < 1 || parts % cfg->ndevices != 0))
 	{
-		case_fail("%d partitions on %d devices", parts, cfg->ndevices);
+		case_fail("%d partitions on %d devices%s", parts, cfg->ndevices,
+				  gh_table_broadcast(t) ? ", broadcast" : "");
 		return false;
 	}
 	/* distinct keys: one partition of one piece holds them all */
@@ -205,12 +207,22 @@ check_table(gh_engine *e, const test_config *cfg, gh_kind kind,
 {
 	static const gh_join_method methods[] = {GH_JOIN_PROBE, GH_JOIN_INTERSECT, GH_JOIN_AUTO};
 	static unsigned rotation = 0;
+	static unsigned broadcast = 0;
 	char		cname[128];
 	gh_table   *t = NULL;
 	uint64_t	total = in->total;
 	bool		built;
 
 	config_name(cfg, cname, sizeof(cname));
+	/* several devices: tables that fit broadcast, or all split by hash range, in turn */
+	if (cfg->ndevices > 1)
+	{
+		bool		on = broadcast++ % 2 == 0;
+
+		gh_debug_broadcast_rows(e, on ? -1 : 0);
+		strncat(cname, on ? ", broadcast if it fits" : ", hash ranges",
+				sizeof(cname) - strlen(cname) - 1);
+	}
 	case_begin("%s build, %s, %s", kind_name(kind), in->label, cname);
 	built = check_ok(gh_build(e, kind, in->keys, in->rows, in->n, &t), e, "gh_build") &&
 		check_build(e, cfg, kind, in, t);

@@ -379,7 +379,11 @@ run_ja_input(gh_engine *e, const test_config *cfg, const ja_input *in)
 		gh_joinagg	spec;
 		bool		built;
 
-		case_begin("%s build for join-aggregates, %s, %s", kind_name(kinds[k]), in->label, cname);
+		/* several devices: the hashgraph's table broadcast if it fits, the bcht's split */
+		if (cfg->ndevices > 1)
+			gh_debug_broadcast_rows(e, k == 0 ? -1 : 0);
+		case_begin("%s build for join-aggregates, %s, %s%s", kind_name(kinds[k]), in->label, cname,
+				   cfg->ndevices < 2 ? "" : k == 0 ? ", broadcast if it fits" : ", hash ranges");
 		built = check_ok(gh_build(e, kinds[k], in->keys, in->rows, in->join.n, &t), e, "gh_build");
 		case_end();
 		if (!built)

@@ -6,7 +6,7 @@
 -- Random tables: uniform, skewed, duplicated, NULL-heavy; sizes that cross
 -- the chunk size and, with a small memory limit, the engine's partitions.
 BEGIN;
-SELECT plan(189);
+SELECT plan(193);
 
 SET LOCAL max_parallel_workers_per_gather = 0;
 -- GpuHashJoin and GpuHashAgg themselves (GpuStarAgg has test/tap/star.sql)
@@ -38,6 +38,7 @@ CREATE TEMP TABLE none_t (k int, w int);
 ANALYZE fact, dim, skew, nulls, none_t;
 
 \ir lib/digests.sql
+\ir lib/helpers.sql
 
 -- one chunk, default memory
 SELECT * FROM pg_temp.same_rows('inner', 'SELECT f.id, d.id FROM fact f JOIN dim d ON f.k = d.k');
@@ -172,6 +173,21 @@ SELECT * FROM pg_temp.same_rows('devices skew', 'SELECT s.id, s2.id FROM skew s 
 SELECT * FROM pg_temp.same_rows('devices text anti', 'SELECT f.id FROM fact f WHERE NOT EXISTS (SELECT 1 FROM dim d WHERE d.t = f.t)');
 SELECT * FROM pg_temp.same_rows('devices agg', 'SELECT k, count(*), sum(v), min(t), avg(v) FROM fact GROUP BY k', 'GpuHashAgg');
 SELECT * FROM pg_temp.same_rows('devices agg numeric', 'SELECT t, sum(n), avg(n) FROM nums GROUP BY t', 'GpuHashAgg');
+-- an inner side that fits a device is built on each; a larger one is split
+-- by hash range (gpuhash.memory_limit: no device holds it)
+SELECT CASE WHEN current_setting('gpuhash.device') = 'cpu'
+  THEN matches(pg_temp.plan_text('SELECT f.id, d.id FROM fact f JOIN dim d ON f.k = d.k', true),
+               'Inner Side: built on every device', 'devices: a small inner side is built on every device')
+  ELSE skip('the GPUs a machine has', 1) END;
+CREATE TEMP TABLE big AS SELECT g AS id, g * 7 AS k FROM generate_series(1, 200000) g;
+ANALYZE big;
+SET LOCAL gpuhash.memory_limit = '1MB';
+SELECT CASE WHEN current_setting('gpuhash.device') = 'cpu'
+  THEN doesnt_match(pg_temp.plan_text('SELECT a.id, b.id FROM big a JOIN big b ON a.k = b.k', true),
+                    'Inner Side: built on every device', 'devices: an inner side larger than a device is split')
+  ELSE skip('the GPUs a machine has', 1) END;
+SELECT * FROM pg_temp.same_rows('devices split', 'SELECT a.id, b.id FROM big a JOIN big b ON a.k = b.k + 7 WHERE a.id % 3 <> 0');
+SET LOCAL gpuhash.memory_limit = 0;
 SELECT set_config('gpuhash.devices', 'all', true) IS NOT NULL AS devices_reset;
 
 -- Under Gather: every process builds the inner side and probes its share of
