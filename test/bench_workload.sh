@@ -41,7 +41,9 @@
 # Environment: WORKLOAD (ssb or tpch), SF (1; several allowed, "1 10";
 # fractional ones such as 0.1 give smaller tables), REPS (3), WORKERS ("2 8"),
 # GPUHASH_DEVICE (gpu), GPUHASH_FORCE (on), BREAKDOWN (0), LOADERS (8),
-# QUERIES (all, or names such as "q1.1 q3.2" or "q1 q18").
+# QUERIES (all, or names such as "q1.1 q3.2" or "q1 q18"), GPUHASH_DEVICES
+# (unset: gpuhash.devices as the server has it; else the settings to time
+# each gpuhash mode with, such as "0 all": one GPU, then every GPU).
 # Connection: the usual PGHOST/PGPORT/PGUSER/PGDATABASE; the database needs
 # CREATE EXTENSION gpuhash.
 set -euo pipefail
@@ -61,8 +63,17 @@ read -ra FORCES <<<"${GPUHASH_FORCE:-on}"
 for f in "${FORCES[@]}"; do
 	[[ $f == on || $f == off ]] || { echo "$me: GPUHASH_FORCE must be on, off or \"on off\"" >&2; exit 2; }
 done
-# the gpuhash modes: gh_on (forced), gh_off (the cost model's plans)
-GMODES=$(printf 'gh_%s ' "${FORCES[@]}")
+# the gpuhash modes: gh_on (forced), gh_off (the cost model's plans), each
+# as gh_on:DEVICES where GPUHASH_DEVICES names gpuhash.devices settings
+read -ra DEVSETS <<<"${GPUHASH_DEVICES:-}"
+GMODES=""
+for f in "${FORCES[@]}"; do
+	if [ "${#DEVSETS[@]}" -eq 0 ]; then
+		GMODES+="gh_$f "
+	else
+		for d in "${DEVSETS[@]}"; do GMODES+="gh_$f:$d "; done
+	fi
+done
 BREAKDOWN=${BREAKDOWN:-0}
 LOADERS=${LOADERS:-8}
 PSQL="psql -X -v ON_ERROR_STOP=1 -q"
@@ -84,17 +95,23 @@ failures=0
 
 # settings SCHEMA MODE WORKERS: the SET commands of a mode (pg, gh_on, gh_off)
 settings() {
-	local s="SET search_path = $1; SET max_parallel_workers_per_gather = $3;"
+	local s="SET search_path = $1; SET max_parallel_workers_per_gather = $3;" m=${2%%:*}
 	s+=" SET gpuhash.device = '$DEVICE';"
-	if [ "$2" = pg ]; then
+	[[ $2 == *:* ]] && s+=" SET gpuhash.devices = '${2#*:}';"
+	if [ "$m" = pg ]; then
 		echo "$s SET gpuhash.enabled = off;"
 	else
-		echo "$s SET gpuhash.enabled = on; SET gpuhash.force = ${2#gh_};"
+		echo "$s SET gpuhash.enabled = on; SET gpuhash.force = ${m#gh_};"
 	fi
 }
 
 # the name of a gpuhash mode in the tables
-mode_name() { [ "$1" = gh_on ] && echo "gpuhash (forced)" || echo "gpuhash (cost-based)"; }
+mode_name() {
+	local n
+	[ "${1%%:*}" = gh_on ] && n="gpuhash (forced)" || n="gpuhash (cost-based)"
+	[[ $1 == *:* ]] && n+=" on GPUs ${1#*:}"
+	echo "$n"
+}
 
 # measure SETTINGS SQL: runs SQL REPS times in one session; sets MEDIAN (ms),
 # ROWS and DIGESTS (one md5 of the sorted rows per run, which are left in
