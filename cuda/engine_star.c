@@ -265,8 +265,8 @@ page_device(const gh_star *s, const gh_pagename *names, const gh_pagecopy *copy,
 	int			dev;
 
 	if (names != NULL)
-		dev = (int) (((names[p].rel * UINT64_C(0x9E3779B97F4A7C15)) >> 40) +
-					 (names[p].block >> RUN_BLOCKS_LOG2)) % s->ndev;
+		dev = (int) ((((names[p].rel * UINT64_C(0x9E3779B97F4A7C15)) >> 40) +
+					  (names[p].block >> RUN_BLOCKS_LOG2)) % (uint64_t) s->ndev);
 	else
 		dev = (int) (p * s->ndev / npages);
 	if (copy != NULL && (copy[p].from != NULL || copy[p].to != NULL) && !reach[dev])

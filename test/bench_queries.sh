@@ -17,7 +17,9 @@
 #
 # Environment: FACT_ROWS (100000000), REPS (3), WORKERS ("2 8"),
 # GPUHASH_DEVICE (gpu), GPUHASH_FORCE (on; off times the plans the cost model
-# chooses with gpuhash enabled), BENCH_QUERIES (all|join|groupby), LOADERS (8).
+# chooses with gpuhash enabled), BENCH_QUERIES (all|join|groupby), LOADERS (8),
+# GPUHASH_DEVICES (unset; else gpuhash.devices settings to time gpuhash on
+# each, such as "0 all": one GPU, then every GPU).
 # BENCH_PAGES=1: the heap-page table instead: scan, join and both GROUP BYs,
 # PostgreSQL vs gpuhash with rows through the Seq Scan (gpuhash.read_pages =
 # off), with pages read in the backend (gpuhash.ship_pages = off), with
@@ -106,9 +108,19 @@ if [ "${BENCH_PAGES:-0}" = 1 ]; then
 	exit 0
 fi
 declare -A T
+# GPUHASH_DEVICES ("0 all"): gpuhash timed on each gpuhash.devices setting
+read -ra DEVSETS <<<"${GPUHASH_DEVICES:-}"
+[ "${#DEVSETS[@]}" -gt 0 ] || DEVSETS=("")
 header="| query |"
 sep="|---|"
-for w in $WORKERS; do header+=" PostgreSQL, $w workers (s) | gpuhash, $w workers (s) | speed-up |"; sep+="---|---|---|"; done
+for w in $WORKERS; do
+	header+=" PostgreSQL, $w workers (s) |"
+	sep+="---|"
+	for d in "${DEVSETS[@]}"; do
+		header+=" gpuhash${d:+ on GPUs $d}, $w workers (s) | speed-up |"
+		sep+="---|---|"
+	done
+done
 echo "$header"
 echo "$sep"
 for n in $names; do
@@ -116,8 +128,11 @@ for n in $names; do
 	for w in $WORKERS; do
 		base="SET max_parallel_workers_per_gather = $w; SET gpuhash.device = '$DEVICE';"
 		pg=$(time_query "$base SET gpuhash.enabled = off;" "${Q[$n]}")
-		gh=$(time_query "$base SET gpuhash.enabled = on; SET gpuhash.force = $FORCE;" "${Q[$n]}")
-		line+=" $(secs "$pg") | $(secs "$gh") | $(ratio "$pg" "$gh") |"
+		line+=" $(secs "$pg") |"
+		for d in "${DEVSETS[@]}"; do
+			gh=$(time_query "$base ${d:+SET gpuhash.devices = '$d';} SET gpuhash.enabled = on; SET gpuhash.force = $FORCE;" "${Q[$n]}")
+			line+=" $(secs "$gh") | $(ratio "$pg" "$gh") |"
+		done
 	done
 	echo "$line"
 done

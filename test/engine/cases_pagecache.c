@@ -25,14 +25,18 @@
 
 #define CACHE_PAGES 40
 
-/* names of pages ids[from, to) of b under lsn */
+/*
+ * names of pages ids[from, to) of b under lsn: all 64 bits used, as the
+ * extension's names use them (database and relation, tablespace and block)
+ */
 static gh_pagename *
 names_of(const batches *b, size_t from, size_t to, uint64_t lsn)
 {
 	gh_pagename *n = xmalloc((to - from + 1) * sizeof(gh_pagename));
 
 	for (size_t i = from; i < to; i++)
-		n[i - from] = (gh_pagename) {77, b->ids[i], lsn};
+		n[i - from] = (gh_pagename) {UINT64_C(16384) << 32 | 77,
+		UINT64_C(1663) << 32 | b->ids[i], lsn};
 	return n;
 }
 

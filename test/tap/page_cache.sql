@@ -45,7 +45,7 @@ SELECT (current_setting('shared_preload_libraries') ~ 'gpuhash'
         AND current_setting('gpuhash.page_cache_size') <> '0') AS cached \gset
 SELECT relpages AS fact_pages FROM pg_class WHERE relname = 'pc_fact' \gset
 
-SELECT plan(15);
+SELECT plan(20);
 
 \if :cached
 SELECT * FROM pg_temp.same_rows('first read',
@@ -75,6 +75,21 @@ SELECT * FROM pg_temp.same_rows('an unlogged table again',
 SELECT is((SELECT hits || ' ' || misses FROM pg_temp.since('unlogged')), '0 0',
           'pages of an unlogged table do not go through the cache');
 
+-- several devices (three simulated by the CPU backend; on a GPU machine, its
+-- GPUs), each reading its share of the pages through the cache: the second
+-- read takes every page from it
+SELECT set_config('gpuhash.devices',
+                  CASE WHEN current_setting('gpuhash.device') = 'cpu' THEN '0,1,2' ELSE 'all' END,
+                  false) IS NOT NULL AS devices_set \gset
+SELECT pg_temp.mark('devices');
+SELECT * FROM pg_temp.same_rows('several devices, first read',
+  'SELECT d.g, count(*), sum(f.v) FROM pc_fact f JOIN pc_dim d ON f.k = d.k GROUP BY 1', 'GpuStarAgg');
+SELECT * FROM pg_temp.same_rows('several devices, second read',
+  'SELECT d.g, count(*), sum(f.v) FROM pc_fact f JOIN pc_dim d ON f.k = d.k GROUP BY 1', 'GpuStarAgg');
+SELECT cmp_ok((SELECT hits FROM pg_temp.since('devices')), '>=', :fact_pages::bigint,
+              'several devices: the second read takes every page from the cache');
+RESET gpuhash.devices;
+
 -- the DBA's setting: a new size (here none) empties every worker's cache
 ALTER SYSTEM SET gpuhash.page_cache_size = 0;
 DO $$
@@ -90,7 +105,7 @@ SELECT is((SELECT pages || ' ' || bytes FROM pg_temp.cache()), '0 0',
 ALTER SYSTEM RESET gpuhash.page_cache_size;
 DO $$ BEGIN PERFORM pg_reload_conf(); END $$;
 \else
-SELECT skip('no GPU service with a page cache (gpuhash not preloaded, or gpuhash.page_cache_size = 0)', 15);
+SELECT skip('no GPU service with a page cache (gpuhash not preloaded, or gpuhash.page_cache_size = 0)', 20);
 \endif
 
 SELECT * FROM finish();
