@@ -141,10 +141,11 @@ SELECT pg_cancel_backend(pid) FROM pg_stat_activity
 EOF
 
 # what the service holds on the GPU beyond the 512-byte scratch area each open
-# engine keeps (an engine may open during the run: a service worker first used)
-# and its page caches
+# engine keeps on each of its GPUs (an engine may open during the run: a
+# service worker first used) and its page caches
 start_state() {
-	sql -c "SELECT greatest(coalesce(sum(device_bytes - page_cache_bytes), 0) - coalesce(sum(engines), 0) * 512, 0)
+	sql -c "SELECT greatest(coalesce(sum(device_bytes - page_cache_bytes), 0)
+	                        - coalesce(sum(engines), 0) * 512 * greatest((SELECT count(*) FROM gpuhash_devices()), 1), 0)
 	        FROM gpuhash_service()"
 }
 # warm up (the service's engines opened), then the starting level of what the service holds

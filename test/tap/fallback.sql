@@ -296,12 +296,13 @@ SET LOCAL gpuhash.enable_star = off;
 SET LOCAL gpuhash.cpu_fallback = on;
 
 -- nothing is left behind in the service: no object, and no device memory
--- but the 512-byte scratch area each open engine keeps on its GPU for its
--- life (cuda_common.cuh, GH_CUDA_SCRATCH_WORDS; none on the CPU backend)
--- and the page caches
+-- but the 512-byte scratch area each open engine keeps on each of its GPUs
+-- for its life (cuda_common.cuh, GH_CUDA_SCRATCH_WORDS; none on the CPU
+-- backend) and the page caches
 SELECT pg_temp.service_settle();
 SELECT is((SELECT coalesce(sum(objects), 0) || ' objects, '
-                  || (coalesce(sum(device_bytes - page_cache_bytes), 0) <= coalesce(sum(engines), 0) * 512)::text
+                  || (coalesce(sum(device_bytes - page_cache_bytes), 0)
+                      <= coalesce(sum(engines), 0) * 512 * greatest((SELECT count(*) FROM gpuhash_devices()), 1))::text
            FROM gpuhash_service()), '0 objects, true',
           'after the fallbacks the GPU service holds no table, join or pool, and no device memory beyond its engines'' own');
 
