@@ -182,8 +182,6 @@ typedef struct gh_backend_ops
 	 * keeps nothing.  star_add aggregates n host rows (cols as the
 	 * program's outputs); star_result copies the groups into a new
 	 * gh_groups (gh_groups_alloc); star_free frees s->bstate[dev].
-	 * peer_reads (NULL: always) says whether device index dev may read and
-	 * write device array memory, which lies on device index 0.
 	 */
 	gh_status	(*dim_create) (struct gh_dim *d, int dev, const uint64_t *keys,
 							   const gh_dimcol *cols);
@@ -196,7 +194,6 @@ typedef struct gh_backend_ops
 							 const gh_aggcol *cols);
 	gh_status	(*star_result) (struct gh_star *s, int dev, gh_groups **out);
 	void		(*star_free) (struct gh_star *s, int dev);
-	bool		(*peer_reads) (gh_engine *e, int dev);
 } gh_backend_ops;
 
 #define GH_SPREAD_MAX_AGG_COLS 6

@@ -649,15 +649,6 @@ cuda_trim(gh_engine *e)
 	(void) cudaGetLastError();
 }
 
-/* Device index dev reaches device index 0's memory (the page cache's). */
-static bool
-cuda_peer_reads(gh_engine *e, int dev)
-{
-	const gh_cuda_state *state = (const gh_cuda_state *) e->bstate;
-
-	return state->peer[dev][0];
-}
-
 extern "C" const gh_backend_ops gh_cuda_ops = {
 	"cuda",
 	cuda_open,
@@ -696,5 +687,4 @@ extern "C" const gh_backend_ops gh_cuda_ops = {
 	gh_cuda_star_add,
 	gh_cuda_star_result,
 	gh_cuda_star_free,
-	cuda_peer_reads,
 };

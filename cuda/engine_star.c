@@ -22,8 +22,9 @@
  * device its relation and block choose, in runs of 16 blocks, so that a
  * page is read by the same device in every batch and every query; an
  * unnamed one by its place in the read.  A page that the page cache reads
- * or fills goes to device index 0 where another device cannot reach the
- * cache's memory.  The result merges the devices' groups on the host.
+ * or fills goes to device index 0, whose memory holds the cache: read
+ * there from its own memory, not across the link between devices (which
+ * measured slower than one device reading every cached page).  The result merges the devices' groups on the host.
  * Rows added with gh_star_add go to device index 0.
  *
  * A star goes through batches: each gh_star_read is followed by its
@@ -254,13 +255,10 @@ gh_star_read(gh_star *s, const void *base, const uint32_t *pages, size_t npages,
 	return gh_star_read_named(s, base, pages, NULL, npages, status);
 }
 
-/*
- * The device that reads page p of a read of npages (copy: the page cache's
- * plan, or NULL; reach: the devices that reach the cache's memory).
- */
+/* The device that reads page p of a read of npages (copy: the page cache's plan, or NULL). */
 static int
-page_device(const gh_star *s, const gh_pagename *names, const gh_pagecopy *copy,
-			const bool *reach, size_t p, size_t npages)
+page_device(const gh_star *s, const gh_pagename *names, const gh_pagecopy *copy, size_t p,
+			size_t npages)
 {
 	int			dev;
 
@@ -269,7 +267,7 @@ page_device(const gh_star *s, const gh_pagename *names, const gh_pagecopy *copy,
 					  (names[p].block >> RUN_BLOCKS_LOG2)) % (uint64_t) s->ndev);
 	else
 		dev = (int) (p * s->ndev / npages);
-	if (copy != NULL && (copy[p].from != NULL || copy[p].to != NULL) && !reach[dev])
+	if (copy != NULL && (copy[p].from != NULL || copy[p].to != NULL))
 		dev = 0;
 	return dev;
 }
@@ -284,7 +282,6 @@ split_read(gh_star *s, const uint32_t *pages, const gh_pagename *names, const gh
 		   size_t npages, star_args *a, void **buffer)
 {
 	gh_engine  *e = s->e;
-	bool		reach[GH_MAX_DEVICES];
 	size_t		count[GH_MAX_DEVICES] = {0};
 	uint8_t    *dev_of;
 	uint32_t   *dpages;
@@ -299,8 +296,6 @@ split_read(gh_star *s, const uint32_t *pages, const gh_pagename *names, const gh
 	a->copy = copy;
 	if (s->ndev == 1)
 		return GH_OK;
-	for (int d = 0; d < s->ndev; d++)
-		reach[d] = d == 0 || e->ops->peer_reads == NULL || e->ops->peer_reads(e, d);
 	s->order = gh_malloc(e, npages * sizeof(size_t));
 	buf = gh_malloc(e, npages * (1 + sizeof(uint32_t) + sizeof(uint8_t) +
 								 (copy != NULL ? sizeof(gh_pagecopy) : 0)));
@@ -319,7 +314,7 @@ split_read(gh_star *s, const uint32_t *pages, const gh_pagename *names, const gh
 	dev_of = a->status + npages;
 	for (size_t p = 0; p < npages; p++)
 	{
-		dev_of[p] = (uint8_t) page_device(s, names, copy, reach, p, npages);
+		dev_of[p] = (uint8_t) page_device(s, names, copy, p, npages);
 		count[dev_of[p]]++;
 	}
 	s->dev_first[0] = 0;
