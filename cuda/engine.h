@@ -886,7 +886,10 @@ extern void gh_dim_free(gh_dim *d);
  *					gh_aggregate takes them
  *	gh_star_result	the groups of everything kept and added (caller frees)
  *
- * The star works on the engine's first device.  Each read is followed by
+ * The star works on every device of the engine: each holds the
+ * dimensions and a table of groups of its own and reads its share of each
+ * read's pages (cuda/README, "The star pipeline on several devices"); the
+ * result merges them and names every device.  Each read is followed by
  * its keep before the next read (a keep without a read, or a read before
  * the last is kept, is GH_ERR_INVALID).  A read that fails keeps nothing;
  * a keep or add that fails may have aggregated part of its rows, and the
@@ -929,7 +932,8 @@ extern void gh_star_free(gh_star *s);
 /* ---- the page cache ---- */
 
 /*
- * Copies of heap pages kept on the engine's first device between reads, so
+ * Copies of heap pages kept on the engine's first device between reads (a
+ * page the cache reads or fills is read by that device), so
  * that a page read again (by a later query over the same table) does not
  * cross the bus.  The caller names each page it reads (gh_star_read_named):
  * rel and block say which page, lsn which version of it.  A page read under
