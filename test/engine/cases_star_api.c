@@ -951,12 +951,13 @@ out:
 
 /*
  * A device failure injected at the after-th device operation of a star's
- * whole life, for after = 0, 1, ... until the life runs through: the
- * failing call returns the failure; after a failed keep or add the star
- * refuses to read; every byte comes back.
+ * whole life on device dev, for after = 0, 1, ... until the life runs
+ * through: the failing call returns the failure; after a failed keep or add
+ * the star refuses to read; every byte comes back.  On an engine of several
+ * devices, for each device in turn (rows added go to the first alone).
  */
 static void
-failure_cases(gh_engine *e, const sdim *sd, const batches *b)
+device_failure_cases(gh_engine *e, int dev, const sdim *sd, const batches *b)
 {
 	gh_prog    *p = xmalloc(sizeof(gh_prog));
 	gh_dimcol	cols[GH_PROG_MAX_DIMCOLS];
@@ -971,7 +972,8 @@ failure_cases(gh_engine *e, const sdim *sd, const batches *b)
 	sum_prog(p);
 	for (int c = 0; c < sd->ncols; c++)
 		cols[c] = (gh_dimcol) {sd->lo[c], sd->hi[c], sd->nulls[c], sd->dscale[c]};
-	case_begin("a device failure injected at each device operation of a star's life in turn fails that call; a star whose keep or add failed refuses more; all memory comes back");
+	case_begin("a device failure injected at each device operation of a star's life on device %d of %d in turn fails that call; a star whose keep or add failed refuses more; all memory comes back",
+			   dev, gh_engine_ndevices(e));
 	for (after = 0; after < 1000; after++)
 	{
 		gh_dim	   *dim = NULL;
@@ -980,7 +982,7 @@ failure_cases(gh_engine *e, const sdim *sd, const batches *b)
 		gh_status	st;
 		int			step = 0;
 
-		gh_debug_inject_failure(e, 0, after, GH_ERR_DEVICE_NOMEM);
+		gh_debug_inject_failure(e, dev, after, GH_ERR_DEVICE_NOMEM);
 		st = gh_dim_create(e, sd->keys, sd->n, cols, sd->ncols, &dim);
 		if (st == GH_OK && ++step)
 			st = gh_star_create(e, p, &fact.spec, &dim, 1, &s);
@@ -1025,12 +1027,20 @@ failure_cases(gh_engine *e, const sdim *sd, const batches *b)
 		if (!check_device_bytes(e, fresh, "after an injected failure"))
 			break;
 	}
-	if (after == 1000 || fired < 8)
+	if (after == 1000 || fired < (dev == 0 ? 8 : 6))
 		case_fail("%d failures injected in %ld runs", fired, after);
 	case_end();
 	gh_release_cached_memory(e);
 	free(status);
 	free(p);
+}
+
+/* the same on every device of e */
+static void
+failure_cases(gh_engine *e, const sdim *sd, const batches *b)
+{
+	for (int dev = 0; dev < gh_engine_ndevices(e); dev++)
+		device_failure_cases(e, dev, sd, b);
 }
 
 /* The groups of p over sd's dimension on an engine of config cfg: NULL (case failed) on an error. */
