@@ -278,8 +278,7 @@ struct gh_star
 	uint8_t    *cache_ok;		/* npages: the page's status was OK */
 	size_t		cache_npages;	/* entries of the two */
 	uint64_t	cache_epoch;	/* the cache's epoch at the read */
-	/* the devices it runs on, and each one's part of the pending read */
-	int			ndev;
+	/* each of the engine's devices' part of the pending read */
 	size_t		dev_first[GH_MAX_DEVICES + 1];	/* device d: order[dev_first[d]..[d+1]) */
 	size_t	   *order;			/* npages: the read's pages in device order */
 	uint64_t	dev_kept[GH_MAX_DEVICES];	/* rows each device's keep aggregated */

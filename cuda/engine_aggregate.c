@@ -508,7 +508,7 @@ gh_aggregate(gh_engine *e, const uint64_t *keys, size_t n,
 
 		nparts = (uint32_t) e->opt.ndevices;
 		for (uint32_t d = 0; d <= nparts; d++)
-			off[d] = n / nparts * d + (d == nparts ? n % nparts : 0);
+			off[d] = gh_row_start(n, nparts, d);
 		pieces = gh_calloc(e, nparts, sizeof(gh_groups *));
 		if (pieces == NULL)
 		{

@@ -76,6 +76,16 @@ extern gh_status gh_split_make(gh_engine *e, const uint64_t *keys, size_t n,
 extern void gh_split_scatter(gh_split *s, gh_split_scatter_fn fn, void *arg);
 extern void gh_split_free(gh_split *s);
 
+/*
+ * The first row of range p of n rows cut in parts ranges of n / parts rows
+ * (the last takes the rest); n for p = parts.
+ */
+static inline size_t
+gh_row_start(size_t n, uint32_t parts, uint32_t p)
+{
+	return p == parts ? n : n / parts * p;
+}
+
 /* Smallest number of equal parts of n rows that keeps each within limit. */
 extern size_t gh_parts_needed(size_t n, size_t bytes_per_row, size_t limit);
 

@@ -24,8 +24,9 @@
  * unnamed one by its place in the read.  A page that the page cache reads
  * or fills goes to device index 0, whose memory holds the cache: read
  * there from its own memory, not across the link between devices (which
- * measured slower than one device reading every cached page).  The result merges the devices' groups on the host.
- * Rows added with gh_star_add go to device index 0.
+ * measured slower than one device reading every cached page).  The result
+ * merges the devices' groups on the host.  Rows added with gh_star_add go
+ * to device index 0.
  *
  * A star goes through batches: each gh_star_read is followed by its
  * gh_star_keep before the next read (a second read, or a keep without a
@@ -112,7 +113,7 @@ devices_read(const gh_star *s)
 {
 	uint32_t	mask = 0;
 
-	for (int d = 0; d < s->ndev; d++)
+	for (int d = 0; d < s->e->opt.ndevices; d++)
 		if (s->dev_first[d + 1] > s->dev_first[d])
 			mask |= 1u << d;
 	return mask;
@@ -225,7 +226,6 @@ gh_star_create(gh_engine *e, const gh_prog *prog, const gh_pagespec *spec, gh_di
 		s->outs[c].type = (gh_valtype) prog->outs[c].type;
 		s->outs[c].ops = prog->outs[c].ops;
 	}
-	s->ndev = e->opt.ndevices;
 	{
 		star_args	a = {.s = s};
 
@@ -260,13 +260,14 @@ static int
 page_device(const gh_star *s, const gh_pagename *names, const gh_pagecopy *copy, size_t p,
 			size_t npages)
 {
+	int			nd = s->e->opt.ndevices;
 	int			dev;
 
 	if (names != NULL)
 		dev = (int) ((((names[p].rel * UINT64_C(0x9E3779B97F4A7C15)) >> 40) +
-					  (names[p].block >> RUN_BLOCKS_LOG2)) % (uint64_t) s->ndev);
+					  (names[p].block >> RUN_BLOCKS_LOG2)) % (uint64_t) nd);
 	else
-		dev = (int) (p * s->ndev / npages);
+		dev = (int) (p * nd / npages);
 	if (copy != NULL && (copy[p].from != NULL || copy[p].to != NULL))
 		dev = 0;
 	return dev;
@@ -294,7 +295,7 @@ split_read(gh_star *s, const uint32_t *pages, const gh_pagename *names, const gh
 	s->dev_first[1] = npages;
 	a->pages = pages;
 	a->copy = copy;
-	if (s->ndev == 1)
+	if (e->opt.ndevices == 1)
 		return GH_OK;
 	s->order = gh_malloc(e, npages * sizeof(size_t));
 	buf = gh_malloc(e, npages * (1 + sizeof(uint32_t) + sizeof(uint8_t) +
@@ -318,7 +319,7 @@ split_read(gh_star *s, const uint32_t *pages, const gh_pagename *names, const gh
 		count[dev_of[p]]++;
 	}
 	s->dev_first[0] = 0;
-	for (int d = 0; d < s->ndev; d++)
+	for (int d = 0; d < e->opt.ndevices; d++)
 		s->dev_first[d + 1] = s->dev_first[d] + count[d];
 	memcpy(count, s->dev_first, sizeof(count));
 	for (size_t p = 0; p < npages; p++)
@@ -425,7 +426,7 @@ keep_pages(gh_star *s, const uint8_t *drop)
 	st = gh_for_devices(e, devices_read(s), s->npages * s->spec.max_tuples, keep_on_device, &a);
 	free(ddrop);
 	/* rows a device aggregated count even where another device failed */
-	for (int d = 0; d < s->ndev; d++)
+	for (int d = 0; d < e->opt.ndevices; d++)
 		s->rows += s->dev_kept[d];
 	return st;
 }
@@ -502,25 +503,23 @@ gh_star_result(gh_star *s, gh_groups **out)
 	GH_TRY_STATUS(star_usable(s, "gh_star_result"));
 	CHECK_INTERRUPT(e);
 	GH_TRY_STATUS(BACKEND(e, 0, e->ops->star_result(s, 0, &g)));
-	if (s->ndev > 1)
+	if (e->opt.ndevices > 1)
 	{
+		int			nd = e->opt.ndevices;
 		gh_groups  *pieces[GH_MAX_DEVICES] = {g};
 		gh_status	st = GH_OK;
 
-		for (int d = 1; d < s->ndev && st == GH_OK; d++)
+		for (int d = 1; d < nd && st == GH_OK; d++)
 			st = BACKEND(e, d, e->ops->star_result(s, d, &pieces[d]));
-		g = st == GH_OK ? gh_groups_merge(e, pieces, s->ndev, s->outs, s->prog.nouts, false) :
-			NULL;
-		for (int d = 0; d < s->ndev; d++)
+		g = st == GH_OK ? gh_groups_merge(e, pieces, nd, s->outs, s->prog.nouts, false) : NULL;
+		for (int d = 0; d < nd; d++)
 			gh_groups_free(pieces[d]);
 		if (g == NULL)
 			return e->status;
 	}
 	g->partitions = 1;
 	g->input_rows = s->rows;
-	g->ndevices = s->ndev;
-	for (int d = 0; d < s->ndev; d++)
-		g->devices[d] = gh_device_id(e, d);
+	g->ndevices = gh_device_ids(e, ALL_DEVICES(e), g->devices, GH_MAX_DEVICES);
 	*out = g;
 	return GH_OK;
 }

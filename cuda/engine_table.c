@@ -505,8 +505,8 @@ split_rows(gh_join *j)
 
 	for (uint32_t p = 0; p < np; p++)
 	{
-		size_t		lo = j->n / np * p;
-		size_t		m = p + 1 == np ? j->n - lo : j->n / np;
+		size_t		lo = gh_row_start(j->n, np, p);
+		size_t		m = gh_row_start(j->n, np, p + 1) - lo;
 
 		j->part_n[p] = m;
 		j->part_idx[p] = gh_malloc(e, (m ? m : 1) * sizeof(uint64_t));
