@@ -95,27 +95,27 @@ bench_prepare(gh_engine *e, gh_bench_op op, gh_kind kind, double load,
 			  bool build_table, bench_data *d)
 {
 	size_t		n = d->n;
-	size_t		ndistinct = n / 16 > 0 ? n / 16 : 1;
+	size_t		ndistinct = gh_bench_groups(op, n);
 
 	d->keys = malloc(n * sizeof(uint64_t));
 	d->rows = malloc(n * sizeof(uint64_t));
-	if (op != GH_BENCH_BUILD && op != GH_BENCH_AGGREGATE)
+	if (op != GH_BENCH_BUILD && !GH_BENCH_AGGREGATES(op))
 		d->probe = malloc(n * sizeof(uint64_t));
 	if (op == GH_BENCH_PROBE || op == GH_BENCH_FIND_HIT || op == GH_BENCH_FIND_MISS)
 		d->counts = malloc(n * sizeof(uint32_t));
 	if (op == GH_BENCH_JOIN)
 		d->pairs = malloc(n * sizeof(gh_pair));
 	if (d->keys == NULL || d->rows == NULL ||
-		(op != GH_BENCH_BUILD && op != GH_BENCH_AGGREGATE && d->probe == NULL) ||
+		(op != GH_BENCH_BUILD && !GH_BENCH_AGGREGATES(op) && d->probe == NULL) ||
 		(op == GH_BENCH_JOIN && d->pairs == NULL) ||
-		(op != GH_BENCH_BUILD && op != GH_BENCH_AGGREGATE && op != GH_BENCH_JOIN &&
+		(op != GH_BENCH_BUILD && !GH_BENCH_AGGREGATES(op) && op != GH_BENCH_JOIN &&
 		 d->counts == NULL))
 		return gh_fail(e, GH_ERR_HOST_NOMEM,
 					   "out of host memory for a benchmark of %zu keys", n);
 
 	for (size_t i = 0; i < n; i++)
 	{
-		if (op == GH_BENCH_AGGREGATE)
+		if (GH_BENCH_AGGREGATES(op))
 		{
 			d->keys[i] = gh_hash64(i % ndistinct, BENCH_SEED);
 			d->rows[i] = gh_hash64(i, BENCH_VAL_SEED);
@@ -130,7 +130,7 @@ bench_prepare(gh_engine *e, gh_bench_op op, gh_kind kind, double load,
 		else if (d->probe)
 			d->probe[i] = gh_hash64(gh_range(gh_hash64(i, BENCH_POS_SEED), n), BENCH_SEED);
 	}
-	if (op == GH_BENCH_BUILD || op == GH_BENCH_AGGREGATE || !build_table)
+	if (op == GH_BENCH_BUILD || GH_BENCH_AGGREGATES(op) || !build_table)
 		return GH_OK;
 	return gh_cpu_build(e, 0, kind, d->keys, d->rows, n, load, &d->part);
 }
@@ -180,7 +180,7 @@ bench_run(gh_engine *e, gh_bench_op op, gh_kind kind, double load,
 		gh_cpu_part_free(e, part);
 		return GH_OK;
 	}
-	if (op == GH_BENCH_AGGREGATE)
+	if (GH_BENCH_AGGREGATES(op))
 	{
 		gh_aggcol	col = {GH_INT64, GH_AGG_SUM, d->rows, NULL};
 		gh_groups  *g = NULL;
@@ -283,7 +283,7 @@ cpu_bench_multi(gh_engine *e, gh_bench_op op, gh_kind kind, size_t n, int reps,
 	double	   *total = malloc((size_t) reps * sizeof(double));
 	double	   *xchg = malloc((size_t) reps * sizeof(double));
 	double	   *dev_ms = malloc((size_t) reps * GH_MAX_DEVICES * sizeof(double));
-	bool		probes = op != GH_BENCH_BUILD && op != GH_BENCH_AGGREGATE;
+	bool		probes = op != GH_BENCH_BUILD && !GH_BENCH_AGGREGATES(op);
 	gh_status	st = GH_OK;
 
 	memset(&src, 0, sizeof(src));

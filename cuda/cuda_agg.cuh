@@ -28,7 +28,7 @@ typedef struct agg_col_dev
 	int			ops;			/* GH_AGG_* */
 	const void *values;			/* gh_aggregate's input (not the star's) */
 	const uint8_t *nulls;
-	unsigned long long *nonnull;
+	unsigned long long *nonnull;	/* NULL: no NULLs, the row count is it */
 	unsigned long long *sum_lo;
 	unsigned long long *sum_hi;
 	double	   *fsum;
@@ -118,49 +118,142 @@ agg_slot(unsigned long long *slot_keys, size_t cap, uint64_t key,
 	}
 }
 
+/*
+ * One column's contribution of several rows to a group, gathered before it
+ * is added with atomics: non-null count, the int64 sum as hi * 2^64 + lo
+ * (lo signed; see agg_sum_add), the double sum, and min/max as int64s or
+ * ordered doubles.
+ */
+typedef struct agg_val
+{
+	unsigned long long nonnull;
+	long long	lo;
+	long long	hi;
+	double		fsum;
+	long long	min;
+	long long	max;
+} agg_val;
+
+/*
+ * An int64 sum is kept as hi * 2^64 + lo with lo a signed 64-bit word: an
+ * addition to lo that overflows moves 1 into or out of hi.  Most sums never
+ * overflow, so hi is rarely touched (a carry word per negative value would
+ * be touched for half of them); agg_copy_out turns hi and lo into the two's
+ * complement pair of the engine's results.  This is the carry of adding v
+ * to a lo that was old.
+ */
+__device__ __forceinline__ long long
+agg_sum_carry(long long old, long long v)
+{
+	long long	sum = (long long) ((unsigned long long) old + (unsigned long long) v);
+
+	if (old >= 0 && v >= 0 && sum < 0)
+		return 1;
+	if (old < 0 && v < 0 && sum >= 0)
+		return -1;
+	return 0;
+}
+
+/* The value of one row (not NULL), as a contribution. */
+__device__ __forceinline__ agg_val
+agg_val_of(const agg_col_dev &col, long long bits)
+{
+	agg_val		a;
+
+	a.nonnull = 1;
+	a.lo = bits;
+	a.hi = 0;
+	a.fsum = col.type == GH_INT64 ? 0.0 : __longlong_as_double(bits);
+	a.min = a.max = col.type == GH_INT64 ? bits : f64_order(__longlong_as_double(bits));
+	return a;
+}
+
+/* Add one more row's value (not NULL) to a contribution. */
+__device__ __forceinline__ void
+agg_val_add(const agg_col_dev &col, agg_val *a, long long bits)
+{
+	agg_val		b = agg_val_of(col, bits);
+
+	a->nonnull++;
+	a->hi += agg_sum_carry(a->lo, b.lo);
+	a->lo = (long long) ((unsigned long long) a->lo + (unsigned long long) b.lo);
+	a->fsum += b.fsum;
+	a->min = min(a->min, b.min);
+	a->max = max(a->max, b.max);
+}
+
+/*
+ * Add a contribution (nonnull > 0) to slot s of a column's accumulators,
+ * global or shared.  A column without a nonnull array counts no NULLs: its
+ * non-null count is the group's row count.
+ */
+__device__ __forceinline__ void
+agg_apply(const agg_col_dev &col, size_t s, const agg_val &a)
+{
+	if (col.nonnull != nullptr)
+		atomicAdd(col.nonnull + s, a.nonnull);
+	if (col.type == GH_INT64)
+	{
+		if (col.ops & GH_AGG_SUM)
+		{
+			long long	old = (long long) atomicAdd(col.sum_lo + s, (unsigned long long) a.lo);
+			long long	dhi = a.hi + agg_sum_carry(old, a.lo);
+
+			if (dhi != 0)
+				atomicAdd(col.sum_hi + s, (unsigned long long) dhi);
+		}
+	}
+	else if (col.ops & GH_AGG_SUM)
+		atomicAdd(col.fsum + s, a.fsum);
+	if (col.ops & GH_AGG_MIN)
+		atomicMin(col.min + s, a.min);
+	if (col.ops & GH_AGG_MAX)
+		atomicMax(col.max + s, a.max);
+}
+
+/*
+ * agg_slot for a table sized by an estimate of its groups: AGG_NO_SLOT when
+ * the key finds neither itself nor a free slot within AGG_PROBE_BOUND slots
+ * (the table is fuller than planned: the caller starts over, larger).
+ */
+#define AGG_PROBE_BOUND 256
+
+__device__ __forceinline__ size_t
+agg_slot_bounded(unsigned long long *slot_keys, size_t cap, uint64_t key)
+{
+	size_t		s;
+
+	if (key == GH_EMPTY_KEY)
+		return cap;
+	s = gh_range(gh_hash64(key, GH_SEED_AGG), cap);
+	for (int probe = 0; probe < AGG_PROBE_BOUND; probe++)
+	{
+		unsigned long long cur = __ldcg(slot_keys + s);
+
+		if (cur == GH_EMPTY_KEY)
+			cur = atomicCAS(slot_keys + s, GH_EMPTY_KEY, key);
+		if (cur == key || cur == GH_EMPTY_KEY)
+			return s;
+		if (++s == cap)
+			s = 0;
+	}
+	return AGG_NO_SLOT;
+}
+
 /* Add one value (an int64, or a double's bits) of column col to slot s. */
 __device__ __forceinline__ void
 agg_update(const agg_col_dev &col, size_t s, long long bits, bool isnull)
 {
-	if (isnull)
-		return;
-	atomicAdd(col.nonnull + s, 1ULL);
-	if (col.type == GH_INT64)
-	{
-		long long	v = bits;
-
-		if (col.ops & GH_AGG_SUM)
-		{
-			unsigned long long u = (unsigned long long) v;
-			unsigned long long old = atomicAdd(col.sum_lo + s, u);
-			unsigned long long dhi = (old + u < old ? 1ULL : 0ULL) + (v < 0 ? ~0ULL : 0ULL);
-
-			if (dhi != 0)
-				atomicAdd(col.sum_hi + s, dhi);
-		}
-		if (col.ops & GH_AGG_MIN)
-			atomicMin(col.min + s, v);
-		if (col.ops & GH_AGG_MAX)
-			atomicMax(col.max + s, v);
-	}
-	else
-	{
-		double		v = __longlong_as_double(bits);
-
-		if (col.ops & GH_AGG_SUM)
-			atomicAdd(col.fsum + s, v);
-		if (col.ops & GH_AGG_MIN)
-			atomicMin(col.min + s, f64_order(v));
-		if (col.ops & GH_AGG_MAX)
-			atomicMax(col.max + s, f64_order(v));
-	}
+	if (!isnull)
+		agg_apply(col, s, agg_val_of(col, bits));
 }
 
 /* Copy the accumulators of slot s of a column to slot to of another table's. */
 __device__ __forceinline__ void
 agg_move(const agg_col_dev &from, const agg_col_dev &into, size_t s, size_t to)
 {
-	into.nonnull[to] = from.nonnull[s];
+	if (from.nonnull != nullptr)
+		into.nonnull[to] = from.nonnull[s];
 	if (from.sum_lo != nullptr)
 	{
 		into.sum_lo[to] = from.sum_lo[s];
@@ -189,5 +282,23 @@ gh_status	agg_table_list(const gh_cuda_ctx *ctx, agg_table *t, size_t most);
 
 /* Copy the groups listed into g (made by gh_groups_alloc for t->ngroups). */
 gh_status	agg_copy_out(const gh_cuda_ctx *ctx, const agg_table *t, gh_groups *g);
+
+/*
+ * An estimate of the distinct keys among n device keys (n itself when n is
+ * small: cuda_agg_estimate.cu).
+ */
+gh_status	gh_cuda_estimate_distinct(const gh_cuda_ctx *ctx, const uint64_t *keys,
+									  size_t n, double *estimate);
+
+/* The most slots a block's table of groups can have for t's columns (0: none). */
+size_t		agg_shared_capacity(const gh_cuda_ctx *ctx, const agg_table *t);
+
+/*
+ * Aggregate n device keys (and t's columns' values) into t through tables
+ * of cap slots in each block's shared memory; *overflow (device) becomes
+ * non-zero if t turned out too small (cuda_agg_shared.cu).
+ */
+gh_status	agg_shared_run(const gh_cuda_ctx *ctx, agg_table *t, const uint64_t *keys,
+						   size_t n, size_t cap, unsigned long long *overflow);
 
 #endif							/* GPUHASH_CUDA_AGG_CUH */

@@ -38,8 +38,12 @@
 
 #define AGG_MIN_SLOTS 64
 
+/* The most a block's table of groups in shared memory is planned to fill. */
+#define AGG_SHARED_LOAD 0.6
+
 /* scratch words used here */
 #define SCRATCH_NGROUPS 0
+#define SCRATCH_OVERFLOW 1
 
 size_t
 gh_cuda_agg_bytes_per_row(int ncols)
@@ -70,15 +74,28 @@ fill_i64(long long *a, size_t n, long long v)
 		a[i] = v;
 }
 
+/*
+ * One thread per row.  BOUNDED: the table is sized by an estimate, a key
+ * finding no slot raises *overflow and the row is left out (agg_table_run
+ * starts over).
+ */
+template <bool BOUNDED>
 __global__ void
 aggregate_rows(const uint64_t *__restrict__ keys, size_t n,
 			   unsigned long long *slot_keys, unsigned long long *rows,
-			   size_t cap, const agg_col_dev *__restrict__ cols, int ncols)
+			   size_t cap, const agg_col_dev *__restrict__ cols, int ncols,
+			   unsigned long long *overflow)
 {
 	GH_GRID_STRIDE(i, n)
 	{
-		size_t		s = agg_slot(slot_keys, cap, keys[i]);
+		size_t		s = BOUNDED ? agg_slot_bounded(slot_keys, cap, keys[i]) :
+			agg_slot(slot_keys, cap, keys[i]);
 
+		if (BOUNDED && s == AGG_NO_SLOT)
+		{
+			atomicOr(overflow, 1ULL);
+			continue;
+		}
 		atomicAdd(rows + s, 1ULL);
 		for (int c = 0; c < ncols; c++)
 		{
@@ -139,8 +156,14 @@ agg_table_init(const gh_cuda_ctx *ctx, agg_table *t, size_t cap, int ncols)
 		agg_col_bufs *b = &t->bufs[c];
 		agg_col_dev *d = &t->cols_host[c];
 
-		GH_TRY(alloc_zeroed(ctx, b->nonnull, slots, "group non-null counts"));
-		d->nonnull = b->nonnull.p;
+		/* a gh_aggregate column without NULLs counts none: the row count */
+		b->nonnull.reset();
+		d->nonnull = nullptr;
+		if (d->values == nullptr || d->nulls != nullptr)
+		{
+			GH_TRY(alloc_zeroed(ctx, b->nonnull, slots, "group non-null counts"));
+			d->nonnull = b->nonnull.p;
+		}
 		if ((d->ops & GH_AGG_SUM) && d->type == GH_INT64)
 		{
 			GH_TRY(alloc_zeroed(ctx, b->sum_lo, slots, "group sums"));
@@ -201,14 +224,59 @@ agg_table_list(const gh_cuda_ctx *ctx, agg_table *t, size_t most)
 	return GH_OK;
 }
 
-/* Aggregate n device keys into t, then list its groups (t->groups). */
+/*
+ * Aggregate n device keys into t (whose cols_host hold the columns' types,
+ * operations and inputs), then list its groups (t->groups).
+ *
+ * The table is sized by an estimate of the groups (gh_cuda_estimate_distinct):
+ * few of them go through tables in shared memory first (agg_shared_run),
+ * more straight to a global table of about twice as many slots, probing a
+ * bounded number of slots.  Should the estimate be too low, so that a key
+ * finds no slot, the work is thrown away and done again with two slots per
+ * row, where every key has one.
+ */
 static gh_status
 agg_table_run(const gh_cuda_ctx *ctx, agg_table *t, const uint64_t *keys, size_t n)
 {
+	cudaStream_t s = ctx->d->stream;
+	unsigned long long *overflow = (unsigned long long *) (ctx->d->scratch + SCRATCH_OVERFLOW);
+	size_t		safe = 2 * n > AGG_MIN_SLOTS ? 2 * n : AGG_MIN_SLOTS;
+	double		groups = (double) n;
+
+	GH_TRY(gh_cuda_estimate_distinct(ctx, keys, n, &groups));
+	if (ctx->e->group_estimate_scale > 0)
+		groups *= ctx->e->group_estimate_scale;
+	if (groups < 0.25 * (double) n)
+	{
+		size_t		want = (size_t) (2.2 * groups) + AGG_MIN_SLOTS;
+		size_t		shared = agg_shared_capacity(ctx, t);
+		uint64_t	failed = 0;
+
+		GH_TRY(agg_table_init(ctx, t, want < safe ? want : safe, t->ncols));
+		GH_CUDA_TRY(ctx->e, cudaMemsetAsync(overflow, 0, sizeof(uint64_t), s));
+		if (groups <= AGG_SHARED_LOAD * (double) shared)
+		{
+			size_t		cap = (size_t) (groups / AGG_SHARED_LOAD) + AGG_MIN_SLOTS;
+
+			GH_TRY(agg_shared_run(ctx, t, keys, n, cap < shared ? cap : shared, overflow));
+		}
+		else
+		{
+			aggregate_rows<true><<<gh_cuda_grid(n, GH_CUDA_BLOCK), GH_CUDA_BLOCK, 0, s>>>(
+				keys, n, (unsigned long long *) t->keys.p, t->rows.p, t->cap, t->cols.p,
+				t->ncols, overflow);
+			GH_CUDA_LAUNCHED(ctx->e, "aggregate_rows");
+		}
+		GH_TRY(gh_cuda_read_scratch(ctx, SCRATCH_OVERFLOW, 1, &failed));
+		if (failed == 0)
+			return agg_table_list(ctx, t, n + 1);
+	}
+	GH_TRY(agg_table_init(ctx, t, safe, t->ncols));
 	if (n > 0)
 	{
-		aggregate_rows<<<gh_cuda_grid(n, GH_CUDA_BLOCK), GH_CUDA_BLOCK, 0, ctx->d->stream>>>(
-			keys, n, (unsigned long long *) t->keys.p, t->rows.p, t->cap, t->cols.p, t->ncols);
+		aggregate_rows<false><<<gh_cuda_grid(n, GH_CUDA_BLOCK), GH_CUDA_BLOCK, 0, s>>>(
+			keys, n, (unsigned long long *) t->keys.p, t->rows.p, t->cap, t->cols.p, t->ncols,
+			nullptr);
 		GH_CUDA_LAUNCHED(ctx->e, "aggregate_rows");
 	}
 	return agg_table_list(ctx, t, n + 1);
@@ -254,11 +322,17 @@ agg_copy_out(const gh_cuda_ctx *ctx, const agg_table *t, gh_groups *g)
 		const agg_col_dev *d = &t->cols_host[c];
 		gh_aggresult *r = &g->cols[c];
 
-		GH_TRY(copy_groups_out(ctx, t, d->nonnull, staging, r->nonnull));
+		if (d->nonnull != nullptr)
+			GH_TRY(copy_groups_out(ctx, t, d->nonnull, staging, r->nonnull));
+		else
+			memcpy(r->nonnull, g->rows, ng * sizeof(int64_t));
 		if (d->sum_lo != nullptr)
 		{
 			GH_TRY(copy_groups_out(ctx, t, d->sum_lo, staging, r->sum_lo));
 			GH_TRY(copy_groups_out(ctx, t, d->sum_hi, staging, r->sum_hi));
+			/* hi * 2^64 + (signed) lo as a two's complement hi:lo */
+			for (size_t i = 0; i < ng; i++)
+				r->sum_hi[i] -= (int64_t) r->sum_lo[i] < 0;
 		}
 		if (d->fsum != nullptr)
 			GH_TRY(copy_groups_out(ctx, t, d->fsum, staging, r->fsum));
@@ -331,7 +405,6 @@ gh_cuda_aggregate_device(const gh_cuda_ctx *ctx, gh_cuda_agg_rows &rows, size_t 
 		d->values = rows.values[c].p;
 		d->nulls = rows.nulls[c].p;
 	}
-	GH_TRY(agg_table_init(ctx, t.get(), 2 * n > AGG_MIN_SLOTS ? 2 * n : AGG_MIN_SLOTS, ncols));
 	GH_TRY(agg_table_run(ctx, t.get(), rows.keys.p, n));
 	/* grouped: the rows' memory goes back before the results come out */
 	rows.keys.reset();
@@ -392,7 +465,7 @@ gh_cuda_aggregate_device_bench(const gh_cuda_ctx *ctx, const uint64_t *keys,
 	t->cols_host[0].type = GH_INT64;
 	t->cols_host[0].ops = GH_AGG_SUM;
 	t->cols_host[0].values = values;
-	GH_TRY(agg_table_init(ctx, t.get(), 2 * n > AGG_MIN_SLOTS ? 2 * n : AGG_MIN_SLOTS, 1));
+	t->ncols = 1;
 	GH_TRY(agg_table_run(ctx, t.get(), keys, n));
 
 	/* compact the groups into device arrays: the result stays there */
@@ -403,7 +476,8 @@ gh_cuda_aggregate_device_bench(const gh_cuda_ctx *ctx, const uint64_t *keys,
 	GH_TRY(out_hi.alloc(ctx, t->ngroups, "group sums"));
 	GH_TRY(gather_on_device(ctx, t.get(), t->keys.p, out_keys.p));
 	GH_TRY(gather_on_device(ctx, t.get(), t->rows.p, out_rows.p));
-	GH_TRY(gather_on_device(ctx, t.get(), t->bufs[0].nonnull.p, out_nonnull.p));
+	if (t->bufs[0].nonnull.p != nullptr)
+		GH_TRY(gather_on_device(ctx, t.get(), t->bufs[0].nonnull.p, out_nonnull.p));
 	GH_TRY(gather_on_device(ctx, t.get(), t->bufs[0].sum_lo.p, out_lo.p));
 	GH_TRY(gather_on_device(ctx, t.get(), t->bufs[0].sum_hi.p, out_hi.p));
 	*ngroups = t->ngroups;

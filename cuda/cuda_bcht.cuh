@@ -22,6 +22,19 @@
 
 typedef cooperative_groups::thread_block_tile<BCHT_TILE> bcht_tile;
 
+/*
+ * A key's tag: a byte of its first hash h0 = gh_bcht_hash(key, 0, rebuild)
+ * that the bucket number (the top bits of h0) does not use, never 0 (the
+ * tag of a free slot).
+ */
+__device__ __forceinline__ uint32_t
+bcht_tag(uint64_t h0)
+{
+	uint32_t	tag = (uint32_t) h0 & 0xff;
+
+	return tag != 0 ? tag : 1;
+}
+
 /* Tile index and count of a grid of 16-thread tiles. */
 __device__ __forceinline__ size_t
 tile_index(void)
@@ -49,5 +62,11 @@ this_tile(void)
 gh_status	gh_bcht_fill(const gh_cuda_ctx *ctx, gh_bcht_table *t,
 						 const uint64_t *dh, const uint32_t *heads,
 						 double load_factor);
+
+/*
+ * Write t's tags and reach bits from its filled slots (cuda_bcht_find.cu
+ * says what they are for).
+ */
+gh_status	gh_bcht_index(const gh_cuda_ctx *ctx, gh_bcht_table *t);
 
 #endif							/* GPUHASH_CUDA_BCHT_CUH */

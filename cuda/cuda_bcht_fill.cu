@@ -12,7 +12,8 @@
  * Awad et al.'s cuckoo procedure, a 16-thread tile per bucket; slots hold
  * only keys while inserting, so a last pass writes the row ranges of the
  * keys placement did not put.  An insertion out of evictions rebuilds with
- * new seeds.  See cuda/README, "BCHT".
+ * new seeds.  Last, gh_bcht_index writes the tags and reach bits the
+ * lookups use.  See cuda/README, "BCHT".
  *
  *-------------------------------------------------------------------------
  */
@@ -442,7 +443,7 @@ gh_bcht_fill(const gh_cuda_ctx *ctx, gh_bcht_table *t, const uint64_t *dh,
 	t->rebuild = 0;
 	GH_TRY(alloc_slots(ctx, t));
 	if (d == 0)
-		return GH_OK;
+		return gh_bcht_index(ctx, t);
 	GH_TRY(place_and_insert(ctx, t, dh, heads, h_empty, &ok));
 	for (int growth = 0; !ok && growth <= BCHT_GROWTHS; growth++)
 	{
@@ -461,5 +462,5 @@ gh_bcht_fill(const gh_cuda_ctx *ctx, gh_bcht_table *t, const uint64_t *dh,
 		return gh_fail(ctx->e, GH_ERR_INTERNAL,
 					   "BCHT insertion of %zu keys failed after %u rebuilds",
 					   d, (unsigned) t->rebuild);
-	return GH_OK;
+	return gh_bcht_index(ctx, t);
 }

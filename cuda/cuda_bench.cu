@@ -142,7 +142,8 @@ size_t
 gh_cuda_bench_table_bytes(const gh_cuda_part *p)
 {
 	if (p->kind == GH_KIND_BCHT)
-		return 8 * p->bc.n + p->bc.slot_keys.bytes() + p->bc.slot_vals.bytes();
+		return 8 * p->bc.n + p->bc.slot_keys.bytes() + p->bc.slot_vals.bytes() +
+			p->bc.tags.bytes() + p->bc.reach.bytes();
 	return 16 * p->hg.n + p->hg.offsets.bytes();
 }
 
@@ -262,12 +263,12 @@ bench_find(const gh_cuda_ctx *ctx, gh_bench_op op, gh_kind kind, size_t n,
 }
 
 static gh_status
-bench_aggregate(const gh_cuda_ctx *ctx, size_t n, int reps, bench_timer *timer,
-				gh_bench_result *out)
+bench_aggregate(const gh_cuda_ctx *ctx, gh_bench_op op, size_t n, int reps,
+				bench_timer *timer, gh_bench_result *out)
 {
 	gh_dbuf<uint64_t> keys;
 	gh_dbuf<int64_t> values;
-	size_t		ndistinct = n / 16 > 0 ? n / 16 : 1;
+	size_t		ndistinct = gh_bench_groups(op, n);
 
 	GH_TRY(keys.alloc(ctx, n, "benchmark keys"));
 	GH_TRY(values.alloc(ctx, n, "benchmark values"));
@@ -332,7 +333,8 @@ gh_cuda_bench(gh_engine *e, gh_bench_op op, gh_kind kind, size_t n, int reps,
 				st = bench_find(&ctx, op, kind, n, reps, load_factor, &timer, out);
 				break;
 			case GH_BENCH_AGGREGATE:
-				st = bench_aggregate(&ctx, n, reps, &timer, out);
+			case GH_BENCH_AGGREGATE_FEW:
+				st = bench_aggregate(&ctx, op, n, reps, &timer, out);
 				break;
 			default:
 				st = gh_fail(e, GH_ERR_INVALID, "unknown benchmark %d", (int) op);

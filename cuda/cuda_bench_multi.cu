@@ -164,16 +164,17 @@ make_slices(multi_bench *b, gh_bench_op what, size_t n, gh_xchg_side *in, int *n
 																   n + first);
 				break;
 			case GH_BENCH_AGGREGATE:
+			case GH_BENCH_AGGREGATE_FEW:
 				make_group_keys<<<grid, GH_CUDA_BLOCK, 0, st>>>(in[s].col[0].p,
 																(int64_t *) in[s].col[1].p, cnt,
-																n / 16 > 0 ? n / 16 : 1, first);
+																gh_bench_groups(what, n), first);
 				break;
 			default:
 				make_present_keys<<<grid, GH_CUDA_BLOCK, 0, st>>>(in[s].col[0].p, cnt, n, first);
 				break;
 		}
 		GH_CUDA_LAUNCHED(b->e, "make benchmark slice");
-		if (what != GH_BENCH_BUILD && what != GH_BENCH_AGGREGATE)
+		if (what != GH_BENCH_BUILD && !GH_BENCH_AGGREGATES(what))
 		{
 			fill_row_numbers<<<grid, GH_CUDA_BLOCK, 0, st>>>(in[s].col[1].p, cnt, first);
 			GH_CUDA_LAUNCHED(b->e, "fill_row_numbers");
@@ -243,6 +244,7 @@ run_range(gh_engine *e, int dev, void *arg)
 				return GH_OK;
 			}
 		case GH_BENCH_AGGREGATE:
+		case GH_BENCH_AGGREGATE_FEW:
 			{
 				uint64_t	ngroups = 0;
 
@@ -336,7 +338,7 @@ gh_cuda_bench_multi(gh_engine *e, gh_bench_op op, gh_kind kind, size_t n,
 	}
 
 	/* the table that probes, finds and joins run against */
-	if (op != GH_BENCH_BUILD && op != GH_BENCH_AGGREGATE)
+	if (op != GH_BENCH_BUILD && !GH_BENCH_AGGREGATES(op))
 	{
 		gh_xchg_side in[GH_MAX_DEVICES];
 		gh_xchg_stats stats;

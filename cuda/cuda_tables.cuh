@@ -1,5 +1,5 @@
 /*-------------------------------------------------------------------------
- *
+	uint64_t	nbuckets; *
  * cuda_tables.cuh
  *	  The CUDA backend's tables and probes as device-resident structures,
  *	  and the device-level operations on them that both the engine's
@@ -111,6 +111,8 @@ typedef struct gh_bcht_view
 {
 	const uint64_t *slot_keys;	/* nbuckets * 16 */
 	const uint64_t *slot_vals;	/* (start << 32) | count */
+	const uint4 *tags;			/* nbuckets: a byte per slot, 0 = free */
+	const uint32_t *reach;		/* 2 bits per bucket, 16 buckets a word */
 	uint64_t	nbuckets;
 	uint32_t	rebuild;
 	bool		has_empty_key;
@@ -127,13 +129,15 @@ struct gh_bcht_table
 	uint64_t	empty_val;
 	gh_dbuf<uint64_t> slot_keys;
 	gh_dbuf<uint64_t> slot_vals;
+	gh_dbuf<uint8_t> tags;		/* nbuckets * 16 */
+	gh_dbuf<uint32_t> reach;	/* (nbuckets + 15) / 16 */
 	gh_dbuf<uint64_t> rows;		/* n, equal keys' rows contiguous */
 
 	gh_bcht_view
 	view() const
 	{
-		gh_bcht_view v = {slot_keys.p, slot_vals.p, nbuckets, rebuild,
-		has_empty_key, empty_val};
+		gh_bcht_view v = {slot_keys.p, slot_vals.p, (const uint4 *) tags.p, reach.p,
+			nbuckets, rebuild, has_empty_key, empty_val};
 
 		return v;
 	}

@@ -305,7 +305,7 @@ gh_bench(gh_engine *e, gh_bench_op op, gh_kind kind, size_t n, int reps,
 {
 	if (e == NULL)
 		return GH_ERR_INVALID;
-	if (out == NULL || n == 0 || reps < 1 || op < GH_BENCH_BUILD || op > GH_BENCH_AGGREGATE ||
+	if (out == NULL || n == 0 || reps < 1 || op < GH_BENCH_BUILD || op > GH_BENCH_AGGREGATE_FEW ||
 		load_factor < 0 || load_factor > 0.99 ||
 		(kind != GH_KIND_AUTO && kind != GH_KIND_HASHGRAPH && kind != GH_KIND_BCHT))
 		return gh_fail(e, GH_ERR_INVALID, "invalid arguments to gh_bench");

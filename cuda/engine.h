@@ -330,8 +330,24 @@ typedef enum gh_bench_op
 	GH_BENCH_FIND_HIT,			/* BCHT: n lookups, all present */
 	GH_BENCH_FIND_MISS,			/* BCHT: n lookups, all absent */
 	GH_BENCH_JOIN,				/* list-intersection join, n x n keys */
-	GH_BENCH_AGGREGATE			/* group n keys (n/16 groups), count+sum */
+	GH_BENCH_AGGREGATE,			/* group n keys (n/16 groups), count+sum */
+	GH_BENCH_AGGREGATE_FEW		/* the same into GH_BENCH_FEW_GROUPS groups */
 } gh_bench_op;
+
+/* Groups of the few-groups aggregation benchmark (n of them if n is fewer). */
+#define GH_BENCH_FEW_GROUPS 4096
+
+/* The distinct keys of an aggregation benchmark of n rows. */
+static inline size_t
+gh_bench_groups(gh_bench_op op, size_t n)
+{
+	if (op == GH_BENCH_AGGREGATE_FEW)
+		return n < GH_BENCH_FEW_GROUPS ? n : GH_BENCH_FEW_GROUPS;
+	return n / 16 > 0 ? n / 16 : 1;
+}
+
+/* Whether a benchmark aggregates (no table, no probe). */
+#define GH_BENCH_AGGREGATES(op) ((op) == GH_BENCH_AGGREGATE || (op) == GH_BENCH_AGGREGATE_FEW)
 
 /* One device's share of a benchmark run on several devices. */
 typedef struct gh_bench_device
@@ -1005,6 +1021,14 @@ extern void gh_debug_split_chunk(gh_engine *e, size_t rows);
  * several devices with small inputs.
  */
 extern void gh_debug_broadcast_rows(gh_engine *e, long long rows);
+
+/*
+ * Scale the GPU's estimate of an aggregation's groups by scale (0: none),
+ * so that tests reach a table of groups that turns out too small (and the
+ * aggregation done again with room for every row).  No effect on the CPU
+ * backend.
+ */
+extern void gh_debug_group_estimate(gh_engine *e, double scale);
 
 /*
  * Keep device arrays on the device up to bytes of them (0: the default, an

@@ -13,6 +13,7 @@
  *		gh_debug_stage_exchange	exchange through host memory (tests)
  *		gh_debug_split_chunk	split host inputs in small chunks (tests)
  *		gh_debug_broadcast_rows	which tables are broadcast (tests)
+ *		gh_debug_group_estimate	the GPU's estimate of groups, scaled (tests)
  *
  * The first gh_fail() of a section wins and stops the other devices at their
  * next gh_interrupted(); only the calling thread calls the caller's interrupt
@@ -122,6 +123,13 @@ gh_debug_broadcast_rows(gh_engine *e, long long rows)
 {
 	if (e != NULL)
 		e->broadcast_rows = rows;
+}
+
+void
+gh_debug_group_estimate(gh_engine *e, double scale)
+{
+	if (e != NULL)
+		e->group_estimate_scale = scale;
 }
 
 void

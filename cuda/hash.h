@@ -27,13 +27,15 @@
 #define GH_HD static inline
 #endif
 
-/* Seeds: partition split, HashGraph buckets, the three BCHT functions. */
+/* Seeds: partition split, HashGraph buckets, the three BCHT functions,
+ * groups, and the distinct-key estimate. */
 #define GH_SEED_PARTITION	UINT64_C(0x243f6a8885a308d3)
 #define GH_SEED_BUCKET		UINT64_C(0x13198a2e03707344)
 #define GH_SEED_BCHT0		UINT64_C(0xa4093822299f31d0)
 #define GH_SEED_BCHT1		UINT64_C(0x082efa98ec4e6c89)
 #define GH_SEED_BCHT2		UINT64_C(0x452821e638d01377)
 #define GH_SEED_AGG			UINT64_C(0xbe5466cf34e90c6c)
+#define GH_SEED_COUNT		UINT64_C(0x3f84d5b5b5470917)
 
 /* MurmurHash3's fmix64 of key ^ seed: a bijection for a fixed seed. */
 GH_HD uint64_t
@@ -83,13 +85,20 @@ gh_bucket_of(uint64_t key, uint64_t nbuckets)
 /* An empty BCHT slot.  A real key equal to it is kept aside (see bcht). */
 #define GH_EMPTY_KEY			UINT64_C(0xffffffffffffffff)
 
-/* The i-th BCHT bucket of a key; rebuild r perturbs the seeds. */
+/* The i-th BCHT hash of a key; rebuild r perturbs the seeds. */
 GH_HD uint64_t
-gh_bcht_bucket(uint64_t key, int i, uint32_t rebuild, uint64_t nbuckets)
+gh_bcht_hash(uint64_t key, int i, uint32_t rebuild)
 {
 	uint64_t	seed = (i == 0) ? GH_SEED_BCHT0 : (i == 1) ? GH_SEED_BCHT1 : GH_SEED_BCHT2;
 
-	return gh_range(gh_hash64(key, seed + UINT64_C(0x9e3779b97f4a7c15) * rebuild), nbuckets);
+	return gh_hash64(key, seed + UINT64_C(0x9e3779b97f4a7c15) * rebuild);
+}
+
+/* The i-th BCHT bucket of a key. */
+GH_HD uint64_t
+gh_bcht_bucket(uint64_t key, int i, uint32_t rebuild, uint64_t nbuckets)
+{
+	return gh_range(gh_bcht_hash(key, i, rebuild), nbuckets);
 }
 
 #endif							/* GPUHASH_HASH_H */

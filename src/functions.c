@@ -77,6 +77,7 @@ static const BenchCase bench_cases[] = {
 	{"bcht", "find_hit", GH_KIND_BCHT, GH_BENCH_FIND_HIT},
 	{"bcht", "find_miss", GH_KIND_BCHT, GH_BENCH_FIND_MISS},
 	{"hash_agg", "aggregate", GH_KIND_AUTO, GH_BENCH_AGGREGATE},
+	{"hash_agg", "aggregate_few", GH_KIND_AUTO, GH_BENCH_AGGREGATE_FEW},
 };
 
 static bool
@@ -185,7 +186,8 @@ bench_backend(ReturnSetInfo *rsinfo, gh_backend backend, const char *operation,
 Datum
 gpuhash_bench(PG_FUNCTION_ARGS)
 {
-	static const char *const operations[] = {"all", "build", "probe", "find_hit", "find_miss", "join", "aggregate", NULL};
+	static const char *const operations[] = {"all", "build", "probe", "find_hit", "find_miss", "join",
+		"aggregate", "aggregate_few", NULL};
 	static const char *const structures[] = {"all", "hashgraph", "bcht", "hash_agg", NULL};
 	static const char *const devices[] = {"all", "gpu", "cpu", NULL};
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;

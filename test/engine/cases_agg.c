@@ -32,6 +32,8 @@ typedef struct agg_dataset
 	dist_kind	kind;
 	size_t		n;
 	bool		all_configs;
+	size_t		domain;			/* DIST_DUPS: this many distinct keys (0: n / 8) */
+	double		estimate;		/* gh_debug_group_estimate (0: none) */
 } agg_dataset;
 
 static const agg_dataset cpu_agg_datasets[] = {
@@ -50,6 +52,7 @@ static const agg_dataset cpu_agg_datasets[] = {
 	{DIST_EQUAL, 1000, true},
 	{DIST_EQUAL, 1000000, false},
 	{DIST_EQUAL_MAX, 17, true},
+	{DIST_DUPS, 65537, true, 3},
 };
 
 static const agg_dataset cuda_agg_datasets[] = {
@@ -65,6 +68,15 @@ static const agg_dataset cuda_agg_datasets[] = {
 	{DIST_EQUAL, 1000, true},
 	{DIST_EQUAL, 1000000, false},
 	{DIST_EQUAL_MAX, 17, true},
+	/* few groups: tables in shared memory; then past what they hold */
+	{DIST_DUPS, ((size_t) 1 << 20) + 3, true, 3},
+	{DIST_DUPS, ((size_t) 1 << 20) + 3, false, 1000},
+	{DIST_DUPS, ((size_t) 1 << 22) + 3, false, 4096},
+	{DIST_DUPS, ((size_t) 1 << 20) + 3, false, 60000},
+	/* groups underestimated: the table of groups overflows, all done again */
+	{DIST_DUPS, ((size_t) 1 << 20) + 3, true, 3000, 0.001},
+	{DIST_DUPS, ((size_t) 1 << 20) + 3, false, 100000, 0.01},
+	{DIST_ZIPF, ((size_t) 1 << 20) + 3, false, 0, 0.001},
 };
 
 static const agg_dataset quick_agg_datasets[] = {
@@ -207,12 +219,15 @@ run_agg_dataset(const agg_dataset *ds, const test_config *cfgs, int ncfg,
 	bool		split_done = false;
 
 	dist_init(&d, ds->kind, ds->n, r);
+	if (ds->domain != 0)
+		d.domain = ds->domain;
 	keys = gen_build_keys(&d, ds->n, r);
 	make_columns(keys, ds->n, r, cols);
 	oracle_aggregate(&want, keys, ds->n, cols, NCOLS);
 	oracle_aggregate(&want0, keys, ds->n, NULL, 0);
-	snprintf(label, sizeof(label), "%s, n=%zu, %zu groups, NULLs and all-NULL groups%s",
+	snprintf(label, sizeof(label), "%s, n=%zu, %zu groups%s, NULLs and all-NULL groups%s",
 			 dist_name(ds->kind), ds->n, want.ngroups,
+			 ds->estimate > 0 ? " (estimated too few)" : "",
 			 sums_overflow(&want, 2) ? ", int64 sums overflowing" : "");
 	for (int c = 0; c < ncfg; c++)
 	{
@@ -224,8 +239,10 @@ run_agg_dataset(const agg_dataset *ds, const test_config *cfgs, int ncfg,
 			continue;
 		if (split)
 			split_done = true;
+		gh_debug_group_estimate(engines[c], ds->estimate);
 		check_aggregate(engines[c], &cfgs[c], label, keys, ds->n, cols, NCOLS, &want);
 		check_aggregate(engines[c], &cfgs[c], label, keys, ds->n, NULL, 0, &want0);
+		gh_debug_group_estimate(engines[c], 0);
 	}
 	agg_oracle_free(&want);
 	agg_oracle_free(&want0);

@@ -418,6 +418,7 @@ const bench_case bench_cases_all[] = {
 	{GH_BENCH_JOIN, GH_KIND_HASHGRAPH, "join"},
 	{GH_BENCH_JOIN, GH_KIND_BCHT, "join"},
 	{GH_BENCH_AGGREGATE, GH_KIND_AUTO, "aggregate"},
+	{GH_BENCH_AGGREGATE_FEW, GH_KIND_AUTO, "aggregate (few groups)"},
 };
 const size_t n_bench_cases_all = sizeof(bench_cases_all) / sizeof(bench_cases_all[0]);
 
@@ -450,7 +451,8 @@ bench_cases(void)
 				want = 0;		/* keys absent by construction */
 				break;
 			case GH_BENCH_AGGREGATE:
-				want = n / 16;	/* groups */
+			case GH_BENCH_AGGREGATE_FEW:
+				want = gh_bench_groups(bench_cases_all[i].op, n);	/* groups */
 				break;
 			default:
 				want = n;		/* distinct keys, hits or pairs */

@@ -464,7 +464,7 @@ bench_cases(void)
 			{
 				gh_bench_result br;
 				uint64_t	want = benches[i].op == GH_BENCH_FIND_MISS ? 0 :
-					benches[i].op == GH_BENCH_AGGREGATE ? n / 16 : n;
+					GH_BENCH_AGGREGATES(benches[i].op) ? gh_bench_groups(benches[i].op, n) : n;
 				uint64_t	keys = 0;
 
 				gh_debug_stage_exchange(e, pass == 1);

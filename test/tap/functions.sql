@@ -4,7 +4,7 @@
 -- ways, whichever this machine has), and that a long benchmark stops on
 -- cancel.
 BEGIN;
-SELECT plan(72);
+SELECT plan(73);
 
 -- ---- the extension's objects ----
 SELECT has_extension('gpuhash');
@@ -59,9 +59,9 @@ SELECT results_eq(
   'SELECT structure, operation FROM cpu_run',
   $$VALUES ('hashgraph', 'build'), ('hashgraph', 'probe'), ('hashgraph', 'join'),
            ('bcht', 'build'), ('bcht', 'find_hit'), ('bcht', 'find_miss'),
-           ('hash_agg', 'aggregate')$$,
+           ('hash_agg', 'aggregate'), ('hash_agg', 'aggregate_few')$$,
   'all: one row per structure and operation, in a fixed order');
-SELECT is((SELECT count(*) FROM cpu_run WHERE keys = 4096 AND device = 'cpu'), 7::bigint,
+SELECT is((SELECT count(*) FROM cpu_run WHERE keys = 4096 AND device = 'cpu'), 8::bigint,
           'every row names the size and the CPU backend');
 SELECT ok((SELECT bool_and(milliseconds > 0 AND milliseconds < 60000) FROM cpu_run),
           'every time is positive and finite');
@@ -86,10 +86,14 @@ SELECT set_eq(
   $$SELECT structure || '/' || operation FROM gpuhash_bench('aggregate', 512, 'all', 'cpu', 1)$$,
   ARRAY['hash_agg/aggregate'],
   'operation => aggregate: the hash aggregation');
+SELECT set_eq(
+  $$SELECT structure || '/' || operation FROM gpuhash_bench('aggregate_few', 512, 'all', 'cpu', 1)$$,
+  ARRAY['hash_agg/aggregate_few'],
+  'operation => aggregate_few: the hash aggregation into few groups');
 SELECT is_empty(
   $$SELECT * FROM gpuhash_bench('find_miss', 512, 'hashgraph', 'cpu', 1)$$,
   'a structure without the operation gives no rows');
-SELECT is((SELECT count(*) FROM gpuhash_bench(keys => 1, device => 'cpu', repetitions => 1)), 7::bigint,
+SELECT is((SELECT count(*) FROM gpuhash_bench(keys => 1, device => 'cpu', repetitions => 1)), 8::bigint,
           'a single key is a valid benchmark');
 SELECT lives_ok($$SELECT * FROM gpuhash_bench('build', 3000, 'bcht', 'cpu', 3, 0.99)$$,
                 'BCHT builds at load factor 0.99');

@@ -1,0 +1,273 @@
+/*-------------------------------------------------------------------------
+ *
+ * cuda_agg_shared.cu
+ *	  GROUP BY into few groups: a table of groups in each block's shared
+ *	  memory, merged into the global table once at the end.
+ *
+ * INTERFACE ROUTINES
+ *		agg_shared_capacity		the slots a block's table can have
+ *		agg_shared_run			aggregate device rows into an agg_table
+ *
+ * With few groups, global atomics on the same few slots queue up behind one
+ * another; in shared memory they are an order of magnitude cheaper and each
+ * block has its own.  Before any atomic, a warp gathers its rows of equal
+ * keys (__match_any_sync): the lowest lane of each key adds the others'
+ * values in registers and makes one update, so 32 rows of one group cost
+ * one atomic per accumulator, not 32 in a row on one address.  A block's
+ * table is laid out as the global one is (cuda_agg.cuh: keys, row counts,
+ * each column's accumulators), so agg_apply updates either; a key that
+ * finds no room in it within a few slots goes to the global table
+ * directly.  At the end each block adds its groups to the global table,
+ * one update per group and accumulator.  The global table is sized by the
+ * caller's estimate and bounded (agg_slot_bounded): if it turns out too
+ * small, *overflow says so and the caller starts over.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include <climits>
+
+#include "cuda_agg.cuh"
+
+#define SHARED_BLOCK 1024
+#define SHARED_WARPS (SHARED_BLOCK / 32)
+/* Slots a key probes in a block's table before it goes global. */
+#define SHARED_PROBES 32
+/* The most shared memory a block takes (an H100 allows 227 kB). */
+#define SHARED_MOST (200 * 1024)
+
+/* Accumulator words per slot of column d (the global table's arrays). */
+static __host__ __device__ int
+col_words(const agg_col_dev &d)
+{
+	int			w = d.nonnull != nullptr;
+
+	if (d.ops & GH_AGG_SUM)
+		w += d.type == GH_INT64 ? 2 : 1;
+	return w + ((d.ops & GH_AGG_MIN) != 0) + ((d.ops & GH_AGG_MAX) != 0);
+}
+
+/* Bytes of a block's shared memory before its table: column views, staging. */
+static size_t
+shared_head_bytes(int ncols)
+{
+	return ((ncols * sizeof(agg_col_dev) + 15) / 16) * 16 + SHARED_WARPS * 32 * sizeof(long long);
+}
+
+/* Accumulator words per slot of t, row counts and keys included. */
+static size_t
+slot_words(const agg_table *t)
+{
+	size_t		words = 2;
+
+	for (int c = 0; c < t->ncols; c++)
+		words += col_words(t->cols_host[c]);
+	return words;
+}
+
+size_t
+agg_shared_capacity(const gh_cuda_ctx *ctx, const agg_table *t)
+{
+	size_t		head = shared_head_bytes(t->ncols);
+	size_t		most = SHARED_MOST;
+	int			optin = 0;
+
+	if (cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin,
+							   ctx->d->id) == cudaSuccess && (size_t) optin < most)
+		most = (size_t) optin;
+	if (head + 64 * slot_words(t) * 8 > most)
+		return 0;
+	return (most - head) / (slot_words(t) * 8) - 1;
+}
+
+/*
+ * Point column view v at its arrays in the shared words from *w on (cap
+ * + 1 words each), as column g has them globally; *w moves past them.
+ */
+__device__ static void
+shared_view(const agg_col_dev &g, agg_col_dev *v, unsigned long long *w, size_t slots,
+			size_t *at)
+{
+	*v = g;
+	v->values = nullptr;
+	v->nulls = nullptr;
+#define TAKE(field, type) \
+	do { \
+		if (g.field != nullptr) \
+		{ \
+			v->field = (type *) (w + *at); \
+			*at += slots; \
+		} \
+	} while (0)
+	TAKE(nonnull, unsigned long long);
+	TAKE(sum_lo, unsigned long long);
+	TAKE(sum_hi, unsigned long long);
+	TAKE(fsum, double);
+	TAKE(min, long long);
+	TAKE(max, long long);
+#undef TAKE
+}
+
+/* The slot of key in a block's table of cap slots, or AGG_NO_SLOT. */
+__device__ __forceinline__ size_t
+shared_slot(unsigned long long *keys, size_t cap, uint64_t key)
+{
+	size_t		s;
+
+	if (key == GH_EMPTY_KEY)
+		return cap;
+	s = gh_range(gh_hash64(key, GH_SEED_AGG), cap);
+	for (int probe = 0; probe < SHARED_PROBES; probe++)
+	{
+		unsigned long long cur = ((volatile unsigned long long *) keys)[s];
+
+		if (cur == GH_EMPTY_KEY)
+			cur = atomicCAS(keys + s, GH_EMPTY_KEY, key);
+		if (cur == key || cur == GH_EMPTY_KEY)
+			return s;
+		if (++s == cap)
+			s = 0;
+	}
+	return AGG_NO_SLOT;
+}
+
+__global__ void
+agg_shared_kernel(const uint64_t *__restrict__ keys, size_t n, size_t cap,
+				  unsigned long long *gkeys, unsigned long long *grows, size_t gcap,
+				  const agg_col_dev *__restrict__ gcols, int ncols,
+				  unsigned long long *overflow)
+{
+	extern __shared__ __align__(16) unsigned char smem[];
+	agg_col_dev *scols = (agg_col_dev *) smem;
+	long long  *stage = (long long *) (smem + ((ncols * sizeof(agg_col_dev) + 15) / 16) * 16);
+	unsigned long long *words = (unsigned long long *) (stage + SHARED_WARPS * 32);
+	unsigned long long *skeys = words,
+			   *srows = words + cap + 1;
+	const unsigned lane = threadIdx.x & 31;
+	const unsigned warp = threadIdx.x / 32;
+	long long  *mine = stage + warp * 32;
+	size_t		nwords;
+
+	/* the block's table: views, then every word empty */
+	if (threadIdx.x == 0)
+	{
+		size_t		at = 2 * (cap + 1);
+
+		for (int c = 0; c < ncols; c++)
+			shared_view(gcols[c], &scols[c], words, cap + 1, &at);
+	}
+	__syncthreads();
+	nwords = 2 * (cap + 1);
+	for (int c = 0; c < ncols; c++)
+		nwords += col_words(scols[c]) * (cap + 1);
+	for (size_t w = threadIdx.x; w < nwords; w += blockDim.x)
+		words[w] = w < cap + 1 ? GH_EMPTY_KEY : 0;
+	__syncthreads();
+	for (int c = 0; c < ncols; c++)
+		for (size_t s = threadIdx.x; s <= cap; s += blockDim.x)
+		{
+			if (scols[c].min != nullptr)
+				scols[c].min[s] = LLONG_MAX;
+			if (scols[c].max != nullptr)
+				scols[c].max[s] = LLONG_MIN;
+		}
+	__syncthreads();
+
+	/* rows, a warp's 32 at a time (the loop is warp-uniform) */
+	for (size_t base = (blockIdx.x * (size_t) blockDim.x + warp * 32); base < n;
+		 base += (size_t) gridDim.x * blockDim.x)
+	{
+		size_t		i = base + lane;
+		bool		valid = i < n;
+		uint64_t	key = valid ? keys[i] : 0;
+		unsigned	in = __ballot_sync(0xffffffffu, valid);
+		unsigned	peers = __match_any_sync(0xffffffffu, key) & in;
+		bool		leader = valid && __ffs(peers) - 1 == (int) lane;
+		bool		global = false;
+		size_t		s = AGG_NO_SLOT;
+
+		if (leader)
+		{
+			s = shared_slot(skeys, cap, key);
+			if (s == AGG_NO_SLOT)
+			{
+				global = true;
+				s = agg_slot_bounded(gkeys, gcap, key);
+				if (s == AGG_NO_SLOT)
+					atomicOr(overflow, 1ULL);
+			}
+			if (s != AGG_NO_SLOT)
+				atomicAdd((global ? grows : srows) + s, (unsigned long long) __popc(peers));
+		}
+		for (int c = 0; c < ncols; c++)
+		{
+			const agg_col_dev &col = gcols[c];
+			bool		isnull = !valid || (col.nulls != nullptr && col.nulls[i] != 0);
+			unsigned	m = peers & __ballot_sync(0xffffffffu, !isnull);
+
+			mine[lane] = isnull ? 0 : ((const long long *) col.values)[i];
+			__syncwarp();
+			if (leader && s != AGG_NO_SLOT && m != 0)
+			{
+				agg_val		a = agg_val_of(col, mine[__ffs(m) - 1]);
+
+				for (m &= m - 1; m != 0; m &= m - 1)
+					agg_val_add(col, &a, mine[__ffs(m) - 1]);
+				agg_apply(global ? col : scols[c], s, a);
+			}
+			__syncwarp();
+		}
+	}
+	__syncthreads();
+
+	/* the block's groups into the global table */
+	for (size_t s = threadIdx.x; s <= cap; s += blockDim.x)
+	{
+		size_t		g;
+
+		if (srows[s] == 0)
+			continue;
+		g = agg_slot_bounded(gkeys, gcap, skeys[s]);
+		if (g == AGG_NO_SLOT)
+		{
+			atomicOr(overflow, 1ULL);
+			continue;
+		}
+		atomicAdd(grows + g, srows[s]);
+		for (int c = 0; c < ncols; c++)
+		{
+			const agg_col_dev &v = scols[c];
+			agg_val		a;
+
+			a.nonnull = v.nonnull != nullptr ? v.nonnull[s] : srows[s];
+			if (a.nonnull == 0)
+				continue;
+			a.lo = v.sum_lo != nullptr ? (long long) v.sum_lo[s] : 0;
+			a.hi = v.sum_hi != nullptr ? (long long) v.sum_hi[s] : 0;
+			a.fsum = v.fsum != nullptr ? v.fsum[s] : 0.0;
+			a.min = v.min != nullptr ? v.min[s] : 0;
+			a.max = v.max != nullptr ? v.max[s] : 0;
+			agg_apply(gcols[c], g, a);
+		}
+	}
+}
+
+gh_status
+agg_shared_run(const gh_cuda_ctx *ctx, agg_table *t, const uint64_t *keys, size_t n,
+			   size_t cap, unsigned long long *overflow)
+{
+	size_t		bytes = shared_head_bytes(t->ncols) + (cap + 1) * slot_words(t) * 8;
+	int			per_sm = 0;
+
+	GH_CUDA_TRY(ctx->e, cudaFuncSetAttribute(agg_shared_kernel,
+											 cudaFuncAttributeMaxDynamicSharedMemorySize,
+											 (int) bytes));
+	GH_CUDA_TRY(ctx->e, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, agg_shared_kernel,
+																	   SHARED_BLOCK, bytes));
+	if (per_sm < 1)
+		per_sm = 1;
+	agg_shared_kernel<<<gh_cuda_wide_grid(ctx, n, SHARED_BLOCK, per_sm), SHARED_BLOCK, bytes,
+		ctx->d->stream>>>(keys, n, cap, (unsigned long long *) t->keys.p, t->rows.p, t->cap,
+						  t->cols.p, t->ncols, overflow);
+	GH_CUDA_LAUNCHED(ctx->e, "agg_shared_kernel");
+	return GH_OK;
+}
