@@ -7,10 +7,17 @@
  * A table of cap slots plus one: keys claimed with atomicCAS from
  * gh_range(gh_hash64(key, GH_SEED_AGG), cap) on, linear probing, the key
  * GH_EMPTY_KEY in slot cap of its own; a slot is a group where its row
- * count is not 0.  Each column's accumulators are updated with atomics in
- * an order-free way (cuda_aggregate.cu's header comment): agg_update adds
- * one value to a slot.  agg_move copies a group's accumulators to a slot
- * of another table with the same columns, for a table that grows.
+ * count is not 0.  A slot's words lie together (w of them: key, row count,
+ * then each column's accumulators), so that a row's key, count and sums
+ * are one 32-byte sector of memory where arrays of each would be one
+ * sector each: slot s's key is keys[s * w], its count rows[s * w], and a
+ * column's accumulator X of it col.X[s * w].  The accumulators are
+ * updated with atomics in an order-free way (cuda_aggregate.cu's header
+ * comment): agg_update adds one value to a slot, agg_apply several rows'
+ * values gathered first.  agg_move copies a group's accumulators to a
+ * slot of another table with the same columns, for a table that grows.
+ * These take the slot's word offset (s * w), so that they serve tables in
+ * shared memory laid out otherwise (cuda_agg_shared.cu) as well.
  *
  *-------------------------------------------------------------------------
  */
@@ -28,7 +35,8 @@ typedef struct agg_col_dev
 	int			ops;			/* GH_AGG_* */
 	const void *values;			/* gh_aggregate's input (not the star's) */
 	const uint8_t *nulls;
-	unsigned long long *nonnull;	/* NULL: no NULLs, the row count is it */
+	/* accumulators, NULL where the operations need none */
+	unsigned long long *nonnull;	/* NULL also for no NULLs: the row count */
 	unsigned long long *sum_lo;
 	unsigned long long *sum_hi;
 	double	   *fsum;
@@ -36,25 +44,15 @@ typedef struct agg_col_dev
 	long long  *max;
 } agg_col_dev;
 
-/* The device buffers behind one agg_col_dev's accumulators. */
-struct agg_col_bufs
-{
-	gh_dbuf<unsigned long long> nonnull;
-	gh_dbuf<unsigned long long> sum_lo;
-	gh_dbuf<unsigned long long> sum_hi;
-	gh_dbuf<double> fsum;
-	gh_dbuf<long long> min;
-	gh_dbuf<long long> max;
-};
-
 /* The table of groups; slot cap is the GH_EMPTY_KEY group's. */
 struct agg_table
 {
 	size_t		cap;
 	int			ncols;
-	gh_dbuf<uint64_t> keys;
-	gh_dbuf<unsigned long long> rows;
-	std::unique_ptr<agg_col_bufs[]> bufs;
+	size_t		w;				/* words per slot */
+	gh_dbuf<unsigned long long> slots;	/* (cap + 1) * w words */
+	unsigned long long *keys = nullptr; /* slots.p: slot s's key at [s * w] */
+	unsigned long long *rows = nullptr; /* slots.p + 1: its row count */
 	agg_col_dev *cols_host = nullptr;
 	gh_dbuf<agg_col_dev> cols;	/* device copy of cols_host */
 	gh_dbuf<uint64_t> groups;	/* slot of each group, after agg_table_list */
@@ -78,13 +76,14 @@ f64_order(double d)
 #define AGG_NO_SLOT (~(size_t) 0)
 
 /*
- * The slot of key's group, claiming one if the key is new.  With claimed
+ * The slot of key's group among cap (keys w words apart), claiming one if
+ * the key is new.  With claimed
  * (a table that grows: the star's), a claim is first reserved in
  * *claimed and refused past limit (AGG_NO_SLOT): claimed slots then stay
  * below cap, so every probe meets its key or a free slot.
  */
 __device__ __forceinline__ size_t
-agg_slot(unsigned long long *slot_keys, size_t cap, uint64_t key,
+agg_slot(unsigned long long *slot_keys, size_t cap, size_t w, uint64_t key,
 		 unsigned long long *claimed = nullptr, unsigned long long limit = 0)
 {
 	size_t		s;
@@ -94,7 +93,7 @@ agg_slot(unsigned long long *slot_keys, size_t cap, uint64_t key,
 	s = gh_range(gh_hash64(key, GH_SEED_AGG), cap);
 	for (;;)
 	{
-		unsigned long long cur = __ldcg(slot_keys + s);
+		unsigned long long cur = __ldcg(slot_keys + s * w);
 
 		if (cur == key)
 			return s;
@@ -105,7 +104,7 @@ agg_slot(unsigned long long *slot_keys, size_t cap, uint64_t key,
 				atomicAdd(claimed, ~0ULL);
 				return AGG_NO_SLOT;
 			}
-			cur = atomicCAS(slot_keys + s, GH_EMPTY_KEY, key);
+			cur = atomicCAS(slot_keys + s * w, GH_EMPTY_KEY, key);
 			if (cur == GH_EMPTY_KEY)
 				return s;
 			if (claimed != nullptr)
@@ -183,32 +182,32 @@ agg_val_add(const agg_col_dev &col, agg_val *a, long long bits)
 }
 
 /*
- * Add a contribution (nonnull > 0) to slot s of a column's accumulators,
- * global or shared.  A column without a nonnull array counts no NULLs: its
- * non-null count is the group's row count.
+ * Add a contribution (nonnull > 0) to the slot at word offset o of a
+ * column's accumulators, global or shared.  A column without a nonnull
+ * array counts no NULLs: its non-null count is the group's row count.
  */
 __device__ __forceinline__ void
-agg_apply(const agg_col_dev &col, size_t s, const agg_val &a)
+agg_apply(const agg_col_dev &col, size_t o, const agg_val &a)
 {
 	if (col.nonnull != nullptr)
-		atomicAdd(col.nonnull + s, a.nonnull);
+		atomicAdd(col.nonnull + o, a.nonnull);
 	if (col.type == GH_INT64)
 	{
 		if (col.ops & GH_AGG_SUM)
 		{
-			long long	old = (long long) atomicAdd(col.sum_lo + s, (unsigned long long) a.lo);
+			long long	old = (long long) atomicAdd(col.sum_lo + o, (unsigned long long) a.lo);
 			long long	dhi = a.hi + agg_sum_carry(old, a.lo);
 
 			if (dhi != 0)
-				atomicAdd(col.sum_hi + s, (unsigned long long) dhi);
+				atomicAdd(col.sum_hi + o, (unsigned long long) dhi);
 		}
 	}
 	else if (col.ops & GH_AGG_SUM)
-		atomicAdd(col.fsum + s, a.fsum);
+		atomicAdd(col.fsum + o, a.fsum);
 	if (col.ops & GH_AGG_MIN)
-		atomicMin(col.min + s, a.min);
+		atomicMin(col.min + o, a.min);
 	if (col.ops & GH_AGG_MAX)
-		atomicMax(col.max + s, a.max);
+		atomicMax(col.max + o, a.max);
 }
 
 /*
@@ -219,7 +218,7 @@ agg_apply(const agg_col_dev &col, size_t s, const agg_val &a)
 #define AGG_PROBE_BOUND 256
 
 __device__ __forceinline__ size_t
-agg_slot_bounded(unsigned long long *slot_keys, size_t cap, uint64_t key)
+agg_slot_bounded(unsigned long long *slot_keys, size_t cap, size_t w, uint64_t key)
 {
 	size_t		s;
 
@@ -228,10 +227,10 @@ agg_slot_bounded(unsigned long long *slot_keys, size_t cap, uint64_t key)
 	s = gh_range(gh_hash64(key, GH_SEED_AGG), cap);
 	for (int probe = 0; probe < AGG_PROBE_BOUND; probe++)
 	{
-		unsigned long long cur = __ldcg(slot_keys + s);
+		unsigned long long cur = __ldcg(slot_keys + s * w);
 
 		if (cur == GH_EMPTY_KEY)
-			cur = atomicCAS(slot_keys + s, GH_EMPTY_KEY, key);
+			cur = atomicCAS(slot_keys + s * w, GH_EMPTY_KEY, key);
 		if (cur == key || cur == GH_EMPTY_KEY)
 			return s;
 		if (++s == cap)
@@ -240,15 +239,15 @@ agg_slot_bounded(unsigned long long *slot_keys, size_t cap, uint64_t key)
 	return AGG_NO_SLOT;
 }
 
-/* Add one value (an int64, or a double's bits) of column col to slot s. */
+/* Add one value (an int64, or a double's bits) of column col at offset o. */
 __device__ __forceinline__ void
-agg_update(const agg_col_dev &col, size_t s, long long bits, bool isnull)
+agg_update(const agg_col_dev &col, size_t o, long long bits, bool isnull)
 {
 	if (!isnull)
-		agg_apply(col, s, agg_val_of(col, bits));
+		agg_apply(col, o, agg_val_of(col, bits));
 }
 
-/* Copy the accumulators of slot s of a column to slot to of another table's. */
+/* Copy a column's accumulators at offset s to offset to of another table's. */
 __device__ __forceinline__ void
 agg_move(const agg_col_dev &from, const agg_col_dev &into, size_t s, size_t to)
 {
@@ -295,10 +294,12 @@ size_t		agg_shared_capacity(const gh_cuda_ctx *ctx, const agg_table *t);
 
 /*
  * Aggregate n device keys (and t's columns' values) into t through tables
- * of cap slots in each block's shared memory; *overflow (device) becomes
- * non-zero if t turned out too small (cuda_agg_shared.cu).
+ * of cap slots in each block's shared memory, a warp's rows of one key
+ * gathered first if match (for very few groups); *overflow (device)
+ * becomes non-zero if t turned out too small (cuda_agg_shared.cu).
  */
 gh_status	agg_shared_run(const gh_cuda_ctx *ctx, agg_table *t, const uint64_t *keys,
-						   size_t n, size_t cap, unsigned long long *overflow);
+						   size_t n, size_t cap, bool match,
+						   unsigned long long *overflow);
 
 #endif							/* GPUHASH_CUDA_AGG_CUH */

@@ -33,7 +33,7 @@
 /* Slots a key probes in a block's table before it goes global. */
 #define SHARED_PROBES 32
 /* The most shared memory a block takes (an H100 allows 227 kB). */
-#define SHARED_MOST (200 * 1024)
+#define SHARED_MOST (220 * 1024)
 
 /* Accumulator words per slot of column d (the global table's arrays). */
 static __host__ __device__ int
@@ -130,9 +130,10 @@ shared_slot(unsigned long long *keys, size_t cap, uint64_t key)
 	return AGG_NO_SLOT;
 }
 
+template <bool MATCH>
 __global__ void
 agg_shared_kernel(const uint64_t *__restrict__ keys, size_t n, size_t cap,
-				  unsigned long long *gkeys, unsigned long long *grows, size_t gcap,
+				  unsigned long long *gkeys, unsigned long long *grows, size_t gcap, size_t gw,
 				  const agg_col_dev *__restrict__ gcols, int ncols,
 				  unsigned long long *overflow)
 {
@@ -180,7 +181,8 @@ agg_shared_kernel(const uint64_t *__restrict__ keys, size_t n, size_t cap,
 		bool		valid = i < n;
 		uint64_t	key = valid ? keys[i] : 0;
 		unsigned	in = __ballot_sync(0xffffffffu, valid);
-		unsigned	peers = __match_any_sync(0xffffffffu, key) & in;
+		unsigned	peers = MATCH ? __match_any_sync(0xffffffffu, key) & in :
+			(valid ? 1u << lane : 0u);
 		bool		leader = valid && __ffs(peers) - 1 == (int) lane;
 		bool		global = false;
 		size_t		s = AGG_NO_SLOT;
@@ -191,9 +193,11 @@ agg_shared_kernel(const uint64_t *__restrict__ keys, size_t n, size_t cap,
 			if (s == AGG_NO_SLOT)
 			{
 				global = true;
-				s = agg_slot_bounded(gkeys, gcap, key);
+				s = agg_slot_bounded(gkeys, gcap, gw, key);
 				if (s == AGG_NO_SLOT)
 					atomicOr(overflow, 1ULL);
+				else
+					s *= gw;	/* the slot's word offset */
 			}
 			if (s != AGG_NO_SLOT)
 				atomicAdd((global ? grows : srows) + s, (unsigned long long) __popc(peers));
@@ -202,9 +206,17 @@ agg_shared_kernel(const uint64_t *__restrict__ keys, size_t n, size_t cap,
 		{
 			const agg_col_dev &col = gcols[c];
 			bool		isnull = !valid || (col.nulls != nullptr && col.nulls[i] != 0);
-			unsigned	m = peers & __ballot_sync(0xffffffffu, !isnull);
+			long long	v = isnull ? 0 : ((const long long *) col.values)[i];
+			unsigned	m;
 
-			mine[lane] = isnull ? 0 : ((const long long *) col.values)[i];
+			if (!MATCH)
+			{
+				if (leader && s != AGG_NO_SLOT && !isnull)
+					agg_apply(global ? col : scols[c], s, agg_val_of(col, v));
+				continue;
+			}
+			m = peers & __ballot_sync(0xffffffffu, !isnull);
+			mine[lane] = v;
 			__syncwarp();
 			if (leader && s != AGG_NO_SLOT && m != 0)
 			{
@@ -226,12 +238,13 @@ agg_shared_kernel(const uint64_t *__restrict__ keys, size_t n, size_t cap,
 
 		if (srows[s] == 0)
 			continue;
-		g = agg_slot_bounded(gkeys, gcap, skeys[s]);
+		g = agg_slot_bounded(gkeys, gcap, gw, skeys[s]);
 		if (g == AGG_NO_SLOT)
 		{
 			atomicOr(overflow, 1ULL);
 			continue;
 		}
+		g *= gw;
 		atomicAdd(grows + g, srows[s]);
 		for (int c = 0; c < ncols; c++)
 		{
@@ -253,20 +266,24 @@ agg_shared_kernel(const uint64_t *__restrict__ keys, size_t n, size_t cap,
 
 gh_status
 agg_shared_run(const gh_cuda_ctx *ctx, agg_table *t, const uint64_t *keys, size_t n,
-			   size_t cap, unsigned long long *overflow)
+			   size_t cap, bool match, unsigned long long *overflow)
 {
+	void		(*kernel) (const uint64_t *, size_t, size_t, unsigned long long *,
+						   unsigned long long *, size_t, size_t, const agg_col_dev *, int,
+						   unsigned long long *) =
+		match ? agg_shared_kernel<true> : agg_shared_kernel<false>;
 	size_t		bytes = shared_head_bytes(t->ncols) + (cap + 1) * slot_words(t) * 8;
 	int			per_sm = 0;
 
-	GH_CUDA_TRY(ctx->e, cudaFuncSetAttribute(agg_shared_kernel,
+	GH_CUDA_TRY(ctx->e, cudaFuncSetAttribute(kernel,
 											 cudaFuncAttributeMaxDynamicSharedMemorySize,
 											 (int) bytes));
-	GH_CUDA_TRY(ctx->e, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, agg_shared_kernel,
+	GH_CUDA_TRY(ctx->e, cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel,
 																	   SHARED_BLOCK, bytes));
 	if (per_sm < 1)
 		per_sm = 1;
-	agg_shared_kernel<<<gh_cuda_wide_grid(ctx, n, SHARED_BLOCK, per_sm), SHARED_BLOCK, bytes,
-		ctx->d->stream>>>(keys, n, cap, (unsigned long long *) t->keys.p, t->rows.p, t->cap,
+	kernel<<<gh_cuda_wide_grid(ctx, n, SHARED_BLOCK, per_sm), SHARED_BLOCK, bytes,
+		ctx->d->stream>>>(keys, n, cap, t->keys, t->rows, t->cap, t->w,
 						  t->cols.p, t->ncols, overflow);
 	GH_CUDA_LAUNCHED(ctx->e, "agg_shared_kernel");
 	return GH_OK;

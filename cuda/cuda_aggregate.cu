@@ -39,7 +39,14 @@
 #define AGG_MIN_SLOTS 64
 
 /* The most a block's table of groups in shared memory is planned to fill. */
-#define AGG_SHARED_LOAD 0.6
+#ifndef AGG_SHARED_LOAD
+#define AGG_SHARED_LOAD 0.75
+#endif
+
+/* Groups few enough for a warp to gather its rows of one key first. */
+#ifndef AGG_MATCH_GROUPS
+#define AGG_MATCH_GROUPS 8
+#endif
 
 /* scratch words used here */
 #define SCRATCH_NGROUPS 0
@@ -67,11 +74,14 @@ f64_unorder(long long o)
 	return d;
 }
 
+/* Every slot of a table (nslots of w words) set to the free slot init. */
 __global__ void
-fill_i64(long long *a, size_t n, long long v)
+fill_slots(unsigned long long *__restrict__ slots, size_t nslots, size_t w,
+		   const unsigned long long *__restrict__ init)
 {
-	GH_GRID_STRIDE(i, n)
-		a[i] = v;
+	GH_GRID_STRIDE(s, nslots)
+		for (size_t j = 0; j < w; j++)
+			slots[s * w + j] = init[j];
 }
 
 /*
@@ -83,25 +93,25 @@ template <bool BOUNDED>
 __global__ void
 aggregate_rows(const uint64_t *__restrict__ keys, size_t n,
 			   unsigned long long *slot_keys, unsigned long long *rows,
-			   size_t cap, const agg_col_dev *__restrict__ cols, int ncols,
+			   size_t cap, size_t w, const agg_col_dev *__restrict__ cols, int ncols,
 			   unsigned long long *overflow)
 {
 	GH_GRID_STRIDE(i, n)
 	{
-		size_t		s = BOUNDED ? agg_slot_bounded(slot_keys, cap, keys[i]) :
-			agg_slot(slot_keys, cap, keys[i]);
+		size_t		s = BOUNDED ? agg_slot_bounded(slot_keys, cap, w, keys[i]) :
+			agg_slot(slot_keys, cap, w, keys[i]);
 
 		if (BOUNDED && s == AGG_NO_SLOT)
 		{
 			atomicOr(overflow, 1ULL);
 			continue;
 		}
-		atomicAdd(rows + s, 1ULL);
+		atomicAdd(rows + s * w, 1ULL);
 		for (int c = 0; c < ncols; c++)
 		{
 			const agg_col_dev col = cols[c];
 
-			agg_update(col, s, ((const long long *) col.values)[i],
+			agg_update(col, s * w, ((const long long *) col.values)[i],
 					   col.nulls != nullptr && col.nulls[i] != 0);
 		}
 	}
@@ -110,31 +120,40 @@ aggregate_rows(const uint64_t *__restrict__ keys, size_t n,
 struct slot_used
 {
 	const unsigned long long *rows;
+	size_t		w;
 
 	__device__ __forceinline__ bool
 	operator() (uint64_t s) const
 	{
-		return rows[s] != 0;
+		return rows[s * w] != 0;
 	}
 };
 
-/* dst[g] = src[groups[g]] */
+/* dst[g] = src[groups[g] * w] */
 template <typename T>
 __global__ void
-gather_groups(const T *__restrict__ src, const uint64_t *__restrict__ groups,
+gather_groups(const T *__restrict__ src, size_t w, const uint64_t *__restrict__ groups,
 			  size_t ngroups, T *__restrict__ dst)
 {
 	GH_GRID_STRIDE(g, ngroups)
-		dst[g] = src[groups[g]];
+		dst[g] = src[groups[g] * w];
 }
 
+/*
+ * Give a column's accumulator `field` the next word of a slot (at *w) if
+ * it needs one, with its value in a free slot.
+ */
 template <typename T>
-static gh_status
-alloc_zeroed(const gh_cuda_ctx *ctx, gh_dbuf<T> &buf, size_t n, const char *what)
+static void
+take_word(T **field, bool needed, unsigned long long *base, size_t *w,
+		  unsigned long long free_value, unsigned long long *init)
 {
-	GH_TRY(buf.alloc(ctx, n, what));
-	GH_CUDA_TRY(ctx->e, cudaMemsetAsync(buf.p, 0, buf.bytes(), ctx->d->stream));
-	return GH_OK;
+	*field = nullptr;
+	if (!needed)
+		return;
+	*field = (T *) (base + *w);
+	init[*w] = free_value;
+	(*w)++;
 }
 
 gh_status
@@ -142,55 +161,54 @@ agg_table_init(const gh_cuda_ctx *ctx, agg_table *t, size_t cap, int ncols)
 {
 	gh_engine  *e = ctx->e;
 	cudaStream_t s = ctx->d->stream;
-	size_t		slots;
+	unsigned long long *base;
+	std::unique_ptr<unsigned long long[]> init;
+	gh_dbuf<unsigned long long> dinit;
+	size_t		w = 2;
 
 	t->cap = cap;
 	t->ncols = ncols;
 	t->ngroups = 0;
-	slots = t->cap + 1;
-	GH_TRY(t->keys.alloc(ctx, slots, "group keys"));
-	GH_CUDA_TRY(e, cudaMemsetAsync(t->keys.p, 0xff, t->keys.bytes(), s));
-	GH_TRY(alloc_zeroed(ctx, t->rows, slots, "group row counts"));
-	for (int c = 0; c < ncols; c++)
+	t->slots.reset();
+	init.reset(new (std::nothrow) unsigned long long[2 + 6 * (size_t) ncols]);
+	if (init == nullptr)
+		return gh_fail(e, GH_ERR_HOST_NOMEM, "out of host memory for aggregation");
+	/* the words first as offsets from a null base, then from the buffer's */
+	for (int pass = 0; pass < 2; pass++)
 	{
-		agg_col_bufs *b = &t->bufs[c];
-		agg_col_dev *d = &t->cols_host[c];
+		base = pass == 0 ? nullptr : t->slots.p;
+		w = 2;
+		init[0] = GH_EMPTY_KEY;
+		init[1] = 0;
+		for (int c = 0; c < ncols; c++)
+		{
+			agg_col_dev *d = &t->cols_host[c];
+			bool		isum = (d->ops & GH_AGG_SUM) && d->type == GH_INT64;
 
-		/* a gh_aggregate column without NULLs counts none: the row count */
-		b->nonnull.reset();
-		d->nonnull = nullptr;
-		if (d->values == nullptr || d->nulls != nullptr)
-		{
-			GH_TRY(alloc_zeroed(ctx, b->nonnull, slots, "group non-null counts"));
-			d->nonnull = b->nonnull.p;
+			/* a gh_aggregate column without NULLs counts none: the row count */
+			take_word(&d->nonnull, d->values == nullptr || d->nulls != nullptr, base, &w, 0,
+					  init.get());
+			take_word(&d->sum_lo, isum, base, &w, 0, init.get());
+			take_word(&d->sum_hi, isum, base, &w, 0, init.get());
+			take_word(&d->fsum, (d->ops & GH_AGG_SUM) && d->type == GH_FLOAT64, base, &w, 0,
+					  init.get());
+			take_word(&d->min, (d->ops & GH_AGG_MIN) != 0, base, &w, (unsigned long long) LLONG_MAX,
+					  init.get());
+			take_word(&d->max, (d->ops & GH_AGG_MAX) != 0, base, &w, (unsigned long long) LLONG_MIN,
+					  init.get());
 		}
-		if ((d->ops & GH_AGG_SUM) && d->type == GH_INT64)
-		{
-			GH_TRY(alloc_zeroed(ctx, b->sum_lo, slots, "group sums"));
-			GH_TRY(alloc_zeroed(ctx, b->sum_hi, slots, "group sums"));
-			d->sum_lo = b->sum_lo.p;
-			d->sum_hi = b->sum_hi.p;
-		}
-		if ((d->ops & GH_AGG_SUM) && d->type == GH_FLOAT64)
-		{
-			GH_TRY(alloc_zeroed(ctx, b->fsum, slots, "group sums"));
-			d->fsum = b->fsum.p;
-		}
-		if (d->ops & GH_AGG_MIN)
-		{
-			GH_TRY(b->min.alloc(ctx, slots, "group minima"));
-			fill_i64<<<gh_cuda_grid(slots, GH_CUDA_BLOCK), GH_CUDA_BLOCK, 0, s>>>(b->min.p, slots, LLONG_MAX);
-			GH_CUDA_LAUNCHED(e, "fill_i64");
-			d->min = b->min.p;
-		}
-		if (d->ops & GH_AGG_MAX)
-		{
-			GH_TRY(b->max.alloc(ctx, slots, "group maxima"));
-			fill_i64<<<gh_cuda_grid(slots, GH_CUDA_BLOCK), GH_CUDA_BLOCK, 0, s>>>(b->max.p, slots, LLONG_MIN);
-			GH_CUDA_LAUNCHED(e, "fill_i64");
-			d->max = b->max.p;
-		}
+		if (pass == 0)
+			GH_TRY(t->slots.alloc(ctx, (cap + 1) * w, "table of groups"));
 	}
+	t->w = w;
+	t->keys = t->slots.p;
+	t->rows = t->slots.p + 1;
+	GH_TRY(dinit.alloc(ctx, w, "free group slot"));
+	GH_CUDA_TRY(e, cudaMemcpyAsync(dinit.p, init.get(), w * sizeof(unsigned long long),
+								   cudaMemcpyHostToDevice, s));
+	fill_slots<<<gh_cuda_grid(cap + 1, GH_CUDA_BLOCK), GH_CUDA_BLOCK, 0, s>>>(
+		t->slots.p, cap + 1, w, dinit.p);
+	GH_CUDA_LAUNCHED(e, "fill_slots");
 	GH_TRY(t->cols.alloc(ctx, ncols > 0 ? ncols : 1, "column descriptors"));
 	if (ncols > 0)
 		GH_CUDA_TRY(e, cudaMemcpyAsync(t->cols.p, t->cols_host, ncols * sizeof(agg_col_dev),
@@ -204,7 +222,7 @@ agg_table_list(const gh_cuda_ctx *ctx, agg_table *t, size_t most)
 	gh_engine  *e = ctx->e;
 	cudaStream_t s = ctx->d->stream;
 	thrust::counting_iterator<uint64_t> slots(0);
-	slot_used	pred = {t->rows.p};
+	slot_used	pred = {t->rows, t->w};
 	unsigned long long *d_count = (unsigned long long *) (ctx->d->scratch + SCRATCH_NGROUPS);
 	gh_dbuf<unsigned char> temp;
 	size_t		temp_bytes = 0;
@@ -249,22 +267,23 @@ agg_table_run(const gh_cuda_ctx *ctx, agg_table *t, const uint64_t *keys, size_t
 	if (groups < 0.25 * (double) n)
 	{
 		size_t		want = (size_t) (2.2 * groups) + AGG_MIN_SLOTS;
-		size_t		shared = agg_shared_capacity(ctx, t);
+		size_t		shared;
 		uint64_t	failed = 0;
 
 		GH_TRY(agg_table_init(ctx, t, want < safe ? want : safe, t->ncols));
+		shared = agg_shared_capacity(ctx, t);
 		GH_CUDA_TRY(ctx->e, cudaMemsetAsync(overflow, 0, sizeof(uint64_t), s));
 		if (groups <= AGG_SHARED_LOAD * (double) shared)
 		{
 			size_t		cap = (size_t) (groups / AGG_SHARED_LOAD) + AGG_MIN_SLOTS;
 
-			GH_TRY(agg_shared_run(ctx, t, keys, n, cap < shared ? cap : shared, overflow));
+			GH_TRY(agg_shared_run(ctx, t, keys, n, cap < shared ? cap : shared,
+								  groups <= AGG_MATCH_GROUPS, overflow));
 		}
 		else
 		{
 			aggregate_rows<true><<<gh_cuda_grid(n, GH_CUDA_BLOCK), GH_CUDA_BLOCK, 0, s>>>(
-				keys, n, (unsigned long long *) t->keys.p, t->rows.p, t->cap, t->cols.p,
-				t->ncols, overflow);
+				keys, n, t->keys, t->rows, t->cap, t->w, t->cols.p, t->ncols, overflow);
 			GH_CUDA_LAUNCHED(ctx->e, "aggregate_rows");
 		}
 		GH_TRY(gh_cuda_read_scratch(ctx, SCRATCH_OVERFLOW, 1, &failed));
@@ -275,14 +294,13 @@ agg_table_run(const gh_cuda_ctx *ctx, agg_table *t, const uint64_t *keys, size_t
 	if (n > 0)
 	{
 		aggregate_rows<false><<<gh_cuda_grid(n, GH_CUDA_BLOCK), GH_CUDA_BLOCK, 0, s>>>(
-			keys, n, (unsigned long long *) t->keys.p, t->rows.p, t->cap, t->cols.p, t->ncols,
-			nullptr);
+			keys, n, t->keys, t->rows, t->cap, t->w, t->cols.p, t->ncols, nullptr);
 		GH_CUDA_LAUNCHED(ctx->e, "aggregate_rows");
 	}
 	return agg_table_list(ctx, t, n + 1);
 }
 
-/* dst[g] = src[slot of group g], on the device */
+/* dst[g] = src[slot of group g] (src a column of t's slots), on the device */
 template <typename T>
 static gh_status
 gather_on_device(const gh_cuda_ctx *ctx, const agg_table *t, const T *src, T *dst)
@@ -290,7 +308,7 @@ gather_on_device(const gh_cuda_ctx *ctx, const agg_table *t, const T *src, T *ds
 	if (t->ngroups == 0)
 		return GH_OK;
 	gather_groups<T><<<gh_cuda_grid(t->ngroups, GH_CUDA_BLOCK), GH_CUDA_BLOCK, 0, ctx->d->stream>>>(
-		src, t->groups.p, t->ngroups, dst);
+		src, t->w, t->groups.p, t->ngroups, dst);
 	GH_CUDA_LAUNCHED(ctx->e, "gather_groups");
 	return GH_OK;
 }
@@ -315,8 +333,8 @@ agg_copy_out(const gh_cuda_ctx *ctx, const agg_table *t, gh_groups *g)
 	if (ng == 0)
 		return GH_OK;
 	GH_TRY(staging.alloc(ctx, ng, "group staging"));
-	GH_TRY(copy_groups_out(ctx, t, t->keys.p, staging, g->keys));
-	GH_TRY(copy_groups_out(ctx, t, t->rows.p, staging, g->rows));
+	GH_TRY(copy_groups_out(ctx, t, t->keys, staging, g->keys));
+	GH_TRY(copy_groups_out(ctx, t, t->rows, staging, g->rows));
 	for (int c = 0; c < t->ncols; c++)
 	{
 		const agg_col_dev *d = &t->cols_host[c];
@@ -378,9 +396,9 @@ agg_table_new(gh_engine *e, int ncols, std::unique_ptr<agg_table> &t)
 	t.reset(new (std::nothrow) agg_table());
 	if (t == nullptr)
 		return gh_fail(e, GH_ERR_HOST_NOMEM, "out of host memory for aggregation");
-	t->bufs.reset(new (std::nothrow) agg_col_bufs[m]);
+	t->ncols = ncols;
 	t->cols_host = new (std::nothrow) agg_col_dev[m];
-	if (t->bufs == nullptr || t->cols_host == nullptr)
+	if (t->cols_host == nullptr)
 		return gh_fail(e, GH_ERR_HOST_NOMEM, "out of host memory for aggregation");
 	memset(t->cols_host, 0, m * sizeof(agg_col_dev));
 	return GH_OK;
@@ -465,7 +483,6 @@ gh_cuda_aggregate_device_bench(const gh_cuda_ctx *ctx, const uint64_t *keys,
 	t->cols_host[0].type = GH_INT64;
 	t->cols_host[0].ops = GH_AGG_SUM;
 	t->cols_host[0].values = values;
-	t->ncols = 1;
 	GH_TRY(agg_table_run(ctx, t.get(), keys, n));
 
 	/* compact the groups into device arrays: the result stays there */
@@ -474,12 +491,12 @@ gh_cuda_aggregate_device_bench(const gh_cuda_ctx *ctx, const uint64_t *keys,
 	GH_TRY(out_nonnull.alloc(ctx, t->ngroups, "group counts"));
 	GH_TRY(out_lo.alloc(ctx, t->ngroups, "group sums"));
 	GH_TRY(out_hi.alloc(ctx, t->ngroups, "group sums"));
-	GH_TRY(gather_on_device(ctx, t.get(), t->keys.p, out_keys.p));
-	GH_TRY(gather_on_device(ctx, t.get(), t->rows.p, out_rows.p));
-	if (t->bufs[0].nonnull.p != nullptr)
-		GH_TRY(gather_on_device(ctx, t.get(), t->bufs[0].nonnull.p, out_nonnull.p));
-	GH_TRY(gather_on_device(ctx, t.get(), t->bufs[0].sum_lo.p, out_lo.p));
-	GH_TRY(gather_on_device(ctx, t.get(), t->bufs[0].sum_hi.p, out_hi.p));
+	GH_TRY(gather_on_device(ctx, t.get(), t->keys, (unsigned long long *) out_keys.p));
+	GH_TRY(gather_on_device(ctx, t.get(), t->rows, out_rows.p));
+	if (t->cols_host[0].nonnull != nullptr)
+		GH_TRY(gather_on_device(ctx, t.get(), t->cols_host[0].nonnull, out_nonnull.p));
+	GH_TRY(gather_on_device(ctx, t.get(), t->cols_host[0].sum_lo, out_lo.p));
+	GH_TRY(gather_on_device(ctx, t.get(), t->cols_host[0].sum_hi, out_hi.p));
 	*ngroups = t->ngroups;
 	return GH_OK;
 }

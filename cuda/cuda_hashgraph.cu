@@ -25,11 +25,6 @@
 /* scratch words used here */
 #define SCRATCH_NHEAVY 0
 
-/* Probe elements one thread counts the matches of at once. */
-#ifndef HG_PROBE_KEYS
-#define HG_PROBE_KEYS 2
-#endif
-
 struct max_u32
 {
 	__device__ __forceinline__ uint32_t
@@ -278,83 +273,27 @@ hg_bucket_match(const gh_hg_view &t, uint64_t h)
 	return m;
 }
 
-/*
- * HG_PROBE_KEYS probe elements per thread, at base + k * blockDim.x
- * (coalesced): the bucket bounds of all of them are read together, then
- * their light buckets are scanned side by side, one entry of each per step,
- * so that a thread has several independent reads in flight where one
- * element at a time would wait on each (heavy buckets: hg_bucket_match).
- * src and hk_out may be the same array.
- */
+/* One thread per probe element; src and hk_out may be the same array. */
 template <bool HASHED>
 __global__ void
 hg_count_matches(const uint64_t *src, uint64_t *hk_out, size_t n, gh_hg_view t,
 				 uint64_t *__restrict__ counts64, uint32_t *__restrict__ first,
 				 uint32_t *__restrict__ counts32)
 {
-	const int	K = HG_PROBE_KEYS;
-	const size_t stride = (size_t) gridDim.x * blockDim.x * K;
-
-	for (size_t base = blockIdx.x * (size_t) blockDim.x * K + threadIdx.x; base < n;
-		 base += stride)
+	GH_GRID_STRIDE(i, n)
 	{
-		uint64_t	h[K];
-		uint32_t	lo[K],
-					len[K],
-					most = 0;
-		hg_match	m[K];
+		uint64_t	h = HASHED ? src[i] : gh_hash64(src[i], GH_SEED_BUCKET);
+		hg_match	m;
 
-#pragma unroll
-		for (int k = 0; k < K; k++)
-		{
-			size_t		i = base + k * (size_t) blockDim.x;
-			uint64_t	b;
-
-			h[k] = 0;
-			lo[k] = len[k] = 0;
-			if (i >= n)
-				continue;
-			h[k] = HASHED ? src[i] : gh_hash64(src[i], GH_SEED_BUCKET);
-			if (!HASHED && hk_out != nullptr)
-				hk_out[i] = h[k];
-			b = gh_range(h[k], t.nbuckets);
-			lo[k] = __ldg(&t.offsets[b]);
-			len[k] = __ldg(&t.offsets[b + 1]) - lo[k];
-		}
-#pragma unroll
-		for (int k = 0; k < K; k++)
-		{
-			m[k].count = 0;
-			m[k].first = lo[k] + len[k];
-			if (len[k] <= GH_HG_LIGHT)
-				most = max(most, len[k]);
-		}
-		for (uint32_t j = 0; j < most; j++)
-		{
-#pragma unroll
-			for (int k = 0; k < K; k++)
-				if (j < len[k] && len[k] <= GH_HG_LIGHT && __ldg(&t.hkeys[lo[k] + j]) == h[k])
-				{
-					m[k].first = min(m[k].first, lo[k] + j);
-					m[k].count++;
-				}
-		}
-#pragma unroll
-		for (int k = 0; k < K; k++)
-		{
-			size_t		i = base + k * (size_t) blockDim.x;
-
-			if (i >= n)
-				break;
-			if (len[k] > GH_HG_LIGHT)
-				m[k] = hg_bucket_match(t, h[k]);
-			if (counts64 != nullptr)
-				counts64[i] = m[k].count;
-			if (first != nullptr)
-				first[i] = m[k].first;
-			if (counts32 != nullptr)
-				counts32[i] = m[k].count;
-		}
+		if (!HASHED && hk_out != nullptr)
+			hk_out[i] = h;
+		m = hg_bucket_match(t, h);
+		if (counts64 != nullptr)
+			counts64[i] = m.count;
+		if (first != nullptr)
+			first[i] = m.first;
+		if (counts32 != nullptr)
+			counts32[i] = m.count;
 	}
 }
 
@@ -364,7 +303,7 @@ gh_hg_count(const gh_cuda_ctx *ctx, const gh_hg_table *t, const uint64_t *src,
 			uint32_t *first, uint32_t *counts32)
 {
 	cudaStream_t s = ctx->d->stream;
-	unsigned	grid = gh_cuda_grid((n + HG_PROBE_KEYS - 1) / HG_PROBE_KEYS, GH_CUDA_BLOCK);
+	unsigned	grid = gh_cuda_grid(n, GH_CUDA_BLOCK);
 
 	if (n == 0)
 		return GH_OK;

@@ -292,7 +292,7 @@ __global__ static void
 star_insert_kernel(size_t n, uint32_t per_page, const uint8_t *status, const uint8_t *drop,
 				   const uint64_t *keys, uint8_t *pending, const int64_t *vals,
 				   const uint8_t *nulls, size_t stride, unsigned long long *slot_keys,
-				   unsigned long long *rows, size_t cap, unsigned long long limit,
+				   unsigned long long *rows, size_t cap, size_t w, unsigned long long limit,
 				   const agg_col_dev *cols, int ncols, unsigned long long *counts)
 {
 	unsigned long long inserted = 0,
@@ -311,13 +311,14 @@ star_insert_kernel(size_t n, uint32_t per_page, const uint8_t *status, const uin
 			if (status[p] != GH_STAR_PAGE_OK || (drop != nullptr && drop[p]))
 				continue;
 		}
-		s = agg_slot(slot_keys, cap, keys[i], counts + COUNT_CLAIMED, limit);
+		s = agg_slot(slot_keys, cap, w, keys[i], counts + COUNT_CLAIMED, limit);
 		if (s == AGG_NO_SLOT)
 		{
 			refused++;
 			continue;
 		}
 		pending[i] = 0;
+		s *= w;			/* the slot's word offset */
 		atomicAdd(rows + s, 1ULL);
 		for (int c = 0; c < ncols; c++)
 		{
@@ -336,21 +337,22 @@ star_insert_kernel(size_t n, uint32_t per_page, const uint8_t *status, const uin
 
 /* Every group of one table (cap + 1 slots) into another of the same columns. */
 __global__ static void
-star_move_kernel(size_t cap, const unsigned long long *keys, const unsigned long long *rows,
-				 const agg_col_dev *cols, size_t to_cap, unsigned long long *to_keys,
-				 unsigned long long *to_rows, const agg_col_dev *to_cols, int ncols)
+star_move_kernel(size_t cap, size_t w, const unsigned long long *keys,
+				 const unsigned long long *rows, const agg_col_dev *cols, size_t to_cap,
+				 size_t to_w, unsigned long long *to_keys, unsigned long long *to_rows,
+				 const agg_col_dev *to_cols, int ncols)
 {
 	GH_GRID_STRIDE(s, cap + 1)
 	{
 		size_t		to;
 
-		if (rows[s] == 0)
+		if (rows[s * w] == 0)
 			continue;
 		/* slot cap holds GH_EMPTY_KEY (never claimed): it goes to slot to_cap */
-		to = agg_slot(to_keys, to_cap, keys[s]);
-		to_rows[to] = rows[s];
+		to = agg_slot(to_keys, to_cap, to_w, keys[s * w]);
+		to_rows[to * to_w] = rows[s * w];
 		for (int c = 0; c < ncols; c++)
-			agg_move(cols[c], to_cols[c], s, to);
+			agg_move(cols[c], to_cols[c], s * w, to * to_w);
 	}
 }
 
@@ -378,9 +380,8 @@ grow(const gh_cuda_ctx *ctx, const gh_star *s, cuda_star *cs, size_t cap)
 
 	GH_TRY(new_table(ctx, s, cap, t));
 	star_move_kernel<<<gh_cuda_grid(old->cap + 1, GH_CUDA_BLOCK), GH_CUDA_BLOCK, 0,
-		ctx->d->stream>>>(old->cap, (const unsigned long long *) old->keys.p, old->rows.p,
-						  old->cols.p, cap, (unsigned long long *) t->keys.p, t->rows.p,
-						  t->cols.p, s->prog.nouts);
+		ctx->d->stream>>>(old->cap, old->w, old->keys, old->rows, old->cols.p, cap, t->w,
+						  t->keys, t->rows, t->cols.p, s->prog.nouts);
 	GH_CUDA_LAUNCHED(ctx->e, "star_move_kernel");
 	cs->t.swap(t);				/* the old table's frees follow the kernel on the stream */
 	return GH_OK;
@@ -409,7 +410,7 @@ insert_rows(const gh_cuda_ctx *ctx, const gh_star *s, cuda_star *cs, size_t n, u
 									   2 * sizeof(unsigned long long), st));
 		star_insert_kernel<<<gh_cuda_wide_grid(ctx, n, GH_CUDA_BLOCK, 8), GH_CUDA_BLOCK, 0, st>>>(
 			n, per_page, status, drop, keys, pending, vals, nulls, stride,
-			(unsigned long long *) t->keys.p, t->rows.p, cap, cap - cap / 8 - 1, t->cols.p,
+			t->keys, t->rows, cap, t->w, cap - cap / 8 - 1, t->cols.p,
 			s->prog.nouts, cs->counts.p);
 		GH_CUDA_LAUNCHED(e, "star_insert_kernel");
 		GH_CUDA_TRY(e, cudaMemcpyAsync(counts, cs->counts.p, sizeof(counts),
