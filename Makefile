@@ -29,7 +29,7 @@ CUDA_LIBS = -L$(CUDA_HOME)/lib64 -lcudart_static -lrt -ldl -lpthread -lstdc++
 PG_CPPFLAGS = -Icuda
 PG_CFLAGS = -std=gnu11
 SHLIB_LINK = $(CUDA_LIBS)
-EXTRA_CLEAN = src/.pg-target test/engine/engine_test test/bench_devices results regression.diffs regression.out output_iso
+EXTRA_CLEAN = src/.pg-target test/engine/engine_test test/bench_devices test/bench_kernels results regression.diffs regression.out output_iso
 
 # The CUDA objects have no LLVM bitcode; JIT inlining of the C parts is not
 # worth a second toolchain.  (override: Makefile.global would set it.)
@@ -65,9 +65,17 @@ test/engine/engine_test: $(ENGINE_TEST_SRCS) $(ENGINE_OBJS) $(wildcard test/engi
 test/bench_devices: test/bench_devices.c $(ENGINE_OBJS) cuda/engine.h
 	$(CC) -std=gnu11 -O2 -g -Wall -Icuda -I$(CUDA_HOME)/include -o $@ $< $(ENGINE_OBJS) $(CUDA_LIBS) -lm
 
-.PHONY: engine-test test demo bench bench-devices soak
+# ---- gpuhash's kernels on one GPU, beside cuCollections and BGHT (no PostgreSQL) ----
+test/bench_kernels: test/bench_kernels.c $(ENGINE_OBJS) cuda/engine.h
+	$(CC) -std=gnu11 -O2 -g -Wall -Icuda -I$(CUDA_HOME)/include -o $@ $< $(ENGINE_OBJS) $(CUDA_LIBS) -lm
+
+.PHONY: engine-test test demo bench bench-devices bench-anchors soak
 bench-devices: test/bench_devices
 	test/bench_devices
+# test/bench_anchors.sh: CUCO_DIR and BGHT_DIR (the libraries' checkouts), LOG2_N,
+# LOAD_FACTORS, REPS, ANCHOR_BIN, BUILD_ONLY
+bench-anchors:
+	bash test/bench_anchors.sh
 # GH_TEST_BACKENDS: cpu, cuda or "cpu cuda" (default: cpu, plus cuda where a GPU is present)
 engine-test: test/engine/engine_test
 	test/engine/engine_test $(GH_TEST_BACKENDS)
