@@ -182,7 +182,7 @@ bench_run(gh_engine *e, gh_bench_op op, gh_kind kind, double load,
 	}
 	if (GH_BENCH_AGGREGATES(op))
 	{
-		gh_aggcol	col = {GH_INT64, GH_AGG_SUM, d->rows, NULL};
+		gh_aggcol	col = {GH_INT64, GH_AGG_SUM | GH_AGG_MIN | GH_AGG_MAX, d->rows, NULL};
 		gh_groups  *g = NULL;
 
 		st = gh_cpu_aggregate(e, 0, d->keys, n, &col, 1, &g);
@@ -190,7 +190,7 @@ bench_run(gh_engine *e, gh_bench_op op, gh_kind kind, double load,
 		if (st != GH_OK)
 			return st;
 		out->check = g->ngroups;
-		out->bytes_moved = 16 * (uint64_t) n + 40 * (uint64_t) g->ngroups;
+		out->bytes_moved = 16 * (uint64_t) n + 48 * (uint64_t) g->ngroups;
 		gh_groups_free(g);
 		return GH_OK;
 	}

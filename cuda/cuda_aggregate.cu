@@ -475,28 +475,30 @@ gh_cuda_aggregate_device_bench(const gh_cuda_ctx *ctx, const uint64_t *keys,
 	std::unique_ptr<agg_table> t;
 	gh_dbuf<uint64_t> out_keys;
 	gh_dbuf<unsigned long long> out_rows,
-				out_nonnull,
 				out_lo,
 				out_hi;
+	gh_dbuf<long long> out_min,
+				out_max;
 
 	GH_TRY(agg_table_new(ctx->e, 1, t));
 	t->cols_host[0].type = GH_INT64;
-	t->cols_host[0].ops = GH_AGG_SUM;
+	t->cols_host[0].ops = GH_AGG_SUM | GH_AGG_MIN | GH_AGG_MAX;
 	t->cols_host[0].values = values;
 	GH_TRY(agg_table_run(ctx, t.get(), keys, n));
 
 	/* compact the groups into device arrays: the result stays there */
 	GH_TRY(out_keys.alloc(ctx, t->ngroups, "group keys"));
 	GH_TRY(out_rows.alloc(ctx, t->ngroups, "group rows"));
-	GH_TRY(out_nonnull.alloc(ctx, t->ngroups, "group counts"));
 	GH_TRY(out_lo.alloc(ctx, t->ngroups, "group sums"));
 	GH_TRY(out_hi.alloc(ctx, t->ngroups, "group sums"));
+	GH_TRY(out_min.alloc(ctx, t->ngroups, "group minima"));
+	GH_TRY(out_max.alloc(ctx, t->ngroups, "group maxima"));
 	GH_TRY(gather_on_device(ctx, t.get(), t->keys, (unsigned long long *) out_keys.p));
 	GH_TRY(gather_on_device(ctx, t.get(), t->rows, out_rows.p));
-	if (t->cols_host[0].nonnull != nullptr)
-		GH_TRY(gather_on_device(ctx, t.get(), t->cols_host[0].nonnull, out_nonnull.p));
 	GH_TRY(gather_on_device(ctx, t.get(), t->cols_host[0].sum_lo, out_lo.p));
 	GH_TRY(gather_on_device(ctx, t.get(), t->cols_host[0].sum_hi, out_hi.p));
+	GH_TRY(gather_on_device(ctx, t.get(), t->cols_host[0].min, out_min.p));
+	GH_TRY(gather_on_device(ctx, t.get(), t->cols_host[0].max, out_max.p));
 	*ngroups = t->ngroups;
 	return GH_OK;
 }

@@ -285,7 +285,7 @@ bench_aggregate(const gh_cuda_ctx *ctx, gh_bench_op op, size_t n, int reps,
 		GH_TRY(gh_cuda_aggregate_device_bench(ctx, keys.p, values.p, n, &ngroups));
 		GH_TRY(timer_end(ctx, timer, run));
 		out->check = ngroups;
-		out->bytes_moved = 16 * (uint64_t) n + 40 * ngroups;
+		out->bytes_moved = 16 * (uint64_t) n + 48 * ngroups;
 	}
 	return GH_OK;
 }

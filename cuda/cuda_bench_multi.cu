@@ -255,7 +255,7 @@ run_range(gh_engine *e, int dev, void *arg)
 				GH_CUDA_TRY(e, cudaEventRecord(b->end[dev], st));
 				GH_CUDA_TRY(e, cudaEventSynchronize(b->end[dev]));
 				b->check[dev] = ngroups;
-				b->bytes[dev] = 16 * (uint64_t) n + 40 * ngroups;
+				b->bytes[dev] = 16 * (uint64_t) n + 48 * ngroups;
 				return GH_OK;
 			}
 		default:

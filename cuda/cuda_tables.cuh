@@ -356,7 +356,8 @@ gh_status	gh_cuda_bench(gh_engine *e, gh_bench_op op, gh_kind kind,
 
 /*
  * Device aggregation of n device-resident keys with one optional int64
- * column (count + sum), groups left on the device; for the benchmark.
+ * column (count, sum, min, max), groups left on the device; for the
+ * benchmark.
  * Returns the number of groups in *ngroups.
  */
 gh_status	gh_cuda_aggregate_device_bench(const gh_cuda_ctx *ctx,

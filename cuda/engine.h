@@ -330,7 +330,7 @@ typedef enum gh_bench_op
 	GH_BENCH_FIND_HIT,			/* BCHT: n lookups, all present */
 	GH_BENCH_FIND_MISS,			/* BCHT: n lookups, all absent */
 	GH_BENCH_JOIN,				/* list-intersection join, n x n keys */
-	GH_BENCH_AGGREGATE,			/* group n keys (n/16 groups), count+sum */
+	GH_BENCH_AGGREGATE,			/* group n keys (n/16 groups): count, sum, min, max */
 	GH_BENCH_AGGREGATE_FEW		/* the same into GH_BENCH_FEW_GROUPS groups */
 } gh_bench_op;
 

@@ -25,7 +25,7 @@
 # (aggregation) or 4096 (into few groups) is marked.  GB/s: for gpuhash, gh_bench's bytes_moved over the
 # time, the least device-memory traffic of the operation (build 16n plus the
 # table, lookups 8n keys plus 4n counts, join 8n plus 24 per pair,
-# aggregation 16n plus 40 per group); for the libraries, the pairs read by the
+# aggregation 16n plus 48 per group); for the libraries, the pairs read by the
 # build and the keys read plus the values written by a find (16n bytes at 64
 # bits, 8n at 32), so their build GB/s leaves the table's writes out.
 #

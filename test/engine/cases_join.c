@@ -13,8 +13,9 @@
  * compared with the oracle's as a multiset; the outer match flags are read
  * after the first chunk (mid-join).
  *
- * Then the corners the matrix does not reach: BCHT at load factor 0.99, a
- * key repeated a million times, and a hot key read one pair at a time.
+ * Then the corners the matrix does not reach: BCHT at load factors 0.99,
+ * 0.75 and 0.5, a key repeated a million times, and a hot key read one pair
+ * at a time.
  *
  *-------------------------------------------------------------------------
  */
@@ -436,11 +437,15 @@ run_hot_key(gh_engine *e, const test_config *cfg, size_t copies, size_t cap, rng
 	free(perm);
 }
 
-/* BCHT at load factor 0.99: the table nearly full, cuckoo chains long. */
+/*
+ * BCHT at load factors 0.99 (the table nearly full, cuckoo chains long;
+ * lookups go on to second and third buckets), 0.75 and 0.5 (most keys in
+ * their first bucket).
+ */
 static void
 run_full_bcht(rng *r)
 {
-	test_config cfgs[2] = {{1, 0, 0.99}, {3, (size_t) 64 << 10, 0.99}};
+	test_config cfgs[4] = {{1, 0, 0.99}, {3, (size_t) 64 << 10, 0.99}, {1, 0, 0.75}, {1, 0, 0.5}};
 	static const struct
 	{
 		dist_kind	kind;
@@ -456,7 +461,7 @@ run_full_bcht(rng *r)
 
 	if (run.quick)
 		cfgs[1].memory_limit = (size_t) 4 << 10;
-	for (int c = 0; c < 2; c++)
+	for (int c = 0; c < 4; c++)
 	{
 		gh_engine  *e;
 		char		cname[128];
