@@ -294,12 +294,10 @@ size_t		agg_shared_capacity(const gh_cuda_ctx *ctx, const agg_table *t);
 
 /*
  * Aggregate n device keys (and t's columns' values) into t through tables
- * of cap slots in each block's shared memory, a warp's rows of one key
- * gathered first if match (for very few groups); *overflow (device)
- * becomes non-zero if t turned out too small (cuda_agg_shared.cu).
+ * of cap slots in each block's shared memory; *overflow (device) becomes
+ * non-zero if t turned out too small (cuda_agg_shared.cu).
  */
 gh_status	agg_shared_run(const gh_cuda_ctx *ctx, agg_table *t, const uint64_t *keys,
-						   size_t n, size_t cap, bool match,
-						   unsigned long long *overflow);
+						   size_t n, size_t cap, unsigned long long *overflow);
 
 #endif							/* GPUHASH_CUDA_AGG_CUH */

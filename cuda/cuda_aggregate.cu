@@ -40,12 +40,7 @@
 
 /* The most a block's table of groups in shared memory is planned to fill. */
 #ifndef AGG_SHARED_LOAD
-#define AGG_SHARED_LOAD 0.75
-#endif
-
-/* Groups few enough for a warp to gather its rows of one key first. */
-#ifndef AGG_MATCH_GROUPS
-#define AGG_MATCH_GROUPS 8
+#define AGG_SHARED_LOAD 0.9
 #endif
 
 /* scratch words used here */
@@ -277,8 +272,7 @@ agg_table_run(const gh_cuda_ctx *ctx, agg_table *t, const uint64_t *keys, size_t
 		{
 			size_t		cap = (size_t) (groups / AGG_SHARED_LOAD) + AGG_MIN_SLOTS;
 
-			GH_TRY(agg_shared_run(ctx, t, keys, n, cap < shared ? cap : shared,
-								  groups <= AGG_MATCH_GROUPS, overflow));
+			GH_TRY(agg_shared_run(ctx, t, keys, n, cap < shared ? cap : shared, overflow));
 		}
 		else
 		{

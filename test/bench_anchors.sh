@@ -247,8 +247,13 @@ awk -F'\t' 'BEGIN {
 	}
 	{
 		lf = $1; lib = $2; o = $3; n = $4
-		want = o == "find, absent" ? 0 : o ~ /^aggregate N/ ? (n >= 16 ? int(n / 16) : 1) :
-			o ~ /^aggregate 4096/ ? (n < 4096 ? n : 4096) : n
+		want = n
+		if (o == "find, absent")
+			want = 0
+		else if (o ~ /^aggregate N/)
+			want = n >= 16 ? int(n / 16) : 1
+		else if (o ~ /^aggregate 4096/)
+			want = n < 4096 ? n : 4096
 		check = $7 == want ? $7 : $7 " (not " want ")"
 		print (o in op ? op[o] : 9), (lf == "-" ? "0" : lf), (lib in st ? st[lib] : 9),
 			"| " lib " | " o " | " lf " | " $5 " | " $6 " | " $8 " | " check " |"
