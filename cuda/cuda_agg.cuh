@@ -204,9 +204,13 @@ agg_apply(const agg_col_dev &col, size_t o, const agg_val &a)
 	}
 	else if (col.ops & GH_AGG_SUM)
 		atomicAdd(col.fsum + o, a.fsum);
-	if (col.ops & GH_AGG_MIN)
+	/*
+	 * A minimum only falls, so a value not below one read of it (however
+	 * stale) cannot lower it: most rows of a group skip the atomic.
+	 */
+	if ((col.ops & GH_AGG_MIN) && a.min < *(volatile long long *) (col.min + o))
 		atomicMin(col.min + o, a.min);
-	if (col.ops & GH_AGG_MAX)
+	if ((col.ops & GH_AGG_MAX) && a.max > *(volatile long long *) (col.max + o))
 		atomicMax(col.max + o, a.max);
 }
 
