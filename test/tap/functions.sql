@@ -123,7 +123,7 @@ SELECT CASE WHEN (SELECT count(*) FROM gpuhash_devices()) = 0 THEN
 ELSE
   is((SELECT count(*) FROM gpuhash_bench(keys => 4096, device => 'gpu', repetitions => 1)
       WHERE device = 'gpu' AND milliseconds > 0
-        AND (device_id IS NULL OR devices = device_id::text)), 7::bigint,
+        AND (device_id IS NULL OR devices = device_id::text)), 8::bigint,
      'device => gpu measures every operation on the GPU')
 END;
 SELECT is(
