@@ -15,13 +15,16 @@
  *		agg_table_list, agg_copy_out	pipeline's keeps too (cuda_agg.cuh,
  *										with the device functions)
  *
- * One thread per input row claims or finds its group's slot with atomicCAS
- * (the key GH_EMPTY_KEY has a slot of its own past the table).  Every update
- * gives the same result in any order: int64 sums are exact in 128 bits (the
- * carry of an atomicAdd on the low word goes to the high word), double
- * min/max use atomics on order-preserving integer images with one NaN above
- * +Infinity; only double sums depend on the order.  See cuda/README, "Hash
- * aggregation".
+ * The table is sized by an estimate of the groups (cuda_agg_estimate.cu)
+ * and done again with room for every row if that proves too small; few
+ * groups go through tables in each block's shared memory first
+ * (cuda_agg_shared.cu), more straight to the global table, one thread per
+ * row claiming or finding its group's slot with atomicCAS (the key
+ * GH_EMPTY_KEY has a slot of its own past the table).  A slot's words lie
+ * together (cuda_agg.cuh).  Every update gives the same result in any
+ * order: int64 sums are exact in 128 bits, double min/max use atomics on
+ * order-preserving integer images with one NaN above +Infinity; only double
+ * sums depend on the order.  See cuda/README, "Hash aggregation".
  *
  *-------------------------------------------------------------------------
  */

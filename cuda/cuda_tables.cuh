@@ -18,8 +18,9 @@
  * BCHT (cuda_bcht.cu, cuda_bcht_fill.cu, cuda_bcht_find.cu).  The distinct
  * keys sit in buckets of 16 slots (keys in slot_keys, GH_EMPTY_KEY = free);
  * slot_vals holds a key's rows as (start << 32) | count into `rows`, where
- * equal keys' rows are contiguous.  A real key equal to GH_EMPTY_KEY is kept
- * aside (has_empty_key).
+ * equal keys' rows are contiguous; tags and reach bits (cuda_bcht_find.cu)
+ * steer the lookups.  A real key equal to GH_EMPTY_KEY is kept aside
+ * (has_empty_key).
  *
  * Sizes: one partition holds fewer than 2^32 rows, so CSR positions, row
  * ranges and distinct-key indices are 32-bit (engine.c's partitioning by
