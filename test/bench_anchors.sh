@@ -41,11 +41,12 @@
 #   LOG2_N (27), LOAD_FACTORS ("0.8 0.9"), REPS (5)
 #   ANCHOR_BIN          where the anchor programs are built (default: a
 #                       temporary folder).  A program there built from the
-#                       same sources (test/anchors/*.cu and cuda/hash.h,
-#                       checksummed in a .stamp beside it) and, where its
-#                       *_DIR is given, the same library commit is reused, so
-#                       a folder of prebuilt programs can be taken to a GPU
-#                       machine (and run there without the libraries).
+#                       same sources (test/anchors/*.cu, anchor_common.cuh
+#                       and cuda/hash.h, checksummed in a .stamp beside it)
+#                       and, where its *_DIR is given, the same library
+#                       commit is reused, so a folder of prebuilt programs
+#                       can be taken to a GPU machine (and run there without
+#                       the libraries).
 #   BUILD_ONLY=1 (or --build-only)  build into ANCHOR_BIN and stop: the anchor
 #                       programs, a copy of test/bench_kernels and of the
 #                       libraries' include/ trees (src/cuco, src/bght, each
@@ -123,7 +124,7 @@ build_anchor() {
 	local name=$1 dir=$2 var=$3
 	local src=test/anchors/anchor_$name.cu bin=$ANCHOR_BIN/anchor_$name
 	local sum stamp_sum='' stamp_commit='' commit=''
-	sum=$(cat "$src" cuda/hash.h | sha256sum | cut -c1-16)
+	sum=$(cat "$src" test/anchors/anchor_common.cuh cuda/hash.h | sha256sum | cut -c1-16)
 	if [ -f "$bin.stamp" ]; then
 		read -r stamp_sum stamp_commit <"$bin.stamp" || true
 	fi

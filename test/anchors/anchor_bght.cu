@@ -49,62 +49,18 @@
  *
  *-------------------------------------------------------------------------
  */
-#include <algorithm>
-#include <cstdint>
-#include <cstdio>
-#include <cstdlib>
-#include <exception>
 #include <random>
-#include <vector>
 
 #include <bght/bcht.hpp>
 
-#include "hash.h"
-
-/* gh_bench's seeds (cuda/cuda_bench.cuh) */
-#define BENCH_SEED		UINT64_C(0x5851f42d4c957f2d)
-#define BENCH_POS_SEED	UINT64_C(0x14057b7ef767814f)
+#define ANCHOR_NAME "anchor_bght"
+#include "anchor_common.cuh"
 
 /* attempts at one build before giving up (BGHT's benchmark allows 50) */
 #define MAX_ATTEMPTS 50
 
-#define CHECK(call) \
-	do { \
-		cudaError_t err_ = (call); \
-		if (err_ != cudaSuccess) \
-		{ \
-			fprintf(stderr, "anchor_bght: %s: %s\n", #call, cudaGetErrorString(err_)); \
-			exit(1); \
-		} \
-	} while (0)
-
-/*
- * The key of number i.  The all-ones key is bcht's empty-slot sentinel (and
- * the all-ones value its not-found value, which no value i < n equals); a
- * key equal to it is replaced by the key of the largest number, which no
- * run reaches (i < 2n <= 2^31), so the keys stay distinct.  Neither
- * replacement happens for i < 2^31 with these seeds.
- */
-template <typename K>
-struct keys;
-
-template <>
-struct keys<uint64_t>
-{
-	static constexpr uint64_t empty = UINT64_C(0xffffffffffffffff);
-
-	static __host__ __device__ uint64_t mix(uint64_t i)
-	{
-		return gh_hash64(i, BENCH_SEED);
-	}
-	static __host__ __device__ uint64_t of(uint64_t i)
-	{
-		uint64_t	k = mix(i);
-
-		return k == empty ? mix(empty) : k;
-	}
-};
-
+/* 32-bit keys: the numbering of anchor_common.cuh's keys<uint64_t> through a
+ * 32-bit bijection */
 template <>
 struct keys<uint32_t>
 {
@@ -129,107 +85,6 @@ struct keys<uint32_t>
 	}
 };
 
-static __device__ uint64_t
-position_of(uint64_t j, uint64_t n)
-{
-	return gh_range(gh_hash64(j, BENCH_POS_SEED), n);
-}
-
-template <typename K>
-__global__ void
-make_pairs(bght::pair<K, K> *pairs, size_t n)
-{
-	for (size_t i = blockIdx.x * (size_t) blockDim.x + threadIdx.x; i < n;
-		 i += (size_t) gridDim.x * blockDim.x)
-		pairs[i] = bght::pair<K, K>(keys<K>::of(i), (K) i);
-}
-
-template <typename K>
-__global__ void
-make_probe_keys(K *probe, size_t n, bool present)
-{
-	for (size_t j = blockIdx.x * (size_t) blockDim.x + threadIdx.x; j < n;
-		 j += (size_t) gridDim.x * blockDim.x)
-		probe[j] = present ? keys<K>::of(position_of(j, n)) : keys<K>::of(n + j);
-}
-
-/* *hits += the probes whose result is their key's value (present) or any
- * value at all (absent) */
-template <typename K>
-__global__ void
-count_hits(const K *values, size_t n, bool present, unsigned long long *hits)
-{
-	unsigned long long mine = 0;
-
-	for (size_t j = blockIdx.x * (size_t) blockDim.x + threadIdx.x; j < n;
-		 j += (size_t) gridDim.x * blockDim.x)
-		mine += present ? values[j] == (K) position_of(j, n) : values[j] != keys<K>::empty;
-	if (mine != 0)
-		atomicAdd(hits, mine);
-}
-
-static unsigned
-grid_of(size_t n)
-{
-	return (unsigned) std::min<size_t>((n + 255) / 256, 65536);
-}
-
-/* Events around the library call alone. */
-struct timer
-{
-	cudaEvent_t start,
-				stop;
-	std::vector<float> ms;
-
-	timer()
-	{
-		CHECK(cudaEventCreate(&start));
-		CHECK(cudaEventCreate(&stop));
-	}
-	~timer()
-	{
-		(void) cudaEventDestroy(start);
-		(void) cudaEventDestroy(stop);
-	}
-	void begin()
-	{
-		CHECK(cudaEventRecord(start, 0));
-	}
-	/* ms since begin() */
-	float lap()
-	{
-		float		t = 0;
-
-		CHECK(cudaEventRecord(stop, 0));
-		CHECK(cudaEventSynchronize(stop));
-		CHECK(cudaGetLastError());
-		CHECK(cudaEventElapsedTime(&t, start, stop));
-		return t;
-	}
-	/* keep the time unless the run is the warm-up (run < 0) */
-	void end(int run)
-	{
-		float		t = lap();
-
-		if (run >= 0)
-			ms.push_back(t);
-	}
-	double median()
-	{
-		std::sort(ms.begin(), ms.end());
-		return ms[ms.size() / 2];
-	}
-};
-
-static void
-report(const char *library, const char *op, size_t n, double ms,
-	   unsigned long long check, double bytes)
-{
-	printf("%s\t%s\t%zu\t%.3f\t%.2f\t%llu\t%.1f\n", library, op, n, ms,
-		   ms > 0 ? n / ms / 1e6 : 0.0, check, ms > 0 ? bytes / ms / 1e6 : 0.0);
-	fflush(stdout);
-}
-
 /* Build, present and absent finds of one key width; false if a build failed. */
 template <typename K>
 static bool
@@ -239,19 +94,10 @@ run(const char *library, int log2n, double load_factor, int reps)
 	typedef bght::bcht<K, K> table_t;
 	size_t		n = (size_t) 1 << log2n;
 	double		bytes = 2.0 * sizeof(K) * n;
-	pair_t	   *pairs;
-	K		   *probe,
-			   *values;
-	unsigned long long *hits;
+	device_arrays<K, pair_t> a;
 	bool		ok = true;
 
-	CHECK(cudaMalloc(&pairs, n * sizeof(pair_t)));
-	CHECK(cudaMalloc(&probe, n * sizeof(K)));
-	CHECK(cudaMalloc(&values, n * sizeof(K)));
-	CHECK(cudaMalloc(&hits, sizeof(unsigned long long)));
-	make_pairs<K><<<grid_of(n), 256>>>(pairs, n);
-	CHECK(cudaGetLastError());
-	CHECK(cudaDeviceSynchronize());
+	a.make(n);
 
 	{
 		table_t		table((size_t) (n / load_factor), keys<K>::empty, keys<K>::empty);
@@ -272,7 +118,7 @@ run(const char *library, int log2n, double load_factor, int reps)
 				table.clear();
 				CHECK(cudaDeviceSynchronize());
 				t.begin();
-				inserted = table.insert(pairs, pairs + n);
+				inserted = table.insert(a.pairs, a.pairs + n);
 				ms = t.lap();
 				if (inserted)
 				{
@@ -294,75 +140,29 @@ run(const char *library, int log2n, double load_factor, int reps)
 					ok ? " (retried with new hash functions, untimed)" : ", gave up");
 		report(library, "build", n, ok ? t.median() : 0, table.size(), bytes);
 
-		for (int present = 1; ok && present >= 0; present--)
-		{
-			timer		f;
-			unsigned long long nhits = 0;
-
-			make_probe_keys<K><<<grid_of(n), 256>>>(probe, n, present);
-			CHECK(cudaGetLastError());
-			CHECK(cudaMemset(values, 0, n * sizeof(K)));
-			CHECK(cudaDeviceSynchronize());
-			for (int r = -1; r < reps; r++)
+		if (ok)
+			report_finds(library, a, reps, bytes, [&] (K *probe, K *values)
 			{
-				f.begin();
 				table.find(probe, probe + n, values);
-				f.end(r);
-			}
-			CHECK(cudaMemset(hits, 0, sizeof(unsigned long long)));
-			count_hits<K><<<grid_of(n), 256>>>(values, n, present, hits);
-			CHECK(cudaGetLastError());
-			CHECK(cudaMemcpy(&nhits, hits, sizeof(nhits), cudaMemcpyDeviceToHost));
-			report(library, present ? "find, present" : "find, absent", n, f.median(), nhits,
-				   bytes);
-		}
+			});
 	}
-	CHECK(cudaFree(pairs));
-	CHECK(cudaFree(probe));
-	CHECK(cudaFree(values));
-	CHECK(cudaFree(hits));
+	a.release();
 	return ok;
+}
+
+/* Both key widths; 1 if a build failed. */
+static int
+run_both(int log2n, double load_factor, int reps)
+{
+	bool		ok;
+
+	ok = run<uint32_t>("BGHT bcht 32-bit", log2n, load_factor, reps);
+	ok = run<uint64_t>("BGHT bcht 64-bit", log2n, load_factor, reps) && ok;
+	return ok ? 0 : 1;
 }
 
 int
 main(int argc, char **argv)
 {
-	int			log2n,
-				reps,
-				ndev = 0;
-	double		load_factor;
-	cudaError_t err;
-	bool		ok;
-
-	if (argc != 4)
-	{
-		fprintf(stderr, "usage: anchor_bght LOG2_N LOAD_FACTOR REPS\n");
-		return 2;
-	}
-	log2n = atoi(argv[1]);
-	load_factor = atof(argv[2]);
-	reps = atoi(argv[3]);
-	if (log2n < 1 || log2n > 30 || !(load_factor > 0 && load_factor < 1) || reps < 1)
-	{
-		fprintf(stderr, "anchor_bght: LOG2_N in [1, 30], LOAD_FACTOR in (0, 1), REPS >= 1\n");
-		return 2;
-	}
-	err = cudaGetDeviceCount(&ndev);
-	if (err != cudaSuccess || ndev == 0)
-	{
-		fprintf(stderr, "anchor_bght: no GPU is visible (%s)\n",
-				err != cudaSuccess ? cudaGetErrorString(err) : "no devices");
-		return 1;
-	}
-	try
-	{
-		ok = run<uint32_t>("BGHT bcht 32-bit", log2n, load_factor, reps);
-		ok = run<uint64_t>("BGHT bcht 64-bit", log2n, load_factor, reps) && ok;
-	}
-	catch (const std::exception &ex)
-	{
-		fprintf(stderr, "anchor_bght: %s\n", ex.what());
-		return 1;
-	}
-	return ok ? 0 : 1;
+	return anchor_main(argc, argv, run_both);
 }

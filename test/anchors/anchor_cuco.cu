@@ -35,13 +35,6 @@
  *
  *-------------------------------------------------------------------------
  */
-#include <algorithm>
-#include <cstdint>
-#include <cstdio>
-#include <cstdlib>
-#include <exception>
-#include <vector>
-
 #include <cuda/std/utility>
 #include <thrust/functional.h>
 
@@ -71,146 +64,25 @@ struct identity<void>
 
 #include <cuco/static_map.cuh>
 
-#include "hash.h"
+#define ANCHOR_NAME "anchor_cuco"
+#include "anchor_common.cuh"
 
 #define LIBRARY "cuCollections static_map"
 
-/* gh_bench's seeds (cuda/cuda_bench.cuh) */
-#define BENCH_SEED		UINT64_C(0x5851f42d4c957f2d)
-#define BENCH_POS_SEED	UINT64_C(0x14057b7ef767814f)
-
-/* cuco's reserved empty key and value.  No value equals it (values are
- * < n); a key could in principle (gh_hash64 is a bijection): it would be
- * replaced by the key of number 2^64 - 1, which no run reaches. */
-#define EMPTY	UINT64_C(0xffffffffffffffff)
+/* cuco's reserved empty key and value: the all-ones word, which no value (< n)
+ * and no key equals (anchor_common.cuh) */
+#define EMPTY	keys<uint64_t>::empty
 
 typedef cuco::pair<uint64_t, uint64_t> pair_t;
 typedef cuco::static_map<uint64_t, uint64_t> map_t;
-
-#define CHECK(call) \
-	do { \
-		cudaError_t err_ = (call); \
-		if (err_ != cudaSuccess) \
-		{ \
-			fprintf(stderr, "anchor_cuco: %s: %s\n", #call, cudaGetErrorString(err_)); \
-			exit(1); \
-		} \
-	} while (0)
-
-static __device__ uint64_t
-key_of(uint64_t i)
-{
-	uint64_t	k = gh_hash64(i, BENCH_SEED);
-
-	return k == EMPTY ? gh_hash64(EMPTY, BENCH_SEED) : k;
-}
-
-static __device__ uint64_t
-position_of(uint64_t j, uint64_t n)
-{
-	return gh_range(gh_hash64(j, BENCH_POS_SEED), n);
-}
-
-__global__ void
-make_pairs(pair_t *pairs, size_t n)
-{
-	for (size_t i = blockIdx.x * (size_t) blockDim.x + threadIdx.x; i < n;
-		 i += (size_t) gridDim.x * blockDim.x)
-		pairs[i] = pair_t(key_of(i), i);
-}
-
-__global__ void
-make_probe_keys(uint64_t *keys, size_t n, bool present)
-{
-	for (size_t j = blockIdx.x * (size_t) blockDim.x + threadIdx.x; j < n;
-		 j += (size_t) gridDim.x * blockDim.x)
-		keys[j] = present ? key_of(position_of(j, n)) : key_of(n + j);
-}
-
-/* *hits += the probes whose result is their key's value (present) or any
- * value at all (absent) */
-__global__ void
-count_hits(const uint64_t *values, size_t n, bool present, unsigned long long *hits)
-{
-	unsigned long long mine = 0;
-
-	for (size_t j = blockIdx.x * (size_t) blockDim.x + threadIdx.x; j < n;
-		 j += (size_t) gridDim.x * blockDim.x)
-		mine += present ? values[j] == position_of(j, n) : values[j] != EMPTY;
-	if (mine != 0)
-		atomicAdd(hits, mine);
-}
-
-static unsigned
-grid_of(size_t n)
-{
-	return (unsigned) std::min<size_t>((n + 255) / 256, 65536);
-}
-
-/* Events around the library call alone. */
-struct timer
-{
-	cudaEvent_t start,
-				stop;
-	std::vector<float> ms;
-
-	timer()
-	{
-		CHECK(cudaEventCreate(&start));
-		CHECK(cudaEventCreate(&stop));
-	}
-	~timer()
-	{
-		(void) cudaEventDestroy(start);
-		(void) cudaEventDestroy(stop);
-	}
-	void begin()
-	{
-		CHECK(cudaEventRecord(start, 0));
-	}
-	/* keep the time unless the run is the warm-up (run < 0) */
-	void end(int run)
-	{
-		float		t = 0;
-
-		CHECK(cudaEventRecord(stop, 0));
-		CHECK(cudaEventSynchronize(stop));
-		CHECK(cudaGetLastError());
-		CHECK(cudaEventElapsedTime(&t, start, stop));
-		if (run >= 0)
-			ms.push_back(t);
-	}
-	double median()
-	{
-		std::sort(ms.begin(), ms.end());
-		return ms[ms.size() / 2];
-	}
-};
-
-static void
-report(const char *op, size_t n, double ms, unsigned long long check, double bytes)
-{
-	printf("%s\t%s\t%zu\t%.3f\t%.2f\t%llu\t%.1f\n", LIBRARY, op, n, ms,
-		   ms > 0 ? n / ms / 1e6 : 0.0, check, ms > 0 ? bytes / ms / 1e6 : 0.0);
-	fflush(stdout);
-}
 
 static int
 run(int log2n, double load_factor, int reps)
 {
 	size_t		n = (size_t) 1 << log2n;
-	pair_t	   *pairs;
-	uint64_t   *keys,
-			   *values;
-	unsigned long long *hits;
+	device_arrays<uint64_t, pair_t> a;
 
-	CHECK(cudaMalloc(&pairs, n * sizeof(pair_t)));
-	CHECK(cudaMalloc(&keys, n * sizeof(uint64_t)));
-	CHECK(cudaMalloc(&values, n * sizeof(uint64_t)));
-	CHECK(cudaMalloc(&hits, sizeof(unsigned long long)));
-	make_pairs<<<grid_of(n), 256>>>(pairs, n);
-	CHECK(cudaGetLastError());
-	CHECK(cudaDeviceSynchronize());
+	a.make(n);
 
 	{
 		map_t		map{(size_t) (n / load_factor), cuco::empty_key<uint64_t>{EMPTY},
@@ -225,76 +97,21 @@ run(int log2n, double load_factor, int reps)
 			map.clear_async();
 			CHECK(cudaDeviceSynchronize());
 			t.begin();
-			map.insert_async(pairs, pairs + n);
+			map.insert_async(a.pairs, a.pairs + n);
 			t.end(r);
 		}
-		report("build", n, t.median(), map.size(), 16.0 * n);
-
-		for (int present = 1; present >= 0; present--)
+		report(LIBRARY, "build", n, t.median(), map.size(), 16.0 * n);
+		report_finds(LIBRARY, a, reps, 16.0 * n, [&] (uint64_t *probe, uint64_t *values)
 		{
-			timer		f;
-			unsigned long long nhits = 0;
-
-			make_probe_keys<<<grid_of(n), 256>>>(keys, n, present);
-			CHECK(cudaGetLastError());
-			CHECK(cudaDeviceSynchronize());
-			CHECK(cudaMemset(values, 0, n * sizeof(uint64_t)));
-			for (int r = -1; r < reps; r++)
-			{
-				f.begin();
-				map.find_async(keys, keys + n, values);
-				f.end(r);
-			}
-			CHECK(cudaMemset(hits, 0, sizeof(unsigned long long)));
-			count_hits<<<grid_of(n), 256>>>(values, n, present, hits);
-			CHECK(cudaGetLastError());
-			CHECK(cudaMemcpy(&nhits, hits, sizeof(nhits), cudaMemcpyDeviceToHost));
-			report(present ? "find, present" : "find, absent", n, f.median(), nhits, 16.0 * n);
-		}
+			map.find_async(probe, probe + n, values);
+		});
 	}
-	CHECK(cudaFree(pairs));
-	CHECK(cudaFree(keys));
-	CHECK(cudaFree(values));
-	CHECK(cudaFree(hits));
+	a.release();
 	return 0;
 }
 
 int
 main(int argc, char **argv)
 {
-	int			log2n,
-				reps,
-				ndev = 0;
-	double		load_factor;
-	cudaError_t err;
-
-	if (argc != 4)
-	{
-		fprintf(stderr, "usage: anchor_cuco LOG2_N LOAD_FACTOR REPS\n");
-		return 2;
-	}
-	log2n = atoi(argv[1]);
-	load_factor = atof(argv[2]);
-	reps = atoi(argv[3]);
-	if (log2n < 1 || log2n > 30 || !(load_factor > 0 && load_factor < 1) || reps < 1)
-	{
-		fprintf(stderr, "anchor_cuco: LOG2_N in [1, 30], LOAD_FACTOR in (0, 1), REPS >= 1\n");
-		return 2;
-	}
-	err = cudaGetDeviceCount(&ndev);
-	if (err != cudaSuccess || ndev == 0)
-	{
-		fprintf(stderr, "anchor_cuco: no GPU is visible (%s)\n",
-				err != cudaSuccess ? cudaGetErrorString(err) : "no devices");
-		return 1;
-	}
-	try
-	{
-		return run(log2n, load_factor, reps);
-	}
-	catch (const std::exception &ex)
-	{
-		fprintf(stderr, "anchor_cuco: %s\n", ex.what());
-		return 1;
-	}
+	return anchor_main(argc, argv, run);
 }
