@@ -2,12 +2,14 @@
  *
  * cuda_bcht.cuh
  *	  What the BCHT's build (cuda_bcht.cu, cuda_bcht_fill.cu) and lookups
- *	  (cuda_bcht_find.cu) share: the 16-thread tile that reads one bucket,
- *	  grid-stride helpers over tiles, and the build's internal step.
+ *	  (cuda_bcht_find.cu) share: the slots' layout, the 16-thread tile that
+ *	  reads one bucket while building, grid-stride helpers over tiles, and
+ *	  the build's internal step.
  *
- * A bucket of GH_BCHT_BUCKET_SLOTS 64-bit keys is 128 bytes: a tile of as
- * many threads reads it with one coalesced load, each lane one slot, and a
- * ballot over the tile says which slot holds a key or is free.
+ * A slot is a key and its value side by side (16 bytes), so that a lookup
+ * reads both in one sector.  While building, a tile of GH_BCHT_BUCKET_SLOTS
+ * threads reads a bucket's keys, each lane one slot, and a ballot over the
+ * tile says which slot holds a key or is free.
  *
  *-------------------------------------------------------------------------
  */
@@ -21,6 +23,10 @@
 #define BCHT_TILE GH_BCHT_BUCKET_SLOTS
 
 typedef cooperative_groups::thread_block_tile<BCHT_TILE> bcht_tile;
+
+/* Slot s of a table's slots array: its key at word 2s, its value at 2s + 1. */
+#define BCHT_KEY(s) (2 * (s))
+#define BCHT_VAL(s) (2 * (s) + 1)
 
 /*
  * A key's tag: a byte of its first hash h0 = gh_bcht_hash(key, 0, rebuild)

@@ -92,8 +92,7 @@ __global__ void
 place_in_first_bucket(const uint64_t *__restrict__ dh,
 					  const uint32_t *__restrict__ heads, size_t ndistinct,
 					  size_t n, uint64_t nbuckets, uint64_t h_empty,
-					  uint64_t *__restrict__ slot_keys,
-					  uint64_t *__restrict__ slot_vals,
+					  uint64_t *__restrict__ slots,
 					  uint32_t *__restrict__ overflow,
 					  unsigned long long *noverflow,
 					  unsigned long long *empty_at)
@@ -114,8 +113,8 @@ place_in_first_bucket(const uint64_t *__restrict__ dh,
 		*empty_at = t;
 	if (real && rank < BCHT_TILE)
 	{
-		slot_keys[b * BCHT_TILE + rank] = gh_unhash64(h, GH_SEED_BCHT0);
-		slot_vals[b * BCHT_TILE + rank] = range_of(heads, ndistinct, n, t);
+		slots[BCHT_KEY(b * BCHT_TILE + rank)] = gh_unhash64(h, GH_SEED_BCHT0);
+		slots[BCHT_VAL(b * BCHT_TILE + rank)] = range_of(heads, ndistinct, n, t);
 	}
 	k = gh_block_append(noverflow, real && rank >= BCHT_TILE);
 	if (real && rank >= BCHT_TILE)
@@ -127,7 +126,7 @@ place_in_first_bucket(const uint64_t *__restrict__ dh,
  * chain ran out, in which case the key in hand was lost.
  */
 __device__ bool
-bcht_insert(const bcht_tile &tile, unsigned long long *slot_keys,
+bcht_insert(const bcht_tile &tile, unsigned long long *slots,
 			uint64_t nbuckets, uint32_t rebuild, uint64_t key)
 {
 	const unsigned lane = tile.thread_rank();
@@ -147,13 +146,13 @@ bcht_insert(const bcht_tile &tile, unsigned long long *slot_keys,
 			b[f] = gh_bcht_bucket(cur, f, rebuild, nbuckets);
 		for (int f = 0; f < GH_BCHT_NHASH; f++)
 		{
-			unsigned long long *slots = slot_keys + b[f] * BCHT_TILE;
+			unsigned long long *bucket = slots + BCHT_KEY(b[f] * BCHT_TILE);
 			unsigned	empty;
 
 			if (b[f] == from)
 				continue;		/* full: cur was just taken out of it */
 			/* L2 reads: slots filled by other tiles must be seen */
-			empty = tile.ballot(__ldcg(slots + lane) == GH_EMPTY_KEY);
+			empty = tile.ballot(__ldcg(bucket + BCHT_KEY(lane)) == GH_EMPTY_KEY);
 			/* rotate so that tiles filling one bucket try different slots */
 			empty = ((empty >> start) | (empty << (BCHT_TILE - start))) & 0xffffu;
 			while (empty)
@@ -161,7 +160,7 @@ bcht_insert(const bcht_tile &tile, unsigned long long *slot_keys,
 				unsigned	leader = (__ffs(empty) - 1 + start) % BCHT_TILE;
 
 				if (lane == leader)
-					old = atomicCAS(slots + leader, GH_EMPTY_KEY, cur);
+					old = atomicCAS(bucket + BCHT_KEY(leader), GH_EMPTY_KEY, cur);
 				old = tile.shfl(old, leader);
 				if (old == GH_EMPTY_KEY)
 					return true;
@@ -177,7 +176,7 @@ bcht_insert(const bcht_tile &tile, unsigned long long *slot_keys,
 			i = (i + 1) % GH_BCHT_NHASH;
 		victim = (unsigned) (rnd >> 32) % BCHT_TILE;
 		if (lane == victim)
-			old = atomicExch(slot_keys + b[i] * BCHT_TILE + victim, cur);
+			old = atomicExch(slots + BCHT_KEY(b[i] * BCHT_TILE + victim), cur);
 		old = tile.shfl(old, victim);
 		if (old == GH_EMPTY_KEY)
 			return true;
@@ -193,7 +192,7 @@ bcht_insert(const bcht_tile &tile, unsigned long long *slot_keys,
 __global__ void
 cuckoo_insert_keys(const uint64_t *__restrict__ dh,
 				   const uint32_t *__restrict__ list, size_t count,
-				   uint64_t h_empty, unsigned long long *slot_keys,
+				   uint64_t h_empty, unsigned long long *slots,
 				   uint64_t nbuckets, uint32_t rebuild,
 				   unsigned long long *failed, unsigned long long *empty_at)
 {
@@ -215,7 +214,7 @@ cuckoo_insert_keys(const uint64_t *__restrict__ dh,
 				*empty_at = t;
 			continue;
 		}
-		if (!bcht_insert(tile, slot_keys, nbuckets, rebuild, gh_unhash64(h, GH_SEED_BCHT0)))
+		if (!bcht_insert(tile, slots, nbuckets, rebuild, gh_unhash64(h, GH_SEED_BCHT0)))
 		{
 			if (tile.thread_rank() == 0)
 				atomicExch(failed, 1ULL);
@@ -229,7 +228,7 @@ cuckoo_insert_keys(const uint64_t *__restrict__ dh,
  * coalesced 128-byte bucket reads, stopping at a bucket with a free slot.
  */
 __device__ __forceinline__ int64_t
-bcht_find_slot(const bcht_tile &tile, const uint64_t *__restrict__ slot_keys,
+bcht_find_slot(const bcht_tile &tile, const uint64_t *__restrict__ slots,
 			   uint64_t nbuckets, uint32_t rebuild, uint64_t key)
 {
 	const unsigned lane = tile.thread_rank();
@@ -237,7 +236,7 @@ bcht_find_slot(const bcht_tile &tile, const uint64_t *__restrict__ slot_keys,
 	for (int f = 0; f < GH_BCHT_NHASH; f++)
 	{
 		uint64_t	b = gh_bcht_bucket(key, f, rebuild, nbuckets);
-		uint64_t	v = __ldg(slot_keys + b * BCHT_TILE + lane);
+		uint64_t	v = __ldg(slots + BCHT_KEY(b * BCHT_TILE + lane));
 		unsigned	hit = tile.ballot(v == key);
 
 		if (hit)
@@ -256,9 +255,7 @@ __global__ void
 store_all_ranges(const uint64_t *__restrict__ dh,
 				 const uint32_t *__restrict__ heads, size_t ndistinct,
 				 size_t n, uint64_t h_empty,
-				 const uint64_t *__restrict__ slot_keys,
-				 uint64_t *__restrict__ slot_vals, uint64_t nbuckets,
-				 uint32_t rebuild)
+				 uint64_t *__restrict__ slots, uint64_t nbuckets, uint32_t rebuild)
 {
 	bcht_tile	tile = this_tile();
 	const unsigned lane = tile.thread_rank();
@@ -274,10 +271,10 @@ store_all_ranges(const uint64_t *__restrict__ dh,
 		{
 			unsigned	src = __ffs(todo) - 1;
 			uint64_t	key = gh_unhash64(tile.shfl(h, src), GH_SEED_BCHT0);
-			int64_t		slot = bcht_find_slot(tile, slot_keys, nbuckets, rebuild, key);
+			int64_t		slot = bcht_find_slot(tile, slots, nbuckets, rebuild, key);
 
 			if (slot >= 0 && lane == src)
-				slot_vals[slot] = range_of(heads, ndistinct, n, t);
+				slots[BCHT_VAL(slot)] = range_of(heads, ndistinct, n, t);
 			todo &= todo - 1;
 		}
 	}
@@ -293,8 +290,7 @@ __global__ void
 store_moved_ranges(const uint64_t *__restrict__ dh,
 				   const uint32_t *__restrict__ heads, size_t ndistinct,
 				   size_t n, uint64_t h_empty,
-				   const uint64_t *__restrict__ slot_keys,
-				   uint64_t *__restrict__ slot_vals, uint64_t nbuckets)
+				   uint64_t *__restrict__ slots, uint64_t nbuckets)
 {
 	bcht_tile	tile = this_tile();
 	const unsigned lane = threadIdx.x & 31;
@@ -308,16 +304,16 @@ store_moved_ranges(const uint64_t *__restrict__ dh,
 		uint64_t	b;
 		unsigned	rank = warp_first_bucket_rank(dh, base, h, valid, nbuckets, h_empty, &b);
 		bool		moved = valid && h != h_empty &&
-			(rank >= BCHT_TILE || slot_keys[b * BCHT_TILE + rank] != key);
+			(rank >= BCHT_TILE || slots[BCHT_KEY(b * BCHT_TILE + rank)] != key);
 		unsigned	mine = (__ballot_sync(0xffffffffu, moved) >> (lane & 16)) & 0xffffu;
 
 		while (mine)
 		{
 			unsigned	src = __ffs(mine) - 1;
-			int64_t		slot = bcht_find_slot(tile, slot_keys, nbuckets, 0, tile.shfl(key, src));
+			int64_t		slot = bcht_find_slot(tile, slots, nbuckets, 0, tile.shfl(key, src));
 
 			if (slot >= 0 && tile.thread_rank() == src)
-				slot_vals[slot] = range_of(heads, ndistinct, n, t);
+				slots[BCHT_VAL(slot)] = range_of(heads, ndistinct, n, t);
 			mine &= mine - 1;
 		}
 	}
@@ -345,9 +341,8 @@ read_empty_key_range(const gh_cuda_ctx *ctx, gh_bcht_table *t,
 static gh_status
 alloc_slots(const gh_cuda_ctx *ctx, gh_bcht_table *t)
 {
-	GH_TRY(t->slot_keys.alloc(ctx, t->nbuckets * BCHT_TILE, "BCHT slot keys"));
-	GH_TRY(t->slot_vals.alloc(ctx, t->nbuckets * BCHT_TILE, "BCHT slot values"));
-	GH_CUDA_TRY(ctx->e, cudaMemsetAsync(t->slot_keys.p, 0xff, t->slot_keys.bytes(),
+	GH_TRY(t->slots.alloc(ctx, 2 * t->nbuckets * BCHT_TILE, "BCHT slots"));
+	GH_CUDA_TRY(ctx->e, cudaMemsetAsync(t->slots.p, 0xff, t->slots.bytes(),
 										ctx->d->stream));
 	return GH_OK;
 }
@@ -372,7 +367,7 @@ place_and_insert(const gh_cuda_ctx *ctx, gh_bcht_table *t, const uint64_t *dh,
 	GH_CUDA_TRY(e, cudaMemsetAsync(sc + SCRATCH_EMPTY_AT, 0xff, sizeof(uint64_t), s));
 	GH_CUDA_TRY(e, cudaMemsetAsync(sc + SCRATCH_OVERFLOW, 0, sizeof(uint64_t), s));
 	place_in_first_bucket<<<gh_cuda_grid(d, GH_CUDA_BLOCK), GH_CUDA_BLOCK, 0, s>>>(
-		dh, heads, d, t->n, t->nbuckets, h_empty, t->slot_keys.p, t->slot_vals.p,
+		dh, heads, d, t->n, t->nbuckets, h_empty, t->slots.p,
 		overflow.p, sc + SCRATCH_OVERFLOW, sc + SCRATCH_EMPTY_AT);
 	GH_CUDA_LAUNCHED(e, "place_in_first_bucket");
 	GH_TRY(gh_cuda_read_scratch(ctx, SCRATCH_FAILED, 4, words));
@@ -382,7 +377,7 @@ place_and_insert(const gh_cuda_ctx *ctx, gh_bcht_table *t, const uint64_t *dh,
 	if (words[3] > 0)
 	{
 		cuckoo_insert_keys<<<gh_cuda_grid(words[3] * BCHT_TILE, GH_CUDA_BLOCK), GH_CUDA_BLOCK, 0, s>>>(
-			dh, overflow.p, words[3], h_empty, (unsigned long long *) t->slot_keys.p,
+			dh, overflow.p, words[3], h_empty, (unsigned long long *) t->slots.p,
 			t->nbuckets, 0, sc + SCRATCH_FAILED, sc + SCRATCH_EMPTY_AT);
 		GH_CUDA_LAUNCHED(e, "cuckoo_insert_keys");
 		GH_TRY(gh_cuda_read_scratch(ctx, SCRATCH_FAILED, 1, words));
@@ -390,7 +385,7 @@ place_and_insert(const gh_cuda_ctx *ctx, gh_bcht_table *t, const uint64_t *dh,
 		if (*ok)
 		{
 			store_moved_ranges<<<gh_cuda_grid(d, GH_CUDA_BLOCK), GH_CUDA_BLOCK, 0, s>>>(
-				dh, heads, d, t->n, h_empty, t->slot_keys.p, t->slot_vals.p, t->nbuckets);
+				dh, heads, d, t->n, h_empty, t->slots.p, t->nbuckets);
 			GH_CUDA_LAUNCHED(e, "store_moved_ranges");
 		}
 	}
@@ -411,10 +406,10 @@ insert_all(const gh_cuda_ctx *ctx, gh_bcht_table *t, const uint64_t *dh,
 	size_t		d = t->ndistinct;
 	uint64_t	failed;
 
-	GH_CUDA_TRY(e, cudaMemsetAsync(t->slot_keys.p, 0xff, t->slot_keys.bytes(), s));
+	GH_CUDA_TRY(e, cudaMemsetAsync(t->slots.p, 0xff, t->slots.bytes(), s));
 	GH_CUDA_TRY(e, cudaMemsetAsync(sc + SCRATCH_FAILED, 0, sizeof(uint64_t), s));
 	cuckoo_insert_keys<<<gh_cuda_grid(d * BCHT_TILE, GH_CUDA_BLOCK), GH_CUDA_BLOCK, 0, s>>>(
-		dh, nullptr, d, h_empty, (unsigned long long *) t->slot_keys.p, t->nbuckets,
+		dh, nullptr, d, h_empty, (unsigned long long *) t->slots.p, t->nbuckets,
 		t->rebuild, sc + SCRATCH_FAILED, sc + SCRATCH_EMPTY_AT);
 	GH_CUDA_LAUNCHED(e, "cuckoo_insert_keys");
 	GH_TRY(gh_cuda_read_scratch(ctx, SCRATCH_FAILED, 1, &failed));
@@ -422,7 +417,7 @@ insert_all(const gh_cuda_ctx *ctx, gh_bcht_table *t, const uint64_t *dh,
 	if (*ok)
 	{
 		store_all_ranges<<<gh_cuda_grid(d, GH_CUDA_BLOCK), GH_CUDA_BLOCK, 0, s>>>(
-			dh, heads, d, t->n, h_empty, t->slot_keys.p, t->slot_vals.p, t->nbuckets,
+			dh, heads, d, t->n, h_empty, t->slots.p, t->nbuckets,
 			t->rebuild);
 		GH_CUDA_LAUNCHED(e, "store_all_ranges");
 	}

@@ -9,18 +9,19 @@
  *		gh_bcht_count		per probe key: match count, first row position
  *
  * A random lookup costs what it reads from memory, and memory is read in
- * 32-byte sectors: a 128-byte bucket of keys is four of them.  So beside
- * the slots the table keeps, per bucket, 16 one-byte tags (a byte of each
- * key's first hash, 0 for a free slot: one 16-byte load), and per bucket
- * two reach bits: whether any key whose first bucket this is lives in its
- * second bucket, or in its third (2 bits a bucket, 2.3 MB for 2^27 keys, so
- * they stay in L2).  A lookup reads the tags of its first bucket and the
+ * 32-byte sectors: a bucket of 16 keys and values is eight of them.  So
+ * beside the slots (a key and its value side by side, one sector) the table
+ * keeps, per bucket, 16 one-byte tags (a byte of each key's first hash, 0
+ * for a free slot: one 16-byte load), and per bucket two reach bits:
+ * whether any key whose first bucket this is lives in its second bucket,
+ * or in its third (2 bits a bucket, 2.3 MB for 2^27 keys, so they stay in
+ * L2).  A lookup reads the tags of its first bucket and the
  * reach bits together; a tag that matches names the one slot whose key and
- * value it then reads (both at once); it goes on to the second or third
+ * value it then reads (one 16-byte load); it goes on to the second or third
  * bucket only where the reach bits say a key of its first bucket went
- * there.  A present key costs about three sectors, an absent one about one
- * (a tag matches by chance in 16/255 of buckets), where reading buckets
- * cost five and up to twelve.
+ * there.  A present key costs about two sectors, an absent one about one (a
+ * tag matches by chance in 16/255 of buckets), where reading whole buckets
+ * of keys costs five and up to twelve.
  *
  * One thread looks up BCHT_FIND_KEYS keys, issuing the tag reads of all of
  * them, then their slot reads, before it waits on any: the lookups are
@@ -43,13 +44,13 @@
 /* Set tags[s] for every slot and the reach bits of the keys not in their
  * first bucket (reach zeroed before). */
 __global__ void
-bcht_index_slots(const uint64_t *__restrict__ slot_keys, size_t nslots,
+bcht_index_slots(const uint64_t *__restrict__ slots, size_t nslots,
 				 uint64_t nbuckets, uint32_t rebuild, uint8_t *__restrict__ tags,
 				 uint32_t *__restrict__ reach)
 {
 	GH_GRID_STRIDE(s, nslots)
 	{
-		uint64_t	key = slot_keys[s];
+		uint64_t	key = slots[BCHT_KEY(s)];
 		uint64_t	b = s / BCHT_TILE;
 		uint64_t	h0,
 					b0;
@@ -83,7 +84,7 @@ gh_bcht_index(const gh_cuda_ctx *ctx, gh_bcht_table *t)
 	GH_TRY(t->reach.alloc(ctx, nwords, "BCHT reach bits"));
 	GH_CUDA_TRY(ctx->e, cudaMemsetAsync(t->reach.p, 0, t->reach.bytes(), s));
 	bcht_index_slots<<<gh_cuda_grid(nslots, GH_CUDA_BLOCK), GH_CUDA_BLOCK, 0, s>>>(
-		t->slot_keys.p, nslots, t->nbuckets, t->rebuild, t->tags.p, t->reach.p);
+		t->slots.p, nslots, t->nbuckets, t->rebuild, t->tags.p, t->reach.p);
 	GH_CUDA_LAUNCHED(ctx->e, "bcht_index_slots");
 	return GH_OK;
 }
@@ -115,7 +116,7 @@ search_bucket(const gh_bcht_view &t, uint64_t b, uint32_t m, uint64_t key)
 	{
 		uint64_t	s = b * BCHT_TILE + __ffs(m) - 1;
 
-		if (__ldg(t.slot_keys + s) == key)
+		if (__ldg(&t.slots[s].x) == key)
 			return (int64_t) s;
 		m &= m - 1;
 	}
@@ -142,7 +143,7 @@ find_rest(const gh_bcht_view &t, uint64_t key, uint32_t tag, uint64_t b0,
 		b = gh_bcht_bucket(key, f, t.rebuild, t.nbuckets);
 		s = search_bucket(t, b, tag_matches(__ldg(t.tags + b), tag), key);
 	}
-	return s >= 0 ? __ldg(t.slot_vals + s) : 0;
+	return s >= 0 ? __ldg(&t.slots[s].y) : 0;
 }
 
 /*
@@ -196,10 +197,10 @@ bcht_find_keys(const uint64_t *__restrict__ keys, size_t n, gh_bcht_view t,
 			sval[k] = 0;
 			if (m[k] != 0)
 			{
-				uint64_t	s = b0[k] * BCHT_TILE + __ffs(m[k]) - 1;
+				ulonglong2	slot = __ldg(t.slots + b0[k] * BCHT_TILE + __ffs(m[k]) - 1);
 
-				skey[k] = __ldg(t.slot_keys + s);
-				sval[k] = __ldg(t.slot_vals + s);
+				skey[k] = slot.x;
+				sval[k] = slot.y;
 				m[k] &= m[k] - 1;
 			}
 		}

@@ -16,8 +16,8 @@
  * scanned.
  *
  * BCHT (cuda_bcht.cu, cuda_bcht_fill.cu, cuda_bcht_find.cu).  The distinct
- * keys sit in buckets of 16 slots (keys in slot_keys, GH_EMPTY_KEY = free);
- * slot_vals holds a key's rows as (start << 32) | count into `rows`, where
+ * keys sit in buckets of 16 slots, a slot a key (GH_EMPTY_KEY = free) and
+ * its value beside it: its rows as (start << 32) | count into `rows`, where
  * equal keys' rows are contiguous; tags and reach bits (cuda_bcht_find.cu)
  * steer the lookups.  A real key equal to GH_EMPTY_KEY is kept aside
  * (has_empty_key).
@@ -110,8 +110,7 @@ gh_status	gh_hg_count(const gh_cuda_ctx *ctx, const gh_hg_table *t,
 
 typedef struct gh_bcht_view
 {
-	const uint64_t *slot_keys;	/* nbuckets * 16 */
-	const uint64_t *slot_vals;	/* (start << 32) | count */
+	const ulonglong2 *slots;	/* nbuckets * 16: key, (start << 32) | count */
 	const uint4 *tags;			/* nbuckets: a byte per slot, 0 = free */
 	const uint32_t *reach;		/* 2 bits per bucket, 16 buckets a word */
 	uint64_t	nbuckets;
@@ -128,8 +127,7 @@ struct gh_bcht_table
 	size_t		ndistinct;
 	bool		has_empty_key;
 	uint64_t	empty_val;
-	gh_dbuf<uint64_t> slot_keys;
-	gh_dbuf<uint64_t> slot_vals;
+	gh_dbuf<uint64_t> slots;	/* nbuckets * 16 pairs of words: key, value */
 	gh_dbuf<uint8_t> tags;		/* nbuckets * 16 */
 	gh_dbuf<uint32_t> reach;	/* (nbuckets + 15) / 16 */
 	gh_dbuf<uint64_t> rows;		/* n, equal keys' rows contiguous */
@@ -137,7 +135,7 @@ struct gh_bcht_table
 	gh_bcht_view
 	view() const
 	{
-		gh_bcht_view v = {slot_keys.p, slot_vals.p, (const uint4 *) tags.p, reach.p,
+		gh_bcht_view v = {(const ulonglong2 *) slots.p, (const uint4 *) tags.p, reach.p,
 			nbuckets, rebuild, has_empty_key, empty_val};
 
 		return v;
