@@ -34,7 +34,7 @@
 /* The most shared memory a block takes (the device may allow less). */
 #define SHARED_MOST (227 * 1024)
 
-/* Accumulator words per slot of column d (the global table's arrays). */
+/* Accumulator words per slot of column d (as many in the global table). */
 static __host__ __device__ int
 col_words(const agg_col_dev &d)
 {
@@ -79,8 +79,9 @@ agg_shared_capacity(const gh_cuda_ctx *ctx, const agg_table *t)
 }
 
 /*
- * Point column view v at its arrays in the shared words from *w on (cap
- * + 1 words each), as column g has them globally; *w moves past them.
+ * Point column view v at arrays of `slots` words each in the shared words w
+ * from *at on, one for each accumulator column g has globally; *at moves
+ * past them.
  */
 __device__ static void
 shared_view(const agg_col_dev &g, agg_col_dev *v, unsigned long long *w, size_t slots,
