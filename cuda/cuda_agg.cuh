@@ -77,21 +77,22 @@ f64_order(double d)
 
 /*
  * The slot of key's group among cap (keys w words apart), claiming one if
- * the key is new.  With claimed
- * (a table that grows: the star's), a claim is first reserved in
- * *claimed and refused past limit (AGG_NO_SLOT): claimed slots then stay
- * below cap, so every probe meets its key or a free slot.
+ * the key is new.  With claimed (a table that grows: the star's), a claim
+ * is first reserved in *claimed and refused past limit (AGG_NO_SLOT):
+ * claimed slots then stay below cap, so every probe meets its key or a free
+ * slot.  AGG_NO_SLOT too after `probes` slots without either.
  */
 __device__ __forceinline__ size_t
 agg_slot(unsigned long long *slot_keys, size_t cap, size_t w, uint64_t key,
-		 unsigned long long *claimed = nullptr, unsigned long long limit = 0)
+		 unsigned long long *claimed = nullptr, unsigned long long limit = 0,
+		 size_t probes = SIZE_MAX)
 {
 	size_t		s;
 
 	if (key == GH_EMPTY_KEY)
 		return cap;
 	s = gh_range(gh_hash64(key, GH_SEED_AGG), cap);
-	for (;;)
+	for (size_t probe = 0; probe < probes; probe++)
 	{
 		unsigned long long cur = __ldcg(slot_keys + s * w);
 
@@ -115,12 +116,13 @@ agg_slot(unsigned long long *slot_keys, size_t cap, size_t w, uint64_t key,
 		if (++s == cap)
 			s = 0;
 	}
+	return AGG_NO_SLOT;
 }
 
 /*
  * One column's contribution of several rows to a group, gathered before it
  * is added with atomics: non-null count, the int64 sum as hi * 2^64 + lo
- * (lo signed; see agg_sum_add), the double sum, and min/max as int64s or
+ * (lo signed; see agg_sum_carry), the double sum, and min/max as int64s or
  * ordered doubles.
  */
 typedef struct agg_val
@@ -167,20 +169,6 @@ agg_val_of(const agg_col_dev &col, long long bits)
 	return a;
 }
 
-/* Add one more row's value (not NULL) to a contribution. */
-__device__ __forceinline__ void
-agg_val_add(const agg_col_dev &col, agg_val *a, long long bits)
-{
-	agg_val		b = agg_val_of(col, bits);
-
-	a->nonnull++;
-	a->hi += agg_sum_carry(a->lo, b.lo);
-	a->lo = (long long) ((unsigned long long) a->lo + (unsigned long long) b.lo);
-	a->fsum += b.fsum;
-	a->min = min(a->min, b.min);
-	a->max = max(a->max, b.max);
-}
-
 /*
  * Add a contribution (nonnull > 0) to the slot at word offset o of a
  * column's accumulators, global or shared.  A column without a nonnull
@@ -224,23 +212,7 @@ agg_apply(const agg_col_dev &col, size_t o, const agg_val &a)
 __device__ __forceinline__ size_t
 agg_slot_bounded(unsigned long long *slot_keys, size_t cap, size_t w, uint64_t key)
 {
-	size_t		s;
-
-	if (key == GH_EMPTY_KEY)
-		return cap;
-	s = gh_range(gh_hash64(key, GH_SEED_AGG), cap);
-	for (int probe = 0; probe < AGG_PROBE_BOUND; probe++)
-	{
-		unsigned long long cur = __ldcg(slot_keys + s * w);
-
-		if (cur == GH_EMPTY_KEY)
-			cur = atomicCAS(slot_keys + s * w, GH_EMPTY_KEY, key);
-		if (cur == key || cur == GH_EMPTY_KEY)
-			return s;
-		if (++s == cap)
-			s = 0;
-	}
-	return AGG_NO_SLOT;
+	return agg_slot(slot_keys, cap, w, key, nullptr, 0, AGG_PROBE_BOUND);
 }
 
 /* Add one value (an int64, or a double's bits) of column col at offset o. */

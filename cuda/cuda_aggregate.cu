@@ -42,9 +42,7 @@
 #define AGG_MIN_SLOTS 64
 
 /* The most a block's table of groups in shared memory is planned to fill. */
-#ifndef AGG_SHARED_LOAD
 #define AGG_SHARED_LOAD 0.9
-#endif
 
 /* scratch words used here */
 #define SCRATCH_NGROUPS 0
@@ -139,7 +137,7 @@ gather_groups(const T *__restrict__ src, size_t w, const uint64_t *__restrict__ 
 
 /*
  * Give a column's accumulator `field` the next word of a slot (at *w) if
- * it needs one, with its value in a free slot.
+ * it needs one, with its value in a free slot (base NULL: only count it).
  */
 template <typename T>
 static void
@@ -149,7 +147,8 @@ take_word(T **field, bool needed, unsigned long long *base, size_t *w,
 	*field = nullptr;
 	if (!needed)
 		return;
-	*field = (T *) (base + *w);
+	if (base != nullptr)
+		*field = (T *) (base + *w);
 	init[*w] = free_value;
 	(*w)++;
 }
@@ -171,7 +170,7 @@ agg_table_init(const gh_cuda_ctx *ctx, agg_table *t, size_t cap, int ncols)
 	init.reset(new (std::nothrow) unsigned long long[2 + 6 * (size_t) ncols]);
 	if (init == nullptr)
 		return gh_fail(e, GH_ERR_HOST_NOMEM, "out of host memory for aggregation");
-	/* the words first as offsets from a null base, then from the buffer's */
+	/* the words counted first, then placed in the buffer */
 	for (int pass = 0; pass < 2; pass++)
 	{
 		base = pass == 0 ? nullptr : t->slots.p;

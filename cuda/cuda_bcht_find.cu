@@ -33,9 +33,7 @@
 #include "cuda_bcht.cuh"
 
 /* Keys one thread looks up at once. */
-#ifndef BCHT_FIND_KEYS
 #define BCHT_FIND_KEYS 4
-#endif
 
 /* Reach bits: a key of this first bucket lives in its second, its third. */
 #define REACH_SECOND 1u

@@ -335,9 +335,7 @@ typedef enum gh_bench_op
 } gh_bench_op;
 
 /* Groups of the few-groups aggregation benchmark (n of them if n is fewer). */
-#ifndef GH_BENCH_FEW_GROUPS
 #define GH_BENCH_FEW_GROUPS 4096
-#endif
 
 /* The distinct keys of an aggregation benchmark of n rows. */
 static inline size_t
