@@ -272,6 +272,7 @@ struct gh_star
 	gh_aggcol	outs[GH_PROG_MAX_OUTS];	/* each output's type and operations */
 	uint64_t	rows;			/* rows kept and added so far */
 	size_t		npages;			/* pages of the read waiting for gh_star_keep */
+	size_t		nread;			/* of them, those read (not GH_STAR_PAGE_MISSED) */
 	bool		pending;		/* a read waits for gh_star_keep */
 	bool		broken;			/* a keep or add failed part way */
 	/* the page cache's slots the pending read fills (engine_pagecache.c) */
@@ -281,7 +282,7 @@ struct gh_star
 	uint64_t	cache_epoch;	/* the cache's epoch at the read */
 	/* each of the engine's devices' part of the pending read */
 	size_t		dev_first[GH_MAX_DEVICES + 1];	/* device d: order[dev_first[d]..[d+1]) */
-	size_t	   *order;			/* npages: the read's pages in device order */
+	size_t	   *order;			/* nread: the read pages in device order (NULL: all, in order) */
 	uint64_t	dev_kept[GH_MAX_DEVICES];	/* rows each device's keep aggregated */
 	void	   *bstate[GH_MAX_DEVICES];	/* each device's, the backend's */
 };

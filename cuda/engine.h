@@ -890,7 +890,9 @@ extern void gh_dim_free(gh_dim *d);
  *	gh_star_read	run the program over npages pages (as gh_extract_pages
  *					reads them); status[p] says what became of page p:
  *					GH_STAR_PAGE_OK, _BAD (malformed), _ESCAPE (a row the
- *					device cannot evaluate), or GH_STAR_PAGE_ERROR + a
+ *					device cannot evaluate), _MISSED (a page only the page
+ *					cache could give, GH_PAGE_CACHED_ONLY, that it holds no
+ *					copy of: not read), or GH_STAR_PAGE_ERROR + a
  *					gh_dataerr (a row raised it; the first in page and line
  *					pointer order).  The rows wait for gh_star_keep.
  *	gh_star_keep	aggregate the rows read of the pages whose drop[p] is 0
@@ -916,6 +918,7 @@ extern void gh_dim_free(gh_dim *d);
 #define GH_STAR_PAGE_OK		0
 #define GH_STAR_PAGE_BAD	1
 #define GH_STAR_PAGE_ESCAPE 2
+#define GH_STAR_PAGE_MISSED 3
 #define GH_STAR_PAGE_ERROR	16	/* + gh_dataerr */
 
 typedef struct gh_star gh_star;
@@ -961,6 +964,13 @@ extern void gh_star_free(gh_star *s);
  * pages it reads as it would without the cache (a copy is of the version it
  * names, which the page may no longer be).
  *
+ * A page the caller does not have in host memory is given as
+ * GH_PAGE_CACHED_ONLY in pages[]: it is read from the copy of its name and
+ * lsn where the cache holds one; else it is not read at all, and its status
+ * is GH_STAR_PAGE_MISSED (nothing of it is kept; the caller reads it some
+ * other way).  A read never replaces a copy it reads itself, so a cache
+ * smaller than a read still gives every copy the read found.
+ *
  * gh_page_cache_size: the cache may take up to bytes of device memory (0,
  * the default: no cache; a size other than the last empties it).  It takes
  * them in chunks as it fills, never during an injected failure
@@ -976,13 +986,16 @@ typedef struct gh_pagename
 	uint64_t	lsn;			/* which version of it; 0: not to be cached */
 } gh_pagename;
 
+/* pages[p] of a read for a page only the page cache may give (above) */
+#define GH_PAGE_CACHED_ONLY UINT32_MAX
+
 typedef struct gh_page_cache_info
 {
 	size_t		size;			/* bytes it may take */
 	size_t		bytes;			/* device memory it holds */
 	uint64_t	pages;			/* copies kept */
 	uint64_t	hits;			/* named pages read from a copy */
-	uint64_t	misses;			/* named pages read from host memory */
+	uint64_t	misses;			/* named pages the cache had no copy of */
 } gh_page_cache_info;
 
 extern void gh_page_cache_size(gh_engine *e, size_t bytes);

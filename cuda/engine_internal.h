@@ -105,7 +105,8 @@ extern int	gh_device_ids(const gh_engine *e, uint32_t devmask, int *ids,
 
 /* ---- the page cache (engine_pagecache.c) ---- */
 
-extern gh_status gh_page_cache_plan(gh_star *s, const gh_pagename *names, size_t npages,
+extern gh_status gh_page_cache_plan(gh_star *s, const uint32_t *pages,
+									const gh_pagename *names, size_t npages,
 									gh_pagecopy *copy, bool *planned);
 extern void gh_page_cache_settle(gh_star *s, const uint8_t *drop, bool kept);
 extern void gh_page_cache_close(gh_engine *e);

@@ -21,7 +21,8 @@
  * it); or kept (a copy any read of that name and LSN may take).  Entries
  * are found by name through chains from a table of heads.  A read takes a
  * free slot, then a new chunk, then the first kept entry the clock hand
- * finds unreferenced since it last passed (a read of a copy references it).
+ * finds unreferenced since it last passed (a read of a copy references it)
+ * and not taken by the read being planned.
  *
  * Reads are synchronous (the backend has read every page when star_read
  * returns), so a copy replaced after its read is never read half replaced.
@@ -52,6 +53,7 @@ typedef struct pc_entry
 	uint64_t	lsn;
 	const gh_star *owner;		/* filling: the star whose read filled it */
 	int32_t		next;			/* the chain's next entry, or the free list's; -1: none */
+	uint32_t	read_at;		/* the last read that took this copy (struct gh_pagecache.reads) */
 	uint8_t		state;
 	uint8_t		ref;			/* read since the clock hand last passed */
 } pc_entry;
@@ -75,6 +77,7 @@ struct gh_pagecache
 	uint64_t	hits;
 	uint64_t	misses;
 	uint64_t	epoch;
+	uint32_t	reads;			/* reads planned so far */
 	bool		full;			/* no more chunks: the size, or the device */
 };
 
@@ -236,6 +239,9 @@ victim(gh_engine *e, struct gh_pagecache *c)
 		c->hand = (c->hand + 1) % c->nslots;
 		if (c->ent[i].state != SLOT_KEPT)
 			continue;
+		/* a copy the read being planned takes */
+		if (c->ent[i].read_at == c->reads)
+			continue;
 		if (c->ent[i].ref)
 		{
 			c->ent[i].ref = 0;
@@ -283,13 +289,15 @@ ready(struct gh_pagecache *c, size_t page_size)
 
 /*
  * Plan s's read of npages pages named names: copy[p] where page p is read
- * from and copied to, s->cache_slot[p] the slot it fills (-1: none).  False
- * (copy untouched) if the read does not go through the cache; GH_ERR_*
- * only for want of host memory.
+ * from and copied to, s->cache_slot[p] the slot it fills (-1: none).  A page
+ * only the cache may give (pages[p] GH_PAGE_CACHED_ONLY) is read from its
+ * copy or not at all: it fills nothing.  The copies this read takes are not
+ * replaced by the ones it fills.  False (copy untouched) if the read does
+ * not go through the cache; GH_ERR_* only for want of host memory.
  */
 gh_status
-gh_page_cache_plan(gh_star *s, const gh_pagename *names, size_t npages, gh_pagecopy *copy,
-				   bool *planned)
+gh_page_cache_plan(gh_star *s, const uint32_t *pages, const gh_pagename *names, size_t npages,
+				   gh_pagecopy *copy, bool *planned)
 {
 	gh_engine  *e = s->e;
 	struct gh_pagecache *c = e->pagecache;
@@ -309,6 +317,8 @@ gh_page_cache_plan(gh_star *s, const gh_pagename *names, size_t npages, gh_pagec
 	}
 	s->cache_epoch = c->epoch;
 	s->cache_npages = npages;
+	if (++c->reads == 0)
+		c->reads = 1;
 	for (size_t p = 0; p < npages; p++)
 	{
 		const gh_pagename *n = &names[p];
@@ -324,13 +334,16 @@ gh_page_cache_plan(gh_star *s, const gh_pagename *names, size_t npages, gh_pagec
 		{
 			if (!c->ent[i].ref)
 				c->ent[i].ref = 1;
+			c->ent[i].read_at = c->reads;
 			c->hits++;
 			copy[p].from = slot_address(c, i);
 			continue;
 		}
 		c->misses++;
-		if (i >= 0 && c->ent[i].state == SLOT_FILLING)
-			continue;			/* a read not yet kept fills it */
+		if (pages[p] == GH_PAGE_CACHED_ONLY)
+			continue;			/* nothing to fill it from */
+		if (i >= 0 && (c->ent[i].state == SLOT_FILLING || c->ent[i].read_at == c->reads))
+			continue;			/* a read not yet kept fills it, or this one reads it */
 		if (i >= 0)
 			release(c, i);		/* an older version: replaced */
 		i = victim(e, c);

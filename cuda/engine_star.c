@@ -337,6 +337,60 @@ split_read(gh_star *s, const uint32_t *pages, const gh_pagename *names, const gh
 	return GH_OK;
 }
 
+/*
+ * The pages of a read that are read: all but those only the page cache may
+ * give and it has no copy of (GH_STAR_PAGE_MISSED in status).  *sel is NULL
+ * where all are; else their indices, with *rpages, *rnames and *rcopy the
+ * arrays of the pages read (a cached page's number 0: read from its copy).
+ */
+static gh_status
+select_read(gh_star *s, const uint32_t *pages, const gh_pagename *names, gh_pagecopy *copy,
+			size_t npages, uint8_t *status, size_t **sel, size_t *nread, void **buffer)
+{
+	gh_engine  *e = s->e;
+	size_t		n = 0;
+	bool		any = false;
+	char	   *buf;
+	uint32_t   *rpages;
+	gh_pagename *rnames;
+	gh_pagecopy *rcopy;
+
+	*sel = NULL;
+	*nread = npages;
+	*buffer = NULL;
+	for (size_t p = 0; p < npages && !any; p++)
+		any = pages[p] == GH_PAGE_CACHED_ONLY;
+	if (!any)
+		return GH_OK;
+	/* the copies and names first: their alignment */
+	buf = gh_malloc(e, npages * (sizeof(size_t) + sizeof(gh_pagecopy) + sizeof(gh_pagename) +
+								 sizeof(uint32_t)));
+	if (buf == NULL)
+		return e->status;
+	rcopy = (gh_pagecopy *) buf;
+	rnames = (gh_pagename *) (rcopy + npages);
+	*sel = (size_t *) (rnames + npages);
+	rpages = (uint32_t *) (*sel + npages);
+	for (size_t p = 0; p < npages; p++)
+	{
+		if (pages[p] == GH_PAGE_CACHED_ONLY && (copy == NULL || copy[p].from == NULL))
+		{
+			status[p] = GH_STAR_PAGE_MISSED;
+			continue;
+		}
+		(*sel)[n] = p;
+		rpages[n] = pages[p] == GH_PAGE_CACHED_ONLY ? 0 : pages[p];
+		if (names != NULL)
+			rnames[n] = names[p];
+		if (copy != NULL)
+			rcopy[n] = copy[p];
+		n++;
+	}
+	*nread = n;
+	*buffer = buf;
+	return GH_OK;
+}
+
 /* The backends' read, through the page cache where the pages are named. */
 static gh_status
 read_pages(gh_star *s, const void *base, const uint32_t *pages, const gh_pagename *names,
@@ -346,35 +400,79 @@ read_pages(gh_star *s, const void *base, const uint32_t *pages, const gh_pagenam
 	gh_pagecopy *copy = NULL;
 	bool		planned = false;
 	star_args	a = {.s = s, .base = base, .status = status};
-	void	   *buffer = NULL;
+	void	   *buffer = NULL,
+			   *selected = NULL;
+	size_t	   *sel = NULL;
+	size_t		nread = npages;
+	uint8_t    *rstatus = NULL;
 	gh_status	st;
 
+	s->nread = 0;
 	if (names != NULL && e->pagecache != NULL)
 	{
 		copy = gh_malloc(e, npages * sizeof(gh_pagecopy));
 		if (copy == NULL)
 			return e->status;
-		st = gh_page_cache_plan(s, names, npages, copy, &planned);
+		st = gh_page_cache_plan(s, pages, names, npages, copy, &planned);
 		if (st != GH_OK)
 		{
 			free(copy);
 			return st;
 		}
 	}
-	st = split_read(s, pages, names, planned ? copy : NULL, npages, &a, &buffer);
-	if (st == GH_OK)
-		st = gh_for_devices(e, devices_read(s), npages * s->spec.max_tuples, read_on_device,
+	st = select_read(s, pages, names, planned ? copy : NULL, npages, status, &sel, &nread,
+					 &selected);
+	if (st == GH_OK && sel != NULL)
+	{
+		gh_pagecopy *rcopy = selected;
+
+		pages = (const uint32_t *) (sel + npages);
+		names = names != NULL ? (const gh_pagename *) (rcopy + npages) : NULL;
+		rstatus = gh_malloc(e, nread + 1);
+		st = rstatus != NULL ? GH_OK : e->status;
+		a.status = rstatus;
+		if (planned)
+			memcpy(copy, rcopy, nread * sizeof(gh_pagecopy));
+	}
+	if (st == GH_OK && nread == 0)
+	{
+		free(s->order);
+		s->order = NULL;
+		memset(s->dev_first, 0, sizeof(s->dev_first));
+	}
+	else if (st == GH_OK)
+		st = split_read(s, pages, names, planned ? copy : NULL, nread, &a, &buffer);
+	if (st == GH_OK && nread > 0)
+		st = gh_for_devices(e, devices_read(s), nread * s->spec.max_tuples, read_on_device,
 							&a);
+	if (st == GH_OK && sel != NULL)
+	{
+		/* the device order, or the read's order, into the caller's */
+		if (s->order == NULL)
+		{
+			s->order = gh_malloc(e, (nread + 1) * sizeof(size_t));
+			for (size_t i = 0; s->order != NULL && i < nread; i++)
+				s->order[i] = i;
+			st = s->order != NULL ? GH_OK : e->status;
+		}
+		for (size_t i = 0; st == GH_OK && i < nread; i++)
+			s->order[i] = sel[s->order[i]];
+	}
 	if (st == GH_OK && s->order != NULL)
-		for (size_t i = 0; i < npages; i++)
+		for (size_t i = 0; i < nread; i++)
 			status[s->order[i]] = a.status[i];
 	free(buffer);
+	free(selected);
+	free(rstatus);
 	free(copy);
 	if (st != GH_OK)
 		gh_page_cache_settle(s, NULL, false);
 	else
+	{
+		s->nread = nread;
 		for (size_t p = 0; planned && p < npages; p++)
 			s->cache_ok[p] = status[p] == GH_STAR_PAGE_OK;
+	}
 	return st;
 }
 
@@ -397,6 +495,7 @@ gh_star_read_named(gh_star *s, const void *base, const uint32_t *pages, const gh
 	if (npages > INT32_MAX / s->spec.max_tuples)
 		return gh_fail(e, GH_ERR_INVALID, "gh_star_read: %zu pages are too many", npages);
 	CHECK_INTERRUPT(e);
+	s->nread = 0;
 	if (npages > 0)
 		GH_TRY_STATUS(read_pages(s, base, pages, names, npages, status));
 	s->npages = npages;
@@ -415,15 +514,15 @@ keep_pages(gh_star *s, const uint8_t *drop)
 
 	if (drop != NULL && s->order != NULL)
 	{
-		ddrop = gh_malloc(e, s->npages);
+		ddrop = gh_malloc(e, s->nread);
 		if (ddrop == NULL)
 			return e->status;
-		for (size_t i = 0; i < s->npages; i++)
+		for (size_t i = 0; i < s->nread; i++)
 			ddrop[i] = drop[s->order[i]];
 		a.drop = ddrop;
 	}
 	memset(s->dev_kept, 0, sizeof(s->dev_kept));
-	st = gh_for_devices(e, devices_read(s), s->npages * s->spec.max_tuples, keep_on_device, &a);
+	st = gh_for_devices(e, devices_read(s), s->nread * s->spec.max_tuples, keep_on_device, &a);
 	free(ddrop);
 	/* rows a device aggregated count even where another device failed */
 	for (int d = 0; d < e->opt.ndevices; d++)
@@ -444,7 +543,7 @@ gh_star_keep(gh_star *s, const uint8_t *drop)
 	if (!s->pending)
 		return gh_fail(e, GH_ERR_INVALID, "gh_star_keep: no read to keep");
 	CHECK_INTERRUPT(e);
-	if (s->npages > 0)
+	if (s->nread > 0)
 		st = keep_pages(s, drop);
 	gh_page_cache_settle(s, drop, st == GH_OK);
 	s->pending = false;

@@ -247,10 +247,10 @@ typedef struct GhsStarCreate
 /*
  * Pages through a star: shared buffers the client keeps pinned, each with
  * the LSN it saw it all-visible with (checked by the service as a pool's
- * pages are), or pages the client made itself of the rows it read
- * (synthetic, in the segment after the header, taken whole).  status[p]
- * comes back 0 for a page whose rows were kept, 1 for one the client must
- * read itself.
+ * pages are), pages it gives only by name (GH_PAGE_CACHED_ONLY: from the
+ * page cache or not at all), or pages the client made itself of the rows it
+ * read (synthetic, in the segment after the header, taken whole).
+ * status[p] comes back a STAR_PAGE_* (star_ops.h).
  */
 typedef struct GhsStarPages
 {
@@ -261,6 +261,7 @@ typedef struct GhsStarPages
 	Size		status;			/* uint8 */
 	/* the pages' names for the page cache (star_ops.h): 0, none */
 	Size		blocks;			/* uint32 block numbers */
+	Size		versions;		/* uint64: the versions they are named by */
 	uint64		name_rel;
 	uint64		name_spc;
 } GhsStarPages;

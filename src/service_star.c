@@ -195,7 +195,8 @@ gpuhash_star_service_pages(GhsSlot *slot)
 		}
 		else
 		{
-			StarPageNames names = {hdr->name_rel, hdr->name_spc, ghs_at(base, hdr->blocks)};
+			StarPageNames names = {hdr->name_rel, hdr->name_spc, ghs_at(base, hdr->blocks),
+				ghs_at(base, hdr->versions)};
 
 			st = star_core_pages(&star->core, BufferBlocks, ghs_at(base, hdr->pages),
 								 ghs_at(base, hdr->lsns), &names, status, hdr->npages);

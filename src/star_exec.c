@@ -422,7 +422,7 @@ static void
 scan_again(GpuStarAggState *s)
 {
 	s->star->restart = false;
-	s->pages_shipped = s->pages_synthetic = s->pages_reread = 0;
+	s->pages_shipped = s->pages_cached = s->pages_synthetic = s->pages_reread = 0;
 	s->rows_cpu = 0;
 	if (s->shared != NULL)
 		s->whole_pass = true;
@@ -1137,8 +1137,9 @@ ExplainGpuStarAgg(CustomScanState *node, List *ancestors, ExplainState *es)
 		if (s->stat_devices)
 			ExplainPropertyText("Devices Used", gpuhash_devices_text(s->stat_devices), es);
 		ExplainPropertyText("Heap Pages",
-							psprintf("shipped=%lld made of rows read on the CPU=%lld reread after a change=%lld",
+							psprintf("shipped=%lld from the page cache=%lld made of rows read on the CPU=%lld reread after a change=%lld",
 									 (long long) s->pages_shipped,
+									 (long long) s->pages_cached,
 									 (long long) s->pages_synthetic,
 									 (long long) s->pages_reread), es);
 		if (es->timing)

@@ -102,27 +102,25 @@ raise_data_error(int err)
 /*
  * Names for the engine's page cache (NULL where the relation is not named or
  * the pages are not shared buffers).  A name is the relation's file
- * (database, file number), the page's tablespace and block, and the LSN its
- * pinner saw.  src/README, "The page cache", has why that names one content
- * for a relation that needs WAL (gpuhash_op_star_name): every change to a
- * heap page but its hint bits and all-visible flag is WAL-logged and moves
- * its LSN on, and LSNs only grow while the server runs.  A page at LSN 0
- * (written without WAL) is not named.
+ * (database, file number), the page's tablespace and block, and the version
+ * of the page its shipper saw: the LSN of the visibility map page that held
+ * its all-visible bit, set (0: not named).  src/README, "The page cache", has
+ * why that names one content for a relation that needs WAL
+ * (gpuhash_op_star_name).
  */
 static gh_pagename *
-star_page_names(uint64 name_rel, uint64 name_spc, const uint32 *blocks, const uint64 *lsns,
-				size_t npages)
+star_page_names(const StarPageNames *n, size_t npages)
 {
 	gh_pagename *names;
 
-	if (name_rel == 0 || blocks == NULL || lsns == NULL)
+	if (n == NULL || n->rel == 0 || n->blocks == NULL || n->versions == NULL)
 		return NULL;
 	names = palloc(sizeof(gh_pagename) * Max(npages, 1));
 	for (size_t p = 0; p < npages; p++)
 	{
-		names[p].rel = name_rel;
-		names[p].block = name_spc << 32 | blocks[p];
-		names[p].lsn = lsns[p];
+		names[p].rel = n->rel;
+		names[p].block = n->spc << 32 | n->blocks[p];
+		names[p].lsn = n->versions[p];
 	}
 	return names;
 }
@@ -132,8 +130,7 @@ star_core_pages(StarCore *c, const void *base, const uint32 *pages, const uint64
 				const StarPageNames *names, uint8 *status, size_t npages)
 {
 	uint8	   *res = palloc(Max(npages, 1));
-	gh_pagename *named = names == NULL ? NULL :
-		star_page_names(names->rel, names->spc, names->blocks, lsns, npages);
+	gh_pagename *named = star_page_names(names, npages);
 	gh_status	st;
 	instr_time	t0,
 				t1,
@@ -156,8 +153,17 @@ star_core_pages(StarCore *c, const void *base, const uint32 *pages, const uint64
 	for (size_t p = 0; lsns != NULL && p < npages; p++)
 		gpuhash_buffer_prefetch(pages[p]);
 	for (size_t p = 0; p < npages; p++)
-		status[p] = res[p] == GH_STAR_PAGE_BAD ||
-			(lsns != NULL && !gpuhash_buffer_unchanged(pages[p], lsns[p]));
+	{
+		if (res[p] == GH_STAR_PAGE_MISSED)
+			status[p] = STAR_PAGE_NOT_CACHED;
+		else if (res[p] == GH_STAR_PAGE_BAD)
+			status[p] = STAR_PAGE_READ_AGAIN;
+		else if (lsns != NULL && pages[p] != GH_PAGE_CACHED_ONLY &&
+				 !gpuhash_buffer_unchanged(pages[p], lsns[p]))
+			status[p] = STAR_PAGE_READ_AGAIN;
+		else
+			status[p] = STAR_PAGE_KEPT;
+	}
 	INSTR_TIME_SET_CURRENT(t2);
 	for (size_t p = 0; p < npages; p++)
 	{
@@ -183,7 +189,7 @@ star_core_pages(StarCore *c, const void *base, const uint32 *pages, const uint64
 		return st;
 	}
 	for (size_t p = 0; p < npages; p++)
-		c->pages += status[p] == 0;
+		c->pages += status[p] == STAR_PAGE_KEPT;
 	pfree(res);
 	INSTR_TIME_SUBTRACT(t2, t1);
 	INSTR_TIME_SUBTRACT(t1, t0);
@@ -333,6 +339,7 @@ make_batch(GhOpStar *s, size_t max_pages)
 		Size		lsns = ghs_reserve(&size, sizeof(uint64) * max_pages, true);
 		Size		status = ghs_reserve(&size, max_pages, true);
 		Size		blocks = ghs_reserve(&size, sizeof(uint32) * max_pages, true);
+		Size		versions = ghs_reserve(&size, sizeof(uint64) * max_pages, true);
 		GhsStarPages *hdr;
 		char	   *base;
 
@@ -346,10 +353,12 @@ make_batch(GhOpStar *s, size_t max_pages)
 		hdr->lsns = lsns;
 		hdr->status = status;
 		hdr->blocks = blocks;
+		hdr->versions = versions;
 		s->pages = ghs_at(base, pages);
 		s->lsns = ghs_at(base, lsns);
 		s->status = ghs_at(base, status);
 		s->blocks = ghs_at(base, blocks);
+		s->versions = ghs_at(base, versions);
 
 		size = GHS_ALIGN(sizeof(GhsStarPages));
 		pages = ghs_reserve(&size, (Size) BLCKSZ * max_pages, true);
@@ -372,6 +381,7 @@ make_batch(GhOpStar *s, size_t max_pages)
 		s->lsns = palloc(sizeof(uint64) * max_pages);
 		s->status = palloc(max_pages);
 		s->blocks = palloc(sizeof(uint32) * max_pages);
+		s->versions = palloc(sizeof(uint64) * max_pages);
 		/* the engine reads pages from 16-byte aligned memory */
 		s->synth = (char *) TYPEALIGN(16, palloc((Size) BLCKSZ * max_pages + 16));
 		MemoryContextSwitchTo(old);
@@ -525,7 +535,7 @@ gpuhash_op_star_shipped(GhOpStar *s, size_t npages)
 		service_pages(s, s->seg, npages);
 	else
 	{
-		StarPageNames names = {s->name_rel, s->name_spc, s->blocks};
+		StarPageNames names = {s->name_rel, s->name_spc, s->blocks, s->versions};
 		gh_status	st = star_core_pages(&s->local, BufferBlocks, s->pages, s->lsns, &names,
 										 s->status, npages);
 

@@ -48,21 +48,35 @@ extern gh_status star_core_create(StarCore *c, gh_engine *e, const gh_prog *prog
 								  const gh_pagespec *spec, int ndims, const StarDimArrays *dims);
 /*
  * What names a batch's shipped pages for the engine's page cache: the
- * relation (gpuhash_op_star_name; rel 0: not named) and each page's block.
+ * relation (gpuhash_op_star_name; rel 0: not named), each page's block and
+ * the version of it the batch reads (0: none to name; src/README, "The page
+ * cache", says what a version is).
  */
 typedef struct StarPageNames
 {
 	uint64		rel;
 	uint64		spc;
 	const uint32 *blocks;
+	const uint64 *versions;
 } StarPageNames;
+
+/*
+ * What became of a shipped page (star_core_pages' status): kept; to be read
+ * by the caller (it changed, or is malformed); or, for a page the batch
+ * gave only by name (GH_PAGE_CACHED_ONLY), not in the page cache: to be
+ * shipped again pinned.
+ */
+#define STAR_PAGE_KEPT			0
+#define STAR_PAGE_READ_AGAIN	1
+#define STAR_PAGE_NOT_CACHED	2
 
 /*
  * Run npages pages through the star: shared buffers (base BufferBlocks,
  * lsns given: each checked unchanged under its content lock, and named for
- * the engine's page cache by names with their LSNs) or pages the caller
- * made (lsns and names NULL: all taken).  status[p] becomes 1 for a page the
- * caller must read itself (changed, or malformed), 0 for one kept.  A kept
+ * the engine's page cache by names; a page given only by its name,
+ * GH_PAGE_CACHED_ONLY, is read from the cache or not at all, and not
+ * checked) or pages the caller made (lsns and names NULL: all taken).
+ * status[p] becomes a STAR_PAGE_* (above).  A kept
  * page's data error is raised as PostgreSQL raises it; an engine failure is
  * returned (nothing of the batch kept then).
  */
@@ -83,8 +97,9 @@ typedef struct GhOpStar
 	/* a batch of pages, for the caller to fill */
 	size_t		max_pages;
 	uint32	   *pages;			/* shared buffer ids */
-	uint64	   *lsns;
+	uint64	   *lsns;			/* the LSN each had when pinned */
 	uint32	   *blocks;			/* their block numbers (gpuhash_op_star_name) */
+	uint64	   *versions;		/* their versions for the page cache (StarPageNames) */
 	uint64		name_rel;		/* the relation they are of, for the page cache; 0: none */
 	uint64		name_spc;
 	uint8	   *status;
@@ -127,7 +142,7 @@ extern GhOpStar *gpuhash_op_star_attach(GhOps *ops, int worker, int32 id, size_t
  * a page's tag and LSN fix its content (star_ops.c)
  */
 extern void gpuhash_op_star_name(GhOpStar *s, Relation rel);
-/* pages[0 .. npages), lsns and blocks filled in: status comes back */
+/* pages[0 .. npages), lsns, blocks and versions filled in: status comes back */
 extern void gpuhash_op_star_shipped(GhOpStar *s, size_t npages);
 /* synth[0 .. npages * BLCKSZ) filled in with pages */
 extern void gpuhash_op_star_synthetic(GhOpStar *s, size_t npages);

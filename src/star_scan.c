@@ -14,6 +14,11 @@
  *		bus from the shared buffers and checks each afterwards, and the rows
  *		of a page that changed meanwhile are not kept: the page is read
  *		again as below (page_ops.h has the argument).
+ *	pages the visibility map shows all-visible, where the star may hold
+ *		copies in a page cache: by name alone, not pinned, named by the LSN
+ *		of the map page (src/README, "The page cache", has why that names
+ *		one content); a page the cache has no copy of comes back and goes
+ *		pinned, as above, in a later batch, which fills the cache.
  *	other pages: the tuples the snapshot sees are copied, as they are on
  *		disk, into pages this process makes (synthetic pages), which the
  *		star reads in turn.  Their visibility is checked here, under the
@@ -43,6 +48,7 @@
 #include "commands/explain.h"
 #include "access/relscan.h"
 #include "access/tableam.h"
+#include "access/visibilitymap.h"
 #include "executor/executor.h"
 #include "executor/instrument.h"
 #include "miscadmin.h"
@@ -57,6 +63,19 @@
 
 /* synthetic pages per batch */
 #define STAR_SYNTH_PAGES 128
+
+/* the visibility map's layout (visibilitymap.c): two bits a heap block */
+#define VM_MAP_BYTES (BLCKSZ - MAXALIGN(SizeOfPageHeaderData))
+#define VM_BLOCKS_PER_PAGE (VM_MAP_BYTES * 4)
+
+/* one page of the visibility map, as it was under its share lock */
+typedef struct VmCopy
+{
+	BlockNumber page;			/* which map page; InvalidBlockNumber: none yet */
+	XLogRecPtr	lsn;			/* its LSN; 0: no such page, or not to name by */
+	Buffer		buf;			/* pinned by visibilitymap_get_status */
+	uint8		map[VM_MAP_BYTES];
+} VmCopy;
 
 typedef struct StarScan
 {
@@ -74,7 +93,13 @@ typedef struct StarScan
 	BlockNumber nblocks;
 	/* the batch of shipped pages */
 	int			nship;
-	Buffer	   *bufs;
+	Buffer	   *bufs;			/* InvalidBuffer: given by name alone */
+	bool		try_cache;		/* give all-visible pages by name alone */
+	VmCopy	   *vm;
+	/* blocks the page cache had no copy of, to be shipped pinned */
+	BlockNumber *queued;
+	int			nqueued;
+	bool		exhausted;		/* next_block found none */
 	/* synthetic pages: the one being filled is nsynth */
 	int			nsynth;
 	int			max_synth;
@@ -181,15 +206,71 @@ static void
 drop_batch(StarScan *sc)
 {
 	for (int p = 0; p < sc->nship; p++)
-		ReleaseBuffer(sc->bufs[p]);
+		if (BufferIsValid(sc->bufs[p]))
+			ReleaseBuffer(sc->bufs[p]);
 	sc->nship = 0;
 }
 
-/* Send the shipped pages; read again those the star did not keep; unpin. */
+/*
+ * The version of block blk for the page cache: the LSN of the visibility
+ * map page holding its bits where its all-visible bit is set, else 0.  The
+ * map page is copied under its share lock the first time one of its blocks
+ * is asked for, and that copy answers for the rest of the scan: a bit seen
+ * set at any time after the query's snapshot was taken will do (src/README,
+ * "The page cache").
+ */
+static uint64
+vm_version(StarScan *sc, BlockNumber blk)
+{
+	VmCopy	   *vm = sc->vm;
+	BlockNumber page = blk / VM_BLOCKS_PER_PAGE;
+	uint32		i = blk % VM_BLOCKS_PER_PAGE;
+
+	if (vm->page != page)
+	{
+		(void) visibilitymap_get_status(sc->rel, blk, &vm->buf);
+		vm->page = page;
+		vm->lsn = InvalidXLogRecPtr;
+		if (BufferIsValid(vm->buf) && BufferGetBlockNumber(vm->buf) == page)
+		{
+			Page		map = BufferGetPage(vm->buf);
+
+			LockBuffer(vm->buf, BUFFER_LOCK_SHARE);
+			memcpy(vm->map, PageGetContents(map), VM_MAP_BYTES);
+			vm->lsn = PageGetLSN(map);
+			LockBuffer(vm->buf, BUFFER_LOCK_UNLOCK);
+		}
+	}
+	if (vm->lsn == InvalidXLogRecPtr ||
+		!((vm->map[i / 4] >> ((i % 4) * 2)) & VISIBILITYMAP_ALL_VISIBLE))
+		return 0;
+	return vm->lsn;
+}
+
+/* blk into the batch: given by name alone (buf invalid), or pinned with its LSN */
+static void
+add_page(StarScan *sc, BlockNumber blk, Buffer buf, XLogRecPtr lsn, uint64 version)
+{
+	GhOpStar   *star = sc->star;
+	int			n = sc->nship++;
+
+	star->pages[n] = BufferIsValid(buf) ? (uint32) (buf - 1) : GH_PAGE_CACHED_ONLY;
+	star->lsns[n] = lsn;
+	star->blocks[n] = blk;
+	star->versions[n] = version;
+	sc->bufs[n] = buf;
+}
+
+/*
+ * Send the batch; read again the pinned pages the star did not keep, queue
+ * the named ones it had no copy of; unpin.
+ */
 static void
 ship(StarScan *sc)
 {
 	GhOpStar   *star = sc->star;
+	int			named = 0,
+				hits = 0;
 
 	if (sc->nship == 0)
 		return;
@@ -211,20 +292,57 @@ ship(StarScan *sc)
 	{
 		Buffer		buf = sc->bufs[p];
 
-		if (star->status[p])
+		named += !BufferIsValid(buf);
+		if (star->status[p] == STAR_PAGE_KEPT)
 		{
+			if (BufferIsValid(buf))
+				ReleaseBuffer(buf);
+			else
+			{
+				hits++;
+				sc->s->pages_cached++;
+			}
+			sc->s->pages_shipped++;
+		}
+		else if (star->status[p] == STAR_PAGE_NOT_CACHED && !BufferIsValid(buf))
+			sc->queued[sc->nqueued++] = star->blocks[p];
+		else
+		{
+			if (!BufferIsValid(buf))
+				buf = ReadBufferExtended(sc->rel, MAIN_FORKNUM, star->blocks[p], RBM_NORMAL,
+										 sc->strategy);
 			LockBuffer(buf, BUFFER_LOCK_SHARE);
 			add_visible(sc, buf);
 			UnlockReleaseBuffer(buf);
 			sc->s->pages_reread++;
 		}
-		else
-		{
-			ReleaseBuffer(buf);
-			sc->s->pages_shipped++;
-		}
 	}
 	sc->nship = 0;
+	/* none of them there: the cache does not hold this table (yet); pin the rest */
+	if (named > 0 && hits == 0)
+		sc->try_cache = false;
+}
+
+/* The next block to read: one the cache had no copy of, or the scan's next. */
+static BlockNumber
+next_page(StarScan *sc, bool *queued)
+{
+	BlockNumber blk;
+
+	*queued = sc->nqueued > 0;
+	if (*queued)
+		return sc->queued[--sc->nqueued];
+	if (!sc->exhausted)
+	{
+		blk = next_block(sc);
+		if (blk != InvalidBlockNumber)
+			return blk;
+		sc->exhausted = true;
+	}
+	/* the last batch, which may queue blocks again */
+	ship(sc);
+	*queued = sc->nqueued > 0;
+	return *queued && !sc->abort ? sc->queued[--sc->nqueued] : InvalidBlockNumber;
 }
 
 /* The batch's pins are released on error by the resource owner; clear ours. */
@@ -233,6 +351,8 @@ read_pages(StarScan *sc)
 {
 	SeqScanState *ss = (SeqScanState *) sc->s->fact_ps;
 	TableScanDesc sd = ss->ss.ss_currentScanDesc;
+	bool		visible_all = !sc->snapshot->takenDuringRecovery && gpuhash_ship_pages;
+	bool		named;
 	instr_time	start;
 
 	INSTR_TIME_SET_CURRENT(start);
@@ -245,37 +365,50 @@ read_pages(StarScan *sc)
 	if (RelationGetNumberOfBlocks(sc->rel) > (BlockNumber) (NBuffers / 4))
 		sc->strategy = GetAccessStrategy(BAS_BULKREAD);
 	gpuhash_op_star_name(sc->star, sc->rel);
+	named = sc->star->name_rel != 0 && visible_all;
+	sc->try_cache = named && sc->star->in_service && gpuhash_page_cache_mb != 0;
+	sc->vm->page = InvalidBlockNumber;
+	sc->exhausted = false;
+	sc->nqueued = 0;
 	for (;;)
 	{
-		BlockNumber blk = next_block(sc);
+		bool		queued;
+		BlockNumber blk = next_page(sc, &queued);
+		uint64		version;
 		Buffer		buf;
 		Page		page;
 
 		if (blk == InvalidBlockNumber || sc->abort)
 			break;
 		CHECK_FOR_INTERRUPTS();
-		buf = ReadBufferExtended(sc->rel, MAIN_FORKNUM, blk, RBM_NORMAL, sc->strategy);
-		LockBuffer(buf, BUFFER_LOCK_SHARE);
-		page = BufferGetPage(buf);
-		if (PageIsAllVisible(page) && !sc->snapshot->takenDuringRecovery && gpuhash_ship_pages)
+		version = named ? vm_version(sc, blk) : 0;
+		if (version != 0 && sc->try_cache && !queued)
+			add_page(sc, blk, InvalidBuffer, InvalidXLogRecPtr, version);
+		else
 		{
+			buf = ReadBufferExtended(sc->rel, MAIN_FORKNUM, blk, RBM_NORMAL, sc->strategy);
+			LockBuffer(buf, BUFFER_LOCK_SHARE);
+			page = BufferGetPage(buf);
+			if (!PageIsAllVisible(page) || !visible_all)
+			{
+				add_visible(sc, buf);
+				UnlockReleaseBuffer(buf);
+				continue;
+			}
 			/* keep the pin: the page stays in its buffer while the device reads it */
-			sc->star->lsns[sc->nship] = PageGetLSN(page);
+			add_page(sc, blk, buf, PageGetLSN(page), version);
 			LockBuffer(buf, BUFFER_LOCK_UNLOCK);
-			sc->star->pages[sc->nship] = (uint32) (buf - 1);
-			sc->star->blocks[sc->nship] = blk;
-			sc->bufs[sc->nship++] = buf;
-			if ((size_t) sc->nship == sc->star->max_pages)
-				ship(sc);
-			continue;
 		}
-		add_visible(sc, buf);
-		UnlockReleaseBuffer(buf);
+		if ((size_t) sc->nship == sc->star->max_pages)
+			ship(sc);
 	}
 	if (sc->abort)
 		drop_batch(sc);
 	else
 		ship(sc);
+	if (BufferIsValid(sc->vm->buf))
+		ReleaseBuffer(sc->vm->buf);
+	sc->vm->buf = InvalidBuffer;
 	if (sc->strategy)
 		FreeAccessStrategy(sc->strategy);
 	sc->strategy = NULL;
@@ -355,6 +488,8 @@ star_scan_fact(GpuStarAggState *s)
 	sc.snapshot = fact->state->es_snapshot;
 	sc.max_synth = Min(STAR_SYNTH_PAGES, (int) s->star->max_pages);
 	sc.bufs = palloc(sizeof(Buffer) * s->star->max_pages);
+	sc.queued = palloc(sizeof(BlockNumber) * s->star->max_pages);
+	sc.vm = palloc0(sizeof(VmCopy));
 	for (;;)
 	{
 		if (direct)
@@ -381,7 +516,7 @@ star_scan_fact(GpuStarAggState *s)
 		sc.next = 0;
 		sc.nsynth = 0;
 		sc.synth_open = false;
-		s->pages_shipped = s->pages_synthetic = s->pages_reread = 0;
+		s->pages_shipped = s->pages_cached = s->pages_synthetic = s->pages_reread = 0;
 		sc.cpu_rows = 0;
 		if (!direct && !gathered)
 			ExecReScan(fact);
@@ -389,4 +524,6 @@ star_scan_fact(GpuStarAggState *s)
 	s->rows_cpu += (int64) sc.cpu_rows;
 	s->rows_kept = (int64) s->star->kept;
 	pfree(sc.bufs);
+	pfree(sc.queued);
+	pfree(sc.vm);
 }

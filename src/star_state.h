@@ -135,6 +135,7 @@ typedef struct GpuStarAggState
 	double		scan_ms;
 	double		result_ms;
 	int64		pages_shipped;
+	int64		pages_cached;	/* of them, read from the page cache's copies */
 	int64		pages_synthetic;	/* made of rows read on the CPU */
 	int64		pages_reread;
 	int64		rows_cpu;		/* rows read on the CPU */

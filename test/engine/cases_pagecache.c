@@ -12,6 +12,9 @@
  *	- copies of pages dropped at the keep, of a read that failed (an
  *	  injected device failure), of a read whose star was freed before its
  *	  keep, and of pages named with LSN 0 are never read
+ *	- pages only the cache may give (GH_PAGE_CACHED_ONLY) are read from their
+ *	  copies, or not at all (GH_STAR_PAGE_MISSED), mixed with other pages;
+ *	  a read of more pages than the cache holds keeps every copy it reads
  *	- a new size empties the cache, size 0 frees it: device memory back to
  *	  what it was; an engine without a size has no cache
  *
@@ -101,6 +104,138 @@ new_star(gh_engine *e, const gh_prog *p, gh_dim *dim)
 
 	(void) check_ok(gh_star_create(e, p, &fact.spec, &dim, 1, &s), e, "gh_star_create");
 	return s;
+}
+
+/*
+ * The groups of s against a reference over page k of a where from_a[k], of
+ * base2 where from_b[k], for k < n (neither: the page is not counted).
+ */
+static void
+expect_pages(gh_engine *e, gh_star *s, const gh_prog *p, gh_dim *dim, const batches *a,
+			 const uint8_t *base2, const bool *from_a, const bool *from_b, size_t n)
+{
+	size_t		psz = fact.spec.page_size;
+	batches		mix = *a;
+	gh_groups  *want,
+			   *got = groups_of(e, s);
+
+	mix.base = aligned_alloc(16, n * psz + 16);
+	mix.npages = 0;
+	for (size_t k = 0; k < n; k++)
+		if (from_a[k] || from_b[k])
+			memcpy(mix.base + mix.npages++ * psz, (from_a[k] ? a->base : base2) + k * psz, psz);
+	want = reference(e, p, dim, &mix);
+	if (got != NULL && want != NULL)
+		(void) same_groups(got, want);
+	gh_groups_free(got);
+	gh_groups_free(want);
+	free(mix.base);
+}
+
+/*
+ * One read of pages [0, n) of a, named under lsn: page k is only the
+ * cache's (GH_PAGE_CACHED_ONLY) where cached_only[k], else read from base2
+ * (named under lsn where named[k], else unnamed: lsn 0); kept; statuses in
+ * status.  False on an error.
+ */
+static bool
+read_cached_only(gh_engine *e, gh_star *s, const uint8_t *base2, const batches *a, size_t n,
+				 uint64_t lsn, const bool *cached_only, const bool *named, uint8_t *status)
+{
+	gh_pagename *nm = names_of(a, 0, n, lsn);
+	uint32_t   *ids = xmalloc((n + 1) * sizeof(uint32_t));
+	bool		ok;
+
+	for (size_t k = 0; k < n; k++)
+	{
+		ids[k] = cached_only[k] ? GH_PAGE_CACHED_ONLY : a->ids[k];
+		if (!cached_only[k] && !named[k])
+			nm[k].lsn = 0;
+	}
+	ok = check_ok(gh_star_read_named(s, base2, ids, nm, n, status), e, "gh_star_read_named") &&
+		check_ok(gh_star_keep(s, NULL), e, "gh_star_keep");
+	free(ids);
+	free(nm);
+	return ok;
+}
+
+static void
+cached_only_cases(gh_engine *e, const gh_prog *p, gh_dim *dim, const batches *a,
+				  const uint8_t *base2)
+{
+	size_t		n = 2 * CACHE_PAGES;
+	bool	   *cached_only = xmalloc(n),
+			   *named = xmalloc(n),
+			   *from_a = xmalloc(n),
+			   *from_b = xmalloc(n);
+	uint8_t    *status = xmalloc(n);
+	gh_star    *s;
+	gh_page_cache_info i0;
+
+	case_begin("pages only the cache may give are read from their copies, or not at all (MISSED)");
+	s = new_star(e, p, dim);
+	if (s != NULL)
+		(void) read_named(e, s, a->base, a, 0, CACHE_PAGES / 2, 15, NULL);
+	gh_star_free(s);
+	s = new_star(e, p, dim);
+	for (size_t k = 0; k < n; k++)
+	{
+		cached_only[k] = k < CACHE_PAGES / 2 || k % 3 != 2;
+		named[k] = false;
+		from_a[k] = k < CACHE_PAGES / 2;
+		from_b[k] = !cached_only[k];
+	}
+	i0 = info(e);
+	if (s != NULL && read_cached_only(e, s, base2, a, n, 15, cached_only, named, status))
+	{
+		for (size_t k = 0; k < n; k++)
+		{
+			int			want = cached_only[k] && !from_a[k] ? GH_STAR_PAGE_MISSED : GH_STAR_PAGE_OK;
+
+			if (status[k] != want)
+			{
+				case_fail("page %zu: status %d, want %d", k, status[k], want);
+				break;
+			}
+		}
+		if (info(e).hits - i0.hits != CACHE_PAGES / 2)
+			case_fail("%llu hits, want %d", (unsigned long long) (info(e).hits - i0.hits),
+					  CACHE_PAGES / 2);
+		expect_pages(e, s, p, dim, a, base2, from_a, from_b, n);
+	}
+	gh_star_free(s);
+	case_end();
+
+	case_begin("a read of more pages than the cache holds never replaces the copies it reads");
+	s = new_star(e, p, dim);
+	if (s != NULL)
+		(void) read_named(e, s, a->base, a, 0, CACHE_PAGES, 16, NULL);
+	gh_star_free(s);
+	for (size_t k = 0; k < n; k++)
+	{
+		cached_only[k] = k < CACHE_PAGES;
+		named[k] = true;
+		from_a[k] = cached_only[k];
+		from_b[k] = !cached_only[k];
+	}
+	s = new_star(e, p, dim);
+	if (s != NULL && read_cached_only(e, s, base2, a, n, 16, cached_only, named, status))
+		expect_pages(e, s, p, dim, a, base2, from_a, from_b, n);
+	gh_star_free(s);
+	s = new_star(e, p, dim);
+	i0 = info(e);
+	if (s != NULL && read_cached_only(e, s, base2, a, CACHE_PAGES, 16, cached_only, named, status) &&
+		info(e).hits - i0.hits != CACHE_PAGES)
+		case_fail("%llu of the %d copies read before were still there",
+				  (unsigned long long) (info(e).hits - i0.hits), CACHE_PAGES);
+	gh_star_free(s);
+	case_end();
+
+	free(cached_only);
+	free(named);
+	free(from_a);
+	free(from_b);
+	free(status);
 }
 
 static void
@@ -197,6 +332,8 @@ cache_cases(gh_engine *e, gh_dim *dim, const batches *a, const uint8_t *base2)
 		gh_star_free(s);
 	}
 	case_end();
+
+	cached_only_cases(e, p, dim, a, base2);
 
 	case_begin("copies of a read that failed, of a read never kept, of pages of LSN 0 are never read");
 	s = new_star(e, p, dim);

@@ -1,9 +1,11 @@
 -- pgTAP: the GPU service's page cache (gpuhash.page_cache_size).  A star
 -- query over a fact table reads its shipped pages once across the bus and
--- from the cache's copies after that; a page changed since (a new LSN) is
--- read again, and the results are PostgreSQL's every time; pages of an
--- unlogged table are never cached; a new size empties the cache.  The test
--- clusters give each service worker a cache of 4MB (test/pgcluster.sh).
+-- from the cache's copies after that, given by name alone where the
+-- visibility map shows them all-visible; a page changed since is read again
+-- (its bit cleared, or its map page's LSN moved), and the results are
+-- PostgreSQL's every time; pages of an unlogged table are never cached; a
+-- new size empties the cache.  The test clusters give each service worker a
+-- cache of 4MB (test/pgcluster.sh).
 -- Runs outside a transaction block: VACUUM and ALTER SYSTEM are part of it.
 SET client_min_messages = warning;
 -- committed at once, so that VACUUM can make the pages all-visible right after
@@ -45,7 +47,7 @@ SELECT (current_setting('shared_preload_libraries') ~ 'gpuhash'
         AND current_setting('gpuhash.page_cache_size') <> '0') AS cached \gset
 SELECT relpages AS fact_pages FROM pg_class WHERE relname = 'pc_fact' \gset
 
-SELECT plan(20);
+SELECT plan(30);
 
 \if :cached
 SELECT * FROM pg_temp.same_rows('first read',
@@ -57,6 +59,32 @@ SELECT * FROM pg_temp.same_rows('second read',
   'SELECT d.g, count(*), sum(f.v) FROM pc_fact f JOIN pc_dim d ON f.k = d.k GROUP BY 1', 'GpuStarAgg');
 SELECT cmp_ok((SELECT hits FROM pg_temp.since('second')), '>=', :fact_pages::bigint,
               'the second read takes every page from the cache');
+
+-- one row changes: its page is no longer all-visible (the visibility map's
+-- page keeps its LSN: clearing a bit does not move it), so that page is read
+-- with visibility checks and the others from their copies
+UPDATE pc_fact SET v = v + 7 WHERE id = 5000;
+SELECT pg_temp.mark('one row');
+SELECT * FROM pg_temp.same_rows('one row changed',
+  'SELECT d.g, count(*), sum(f.v) FROM pc_fact f JOIN pc_dim d ON f.k = d.k GROUP BY 1', 'GpuStarAgg');
+SELECT cmp_ok((SELECT hits FROM pg_temp.since('one row')), '>', 0::bigint,
+              'one row changed: the other pages are read from their copies');
+DELETE FROM pc_fact WHERE id = 15000;
+SELECT * FROM pg_temp.same_rows('one row deleted',
+  'SELECT d.g, count(*), sum(f.v) FROM pc_fact f JOIN pc_dim d ON f.k = d.k GROUP BY 1', 'GpuStarAgg');
+BEGIN;
+UPDATE pc_fact SET v = v + 1 WHERE id = 100;
+SELECT * FROM pg_temp.same_rows('a change of this transaction, not yet committed',
+  'SELECT d.g, count(*), sum(f.v) FROM pc_fact f JOIN pc_dim d ON f.k = d.k GROUP BY 1', 'GpuStarAgg');
+COMMIT;
+-- VACUUM sets the changed pages' bits again, which moves the map page's LSN:
+-- every page it maps has a new name
+VACUUM pc_fact;
+SELECT pg_temp.mark('vacuumed');
+SELECT * FROM pg_temp.same_rows('after VACUUM',
+  'SELECT d.g, count(*), sum(f.v) FROM pc_fact f JOIN pc_dim d ON f.k = d.k GROUP BY 1', 'GpuStarAgg');
+SELECT is((SELECT hits FROM pg_temp.since('vacuumed')), 0::bigint,
+          'a map page whose LSN moved names its pages anew: no copy is read');
 
 -- every page changes (and is made all-visible again): a new LSN on each
 UPDATE pc_fact SET v = v + 1000 WHERE id % 10 = 0;
@@ -105,7 +133,7 @@ SELECT is((SELECT pages || ' ' || bytes FROM pg_temp.cache()), '0 0',
 ALTER SYSTEM RESET gpuhash.page_cache_size;
 DO $$ BEGIN PERFORM pg_reload_conf(); END $$;
 \else
-SELECT skip('no GPU service with a page cache (gpuhash not preloaded, or gpuhash.page_cache_size = 0)', 20);
+SELECT skip('no GPU service with a page cache (gpuhash not preloaded, or gpuhash.page_cache_size = 0)', 30);
 \endif
 
 SELECT * FROM finish();
