@@ -331,15 +331,18 @@ put(char *base, Size off, const void *src, Size bytes)
 static void
 make_batch(GhOpStar *s, size_t max_pages)
 {
+	size_t		max_named = max_pages * STAR_NAMED_PER_PINNED;
+
 	s->max_pages = max_pages;
+	s->max_named = max_named;
 	if (s->in_service)
 	{
 		Size		size = GHS_ALIGN(sizeof(GhsStarPages));
-		Size		pages = ghs_reserve(&size, sizeof(uint32) * max_pages, true);
-		Size		lsns = ghs_reserve(&size, sizeof(uint64) * max_pages, true);
-		Size		status = ghs_reserve(&size, max_pages, true);
-		Size		blocks = ghs_reserve(&size, sizeof(uint32) * max_pages, true);
-		Size		versions = ghs_reserve(&size, sizeof(uint64) * max_pages, true);
+		Size		pages = ghs_reserve(&size, sizeof(uint32) * max_named, true);
+		Size		lsns = ghs_reserve(&size, sizeof(uint64) * max_named, true);
+		Size		status = ghs_reserve(&size, max_named, true);
+		Size		blocks = ghs_reserve(&size, sizeof(uint32) * max_named, true);
+		Size		versions = ghs_reserve(&size, sizeof(uint64) * max_named, true);
 		GhsStarPages *hdr;
 		char	   *base;
 
@@ -377,11 +380,11 @@ make_batch(GhOpStar *s, size_t max_pages)
 	{
 		MemoryContext old = MemoryContextSwitchTo(s->ops->cxt);
 
-		s->pages = palloc(sizeof(uint32) * max_pages);
-		s->lsns = palloc(sizeof(uint64) * max_pages);
-		s->status = palloc(max_pages);
-		s->blocks = palloc(sizeof(uint32) * max_pages);
-		s->versions = palloc(sizeof(uint64) * max_pages);
+		s->pages = palloc(sizeof(uint32) * max_named);
+		s->lsns = palloc(sizeof(uint64) * max_named);
+		s->status = palloc(max_named);
+		s->blocks = palloc(sizeof(uint32) * max_named);
+		s->versions = palloc(sizeof(uint64) * max_named);
 		/* the engine reads pages from 16-byte aligned memory */
 		s->synth = (char *) TYPEALIGN(16, palloc((Size) BLCKSZ * max_pages + 16));
 		MemoryContextSwitchTo(old);
@@ -529,7 +532,7 @@ gpuhash_op_star_name(GhOpStar *s, Relation rel)
 void
 gpuhash_op_star_shipped(GhOpStar *s, size_t npages)
 {
-	Assert(npages <= s->max_pages);
+	Assert(npages <= s->max_named);
 	s->ops->stat_pages += npages;
 	if (s->in_service)
 		service_pages(s, s->seg, npages);

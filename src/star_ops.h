@@ -86,6 +86,13 @@ extern gh_status star_core_pages(StarCore *c, const void *base, const uint32 *pa
 extern gh_status star_core_result(StarCore *c, gh_groups **g);
 extern void star_core_free(StarCore *c);
 
+/*
+ * Pages given by name alone (GH_PAGE_CACHED_ONLY) hold no pin and take no
+ * check: a batch may carry this many times as many of them as pinned pages,
+ * so that the service takes fewer, larger requests.
+ */
+#define STAR_NAMED_PER_PINNED 4
+
 typedef struct GhOpStar
 {
 	GhOps	   *ops;
@@ -94,8 +101,12 @@ typedef struct GhOpStar
 	int			worker;			/* in the service: where, and which */
 	int32		id;
 	bool		owner;			/* this handle made it (and frees it) */
-	/* a batch of pages, for the caller to fill */
+	/*
+	 * a batch of pages, for the caller to fill: up to max_named, of which up
+	 * to max_pages pinned ones (or max_pages synthetic ones)
+	 */
 	size_t		max_pages;
+	size_t		max_named;
 	uint32	   *pages;			/* shared buffer ids */
 	uint64	   *lsns;			/* the LSN each had when pinned */
 	uint32	   *blocks;			/* their block numbers (gpuhash_op_star_name) */

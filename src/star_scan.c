@@ -94,6 +94,7 @@ typedef struct StarScan
 	/* the batch of shipped pages */
 	int			nship;
 	Buffer	   *bufs;			/* InvalidBuffer: given by name alone */
+	int			npinned;		/* of them pinned */
 	bool		try_cache;		/* give all-visible pages by name alone */
 	VmCopy	   *vm;
 	/* blocks the page cache had no copy of, to be shipped pinned */
@@ -209,6 +210,7 @@ drop_batch(StarScan *sc)
 		if (BufferIsValid(sc->bufs[p]))
 			ReleaseBuffer(sc->bufs[p]);
 	sc->nship = 0;
+	sc->npinned = 0;
 }
 
 /*
@@ -259,6 +261,7 @@ add_page(StarScan *sc, BlockNumber blk, Buffer buf, XLogRecPtr lsn, uint64 versi
 	star->blocks[n] = blk;
 	star->versions[n] = version;
 	sc->bufs[n] = buf;
+	sc->npinned += BufferIsValid(buf);
 }
 
 /*
@@ -318,6 +321,7 @@ ship(StarScan *sc)
 		}
 	}
 	sc->nship = 0;
+	sc->npinned = 0;
 	/* none of them there: the cache does not hold this table (yet); pin the rest */
 	if (named > 0 && hits == 0)
 		sc->try_cache = false;
@@ -399,7 +403,8 @@ read_pages(StarScan *sc)
 			add_page(sc, blk, buf, PageGetLSN(page), version);
 			LockBuffer(buf, BUFFER_LOCK_UNLOCK);
 		}
-		if ((size_t) sc->nship == sc->star->max_pages)
+		if ((size_t) sc->nship == sc->star->max_named ||
+			(size_t) sc->npinned == sc->star->max_pages)
 			ship(sc);
 	}
 	if (sc->abort)
@@ -487,8 +492,8 @@ star_scan_fact(GpuStarAggState *s)
 	sc.rel = ((ScanState *) fact)->ss_currentRelation;
 	sc.snapshot = fact->state->es_snapshot;
 	sc.max_synth = Min(STAR_SYNTH_PAGES, (int) s->star->max_pages);
-	sc.bufs = palloc(sizeof(Buffer) * s->star->max_pages);
-	sc.queued = palloc(sizeof(BlockNumber) * s->star->max_pages);
+	sc.bufs = palloc(sizeof(Buffer) * s->star->max_named);
+	sc.queued = palloc(sizeof(BlockNumber) * s->star->max_named);
 	sc.vm = palloc0(sizeof(VmCopy));
 	for (;;)
 	{
