@@ -101,7 +101,7 @@ gh_cpu_dim_create(gh_dim *d, int dev, const uint64_t *keys, const gh_dimcol *col
 		if (key == GH_EMPTY_KEY)
 		{
 			if (vm->empty_key_row >= 0)
-				return gh_fail(e, GH_ERR_INVALID, "gh_dim_create: key %llu appears twice",
+				return gh_fail(e, GH_ERR_DUPLICATE_KEY, "gh_dim_create: key %llu appears twice",
 							   (unsigned long long) key);
 			vm->empty_key_row = (int64_t) i;
 			continue;
@@ -109,7 +109,7 @@ gh_cpu_dim_create(gh_dim *d, int dev, const uint64_t *keys, const gh_dimcol *col
 		while (slot_keys[s] != GH_EMPTY_KEY && slot_keys[s] != key)
 			s = (s + 1) & (cap - 1);
 		if (slot_keys[s] == key)
-			return gh_fail(e, GH_ERR_INVALID, "gh_dim_create: key %llu appears twice",
+			return gh_fail(e, GH_ERR_DUPLICATE_KEY, "gh_dim_create: key %llu appears twice",
 						   (unsigned long long) key);
 		slot_keys[s] = key;
 		slot_rows[s] = (uint32_t) i;

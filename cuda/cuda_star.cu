@@ -168,7 +168,7 @@ gh_cuda_dim_create(gh_dim *d, int dev, const uint64_t *keys, const gh_dimcol *co
 								   ctx.d->stream));
 	GH_TRY(gh_cuda_sync(&ctx));
 	if (got[0] != ~0ULL)
-		return gh_fail(e, GH_ERR_INVALID, "gh_dim_create: key %llu appears twice", got[1]);
+		return gh_fail(e, GH_ERR_DUPLICATE_KEY, "gh_dim_create: key %llu appears twice", got[1]);
 	cd->vm.slot_keys = cd->slot_keys.p;
 	cd->vm.slot_rows = cd->slot_rows.p;
 	cd->vm.cap = cap;

@@ -54,6 +54,8 @@ gh_status_name(gh_status s)
 			return "cancelled";
 		case GH_ERR_INTERNAL:
 			return "internal error";
+		case GH_ERR_DUPLICATE_KEY:
+			return "duplicate key";
 	}
 	return "unknown status";
 }

@@ -45,7 +45,8 @@ typedef enum gh_status
 	GH_ERR_DEVICE,				/* any other device (CUDA) error */
 	GH_ERR_NODEVICE,			/* CUDA backend asked for, no usable GPU */
 	GH_ERR_CANCELLED,			/* the interrupt callback asked to stop */
-	GH_ERR_INTERNAL				/* an engine invariant failed */
+	GH_ERR_INTERNAL,			/* an engine invariant failed */
+	GH_ERR_DUPLICATE_KEY		/* gh_dim_create: a key given twice */
 } gh_status;
 
 typedef enum gh_backend
@@ -866,7 +867,9 @@ extern const char *gh_prog_check(const gh_prog *p, const gh_pagespec *spec,
 /*
  * A dimension: n rows with distinct 64-bit keys (the join key's exact
  * encoding), each carrying ncols payload values that GH_OP_LDDIM loads.
- * Duplicate keys are GH_ERR_INVALID.  The arrays are read during the call.
+ * A key given twice is GH_ERR_DUPLICATE_KEY (nothing made), so that the
+ * caller may give keys it only believes distinct.  The arrays are read
+ * during the call.
  */
 typedef struct gh_dimcol
 {

@@ -123,7 +123,7 @@ gpuhash_star_service_create(GhsSlot *slot)
 			}
 		}
 		st = star_core_create(&star->core, e, &hdr->prog, &hdr->spec, hdr->ndims, dims);
-		if (st != GH_OK)
+		if (st != GH_OK && st != GH_ERR_DUPLICATE_KEY)
 			gpuhash_service_engine_failed(e, st);
 	}
 	PG_CATCH();
@@ -136,6 +136,15 @@ gpuhash_star_service_create(GhsSlot *slot)
 	}
 	PG_END_TRY();
 	dsm_detach(seg);
+	if (star->core.star == NULL)
+	{
+		/* a dimension holds a key twice: no star, and the client runs its alternative */
+		slot->result[0] = 1;
+		slot->result[1] = star->core.failed_dim;
+		pfree(star);
+		gpuhash_service_release_engine(e);
+		return;
+	}
 	star->id = gpuhash_service_new_id();
 	star->owner_procno = slot->client_procno;
 	star->owner_pid = slot->client_pid;

@@ -322,60 +322,54 @@ sort_unique(uint64 *keys, uint64 n)
 }
 
 /*
- * Does a dimension that is unique by its statistics only (checked) hold a
- * key twice?  Then a fact row may meet two of its rows, which the star
- * cannot join: the node runs the alternative plan instead (use_alt).  The
- * right side of a semi join keeps one row of each key instead: whether a
- * fact row meets one is all the join asks (and it has no columns).
+ * The right side of a semi join keeps one row of each key: whether a fact
+ * row meets one is all the join asks (and it has no columns).
  */
-static bool
-key_twice(GpuStarAggState *s)
+static void
+semi_keys_distinct(GpuStarAggState *s)
 {
 	for (int d = 0; d < s->ndims; d++)
 	{
 		StarDimArrays *a = &s->dims[d].arrays;
-		uint64	   *keys;
-		bool		twice;
 
-		if (s->dims[d].semi)
-		{
-			if (a->ncols != 0)
-				elog(ERROR, "gpuhash: a GpuStarAgg's semi join carries columns");
-			a->n = sort_unique(a->keys, a->n);
+		if (!s->dims[d].semi)
 			continue;
-		}
-		if (!s->dims[d].checked)
-			continue;
-		keys = palloc_extended(sizeof(uint64) * Max(a->n, 1), MCXT_ALLOC_HUGE);
-		memcpy(keys, a->keys, sizeof(uint64) * a->n);
-		twice = sort_unique(keys, a->n) < a->n;
-		pfree(keys);
-		if (twice)
-		{
-			s->alt_why = psprintf("%s holds a key twice", s->dims[d].name);
-			return true;
-		}
+		if (a->ncols != 0)
+			elog(ERROR, "gpuhash: a GpuStarAgg's semi join carries columns");
+		a->n = sort_unique(a->keys, a->n);
 	}
-	return false;
 }
 
-/* the dimensions read: the program compiled, the star made (none where the alternative runs) */
+/*
+ * The dimensions read: the program compiled, the star made.  A dimension
+ * that is unique by its statistics only (checked) may hold a key twice
+ * after all; then a fact row may meet two of its rows, which the star cannot
+ * join.  The engine finds such a key as it builds the dimension's table
+ * (GH_ERR_DUPLICATE_KEY), and the node runs the alternative plan instead
+ * (use_alt; no star).
+ */
 static void
 make_star(GpuStarAggState *s)
 {
 	StarDimArrays *arrays;
+	instr_time	start;
 
-	if (key_twice(s))
-	{
-		s->use_alt = true;
-		return;
-	}
+	INSTR_TIME_SET_CURRENT(start);
+	semi_keys_distinct(s);
 	arrays = palloc0(sizeof(StarDimArrays) * Max(s->ndims, 1));
 	star_compile_node(s);
 	for (int d = 0; d < s->ndims; d++)
 		arrays[d] = s->dims[d].arrays;
 	s->star = gpuhash_op_star_create(&s->eng, s->compiled->prog, &s->compiled->spec,
 									 s->ndims, arrays, batch_pages(), s->fact_relid);
+	if (s->star->duplicate)
+	{
+		s->alt_why = psprintf("%s holds a key twice", s->dims[s->star->duplicate_dim].name);
+		gpuhash_op_star_free(s->star);
+		s->star = NULL;
+		s->use_alt = true;
+	}
+	elog(DEBUG1, "gpuhash star: compiled and made in %.3f ms", gpuhash_elapsed_ms(start));
 }
 
 /* the dimensions read, the program compiled, the star made */
@@ -996,9 +990,14 @@ read_shares(GpuStarAggState *s)
 
 	if (makes)
 	{
+		instr_time	merge;
+
+		INSTR_TIME_SET_CURRENT(merge);
+		elog(DEBUG1, "gpuhash star: dimensions read in shares in %.3f ms", gpuhash_elapsed_ms(start));
 		for (int d = 0; d < s->ndims; d++)
 			if (s->dims[d].partial || !leader)
 				star_dim_merge(s, d);
+		elog(DEBUG1, "gpuhash star: dimensions merged in %.3f ms", gpuhash_elapsed_ms(merge));
 		make_star(s);
 		s->dims_ms += gpuhash_elapsed_ms(start);
 		MemoryContextSwitchTo(old);

@@ -53,6 +53,7 @@ star_core_create(StarCore *c, gh_engine *e, const gh_prog *prog, const gh_pagesp
 		st = gh_dim_create(e, dims[d].keys, dims[d].n, cols, dims[d].ncols, &c->dims[d]);
 		if (st != GH_OK)
 		{
+			c->failed_dim = d;
 			star_core_free(c);
 			return st;
 		}
@@ -463,6 +464,13 @@ gpuhash_op_star_create(GhOps *ops, const gh_prog *prog, const gh_pagespec *spec,
 		PG_END_TRY();
 		s->worker = call.ran_by;
 		s->id = call.result_object;
+		if (s->in_service && call.result[0] != 0)
+		{
+			s->in_service = false;
+			s->duplicate = true;
+			s->duplicate_dim = (int) call.result[1];
+			return s;
+		}
 	}
 	if (!s->in_service)
 	{
@@ -473,12 +481,21 @@ gpuhash_op_star_create(GhOps *ops, const gh_prog *prog, const gh_pagespec *spec,
 		if (e != NULL)
 		{
 			st = star_core_create(&s->local, e, prog, spec, ndims, dims);
-			if (!gpuhash_ops_device_ok(ops, st))
+			if (!gpuhash_ops_device_ok(ops, st == GH_ERR_DUPLICATE_KEY ? GH_OK : st))
 				e = NULL;
 		}
 		if (e == NULL)
-			gpuhash_ops_cpu_check(ops, star_core_create(&s->local, gpuhash_ops_cpu_engine(ops),
-														prog, spec, ndims, dims));
+		{
+			st = star_core_create(&s->local, gpuhash_ops_cpu_engine(ops), prog, spec, ndims,
+								  dims);
+			gpuhash_ops_cpu_check(ops, st == GH_ERR_DUPLICATE_KEY ? GH_OK : st);
+		}
+		if (st == GH_ERR_DUPLICATE_KEY)
+		{
+			s->duplicate = true;
+			s->duplicate_dim = s->local.failed_dim;
+			return s;
+		}
 	}
 	make_batch(s, max_pages);
 	return s;

@@ -41,9 +41,13 @@ typedef struct StarCore
 	gh_dim	   *dims[GH_PROG_MAX_DIMS];
 	gh_star    *star;
 	uint64		pages;			/* pages whose rows were kept */
+	int			failed_dim;		/* the dimension star_core_create failed on */
 } StarCore;
 
-/* the star made on e; a failure's status, nothing held then */
+/*
+ * the star made on e; a failure's status, nothing held then
+ * (GH_ERR_DUPLICATE_KEY: dimension failed_dim holds a key twice)
+ */
 extern gh_status star_core_create(StarCore *c, gh_engine *e, const gh_prog *prog,
 								  const gh_pagespec *spec, int ndims, const StarDimArrays *dims);
 /*
@@ -101,6 +105,12 @@ typedef struct GhOpStar
 	int			worker;			/* in the service: where, and which */
 	int32		id;
 	bool		owner;			/* this handle made it (and frees it) */
+	/*
+	 * none made: dimension duplicate_dim holds a key twice (the engine found
+	 * it building the dimension; the caller runs its alternative)
+	 */
+	bool		duplicate;
+	int			duplicate_dim;
 	/*
 	 * a batch of pages, for the caller to fill: up to max_named, of which up
 	 * to max_pages pinned ones (or max_pages synthetic ones)

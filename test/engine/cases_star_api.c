@@ -522,12 +522,19 @@ prog_check_cases(gh_engine *e, gh_dim *dim0, int dim0_cols)
  * function's message is set first, so a stale one cannot pass.
  */
 static void
-expect_invalid(gh_engine *e, gh_status st, const char *fn, const char *what)
+expect_status(gh_engine *e, gh_status st, gh_status want, const char *fn, const char *what)
 {
-	if (st != GH_ERR_INVALID)
-		case_fail("%s with %s returned %s, want GH_ERR_INVALID", fn, what, gh_status_name(st));
+	if (st != want)
+		case_fail("%s with %s returned %s, want %s", fn, what, gh_status_name(st),
+				  gh_status_name(want));
 	else if (strncmp(gh_last_error(e), fn, strlen(fn)) != 0)
 		case_fail("%s with %s left the message \"%s\"", fn, what, gh_last_error(e));
+}
+
+static void
+expect_invalid(gh_engine *e, gh_status st, const char *fn, const char *what)
+{
+	expect_status(e, st, GH_ERR_INVALID, fn, what);
 }
 
 static void
@@ -788,18 +795,50 @@ dimension_cases(gh_engine *e, const batches *b, rng *r)
 
 	for (size_t k = 0; k < sizeof(dups) / sizeof(dups[0]); k++)
 	{
-		case_begin("gh_dim_create refuses %s among %zu keys (GH_ERR_INVALID), and holds no memory after", dups[k].what, n);
+		case_begin("gh_dim_create refuses %s among %zu keys (GH_ERR_DUPLICATE_KEY), and holds no memory after", dups[k].what, n);
 		for (size_t i = 0; i < n; i++)
 			keys[i] = rng_next(r);
 		if (k == 2)
 			keys[dups[k].at] = ~UINT64_C(0);
 		keys[dups[k].again] = keys[dups[k].at];
 		stale_message(e);
-		expect_invalid(e, gh_dim_create(e, keys, n, &col, 1, &d), "gh_dim_create", dups[k].what);
+		expect_status(e, gh_dim_create(e, keys, n, &col, 1, &d), GH_ERR_DUPLICATE_KEY,
+					  "gh_dim_create", dups[k].what);
 		if (d != NULL)
 			case_fail("a dimension was made");
 		check_device_bytes(e, fresh, "after the refusal");
 		case_end();
+	}
+
+	{
+		test_config cfg3 = {3, 0, 0};
+		gh_engine  *e3 = open_engine(&cfg3);
+		size_t		big = (size_t) 1 << 16;
+		uint64_t   *bkeys = xmalloc(big * sizeof(uint64_t));
+		int64_t    *blo = xmalloc(big * sizeof(int64_t));
+		gh_dimcol	bcol = {blo, NULL, NULL, NULL};
+		gh_dim	   *d3 = NULL;
+
+		case_begin("on three devices at once, gh_dim_create refuses a key given twice among %zu (GH_ERR_DUPLICATE_KEY)", big);
+		for (size_t i = 0; i < big; i++)
+		{
+			bkeys[i] = rng_next(r);
+			blo[i] = (int64_t) i;
+		}
+		bkeys[big - 1] = bkeys[big / 2];
+		if (e3 != NULL)
+		{
+			stale_message(e3);
+			expect_status(e3, gh_dim_create(e3, bkeys, big, &bcol, 1, &d3), GH_ERR_DUPLICATE_KEY,
+						  "gh_dim_create", "a key given twice");
+			if (d3 != NULL)
+				case_fail("a dimension was made");
+			gh_dim_free(d3);
+			gh_close(e3);
+		}
+		case_end();
+		free(bkeys);
+		free(blo);
 	}
 
 	case_begin("a dimension of %zu distinct keys, GH_EMPTY_KEY among them, is made; one of no row too", n);
