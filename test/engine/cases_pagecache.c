@@ -76,36 +76,6 @@ groups_of(gh_engine *e, gh_star *s)
 	return check_ok(gh_star_result(s, &g), e, "gh_star_result") ? g : NULL;
 }
 
-/* Is s's grouping the reference's over pages that hold base's page p where from_a[p], else b2's? */
-static void
-expect_mixed(gh_engine *e, gh_star *s, const gh_prog *p, gh_dim *dim, const batches *a,
-			 const uint8_t *base2, const bool *from_a)
-{
-	size_t		psz = fact.spec.page_size;
-	batches		mix = *a;
-	gh_groups  *want,
-			   *got = groups_of(e, s);
-
-	mix.base = aligned_alloc(16, a->npages * psz);
-	for (size_t i = 0; i < a->npages; i++)
-		memcpy(mix.base + i * psz, (from_a[i] ? a->base : base2) + i * psz, psz);
-	want = reference(e, p, dim, &mix);
-	if (got != NULL && want != NULL)
-		(void) same_groups(got, want);
-	gh_groups_free(got);
-	gh_groups_free(want);
-	free(mix.base);
-}
-
-static gh_star *
-new_star(gh_engine *e, const gh_prog *p, gh_dim *dim)
-{
-	gh_star    *s = NULL;
-
-	(void) check_ok(gh_star_create(e, p, &fact.spec, &dim, 1, &s), e, "gh_star_create");
-	return s;
-}
-
 /*
  * The groups of s against a reference over page k of a where from_a[k], of
  * base2 where from_b[k], for k < n (neither: the page is not counted).
@@ -130,6 +100,28 @@ expect_pages(gh_engine *e, gh_star *s, const gh_prog *p, gh_dim *dim, const batc
 	gh_groups_free(got);
 	gh_groups_free(want);
 	free(mix.base);
+}
+
+/* Is s's grouping the reference's over pages that hold base's page p where from_a[p], else b2's? */
+static void
+expect_mixed(gh_engine *e, gh_star *s, const gh_prog *p, gh_dim *dim, const batches *a,
+			 const uint8_t *base2, const bool *from_a)
+{
+	bool	   *from_b = xmalloc(a->npages + 1);
+
+	for (size_t k = 0; k < a->npages; k++)
+		from_b[k] = !from_a[k];
+	expect_pages(e, s, p, dim, a, base2, from_a, from_b, a->npages);
+	free(from_b);
+}
+
+static gh_star *
+new_star(gh_engine *e, const gh_prog *p, gh_dim *dim)
+{
+	gh_star    *s = NULL;
+
+	(void) check_ok(gh_star_create(e, p, &fact.spec, &dim, 1, &s), e, "gh_star_create");
+	return s;
 }
 
 /*
