@@ -56,7 +56,7 @@ ANALYZE ps_dirty;
 RESET client_min_messages;
 
 BEGIN;
-SELECT plan(130);
+SELECT plan(132);
 -- GpuHashAgg's page reading (GpuStarAgg's is tested in test/tap/star.sql)
 SET LOCAL gpuhash.enable_star = off;
 
@@ -303,6 +303,21 @@ SELECT * FROM pg_temp.same_rows('pool from pages off', $$
 SELECT is((pg_temp.pages($$SELECT k, count(*), sum(v) FROM ps_fact GROUP BY k$$)).pooled,
           0::bigint, 'gpuhash.pool_pages off: the rows come back to the backend');
 RESET gpuhash.pool_pages;
+
+-- a star in the backend (no GPU service) whose shipped pages are read again on
+-- the CPU, every other one: the pages made of their rows go to the device while
+-- the batch's statuses are still being gone through
+SET LOCAL gpuhash.enable_star = on;
+SET LOCAL gpuhash.service = off;
+SET LOCAL max_parallel_workers_per_gather = 0;
+SET LOCAL gpuhash.debug_reread_pages = on;
+SELECT * FROM pg_temp.same_rows('star in the backend: every other shipped page read again', $$
+  SELECT d.w % 10, count(*), sum(f.v), min(f.d) FROM ps_fact f JOIN ps_dim d ON f.k = d.k GROUP BY 1$$,
+  'GpuStarAgg');
+RESET gpuhash.debug_reread_pages;
+RESET max_parallel_workers_per_gather;
+RESET gpuhash.service;
+SET LOCAL gpuhash.enable_star = off;
 
 SELECT * FROM finish();
 ROLLBACK;
