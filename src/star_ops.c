@@ -336,6 +336,8 @@ make_batch(GhOpStar *s, size_t max_pages)
 
 	s->max_pages = max_pages;
 	s->max_named = max_named;
+	/* a star made again on the CPU after it was in the service reads them in the backend */
+	s->synth_ids = MemoryContextAlloc(s->ops->cxt, sizeof(uint32) * max_pages);
 	if (s->in_service)
 	{
 		Size		size = GHS_ALIGN(sizeof(GhsStarPages));
@@ -376,6 +378,7 @@ make_batch(GhOpStar *s, size_t max_pages)
 		hdr->pages = pages;
 		hdr->status = status;
 		s->synth = ghs_at(base, pages);
+		s->synth_status = ghs_at(base, status);
 	}
 	else
 	{
@@ -388,6 +391,7 @@ make_batch(GhOpStar *s, size_t max_pages)
 		s->versions = palloc(sizeof(uint64) * max_named);
 		/* the engine reads pages from 16-byte aligned memory */
 		s->synth = (char *) TYPEALIGN(16, palloc((Size) BLCKSZ * max_pages + 16));
+		s->synth_status = palloc(max_pages);
 		MemoryContextSwitchTo(old);
 	}
 }
@@ -578,8 +582,9 @@ gpuhash_op_star_synthetic(GhOpStar *s, size_t npages)
 		gh_status	st;
 
 		for (size_t p = 0; p < npages; p++)
-			s->pages[p] = (uint32) p;
-		st = star_core_pages(&s->local, s->synth, s->pages, NULL, NULL, s->status, npages);
+			s->synth_ids[p] = (uint32) p;
+		st = star_core_pages(&s->local, s->synth, s->synth_ids, NULL, NULL, s->synth_status,
+							 npages);
 		if (st != GH_OK)
 			local_failed(s, st);
 		else

@@ -125,6 +125,8 @@ typedef struct GhOpStar
 	uint64		name_spc;
 	uint8	   *status;
 	char	   *synth;			/* or whole pages made by the caller */
+	uint32	   *synth_ids;		/* in the backend: their numbers */
+	uint8	   *synth_status;	/* their statuses, apart from the shipped pages' */
 	dsm_segment *seg;			/* the batch, in the service */
 	dsm_segment *synth_seg;
 	uint64		kept;			/* rows kept so far (all processes) */
@@ -165,7 +167,7 @@ extern GhOpStar *gpuhash_op_star_attach(GhOps *ops, int worker, int32 id, size_t
 extern void gpuhash_op_star_name(GhOpStar *s, Relation rel);
 /* pages[0 .. npages), lsns, blocks and versions filled in: status comes back */
 extern void gpuhash_op_star_shipped(GhOpStar *s, size_t npages);
-/* synth[0 .. npages * BLCKSZ) filled in with pages */
+/* synth[0 .. npages * BLCKSZ) filled in with pages: synth_status comes back */
 extern void gpuhash_op_star_synthetic(GhOpStar *s, size_t npages);
 /*
  * The star this handle made, made again on the CPU (ops falls back):

@@ -100,9 +100,6 @@ typedef struct StarScan
 	/* blocks the page cache had no copy of, to be shipped pinned */
 	BlockNumber *queued;
 	int			nqueued;
-	/* the last batch's statuses and blocks, copied: reading a page again may send another batch */
-	uint8	   *status;
-	BlockNumber *blocks;
 	bool		exhausted;		/* next_block found none */
 	/* synthetic pages: the one being filled is nsynth */
 	int			nsynth;
@@ -151,7 +148,7 @@ flush_synth(StarScan *sc)
 		return;
 	}
 	for (int p = 0; p < n; p++)
-		if (sc->star->status[p])
+		if (sc->star->synth_status[p])
 			elog(ERROR, "gpuhash: the device found a page of rows made on the CPU malformed");
 	sc->s->pages_synthetic += n;
 }
@@ -294,15 +291,12 @@ ship(StarScan *sc)
 		sc->abort = true;
 		return;
 	}
-	/* add_visible below may flush synthetic pages through the same arrays */
-	memcpy(sc->status, star->status, sc->nship);
-	memcpy(sc->blocks, star->blocks, sizeof(BlockNumber) * sc->nship);
 	for (int p = 0; p < sc->nship; p++)
 	{
 		Buffer		buf = sc->bufs[p];
 
 		named += !BufferIsValid(buf);
-		if (sc->status[p] == STAR_PAGE_KEPT)
+		if (star->status[p] == STAR_PAGE_KEPT)
 		{
 			if (BufferIsValid(buf))
 				ReleaseBuffer(buf);
@@ -313,12 +307,12 @@ ship(StarScan *sc)
 			}
 			sc->s->pages_shipped++;
 		}
-		else if (sc->status[p] == STAR_PAGE_NOT_CACHED && !BufferIsValid(buf))
-			sc->queued[sc->nqueued++] = sc->blocks[p];
+		else if (star->status[p] == STAR_PAGE_NOT_CACHED && !BufferIsValid(buf))
+			sc->queued[sc->nqueued++] = star->blocks[p];
 		else
 		{
 			if (!BufferIsValid(buf))
-				buf = ReadBufferExtended(sc->rel, MAIN_FORKNUM, sc->blocks[p], RBM_NORMAL,
+				buf = ReadBufferExtended(sc->rel, MAIN_FORKNUM, star->blocks[p], RBM_NORMAL,
 										 sc->strategy);
 			LockBuffer(buf, BUFFER_LOCK_SHARE);
 			add_visible(sc, buf);
@@ -506,8 +500,6 @@ star_scan_fact(GpuStarAggState *s)
 	sc.max_synth = Min(STAR_SYNTH_PAGES, (int) s->star->max_pages);
 	sc.bufs = palloc(sizeof(Buffer) * s->star->max_named);
 	sc.queued = palloc(sizeof(BlockNumber) * s->star->max_named);
-	sc.status = palloc(s->star->max_named);
-	sc.blocks = palloc(sizeof(BlockNumber) * s->star->max_named);
 	sc.vm = palloc0(sizeof(VmCopy));
 	for (;;)
 	{
@@ -544,7 +536,5 @@ star_scan_fact(GpuStarAggState *s)
 	s->rows_kept = (int64) s->star->kept;
 	pfree(sc.bufs);
 	pfree(sc.queued);
-	pfree(sc.status);
-	pfree(sc.blocks);
 	pfree(sc.vm);
 }
