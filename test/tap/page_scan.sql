@@ -307,32 +307,25 @@ RESET gpuhash.pool_pages;
 -- a star in the backend (no GPU service) whose shipped pages are read again on
 -- the CPU, every other one: the pages made of their rows go to the device while
 -- the batch's statuses are still being gone through, each with arrays of its own
+\set star_q 'SELECT d.w % 10, count(*), sum(f.v), min(f.d) FROM ps_fact f JOIN ps_dim d ON f.k = d.k GROUP BY 1'
 SET LOCAL gpuhash.enable_star = on;
 SET LOCAL gpuhash.service = off;
 SET LOCAL max_parallel_workers_per_gather = 0;
 SET LOCAL gpuhash.debug_reread_pages = on;
-SELECT * FROM pg_temp.same_rows('star in the backend: every other shipped page read again', $$
-  SELECT d.w % 10, count(*), sum(f.v), min(f.d) FROM ps_fact f JOIN ps_dim d ON f.k = d.k GROUP BY 1$$,
-  'GpuStarAgg');
+SELECT * FROM pg_temp.same_rows('star in the backend: every other shipped page read again', :'star_q', 'GpuStarAgg');
 RESET gpuhash.service;
 -- the same in the GPU service, where the synthetic pages' statuses come back
 -- apart from the shipped pages'
-SELECT * FROM pg_temp.same_rows('star in the service: every other shipped page read again', $$
-  SELECT d.w % 10, count(*), sum(f.v), min(f.d) FROM ps_fact f JOIN ps_dim d ON f.k = d.k GROUP BY 1$$,
-  'GpuStarAgg');
+SELECT * FROM pg_temp.same_rows('star in the service: every other shipped page read again', :'star_q', 'GpuStarAgg');
 RESET gpuhash.debug_reread_pages;
 -- pages changed by this transaction between all-visible ones: rows made into
 -- pages on the CPU go to the device while a batch of shipped pages fills
 UPDATE ps_fact SET v = v + 1
  WHERE (ctid::text::point)[0]::int % 2 = 0 AND (ctid::text::point)[1]::int % 2 = 0;
 SET LOCAL gpuhash.service = off;
-SELECT * FROM pg_temp.same_rows('star in the backend: changed pages between all-visible ones', $$
-  SELECT d.w % 10, count(*), sum(f.v), min(f.d) FROM ps_fact f JOIN ps_dim d ON f.k = d.k GROUP BY 1$$,
-  'GpuStarAgg');
+SELECT * FROM pg_temp.same_rows('star in the backend: changed pages between all-visible ones', :'star_q', 'GpuStarAgg');
 RESET gpuhash.service;
-SELECT * FROM pg_temp.same_rows('star in the service: changed pages between all-visible ones', $$
-  SELECT d.w % 10, count(*), sum(f.v), min(f.d) FROM ps_fact f JOIN ps_dim d ON f.k = d.k GROUP BY 1$$,
-  'GpuStarAgg');
+SELECT * FROM pg_temp.same_rows('star in the service: changed pages between all-visible ones', :'star_q', 'GpuStarAgg');
 RESET max_parallel_workers_per_gather;
 SET LOCAL gpuhash.enable_star = off;
 
