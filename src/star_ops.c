@@ -336,8 +336,13 @@ make_batch(GhOpStar *s, size_t max_pages)
 
 	s->max_pages = max_pages;
 	s->max_named = max_named;
-	/* a star made again on the CPU after it was in the service reads them in the backend */
+	/*
+	 * the synthetic pages' numbers in the backend, always 0, 1, ... (a star
+	 * made again on the CPU after it was in the service reads them there too)
+	 */
 	s->synth_ids = MemoryContextAlloc(s->ops->cxt, sizeof(uint32) * max_pages);
+	for (size_t p = 0; p < max_pages; p++)
+		s->synth_ids[p] = (uint32) p;
 	if (s->in_service)
 	{
 		Size		size = GHS_ALIGN(sizeof(GhsStarPages));
@@ -536,8 +541,9 @@ service_pages(GhOpStar *s, dsm_segment *seg, size_t npages)
 /*
  * Only a relation whose changes are WAL-logged (RelationNeedsWAL: permanent,
  * and not a file made without WAL in this transaction under wal_level
- * minimal) has pages whose LSN names their content; an unlogged relation's
- * pages keep their LSN through changes.
+ * minimal) has visibility map pages whose LSN names the content of the heap
+ * pages they map (src/README, "The page cache"); an unlogged relation's keep
+ * their LSN through changes.
  */
 void
 gpuhash_op_star_name(GhOpStar *s, Relation rel)
@@ -581,8 +587,6 @@ gpuhash_op_star_synthetic(GhOpStar *s, size_t npages)
 	{
 		gh_status	st;
 
-		for (size_t p = 0; p < npages; p++)
-			s->synth_ids[p] = (uint32) p;
 		st = star_core_pages(&s->local, s->synth, s->synth_ids, NULL, NULL, s->synth_status,
 							 npages);
 		if (st != GH_OK)

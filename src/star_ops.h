@@ -125,7 +125,7 @@ typedef struct GhOpStar
 	uint64		name_spc;
 	uint8	   *status;
 	char	   *synth;			/* or whole pages made by the caller */
-	uint32	   *synth_ids;		/* in the backend: their numbers */
+	uint32	   *synth_ids;		/* in the backend: their numbers, 0, 1, ... */
 	uint8	   *synth_status;	/* their statuses, apart from the shipped pages' */
 	dsm_segment *seg;			/* the batch, in the service */
 	dsm_segment *synth_seg;
@@ -162,7 +162,8 @@ extern GhOpStar *gpuhash_op_star_create(GhOps *ops, const gh_prog *prog,
 extern GhOpStar *gpuhash_op_star_attach(GhOps *ops, int worker, int32 id, size_t max_pages);
 /*
  * The shipped pages are of rel: name them for the engine's page cache where
- * a page's tag and LSN fix its content (star_ops.c)
+ * a visibility map page's LSN fixes the content of the pages it maps
+ * (star_ops.c)
  */
 extern void gpuhash_op_star_name(GhOpStar *s, Relation rel);
 /* pages[0 .. npages), lsns, blocks and versions filled in: status comes back */
