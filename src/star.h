@@ -54,7 +54,9 @@
 #define STAR_PRIV_QUALS_SHOWN	9	/* List: the device quals as written (EXPLAIN) */
 #define STAR_PRIV_GROUP_EQ		10	/* List per grouping column: (eqop, collation) */
 #define STAR_PRIV_ALT			11	/* Integer: 1 if the last input plan is the alternative */
-#define STAR_PRIV_COUNT			12
+#define STAR_PRIV_JOIN_QUALS	12	/* List: join clauses the device evaluates after the probes */
+#define STAR_PRIV_JOIN_SHOWN	13	/* List: those join clauses as written (EXPLAIN) */
+#define STAR_PRIV_COUNT			14
 
 /* A dimension as the plan describes it: a list (nkeys, key types, ngroups, npayload). */
 #define STAR_DIM_NKEYS			0
@@ -123,6 +125,7 @@ typedef struct StarCompileInput
 {
 	StarFact	fact;
 	List	   *quals;
+	List	   *joinquals;		/* evaluated once every dimension is looked up */
 	List	   *dims;			/* STAR_PRIV_DIMS */
 	List	   *groups;			/* STAR_PRIV_GROUPS */
 	List	   *grouptypes;
@@ -135,6 +138,7 @@ typedef struct StarCompileInput
 
 /* star_compile.c */
 extern bool star_expr_ok(Node *expr, StarCompileInput *in, const char **why);
+extern bool star_expr_error_free(Node *expr);
 extern bool star_group_type_ok(Oid type, int32 typmod);
 extern StarCompiled *star_compile(StarCompileInput *in, const char **why);
 extern void star_payload_numeric(StarPayload *p, Oid type, int32 typmod);

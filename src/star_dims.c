@@ -332,6 +332,7 @@ star_compile_node(GpuStarAggState *s)
 		codes[d] = s->dims[d].ncodes;
 	in.fact.desc = RelationGetDescr(rel);
 	in.quals = s->quals;
+	in.joinquals = s->joinquals;
 	in.dims = s->dims_plan;
 	in.groups = s->groups;
 	in.grouptypes = s->grouptypes;

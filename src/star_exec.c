@@ -184,6 +184,7 @@ BeginGpuStarAgg(CustomScanState *node, EState *estate, int eflags)
 
 	s->fact_relid = (Oid) intVal(list_nth(priv, STAR_PRIV_FACT_RELID));
 	s->quals = list_nth(priv, STAR_PRIV_QUALS);
+	s->joinquals = list_nth(priv, STAR_PRIV_JOIN_QUALS);
 	s->dims_plan = list_nth(priv, STAR_PRIV_DIMS);
 	s->groups = list_nth(priv, STAR_PRIV_GROUPS);
 	s->grouptypes = list_nth(priv, STAR_PRIV_GROUPTYPES);
@@ -1078,6 +1079,7 @@ ExplainGpuStarAgg(CustomScanState *node, List *ancestors, ExplainState *es)
 	List	   *keys = NIL;
 	List	   *dimtexts = NIL;
 	List	   *quals = list_nth(cscan->custom_private, STAR_PRIV_QUALS_SHOWN);
+	List	   *joins = list_nth(cscan->custom_private, STAR_PRIV_JOIN_SHOWN);
 	ListCell   *lc;
 	int			i = 0;
 
@@ -1111,6 +1113,9 @@ ExplainGpuStarAgg(CustomScanState *node, List *ancestors, ExplainState *es)
 	}
 	if (dimtexts != NIL)
 		ExplainPropertyList("Dimensions", dimtexts, es);
+	if (joins != NIL)
+		ExplainPropertyText("Device Join Filter",
+							shown(s, (Node *) make_ands_explicit(joins), context, prefix), es);
 	if (s->alt_ps != NULL)
 	{
 		List	   *checked = NIL;

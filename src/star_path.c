@@ -85,6 +85,7 @@
 #include "optimizer/restrictinfo.h"
 #include "optimizer/tlist.h"
 #include "parser/parse_clause.h"
+#include "parser/parse_oper.h"
 #include "parser/parsetree.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
@@ -124,7 +125,9 @@
 #define SP_GROUP_EQ		12		/* per grouping column: (eqop, collation) */
 #define SP_PARALLEL		13
 #define SP_ALT			14		/* Integer: 1 if the path's last input is the alternative */
-#define SP_COUNT		15
+#define SP_JOIN_QUALS	15		/* rewritten */
+#define SP_JOIN_SHOWN	16		/* as written, for EXPLAIN */
+#define SP_COUNT		17
 
 /* a dimension at plan time: (factkey rewritten, key expr, group exprs, payload exprs, name, clause) */
 #define SD_FACTKEY		0
@@ -247,104 +250,139 @@ fact_readable(PlannerInfo *root, Index fact)
 }
 
 /*
- * The dimensions: the relations other than the fact table, grouped into
- * the components their join clauses connect (equivalence classes and
- * other join clauses that do not involve the fact table).
+ * The dimensions: the relations other than the fact table in components.
+ * The right side of a semi join of the fact table is one, whole.  Every
+ * other relation the fact table joins by equalities (orders, supplier)
+ * starts one, and the rest join them one at a time, each a component on
+ * the equalities between them if it is unique on those (a snowflake:
+ * orders, then its customer, then the customer's nation and its region),
+ * so that each component has at most one row per key of its first
+ * relation.  A relation that joins no component so is not in a star.  The
+ * other join clauses between components, or between one and the fact table
+ * (the customer's nation equal to the supplier's; an OR of conditions on
+ * lineitem and part), are the device's once every dimension is looked up
+ * (join_quals).
  */
 static bool
 find_components(StarPlan *sp, Relids all)
 {
 	PlannerInfo *root = sp->root;
 	Relids		others = bms_del_member(bms_copy(all), sp->fact);
-	int			n = bms_num_members(others);
-	int		   *comp_of = palloc(sizeof(int) * (root->simple_rel_array_size));
+	Relids		fact = bms_make_singleton(sp->fact);
+	Relids		placed = NULL;
 	ListCell   *lc;
-	int			x = -1,
-				next = 0;
-
-	/* union-find by relabelling: every relation starts alone */
-	while ((x = bms_next_member(others, x)) >= 0)
-		comp_of[x] = next++;
-
-#define JOIN_TOGETHER(relids) \
-	do { \
-		Relids r_ = bms_intersect((relids), others); \
-		int first_ = -1, y_ = -1; \
-		while ((y_ = bms_next_member(r_, y_)) >= 0) \
-		{ \
-			if (first_ < 0) { first_ = comp_of[y_]; continue; } \
-			if (comp_of[y_] != first_) \
-			{ \
-				int old_ = comp_of[y_], z_ = -1; \
-				while ((z_ = bms_next_member(others, z_)) >= 0) \
-					if (comp_of[z_] == old_) comp_of[z_] = first_; \
-			} \
-		} \
-	} while (0)
+	int			nsemi;
+	int			x = -1;
+	bool		progress = true;
 
 	foreach(lc, root->eq_classes)
-	{
-		EquivalenceClass *ec = lfirst(lc);
-		ListCell   *lc2;
-		Relids		members = NULL;
-
-		if (ec->ec_has_volatile)
+		if (((EquivalenceClass *) lfirst(lc))->ec_has_volatile)
 			return false;
-		if (ec->ec_has_const)
-			continue;			/* c_region = 'ASIA' AND s_region = 'ASIA': quals, no join */
-		foreach(lc2, ec->ec_members)
-		{
-			EquivalenceMember *em = lfirst(lc2);
-
-			if (!em->em_is_child && !bms_is_member(sp->fact, em->em_relids))
-				JOIN_TOGETHER(em->em_relids);
-			if (!em->em_is_child)
-				members = bms_add_members(members, em->em_relids);
-		}
-		/*
-		 * Members of other relations in one class join with each other,
-		 * unless the fact table is in it too: then each joins the fact
-		 * table's member, which implies their equality (lo_suppkey =
-		 * s_suppkey = ps_suppkey: supplier and partsupp stay apart).
-		 */
-		if (!bms_is_member(sp->fact, members))
-			JOIN_TOGETHER(members);
-	}
-	x = -1;
-	while ((x = bms_next_member(all, x)) >= 0)
+	sp->ndims = 0;
+	sp->comp = palloc0(sizeof(Relids) * Max(bms_num_members(others), 1));
+	foreach(lc, root->join_info_list)
 	{
+		SpecialJoinInfo *sj = lfirst_node(SpecialJoinInfo, lc);
+
+		if (sj->jointype != JOIN_SEMI || !bms_is_subset(sj->syn_righthand, others) ||
+			bms_overlap(sj->syn_righthand, placed))
+			return false;
+		sp->comp[sp->ndims++] = bms_copy(sj->syn_righthand);
+		placed = bms_add_members(placed, sj->syn_righthand);
+	}
+	nsemi = sp->ndims;
+	while ((x = bms_next_member(others, x)) >= 0)
+	{
+		if (!bms_is_member(x, placed) &&
+			InnerJoinImpliedEqualities(root, bms_add_member(bms_copy(fact), x), fact,
+									   root->simple_rel_array[x]) != NIL)
+		{
+			sp->comp[sp->ndims++] = bms_make_singleton(x);
+			placed = bms_add_member(placed, x);
+		}
+	}
+	while (progress && !bms_is_subset(others, placed))
+	{
+		progress = false;
+		x = -1;
+		while ((x = bms_next_member(others, x)) >= 0)
+		{
+			RelOptInfo *rel = root->simple_rel_array[x];
+
+			if (bms_is_member(x, placed))
+				continue;
+			for (int d = nsemi; d < sp->ndims; d++)
+			{
+				Relids		both = bms_add_member(bms_copy(sp->comp[d]), x);
+				List	   *joins = InnerJoinImpliedEqualities(root, both, sp->comp[d], rel);
+
+				if (joins != NIL &&
+					innerrel_is_unique(root, both, sp->comp[d], rel, JOIN_INNER, joins, false))
+				{
+					sp->comp[d] = both;
+					placed = bms_add_member(placed, x);
+					progress = true;
+					break;
+				}
+			}
+		}
+	}
+	return bms_is_subset(others, placed) && sp->ndims <= GH_PROG_MAX_DIMS;
+}
+
+/*
+ * The join clauses no dimension's plan applies, as RestrictInfos: the
+ * equalities of equivalence classes across dimensions (a class with a
+ * member of the fact table is the dimensions' keys already), then the
+ * other join clauses not within one dimension.  False where one touches
+ * a semi join's dimension: the semi join keeps a fact row if any of that
+ * dimension's rows passes it, the star looks one row up.
+ */
+static bool
+join_clauses(StarPlan *sp, Relids all, List **clauses)
+{
+	PlannerInfo *root = sp->root;
+	Relids		before = NULL;
+	List	   *result = NIL;
+	ListCell   *lc;
+	int			x = -1;
+
+	for (int d = 0; d < sp->ndims; d++)
+	{
+		if (d > 0)
+			foreach(lc, InnerJoinImpliedEqualities(root, bms_union(before, sp->comp[d]), before,
+												   sp->comprel[d]))
+			{
+				RestrictInfo *ri = lfirst_node(RestrictInfo, lc);
+
+				if (ri->parent_ec == NULL ||
+					!bms_is_member(sp->fact, ri->parent_ec->ec_relids))
+					result = lappend(result, ri);
+			}
+		before = bms_add_members(before, sp->comp[d]);
+	}
+	while ((x = bms_next_member(all, x)) >= 0)
 		foreach(lc, root->simple_rel_array[x]->joininfo)
 		{
 			RestrictInfo *ri = lfirst_node(RestrictInfo, lc);
+			int			d;
 
-			/* a join clause with the fact table other than the keys' equalities */
-			if (bms_is_member(sp->fact, ri->required_relids))
-				return false;
-			JOIN_TOGETHER(ri->required_relids);
+			for (d = 0; d < sp->ndims; d++)
+				if (bms_is_subset(ri->required_relids, sp->comp[d]))
+					break;
+			if (d == sp->ndims)
+				result = list_append_unique_ptr(result, ri);
 		}
-	}
-#undef JOIN_TOGETHER
-
-	/* number the components in the order of their first relation */
-	sp->ndims = 0;
-	sp->comp = palloc0(sizeof(Relids) * Max(n, 1));
-	x = -1;
-	while ((x = bms_next_member(others, x)) >= 0)
+	foreach(lc, result)
 	{
-		int			d;
+		RestrictInfo *ri = lfirst_node(RestrictInfo, lc);
 
-		for (d = 0; d < sp->ndims; d++)
-		{
-			int			first = bms_next_member(sp->comp[d], -1);
-
-			if (comp_of[first] == comp_of[x])
-				break;
-		}
-		if (d == sp->ndims)
-			sp->ndims++;
-		sp->comp[d] = bms_add_member(sp->comp[d], x);
+		for (int d = 0; d < sp->ndims; d++)
+			if (sp->semi[d] && bms_overlap(ri->required_relids, sp->comp[d]))
+				return false;
 	}
-	return sp->ndims <= GH_PROG_MAX_DIMS;
+	*clauses = result;
+	return true;
 }
 
 /* the dimension whose relations hold all of relids, or -1 */
@@ -461,6 +499,30 @@ device_ok(StarPlan *sp, Node *rewritten)
 	{
 		sp->why = why;
 		return false;
+	}
+	return true;
+}
+
+/*
+ * Are the payload values rewritten reads computed by leakproof functions
+ * alone (or plain columns)?  A dimension's plan computes them for every
+ * row it returns, joined or not.
+ */
+static bool
+payloads_leakproof(StarPlan *sp, Node *rewritten)
+{
+	ListCell   *lc;
+
+	foreach(lc, pull_var_clause(rewritten, 0))
+	{
+		Var		   *var = lfirst_node(Var, lc);
+		List	   *pi;
+
+		if (var->varno != INNER_VAR)
+			continue;
+		pi = list_nth(sp->payload_info, var->varattno - 1);
+		if (contain_leaked_vars(list_nth(sp->payload[linitial_int(pi)], lsecond_int(pi))))
+			return false;
 	}
 	return true;
 }
@@ -893,14 +955,18 @@ alternative_path(PlannerInfo *root, RelOptInfo *output_rel, Path *input, List *g
 	List	   *gc = PlannerGroupClause(root);
 	PathTarget *target = create_empty_pathtarget();
 	AggClauseCosts costs;
-	ListCell   *lc,
-			   *lc2;
+	ListCell   *lc;
 
 	if (input == NULL)
 		return NULL;
-	forboth(lc, group_exprs, lc2, gc)
-		add_column_to_pathtarget(target, lfirst(lc),
-								 lfirst_node(SortGroupClause, lc2)->tleSortGroupRef);
+	/* the grouping columns dropped from gc come after it (star_upper_paths) */
+	foreach(lc, group_exprs)
+	{
+		int			g = foreach_current_index(lc);
+
+		add_column_to_pathtarget(target, lfirst(lc), g < list_length(gc) ?
+								 lfirst_node(SortGroupClause, list_nth_cell(gc, g))->tleSortGroupRef : 0);
+	}
 	foreach(lc, aggrefs)
 		add_column_to_pathtarget(target, lfirst(lc), 0);
 	target = set_pathtarget_cost_width(root, target);
@@ -989,6 +1055,19 @@ make_star_path(StarPlan *sp, RelOptInfo *output_rel, List *priv, Path *factpath,
 	return cpath;
 }
 
+/*
+ * Why no star is offered, for DEBUG1: the first reason met (the compiler's
+ * own where it gave one)
+ */
+static void
+no_star(StarPlan *sp, const char *why)
+{
+	ereport(DEBUG1,
+			(errmsg_internal("gpuhash: no GpuStarAgg: %s", sp->why ? sp->why : why)));
+}
+
+#define GIVE_UP(why) do { no_star(&sp, (why)); return; } while (0)
+
 static void
 star_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_rel,
 				 RelOptInfo *output_rel, void *extra)
@@ -1008,6 +1087,12 @@ star_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 			   *grouptypes = NIL,
 			   *groupeq = NIL,
 			   *aggs = NIL;
+	List	   *joinris = NIL,
+			   *join_quals = NIL,
+			   *join_shown = NIL;
+	RestrictInfo *last_join = NULL;
+	List	   *group_ops = NIL;
+	int			ngrouped;
 	List	   *priv;
 	ListCell   *lc;
 	Relation	rel;
@@ -1023,9 +1108,22 @@ star_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 	if (stage != UPPERREL_GROUP_AGG || !gpuhash_enabled || !gpuhash_enable_groupby ||
 		!gpuhash_enable_star || !gpuhash_planning_allowed())
 		return;
-	/* a GROUP BY of constants the planner dropped (16+) is PostgreSQL's: no row over no rows */
-	if (list_length(PlannerGroupClause(root)) != list_length(parse->groupClause))
-		return;
+	/*
+	 * A GROUP BY of constants the planner dropped (16+) is PostgreSQL's: no
+	 * row over no rows.  (Columns dropped because a primary key in the GROUP
+	 * BY determines them are grouped by again below.)
+	 */
+	foreach(lc, parse->groupClause)
+	{
+		SortGroupClause *sgc = lfirst_node(SortGroupClause, lc);
+		ListCell   *lc2;
+
+		foreach(lc2, PlannerGroupClause(root))
+			if (lfirst_node(SortGroupClause, lc2)->tleSortGroupRef == sgc->tleSortGroupRef)
+				break;
+		if (lc2 == NULL && !IsA(get_sortgroupclause_expr(sgc, parse->targetList), Var))
+			return;
+	}
 	if ((parse->groupClause == NIL && !parse->hasAggs) || parse->groupingSets != NIL ||
 		parse->constraintDeps != NIL || parse->hasTargetSRFs || gextra == NULL ||
 		gextra->patype != PARTITIONWISE_AGGREGATE_NONE ||
@@ -1039,12 +1137,12 @@ star_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 	sp.ok = true;
 	sp.fact = choose_fact(root, input_rel->relids);
 	if (sp.fact == 0 || !fact_readable(root, sp.fact))
-		return;
+		GIVE_UP("the largest relation is not a table the pipeline reads");
 	sp.factrel = root->simple_rel_array[sp.fact];
 	if (!gpuhash_force && sp.factrel->tuples < (double) gpuhash_min_rows)
-		return;
+		GIVE_UP("the fact table has fewer rows than gpuhash.min_rows");
 	if (!find_components(&sp, input_rel->relids) || !semi_joins(&sp))
-		return;
+		GIVE_UP("the relations are not a star of inner joins");
 	sp.comprel = palloc0(sizeof(RelOptInfo *) * Max(sp.ndims, 1));
 	sp.payload = palloc0(sizeof(List *) * Max(sp.ndims, 1));
 	rel = table_open(root->simple_rte_array[sp.fact]->relid, NoLock);
@@ -1062,11 +1160,11 @@ star_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 		bool		checked;
 
 		if (!dimension_join(&sp, d, &clause, &factkey, &dimexpr, &keytype, &checked))
-			return;
+			GIVE_UP("a dimension is not joined by one equality on a key it is unique on");
 		any_checked |= checked;
 		dp = sp.comprel[d]->cheapest_total_path;
 		if (dp == NULL || dp->param_info != NULL || contain_volatile_functions(dimexpr))
-			return;
+			GIVE_UP("a dimension's plan is parameterized or its key volatile");
 		dimpaths = lappend(dimpaths, dp);
 		dims = lappend(dims,
 					   list_concat(list_make5(rewrite(&sp, factkey), dimexpr, NIL, NIL,
@@ -1074,6 +1172,42 @@ star_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 								   list_make3(clause, makeInteger((int) keytype),
 											  makeInteger(sp.semi[d] ? STAR_DIM_SEMI :
 														  checked ? STAR_DIM_CHECK : STAR_DIM_UNIQUE))));
+	}
+
+	/*
+	 * The join clauses no dimension applies, which the device evaluates
+	 * after the probes: first those that can raise no error (its order is not
+	 * PostgreSQL's), then at most one other, which so sees only rows that
+	 * every other clause of the query passed.  Their values of one dimension
+	 * become payloads, which its plan computes for each of its rows: those
+	 * of the first must be leakproof too.
+	 */
+	if (!join_clauses(&sp, input_rel->relids, &joinris))
+		GIVE_UP("a join clause of a semi join's dimension");
+	foreach(lc, joinris)
+	{
+		RestrictInfo *ri = lfirst_node(RestrictInfo, lc);
+		Node	   *rw;
+
+		if (contain_volatile_functions((Node *) ri->clause))
+			GIVE_UP("a volatile join clause");
+		rw = rewrite(&sp, (Node *) ri->clause);
+		if (!sp.ok || !device_ok(&sp, rw))
+			GIVE_UP("a join clause the device cannot evaluate");
+		if (star_expr_error_free(rw) && payloads_leakproof(&sp, rw))
+		{
+			join_quals = lappend(join_quals, rw);
+			join_shown = lappend(join_shown, ri->clause);
+		}
+		else if (last_join == NULL)
+			last_join = ri;
+		else
+			GIVE_UP("two join clauses that may raise errors");
+	}
+	if (last_join != NULL)
+	{
+		join_quals = lappend(join_quals, rewrite(&sp, (Node *) last_join->clause));
+		join_shown = lappend(join_shown, last_join->clause);
 	}
 
 	/*
@@ -1088,10 +1222,10 @@ star_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 		Node	   *rw;
 
 		if (contain_volatile_functions((Node *) ri->clause))
-			return;
+			GIVE_UP("a volatile qual");
 		rw = rewrite(&sp, (Node *) ri->clause);
 		if (!sp.ok)
-			return;
+			GIVE_UP("a qual the pipeline cannot take");
 		if (cpu_quals == NIL && device_ok(&sp, rw))
 		{
 			dev_quals = lappend(dev_quals, rw);
@@ -1109,24 +1243,55 @@ star_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 
 	/* the grouping columns */
 	group_exprs = get_sortgrouplist_exprs(PlannerGroupClause(root), parse->targetList);
-	g = 0;
+	ngrouped = list_length(group_exprs);
 	foreach(lc, PlannerGroupClause(root))
 	{
 		SortGroupClause *sgc = lfirst_node(SortGroupClause, lc);
+
+		group_ops = lappend(group_ops, list_make2_oid(sgc->eqop, sgc->hashable));
+	}
+
+	/*
+	 * Columns the planner took out of the GROUP BY because a primary key in
+	 * it determines them (remove_useless_groupby_columns), which the output
+	 * shows: grouped by again (they change no group), so that the node
+	 * computes them.  A plain column of the target list with a sort-group
+	 * reference outside the grouping is one: the parser allows no other
+	 * (constraintDeps aside, which keep the star off).
+	 */
+	foreach(lc, parse->targetList)
+	{
+		TargetEntry *tle = lfirst_node(TargetEntry, lc);
+		Oid			eqop;
+		bool		hashable;
+
+		if (parse->groupClause == NIL || tle->ressortgroupref == 0 || !IsA(tle->expr, Var) ||
+			list_member(group_exprs, tle->expr))
+			continue;
+		get_sort_group_operators(exprType((Node *) tle->expr), false, true, false, NULL, &eqop,
+								 NULL, &hashable);
+		group_exprs = lappend(group_exprs, tle->expr);
+		group_ops = lappend(group_ops, list_make2_oid(eqop, hashable));
+	}
+	g = 0;
+	foreach(lc, group_ops)
+	{
+		Oid			eqop = linitial_oid(lfirst(lc));
+		bool		hashable = lsecond_oid(lfirst(lc)) != 0;
 		Node	   *expr = list_nth(group_exprs, g++);
 		int			d = dim_of(&sp, pull_varnos(root, expr));
 		Oid			coll = exprCollation(expr);
 
 		if (contain_volatile_functions(expr))
-			return;
+			GIVE_UP("a volatile grouping expression");
 		if (d >= 0)
 		{
 			/* read from the dimension, through its dictionary */
 			List	   *dim = list_nth(dims, d);
 
-			if (!sgc->hashable || !OidIsValid(sgc->eqop) ||
+			if (!hashable || !OidIsValid(eqop) ||
 				(OidIsValid(coll) && !gpuhash_collation_ok(coll)))
-				return;
+				GIVE_UP("a grouping column of a dimension that cannot be hashed");
 			lfirst(list_nth_cell(dim, SD_GROUPS)) = lappend(list_nth(dim, SD_GROUPS), expr);
 			groups = lappend(groups, list_make2(makeInteger(d), NULL));
 			ngroups_dim++;
@@ -1138,11 +1303,11 @@ star_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 			if (!sp.ok || !star_group_type_ok(exprType(expr), exprTypmod(expr)) ||
 				!device_ok(&sp, rw) ||
 				(OidIsValid(coll) && !gpuhash_collation_ok(coll)))
-				return;
+				GIVE_UP("a grouping expression the device cannot evaluate or pack");
 			groups = lappend(groups, list_make2(makeInteger(-1), rw));
 		}
 		grouptypes = lappend(grouptypes, list_make3_int(exprType(expr), exprTypmod(expr), coll));
-		groupeq = lappend(groupeq, list_make2_oid(sgc->eqop, coll));
+		groupeq = lappend(groupeq, list_make2_oid(eqop, coll));
 	}
 
 	/* the aggregates */
@@ -1150,7 +1315,7 @@ star_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 									&aggrefs, &cpu_aggs) ||
 		!gpuhash_agg_output_aggrefs(gextra->havingQual, group_exprs, &aggrefs, &cpu_aggs) ||
 		cpu_aggs)
-		return;
+		GIVE_UP("an aggregate the device does not compute");
 	foreach(lc, aggrefs)
 	{
 		Aggref	   *agg = lfirst_node(Aggref, lc);
@@ -1161,24 +1326,24 @@ star_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 				   *filter = NULL;
 
 		if (!gpuhash_agg_classify(agg, &op, &argtype, &transfn) || op == GHA_CPU)
-			return;
+			GIVE_UP("an aggregate the device does not compute");
 		if (!agg->aggstar)
 		{
 			Node	   *a = (Node *) linitial_node(TargetEntry, agg->args)->expr;
 
 			if (contain_volatile_functions(a))
-				return;
+				GIVE_UP("a volatile aggregate argument");
 			arg = rewrite(&sp, a);
 			if (!device_ok(&sp, arg))
-				return;
+				GIVE_UP("an aggregate argument the device cannot evaluate");
 		}
 		if (agg->aggfilter)
 		{
 			if (contain_volatile_functions((Node *) agg->aggfilter))
-				return;
+				GIVE_UP("a volatile FILTER");
 			filter = rewrite(&sp, (Node *) agg->aggfilter);
 			if (!device_ok(&sp, filter))
-				return;
+				GIVE_UP("a FILTER the device cannot evaluate");
 		}
 		aggs = lappend(aggs, list_make4(makeInteger(op), makeInteger((int) argtype), arg, filter));
 	}
@@ -1190,7 +1355,7 @@ star_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 	 */
 	if (sp.ndims == 0 && dev_quals == NIL && cpu_quals == NIL &&
 		plain_inputs(group_exprs, aggrefs))
-		return;
+		GIVE_UP("nothing to add to GpuHashAgg");
 
 	/* the payloads each dimension computes */
 	for (int d = 0; d < sp.ndims; d++)
@@ -1213,16 +1378,20 @@ star_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 											  makeInteger(list_length(sp.payload[d++]))));
 		}
 		in->quals = dev_quals;
+		in->joinquals = join_quals;
 		in->dims = pdims;
 		in->groups = groups;
 		in->grouptypes = grouptypes;
 		in->aggs = aggs;
 		if (star_compile(in, &why) == NULL)
-			return;
+		{
+			sp.why = why;
+			GIVE_UP("the program does not compile");
+		}
 	}
 
 	groups_est = group_exprs == NIL ? 1 :
-		estimate_num_groups(root, group_exprs, input_rel->rows, NULL, NULL);
+		estimate_num_groups(root, list_truncate(list_copy(group_exprs), ngrouped), input_rel->rows, NULL, NULL);
 	priv = NIL;
 	priv = lappend(priv, makeInteger((int) sp.fact));
 	priv = lappend(priv, dev_quals);
@@ -1239,13 +1408,15 @@ star_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 	priv = lappend(priv, groupeq);
 	priv = lappend(priv, makeInteger(0));
 	priv = lappend(priv, makeInteger(0));
+	priv = lappend(priv, join_quals);
+	priv = lappend(priv, join_shown);
 	Assert(list_length(priv) == SP_COUNT);
 
 	/* serial; with a checked dimension, PostgreSQL's join of the input below an Agg beside it */
 	if (any_checked &&
 		(alt = alternative_path(root, output_rel, input_rel->cheapest_total_path, group_exprs,
 								aggrefs, groups_est)) == NULL)
-		return;
+		GIVE_UP("no alternative plan for a checked dimension");
 	factpath = create_seqscan_path(root, sp.factrel, NULL, 0);
 	add_path(output_rel, (Path *) make_star_path(&sp, output_rel, priv, factpath, dimpaths, alt,
 												 groups_est, list_length(cpu_quals),
@@ -1416,6 +1587,7 @@ plan_star(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path, List *tlist
 
 	/* the Params the device's expressions read, for the executor's bookkeeping */
 	params = pull_param_list(list_nth(priv, SP_DEV_QUALS));
+	params = list_concat(params, pull_param_list(list_nth(priv, SP_JOIN_QUALS)));
 	foreach(lc, pdims)
 		params = list_concat(params, pull_param_list(list_nth(lfirst(lc), STAR_DIM_FACTKEYS)));
 	foreach(lc, (List *) list_nth(priv, SP_GROUPS))
@@ -1447,6 +1619,8 @@ plan_star(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path, List *tlist
 	cscan->custom_private = lappend(cscan->custom_private, list_nth(priv, SP_QUALS_SHOWN));
 	cscan->custom_private = lappend(cscan->custom_private, list_nth(priv, SP_GROUP_EQ));
 	cscan->custom_private = lappend(cscan->custom_private, list_nth(priv, SP_ALT));
+	cscan->custom_private = lappend(cscan->custom_private, list_nth(priv, SP_JOIN_QUALS));
+	cscan->custom_private = lappend(cscan->custom_private, list_nth(priv, SP_JOIN_SHOWN));
 	(void) rel;
 	(void) clauses;
 	return &cscan->scan.plan;

@@ -86,6 +86,7 @@ typedef struct GpuStarAggState
 	/* the plan */
 	Oid			fact_relid;
 	List	   *quals;
+	List	   *joinquals;
 	List	   *dims_plan;
 	List	   *groups;
 	List	   *grouptypes;
