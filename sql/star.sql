@@ -118,6 +118,23 @@ SELECT sum(f_qty / f_small) FROM st_fact JOIN st_date ON f_date = d_key WHERE f_
 SELECT count(*) FROM st_fact JOIN st_date ON f_date = d_key
  WHERE f_small > 0 AND 100 / f_small > 20;
 
+-- join clauses no dimension applies alone run on the device after the
+-- probes: a customer's nation equal to the part's size (across dimensions,
+-- as TPC-H's Q5 compares the customer's nation with the supplier's), and an
+-- OR over the fact table and a dimension (as Q19)
+SELECT n_name, count(*), sum(f_qty) FROM st_fact, st_cust, st_nation, st_part
+ WHERE f_cust = c_key AND c_nation = n_key AND f_part = p_key AND n_key = p_size
+ GROUP BY n_name ORDER BY 1;
+EXPLAIN (COSTS OFF)
+SELECT count(*), sum(f_price) FROM st_fact JOIN st_part ON f_part = p_key
+ WHERE (f_flag = 'A' AND p_cat = 'c1' AND f_qty < 20) OR (f_flag = 'R' AND p_size > 2);
+SELECT count(*), sum(f_price) FROM st_fact JOIN st_part ON f_part = p_key
+ WHERE (f_flag = 'A' AND p_cat = 'c1' AND f_qty < 20) OR (f_flag = 'R' AND p_size > 2);
+-- a customer's columns beside its key in the GROUP BY, which the planner
+-- drops from it (the key determines them): grouped by again on the device
+SELECT c_key, c_region, c_nation, count(*), sum(f_qty) FROM st_fact JOIN st_cust ON f_cust = c_key
+ WHERE c_key < 8 GROUP BY c_key, c_region, c_nation ORDER BY 1;
+
 -- not a star: a dimension not unique on its key, an outer join; a
 -- snowflake (customers and their nations: unique on the customer's key) is
 EXPLAIN (COSTS OFF)
@@ -196,6 +213,13 @@ SELECT star_same($$SELECT p_size, count(*), sum(f_qty), sum(f_small) FROM st_fac
   WHERE f_when < date '1996-06-01' GROUP BY f_flag$$) AS fact_alone,
        star_same($$SELECT n_name, count(*) FROM st_fact JOIN st_cust ON f_cust = c_key
   JOIN st_nation ON c_nation = n_key GROUP BY n_name$$) AS snowflake;
+SELECT star_same($$SELECT n_name, count(*), sum(f_qty) FROM st_fact, st_cust, st_nation, st_part
+  WHERE f_cust = c_key AND c_nation = n_key AND f_part = p_key AND n_key = p_size
+  GROUP BY n_name$$) AS across_dimensions,
+       star_same($$SELECT count(*), sum(f_price) FROM st_fact JOIN st_part ON f_part = p_key
+  WHERE (f_flag = 'A' AND p_cat = 'c1' AND f_qty < 20) OR (f_flag = 'R' AND p_size > 2)$$) AS join_or,
+       star_same($$SELECT c_key, c_region, c_nation, count(*), sum(f_qty) FROM st_fact
+  JOIN st_cust ON f_cust = c_key WHERE c_key < 8 GROUP BY c_key, c_region, c_nation$$) AS regrouped;
 
 DROP FUNCTION star_explain(text), star_same(text);
 DROP TABLE st_fact, st_date, st_part, st_cust, st_nation, st_offer;

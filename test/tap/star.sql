@@ -12,7 +12,7 @@
 -- transaction, so their pages are all-visible.
 SET client_min_messages = warning;
 DROP TABLE IF EXISTS sf_big, sf_fact, sf_day, sf_item, sf_store, sf_empty, sf_multi, sf_pair, sf_pair8,
-                     sf_store_nk, sf_big_nk, sf_day_na;
+                     sf_store_nk, sf_big_nk, sf_day_na, sf_zone;
 SELECT setseed(0.577);
 CREATE TABLE sf_day (day int PRIMARY KEY, yr int, mon text, season char(6), holiday bool);
 INSERT INTO sf_day SELECT g, 2000 + g / 366, to_char(g % 12 + 1, 'FM00'),
@@ -25,10 +25,14 @@ INSERT INTO sf_item SELECT g, 'brand' || (g % 40), CASE WHEN g % 13 = 0 THEN NUL
                            g % 50, (random() * 1000)::numeric(9,2),
                            CASE WHEN g % 17 = 0 THEN NULL ELSE g % 100 / 8.0 END
   FROM generate_series(1, 5000) g;
-CREATE TABLE sf_store (store int PRIMARY KEY, region text NOT NULL, manager text);
+CREATE TABLE sf_store (store int PRIMARY KEY, region text NOT NULL, manager text, zone int);
 INSERT INTO sf_store SELECT g, (ARRAY['N', 'S', 'E', 'W', 'C'])[g % 5 + 1],
-                            CASE WHEN g % 9 = 0 THEN NULL ELSE 'm' || (g % 11) END
+                            CASE WHEN g % 9 = 0 THEN NULL ELSE 'm' || (g % 11) END,
+                            CASE WHEN g % 13 = 0 THEN NULL ELSE g * 7 % 50 END
   FROM generate_series(1, 120) g;
+-- a store's zone, as a customer's nation: a snowflake's second table
+CREATE TABLE sf_zone (zone int PRIMARY KEY, zname text);
+INSERT INTO sf_zone SELECT g, 'z' || (g % 7) FROM generate_series(0, 49) g;
 -- without a key, unique by their statistics only, or without statistics (not
 -- analyzed): the star checks what it reads
 CREATE TABLE sf_store_nk AS SELECT * FROM sf_store;
@@ -74,10 +78,10 @@ INSERT INTO sf_fact
          date '2000-01-01' + g % 3000
   FROM generate_series(1, 120000) g;
 VACUUM (FREEZE, ANALYZE) sf_big, sf_day, sf_item, sf_store, sf_empty, sf_multi, sf_pair, sf_pair8, sf_fact,
-                         sf_store_nk, sf_big_nk;
+                         sf_store_nk, sf_big_nk, sf_zone;
 
 BEGIN;
-SELECT plan(181);
+SELECT plan(220);
 SET LOCAL gpuhash.enable_star = on;
 
 \ir lib/digests.sql
@@ -170,6 +174,33 @@ BEGIN
     'GpuStarAgg', false);
   RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' not a star: a dimension not unique on its key',
     'SELECT m.v % 3, count(*) FROM sf_fact f JOIN sf_multi m ON f.qty = m.k GROUP BY 1', 'GpuStarAgg', false);
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' a snowflake, its table equal to another dimension''s column',
+    'SELECT z.zname, i.cat, count(*), sum(f.qty) FROM sf_fact f, sf_store s, sf_zone z, sf_item i
+      WHERE f.store = s.store AND s.zone = z.zone AND f.item = i.item AND i.size = z.zone
+      GROUP BY 1, 2', 'GpuStarAgg');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' an OR over the fact table and two dimensions',
+    'SELECT d.yr, count(*), sum(f.amount) FROM sf_fact f, sf_item i, sf_day d
+      WHERE f.item = i.item AND f.day = d.day
+        AND ((f.flag = ''A'' AND i.cat IN (''cat1'', ''cat2'') AND f.qty < 50)
+          OR (f.flag = ''B'' AND i.size > 20 AND d.season = ''summer'')
+          OR (f.flag IS NULL AND i.brand = ''brand7''))
+      GROUP BY 1', 'GpuStarAgg');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' comparisons with dimensions, one product',
+    'SELECT s.region, count(*), sum(f.delta) FROM sf_fact f, sf_item i, sf_store s
+      WHERE f.item = i.item AND f.store = s.store AND f.qty > i.size AND f.delta < s.store
+        AND f.qty * 3 > i.size + s.store
+      GROUP BY 1', 'GpuStarAgg');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' not a star: two join clauses that may raise errors',
+    'SELECT count(*) FROM sf_fact f, sf_item i, sf_store s
+      WHERE f.item = i.item AND f.store = s.store AND f.qty * 2 > i.size AND f.delta * 3 < s.store',
+    'GpuStarAgg', false);
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' columns the planner takes out of the GROUP BY',
+    'SELECT s.store, s.region, s.manager, z.zname, count(*), sum(f.qty)
+       FROM sf_fact f JOIN sf_store s ON f.store = s.store JOIN sf_zone z ON s.zone = z.zone
+      GROUP BY s.store, s.region, s.manager, z.zname', 'GpuStarAgg');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' not a star: a join clause of a semi join''s dimension',
+    'SELECT count(*) FROM sf_fact f
+      WHERE EXISTS (SELECT 1 FROM sf_multi m WHERE m.k = f.qty AND m.v > f.store)', 'GpuStarAgg', false);
   RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' not a star: an outer join',
     'SELECT d.yr, count(*) FROM sf_fact f LEFT JOIN sf_day d ON f.day = d.day GROUP BY d.yr', 'GpuStarAgg', false);
 END $$;
@@ -192,6 +223,10 @@ SELECT matches(pg_temp.plan_text('SELECT d.yr, count(*) FROM sf_fact f
 SELECT matches(pg_temp.plan_text('SELECT count(*) FROM sf_fact f WHERE f.qty IN (SELECT k FROM sf_multi)', false),
   'Dimensions: sf_multi \(semi join\) on',
   'EXPLAIN shows a semi join''s dimension');
+SELECT matches(pg_temp.plan_text('SELECT count(*) FROM sf_fact f, sf_item i, sf_store s
+    WHERE f.item = i.item AND f.store = s.store AND f.qty > i.size', false),
+  'Device Join Filter: \(f.qty > i.size\)',
+  'EXPLAIN shows the join clauses the device evaluates');
 -- a dimension without a key that holds a key twice after all (statistics are
 -- estimates, and may be old): the plan PostgreSQL would have run runs instead
 -- EXPLAIN ANALYZE of q matches pattern; without the leader taking part, the
@@ -330,10 +365,17 @@ SELECT lives_ok($$SELECT sum(10 / f.delta) FROM sf_fact f JOIN sf_day d ON f.day
                    WHERE f.delta > 0$$, 'an argument of rows the quals keep');
 SELECT lives_ok($$SELECT sum(10 / i.size) FROM sf_fact f JOIN sf_item i ON f.item = i.item
                    WHERE i.size > 0$$, 'an argument of rows the join keeps');
+SELECT throws_ok($$SELECT count(*) FROM sf_fact f JOIN sf_item i ON f.item = i.item
+                   WHERE f.qty / (i.size - i.size) > 1$$,
+                 '22012', 'division by zero', 'division by zero in a join clause');
+SELECT lives_ok($$SELECT count(*) FROM sf_fact f JOIN sf_item i ON f.item = i.item
+                   JOIN sf_store s ON f.store = s.store
+                   WHERE i.size > 0 AND f.qty / i.size > 1 AND s.region = 'N'$$,
+                'a join clause of rows the dimensions keep');
 RESET gpuhash.force;
 
 SELECT * FROM finish();
 ROLLBACK;
 
 DROP TABLE sf_big, sf_fact, sf_day, sf_item, sf_store, sf_empty, sf_multi, sf_pair, sf_pair8,
-           sf_store_nk, sf_big_nk, sf_day_na;
+           sf_store_nk, sf_big_nk, sf_day_na, sf_zone;
