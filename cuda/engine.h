@@ -768,9 +768,10 @@ typedef enum gh_opcode
 	GH_OP_NNEG,
 	GH_OP_NSCALE,				/* dst = a x 10^imm: a's static scale raised by imm */
 	/* text */
-	GH_OP_TPACK,				/* dst = a's bytes packed in 64 bits (at most 7; else
-								 * the row escapes): bytes, length in the top byte;
-								 * imm 1: trailing spaces dropped first (bpchar) */
+	GH_OP_TPACK,				/* dst = a's bytes 7c .. 7c + 6 (c = imm >> 8) packed in
+								 * 64 bits, their count in the top byte; imm & 1:
+								 * trailing spaces dropped first (bpchar); imm & 2: a
+								 * later chunk follows, else a longer text escapes */
 	/* the row's outputs */
 	GH_OP_KEYPACK,				/* key |= (a & (2^w - 1)) << s, imm = s | w << 8 |
 								 * (n + 1) << 16: a NULL sets key bit n instead (n

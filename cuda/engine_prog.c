@@ -258,8 +258,8 @@ check_fields(const gh_prog *p, const gh_pagespec *spec, const int *dim_ncols, in
 				return say(pc, in, "a scale of 10^%d", imm);
 			break;
 		case GH_OP_TPACK:
-			if (imm != 0 && imm != 1)
-				return say(pc, in, "imm %d, not 0 or 1", imm);
+			if (imm < 0 || (imm & 0xfc) != 0 || (imm >> 8) > 255)
+				return say(pc, in, "imm %d: flags 1 and 2, a chunk below 256 from bit 8", imm);
 			break;
 		case GH_OP_KEYPACK:
 			if (imm < 0 || (imm & 255) > 63 || ((imm >> 8) & 255) < 1 ||

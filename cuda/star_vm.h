@@ -555,20 +555,23 @@ gh_numeric_load(const uint8_t *data, uint32_t len, int scale, gh_i128 *x, uint8_
 }
 
 /*
- * Text a's bytes packed in a word: at most 7 bytes, then the length in the
- * top byte; rtrim drops trailing spaces first (bpchar).  False if too long.
+ * Bytes 7 chunk .. 7 chunk + 6 of a text packed in a word, their count (at
+ * most 7) in the top byte; rtrim drops trailing spaces first (bpchar).  False
+ * if the text goes on past them and no later chunk follows (more).
  */
 GH_HOSTDEV static inline bool
-gh_text_pack(const uint8_t *p, uint32_t len, bool rtrim, uint64_t *w)
+gh_text_pack(const uint8_t *p, uint32_t len, bool rtrim, int chunk, bool more, uint64_t *w)
 {
 	uint64_t	v = 0;
+	uint32_t	from = 7 * (uint32_t) chunk;
 
 	while (rtrim && len > 0 && p[len - 1] == ' ')
 		len--;
-	if (len > 7)
+	if (!more && len > from + 7)
 		return false;
+	len = len <= from ? 0 : len - from > 7 ? 7 : len - from;
 	for (uint32_t i = 0; i < len; i++)
-		v |= (uint64_t) p[i] << (8 * i);
+		v |= (uint64_t) p[from + i] << (8 * i);
 	*w = v | ((uint64_t) len << 56);
 	return true;
 }
@@ -939,7 +942,7 @@ gh_vm_run(const gh_prog *prog, const gh_vmdim *dims, const gh_vmcols *c, gh_vmou
 
 					if (!a->null &&
 						!gh_text_pack((const uint8_t *) (uintptr_t) a->lo, (uint32_t) a->hi,
-									  in.imm & 1, &w))
+									  in.imm & 1, in.imm >> 8, (in.imm & 2) != 0, &w))
 						return GH_VM_ESCAPE;
 					d->null = a->null;
 					d->lo = (int64_t) w;

@@ -41,6 +41,9 @@
 
 #define GPUHASH_STAR_NAME "GpuStarAgg"
 
+/* the 7-byte chunks a wide text grouping column may take (star_text_chunks) */
+#define STAR_TEXT_CHUNKS	8
+
 /* custom_private positions */
 #define STAR_PRIV_FACT_RELID	0	/* Integer: the fact table's OID (for EXPLAIN and checks) */
 #define STAR_PRIV_QUALS			1	/* List: the quals the device evaluates */
@@ -99,6 +102,8 @@ typedef struct StarField
 	int			width;
 	int			nullbit;		/* -1: never NULL */
 	int			outcol;			/* mixed key: the output column holding it, else -1 */
+	int			nchunks;		/* a wide text: its 7-byte chunks, in outcol .. outcol +
+								 * nchunks - 1 (star_text_chunks); 0: not one */
 } StarField;
 
 /* An aggregate's output columns (StarCompiled). */
@@ -144,6 +149,8 @@ extern StarCompiled *star_compile(StarCompileInput *in, const char **why);
 extern void star_payload_numeric(StarPayload *p, Oid type, int32 typmod);
 extern int	star_key_bits(Oid type, int32 typmod);
 extern Datum star_unpack_field(Oid type, int32 typmod, uint64 bits);
+extern int	star_text_chunks(Oid type, int32 typmod);
+extern Datum star_text_datum(Oid type, int32 typmod, const char *bytes, int len);
 
 /* star_path.c */
 extern void gpuhash_star_init(void);

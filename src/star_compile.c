@@ -1014,11 +1014,14 @@ star_key_bits(Oid type, int32 typmod)
 		case TEXTOID:
 		case VARCHAROID:
 		case BPCHAROID:
-			/* at most 7 bytes (gh_text_pack): a declared length that says so */
+			/*
+			 * at most 7 bytes (gh_text_pack), a declared length that says so;
+			 * longer, a word per 7-byte chunk, hashed (star_text_chunks)
+			 */
 			if (typmod > (int32) VARHDRSZ &&
 				(typmod - VARHDRSZ) * pg_database_encoding_max_length() <= 7)
 				return 64;
-			return 0;
+			return 64 * star_text_chunks(type, typmod);
 	}
 	return 0;
 }
@@ -1029,6 +1032,39 @@ star_group_type_ok(Oid type, int32 typmod)
 	return star_key_bits(type, typmod) > 0;
 }
 
+/*
+ * The 7-byte chunks a grouping column of text wider than 7 bytes is kept
+ * in, each a field of the hashed key with its own output column, whose
+ * minimum and maximum must agree in every group (so the groups are exact);
+ * 0 where its declared length allows more than STAR_TEXT_CHUNKS of them, or
+ * none is declared.
+ */
+int
+star_text_chunks(Oid type, int32 typmod)
+{
+	int			bytes;
+
+	if ((type != TEXTOID && type != VARCHAROID && type != BPCHAROID) ||
+		typmod <= (int32) VARHDRSZ)
+		return 0;
+	bytes = (typmod - VARHDRSZ) * pg_database_encoding_max_length();
+	if (bytes <= 7 || (bytes + 6) / 7 > STAR_TEXT_CHUNKS)
+		return 0;
+	return (bytes + 6) / 7;
+}
+
+/* bytes of a text grouping column back as a Datum of its type (bpchar padded) */
+Datum
+star_text_datum(Oid type, int32 typmod, const char *bytes, int len)
+{
+	text	   *t = cstring_to_text_with_len(bytes, len);
+
+	if (type == BPCHAROID)
+		return DirectFunctionCall3(bpchar, PointerGetDatum(t), Int32GetDatum(typmod),
+								   BoolGetDatum(false));
+	return PointerGetDatum(t);
+}
+
 /* a packed grouping column's value back as a Datum of its type */
 Datum
 star_unpack_field(Oid type, int32 typmod, uint64 bits)
@@ -1037,15 +1073,10 @@ star_unpack_field(Oid type, int32 typmod, uint64 bits)
 	{
 		char		buf[8];
 		int			len = (int) (bits >> 56);
-		text	   *t;
 
 		for (int i = 0; i < len; i++)
 			buf[i] = (char) (bits >> (8 * i));
-		t = cstring_to_text_with_len(buf, len);
-		if (type == BPCHAROID)
-			return DirectFunctionCall3(bpchar, PointerGetDatum(t), Int32GetDatum(typmod),
-									   BoolGetDatum(false));
-		return PointerGetDatum(t);
+		return star_text_datum(type, typmod, buf, len);
 	}
 	if (type == INT8OID || type == TIMEOID || type == TIMESTAMPOID || type == TIMESTAMPTZOID)
 		return Int64GetDatum((int64) bits);
@@ -1275,6 +1306,7 @@ star_compile(StarCompileInput *in, const char **why)
 		else
 		{
 			f->width = star_key_bits((Oid) linitial_int(gt), lsecond_int(gt));
+			f->nchunks = f->width > 64 ? f->width / 64 : 0;
 			if (f->width == 0)
 				fail(&cx, "a grouping column of a type the device cannot pack");
 			if (!never_null(&cx, lsecond(grp)))
@@ -1311,6 +1343,30 @@ star_compile(StarCompileInput *in, const char **why)
 			v = c_expr(&cx, lsecond(grp));
 			if (FAILED(&cx))
 				break;
+			if (v.kind == SV_TEXT && f->nchunks > 0)
+			{
+				/* a wide text: each 7-byte chunk a field of the hashed key */
+				if (nouts + f->nchunks > GH_PROG_MAX_OUTS)
+				{
+					fail(&cx, "too many output columns");
+					break;
+				}
+				f->outcol = nouts;
+				for (int c = 0; c < f->nchunks; c++)
+				{
+					int			w = alloc_reg(&cx);
+
+					emit(&cx, GH_OP_TPACK, w, v.reg, 0,
+						 (v.bpchar ? 1 : 0) | (c + 1 < f->nchunks ? 2 : 0) | c << 8);
+					emit(&cx, GH_OP_KEYMIX, 0, w, 0, 0);
+					set_out(p, nouts, GH_INT64, GH_AGG_MIN | GH_AGG_MAX);
+					emit(&cx, GH_OP_OUT_INT, nouts++, w, 0, 0);
+					free_reg(&cx, w);
+				}
+				free_reg(&cx, v.reg);
+				g++;
+				continue;
+			}
 			if (v.kind == SV_TEXT)
 				emit(&cx, GH_OP_TPACK, v.reg, v.reg, 0, v.bpchar ? 1 : 0);
 			else if (v.kind != SV_INT)

@@ -392,8 +392,9 @@ static void
 check_mixed_key(GpuStarAggState *s, gh_groups *g)
 {
 	for (int f = 0; f < s->compiled->nfields; f++)
+	for (int c = 0; c < Max(s->compiled->fields[f].nchunks, 1); c++)
 	{
-		const gh_aggresult *r = &g->cols[s->compiled->fields[f].outcol];
+		const gh_aggresult *r = &g->cols[s->compiled->fields[f].outcol + c];
 
 		for (size_t i = 0; i < g->ngroups; i++)
 			if (r->nonnull[i] != 0 &&
@@ -673,6 +674,28 @@ group_value(GpuStarAggState *s, const gh_groups *g, size_t i, int col, Datum *va
 	List	   *gt = list_nth(s->grouptypes, col);
 	uint64		bits;
 
+	if (f->nchunks > 0)
+	{
+		/* a wide text, from its chunks */
+		char		buf[7 * STAR_TEXT_CHUNKS];
+		int			len = 0;
+
+		*isnull = g->cols[f->outcol].nonnull[i] == 0;
+		if (*isnull)
+		{
+			*value = (Datum) 0;
+			return;
+		}
+		for (int c = 0; c < f->nchunks; c++)
+		{
+			uint64		w = (uint64) g->cols[f->outcol + c].imin[i];
+
+			for (int b = 0; b < (int) (w >> 56); b++)
+				buf[len++] = (char) (w >> (8 * b));
+		}
+		*value = star_text_datum((Oid) linitial_int(gt), lsecond_int(gt), buf, len);
+		return;
+	}
 	if (s->compiled->mixed_key)
 	{
 		const gh_aggresult *r = &g->cols[f->outcol];

@@ -838,6 +838,33 @@ prog_numerics(gh_prog *p, rng *r)
 	emit(p, GH_OP_END, 0, 0, 0, 0);
 }
 
+/*
+ * Text in 7-byte chunks (a wide grouping column): of 8 to 150 bytes a text
+ * escapes only at a last chunk it goes on past; bpchar's spaces dropped
+ * first; a chunk past the end is empty.
+ */
+static void
+prog_text_chunks(gh_prog *p, rng *r)
+{
+	(void) r;
+	begin_keyed_by_id(p);
+	emit(p, GH_OP_LDCOL_TEXT, 1, 0, 0, C_T);
+	emit(p, GH_OP_LDCOL_TEXT, 2, 0, 0, C_BP);
+	for (int c = 0; c < 3; c++)
+	{
+		emit(p, GH_OP_TPACK, 3, 2, 0, 1 | 2 | c << 8);
+		out_int(p, 3);
+	}
+	emit(p, GH_OP_TPACK, 3, 1, 0, 2 | 30 << 8);
+	out_int(p, 3);
+	for (int c = 0; c < 4; c++)
+	{
+		emit(p, GH_OP_TPACK, 3, 1, 0, (c < 3 ? 2 : 0) | c << 8);
+		out_int(p, 3);
+	}
+	emit(p, GH_OP_END, 0, 0, 0, 0);
+}
+
 /* Text: equality, bpchar, NULL constants, packing. */
 static void
 prog_text(gh_prog *p, rng *r)
@@ -1575,6 +1602,7 @@ static const scenario scenarios[] = {
 	{"floats", prog_floats, PF(10, 25, 0, 0, 0, 5, 1, 3, 5, 10), 1500, NULL, NULL},
 	{"numerics", prog_numerics, PF(10, 10, 0, 2, 8, 5, 1, 4, 5, 10), 1500, NULL, NULL},
 	{"text", prog_text, PF(10, 0, 10, 5, 0, 5, 1, 6, 5, 10), 1000, fix_text, NULL},
+	{"text chunks", prog_text_chunks, PF(10, 0, 40, 5, 0, 5, 1, 6, 5, 10), 1000, fix_text, NULL},
 	{"dates", prog_dates, PF(10, 30, 0, 0, 0, 5, 1, 20, 5, 10), 800, fix_dates, NULL},
 	{"keys", prog_keys, PF(15, 0, 2, 0, 0, 5, 10, 100, 5, 5), 3000, NULL, NULL},
 	{"dims", prog_dims, PF(10, 5, 1, 1, 0, 5, 1, 30, 5, 10), 1500, fix_dims, NULL},

@@ -243,8 +243,8 @@ spoil_prog(gh_prog *p, int k, int *ncols, int *ndims, bool *direct)
 			set_instr(p, PC_LDF8, GH_OP_BOOL, 7, 0, 0, 2);
 			return "BOOL 2";
 		case 44:
-			set_instr(p, PC_LDF8, GH_OP_TPACK, 7, 1, 0, 2);
-			return "TPACK 2";
+			set_instr(p, PC_LDF8, GH_OP_TPACK, 7, 1, 0, 4);
+			return "TPACK 4";
 		case 45:
 			set_instr(p, PC_LDF8, GH_OP_NSCALE, 7, 4, 0, -1);
 			return "NSCALE by 10^-1";

@@ -848,16 +848,19 @@ oracle_row(const gh_prog *p, const stable *t, const srow *row, const sdim *dims,
 
 					if (!a.null)
 					{
+						size_t		from = 7 * (size_t) (in->imm >> 8);
+						size_t		n = 0;
+
 						if (in->imm & 1)
 							len = bpchar_len(x, len);
-						if (len > 7)
+						if (!(in->imm & 2) && len > from + 7)
 						{
 							out->kind = O_ESCAPE;
 							return;
 						}
-						for (size_t i = 0; i < len; i++)
-							w |= (uint64_t) x[i] << (8 * i);
-						w |= (uint64_t) len << 56;
+						for (size_t i = from; i < len && n < 7; i++, n++)
+							w |= (uint64_t) x[i] << (8 * n);
+						w |= (uint64_t) n << 56;
 					}
 					*d = (oreg) {a.null, (int64_t) w, 0, 0};
 					break;

@@ -62,7 +62,7 @@ INSERT INTO sf_multi SELECT g % 40, g FROM generate_series(1, 200) g;
 -- 120000 rows: keys with NULLs, missing in their dimension, skewed
 CREATE TABLE sf_fact (id int, note text, day int, item bigint, store int, qty int,
                       amount numeric(12,2), disc numeric(4,2), delta smallint, ratio float8,
-                      flag char(1), shipped date);
+                      flag char(1), shipped date, mode char(10), tag varchar(12));
 INSERT INTO sf_fact
   SELECT g, repeat('n', (g % 60)),
          CASE WHEN g % 101 = 0 THEN NULL WHEN g % 3 = 0 THEN 77
@@ -75,13 +75,15 @@ INSERT INTO sf_fact
          CASE WHEN g % 37 = 0 THEN NULL ELSE (g % 1000 - 500) END,
          CASE WHEN g % 43 = 0 THEN NULL ELSE (g % 800) / 16.0 END,
          (ARRAY['A', 'B', 'C', NULL])[g % 4 + 1],
-         date '2000-01-01' + g % 3000
+         date '2000-01-01' + g % 3000,
+         (ARRAY['MAIL', 'SHIP', 'REG AIR', 'TRUCK', 'FOB', 'ÄIR λ', NULL, ''])[g % 8 + 1],
+         CASE g % 5 WHEN 0 THEN NULL ELSE 'tag ' || (g % 13) || repeat(' ', g % 3) END
   FROM generate_series(1, 120000) g;
 VACUUM (FREEZE, ANALYZE) sf_big, sf_day, sf_item, sf_store, sf_empty, sf_multi, sf_pair, sf_pair8, sf_fact,
                          sf_store_nk, sf_big_nk, sf_zone;
 
 BEGIN;
-SELECT plan(220);
+SELECT plan(238);
 SET LOCAL gpuhash.enable_star = on;
 
 \ir lib/digests.sql
@@ -201,6 +203,14 @@ BEGIN
   RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' not a star: a join clause of a semi join''s dimension',
     'SELECT count(*) FROM sf_fact f
       WHERE EXISTS (SELECT 1 FROM sf_multi m WHERE m.k = f.qty AND m.v > f.store)', 'GpuStarAgg', false);
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' wide text grouping columns of the fact table',
+    'SELECT f.mode, f.tag, d.yr, count(*), sum(f.qty) FROM sf_fact f JOIN sf_day d ON f.day = d.day
+      GROUP BY 1, 2, 3', 'GpuStarAgg');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' wide text under the C collation, a qual on it',
+    'SELECT f.tag COLLATE "C", count(*), min(f.qty) FROM sf_fact f JOIN sf_day d ON f.day = d.day
+      WHERE f.mode IN (''MAIL'', ''ÄIR λ'', '''') GROUP BY 1', 'GpuStarAgg');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' not a star: a grouping text without a declared length',
+    'SELECT f.note, count(*) FROM sf_fact f JOIN sf_day d ON f.day = d.day GROUP BY 1', 'GpuStarAgg', false);
   RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' not a star: an outer join',
     'SELECT d.yr, count(*) FROM sf_fact f LEFT JOIN sf_day d ON f.day = d.day GROUP BY d.yr', 'GpuStarAgg', false);
 END $$;
