@@ -768,6 +768,10 @@ typedef enum gh_opcode
 	GH_OP_NNEG,
 	GH_OP_NSCALE,				/* dst = a x 10^imm: a's static scale raised by imm */
 	/* text */
+	/* dates: dst = field imm (GH_DATEPART_*) of date a (b = 0: days) or
+	 * timestamp a (b = 1: microseconds), as EXTRACT gives it: a numeric of scale
+	 * 0; an infinite one escapes */
+	GH_OP_DATEPART,
 	GH_OP_TPACK,				/* dst = a's bytes 7c .. 7c + 6 (c = imm >> 8) packed in
 								 * 64 bits, their count in the top byte; imm & 1:
 								 * trailing spaces dropped first (bpchar); imm & 2: a
@@ -787,6 +791,12 @@ typedef enum gh_opcode
 	GH_OP_OUT_NULL,				/* output columns dst .. dst + imm - 1 are NULL */
 	GH_OP_COUNT_
 } gh_opcode;
+
+/* the fields of GH_OP_DATEPART */
+#define GH_DATEPART_YEAR 0
+#define GH_DATEPART_QUARTER 1
+#define GH_DATEPART_MONTH 2
+#define GH_DATEPART_DAY 3
 
 /* comparisons (GH_OP_*CMP imm) */
 #define GH_CMP_EQ 0

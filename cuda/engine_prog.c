@@ -111,6 +111,7 @@ static const opinfo OPERANDS[GH_OP_COUNT_] = {
 	[GH_OP_NMUL] = {"NMUL", RD_A | RD_B | WR_DST},
 	[GH_OP_NNEG] = {"NNEG", RD_A | WR_DST},
 	[GH_OP_NSCALE] = {"NSCALE", RD_A | WR_DST},
+	[GH_OP_DATEPART] = {"DATEPART", RD_A | WR_DST},
 	[GH_OP_TPACK] = {"TPACK", RD_A | WR_DST | TEXT_A},
 	[GH_OP_KEYPACK] = {"KEYPACK", RD_A},
 	[GH_OP_KEYMIX] = {"KEYMIX", RD_A},
@@ -256,6 +257,10 @@ check_fields(const gh_prog *p, const gh_pagespec *spec, const int *dim_ncols, in
 		case GH_OP_NSCALE:
 			if (imm < 0)
 				return say(pc, in, "a scale of 10^%d", imm);
+			break;
+		case GH_OP_DATEPART:
+			if (imm < GH_DATEPART_YEAR || imm > GH_DATEPART_DAY || (in->b != 0 && in->b != 1))
+				return say(pc, in, "field %d of b = %d", imm, in->b);
 			break;
 		case GH_OP_TPACK:
 			if (imm < 0 || (imm & 0xfc) != 0 || (imm >> 8) > 255)

@@ -555,6 +555,51 @@ gh_numeric_load(const uint8_t *data, uint32_t len, int scale, gh_i128 *x, uint8_
 }
 
 /*
+ * Field f (GH_DATEPART_*) of a date (days from 2000-01-01) or, ts, a
+ * timestamp (microseconds from then), as PostgreSQL's EXTRACT computes it
+ * (j2date, and no year 0: 1 BC is -1).  False for an infinite one.
+ */
+GH_HOSTDEV static inline bool
+gh_datepart(int64_t v, bool ts, int f, int64_t *out)
+{
+	int64_t		days = v;
+	uint32_t	julian,
+				quad,
+				extra;
+	int			y,
+				mon,
+				mday;
+
+	if (ts)
+	{
+		if (v == INT64_MIN || v == INT64_MAX)
+			return false;
+		days = v / INT64_C(86400000000);
+		if (v % INT64_C(86400000000) < 0)
+			days--;
+	}
+	else if (v == INT32_MIN || v == INT32_MAX)
+		return false;
+	julian = (uint32_t) (days + 2451545) + 32044;	/* POSTGRES_EPOCH_JDATE */
+	quad = julian / 146097;
+	extra = (julian - quad * 146097) * 4 + 3;
+	julian += 60 + quad * 3 + extra / 146097;
+	quad = julian / 1461;
+	julian -= quad * 1461;
+	y = (int) (julian * 4 / 1461);
+	julian = ((y != 0) ? ((julian + 305) % 365) : ((julian + 306) % 366)) + 123;
+	y += (int) quad * 4;
+	y -= 4800;
+	quad = julian * 2141 / 65536;
+	mday = (int) (julian - 7834 * quad / 256);
+	mon = (int) ((quad + 10) % 12 + 1);
+	*out = f == GH_DATEPART_YEAR ? (y > 0 ? y : y - 1) :
+		f == GH_DATEPART_QUARTER ? (mon - 1) / 3 + 1 :
+		f == GH_DATEPART_MONTH ? mon : mday;
+	return true;
+}
+
+/*
  * Bytes 7 chunk .. 7 chunk + 6 of a text packed in a word, their count (at
  * most 7) in the top byte; rtrim drops trailing spaces first (bpchar).  False
  * if the text goes on past them and no later chunk follows (more).
@@ -934,6 +979,17 @@ gh_vm_run(const gh_prog *prog, const gh_vmdim *dims, const gh_vmcols *c, gh_vmou
 					*d = *a;
 					if (!a->null)
 						gh_reg_set_i128(d, x);
+					break;
+				}
+			case GH_OP_DATEPART:
+				{
+					int64_t		x = 0;
+
+					if (!a->null && !gh_datepart(a->lo, in.b != 0, in.imm, &x))
+						return GH_VM_ESCAPE;
+					d->null = a->null;
+					gh_reg_set_i128(d, (gh_i128) x);
+					d->dscale = 0;
 					break;
 				}
 			case GH_OP_TPACK:

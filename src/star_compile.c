@@ -53,6 +53,9 @@
 #include "nodes/nodeFuncs.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/fmgroids.h"
+#include "utils/numeric.h"
+#include "parser/scansup.h"
 #include "utils/lsyscache.h"
 
 #include "keys.h"
@@ -696,9 +699,52 @@ c_cast(Cx *cx, Oid result, Node *arg)
 	return fail(cx, "a cast the device does not have");
 }
 
+/*
+ * EXTRACT(field FROM a date or timestamp) of the fields year, quarter, month
+ * and day: a numeric of scale 0, as PostgreSQL's (without time zone: a
+ * timestamptz's fields depend on the session's)
+ */
+static Sv
+c_extract(Cx *cx, FuncExpr *f)
+{
+	Const	   *field = linitial(f->args);
+	char	   *name;
+	int			which;
+	Sv			a;
+
+	if (!IsA(field, Const) || field->constisnull)
+		return fail(cx, "EXTRACT of a field that is not a constant");
+	name = text_to_cstring(DatumGetTextPP(field->constvalue));
+	name = downcase_truncate_identifier(name, strlen(name), false);
+	if (strcmp(name, "year") == 0)
+		which = GH_DATEPART_YEAR;
+	else if (strcmp(name, "quarter") == 0)
+		which = GH_DATEPART_QUARTER;
+	else if (strcmp(name, "month") == 0)
+		which = GH_DATEPART_MONTH;
+	else if (strcmp(name, "day") == 0)
+		which = GH_DATEPART_DAY;
+	else
+		return fail(cx, "EXTRACT of a field the device does not compute");
+	a = c_expr(cx, lsecond(f->args));
+	if (FAILED(cx))
+		return a;
+	if (a.kind != SV_INT || (a.type != DATEOID && a.type != TIMESTAMPOID))
+		return fail(cx, "EXTRACT of a value that is not a date or timestamp");
+	emit(cx, GH_OP_DATEPART, a.reg, a.reg, a.type == TIMESTAMPOID ? 1 : 0, which);
+	a.kind = SV_NUM;
+	a.type = NUMERICOID;
+	a.scale = 0;
+	a.digits = 7;				/* years up to 5874897 */
+	return a;
+}
+
 static Sv
 c_funcexpr(Cx *cx, FuncExpr *f)
 {
+	if ((f->funcid == F_EXTRACT_TEXT_DATE || f->funcid == F_EXTRACT_TEXT_TIMESTAMP) &&
+		list_length(f->args) == 2)
+		return c_extract(cx, f);
 	if ((f->funcformat == COERCE_IMPLICIT_CAST || f->funcformat == COERCE_EXPLICIT_CAST) &&
 		list_length(f->args) == 1 && f->funcid < FirstGenbkiObjectId)
 		return c_cast(cx, f->funcresulttype, linitial(f->args));
@@ -1010,6 +1056,7 @@ star_key_bits(Oid type, int32 typmod)
 		case TIMEOID:
 		case TIMESTAMPOID:
 		case TIMESTAMPTZOID:
+		case NUMERICOID:		/* of scale 0 and at most 18 digits (star_compile) */
 			return 64;
 		case TEXTOID:
 		case VARCHAROID:
@@ -1080,6 +1127,8 @@ star_unpack_field(Oid type, int32 typmod, uint64 bits)
 	}
 	if (type == INT8OID || type == TIMEOID || type == TIMESTAMPOID || type == TIMESTAMPTZOID)
 		return Int64GetDatum((int64) bits);
+	if (type == NUMERICOID)
+		return NumericGetDatum(int64_to_numeric((int64) bits));
 	return gpuhash_unpack_key(type, bits);
 }
 
@@ -1369,7 +1418,8 @@ star_compile(StarCompileInput *in, const char **why)
 			}
 			if (v.kind == SV_TEXT)
 				emit(&cx, GH_OP_TPACK, v.reg, v.reg, 0, v.bpchar ? 1 : 0);
-			else if (v.kind != SV_INT)
+			else if (v.kind != SV_INT &&
+					 !(v.kind == SV_NUM && v.scale == 0 && v.digits <= 18))
 			{
 				fail(&cx, "a grouping column the device cannot pack");
 				break;

@@ -932,6 +932,13 @@ prog_dates(gh_prog *p, rng *r)
 	}
 	cmp(p, GH_OP_ICMP, 3, 1, 23, GH_CMP_LE);
 	out_int(p, 3);
+	for (int f = GH_DATEPART_YEAR; f <= GH_DATEPART_DAY; f++)
+	{
+		emit(p, GH_OP_DATEPART, 3, 1, 0, f);
+		out_num(p, 3, 0, 0, 1, ALL_OPS);
+		emit(p, GH_OP_DATEPART, 3, 2, 1, f);
+		out_num(p, 3, 0, 0, 1, ALL_OPS);
+	}
 	emit(p, GH_OP_END, 0, 0, 0, 0);
 }
 
@@ -1520,8 +1527,23 @@ fix_text(srow *row, rng *r)
 static void
 fix_dates(srow *row, rng *r)
 {
-	int64_t		d = (int64_t) row->cells[A_DATE].raw;
+	int64_t		d = (int32_t) row->cells[A_DATE].raw;
+	int64_t		ts = (int64_t) row->cells[A_TS].raw;
 
+	/*
+	 * only what PostgreSQL stores: 4713 BC to 5874897 AD (dates), to 294276
+	 * AD (timestamps), and infinities; BC often
+	 */
+	if (d != INT32_MIN && d != INT32_MAX && (d < -2451545 || d >= 2145031949 || rng_below(r, 4) == 0))
+		d = rng_below(r, 2) ? -2451545 + (int64_t) rng_below(r, 2451545 + 1000) :
+			(int64_t) rng_below(r, 2145031949);
+	if (ts != INT64_MIN && ts != INT64_MAX &&
+		(ts < INT64_C(-211813488000000000) || ts >= INT64_C(9223371331200000000) ||
+		 rng_below(r, 4) == 0))
+		ts = INT64_C(-211813488000000000) +
+			(int64_t) (rng_next(r) % UINT64_C(9435184819200000000));
+	row->cells[A_DATE].raw = (uint64_t) (uint32_t) d;
+	row->cells[A_TS].raw = (uint64_t) ts;
 	if (rng_below(r, 3) == 0 && d > -100000 && d < 100000)
 		row->cells[A_TS].raw = (uint64_t) (d * INT64_C(86400000000));
 }

@@ -361,6 +361,7 @@ every_opcode(gh_prog *p)
 	emit(p, GH_OP_NMUL, 22, 12, 12, 0);
 	emit(p, GH_OP_NNEG, 22, 22, 0, 0);
 	emit(p, GH_OP_NSCALE, 22, 22, 0, 2);
+	emit(p, GH_OP_DATEPART, 22, 8, 0, GH_DATEPART_YEAR);
 	emit(p, GH_OP_TPACK, 23, 13, 0, 1);
 	emit(p, GH_OP_KEYMIX, 0, 23, 0, 0);
 	emit(p, GH_OP_QUAL, 0, 2, 0, 0);

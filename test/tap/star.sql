@@ -83,7 +83,7 @@ VACUUM (FREEZE, ANALYZE) sf_big, sf_day, sf_item, sf_store, sf_empty, sf_multi, 
                          sf_store_nk, sf_big_nk, sf_zone;
 
 BEGIN;
-SELECT plan(238);
+SELECT plan(244);
 SET LOCAL gpuhash.enable_star = on;
 
 \ir lib/digests.sql
@@ -211,6 +211,11 @@ BEGIN
       WHERE f.mode IN (''MAIL'', ''ÄIR λ'', '''') GROUP BY 1', 'GpuStarAgg');
   RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' not a star: a grouping text without a declared length',
     'SELECT f.note, count(*) FROM sf_fact f JOIN sf_day d ON f.day = d.day GROUP BY 1', 'GpuStarAgg', false);
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' EXTRACT of the fact table''s dates',
+    'SELECT extract(year FROM f.shipped), extract(QUARTER FROM f.shipped), s.region, count(*),
+            sum(extract(day FROM f.shipped)), avg(extract(month FROM f.shipped))
+       FROM sf_fact f JOIN sf_store s ON f.store = s.store
+      WHERE extract(month FROM f.shipped) <> 3 GROUP BY 1, 2, 3', 'GpuStarAgg');
   RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' not a star: an outer join',
     'SELECT d.yr, count(*) FROM sf_fact f LEFT JOIN sf_day d ON f.day = d.day GROUP BY d.yr', 'GpuStarAgg', false);
 END $$;
