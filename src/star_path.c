@@ -19,7 +19,7 @@
  *	- each dimension is joined to the fact table by one equality of a fact
  *	  column of an integer type (or date, timestamp, oid) with an expression
  *	  of the dimension, or by two of int2 or int4 columns (made one 64-bit
- *	  key on either side), and by nothing else, and is provably unique on
+ *	  key on either side), and is provably unique on
  *	  that key (innerrel_is_unique: a primary key, a unique index), so a
  *	  fact row meets at most one row of each; fact columns equal to several
  *	  relations' (lo_suppkey = s_suppkey = ps_suppkey) join each of them.
@@ -35,6 +35,9 @@
  *	  values and can pack exactly (integers, dates, short text);
  *	- every aggregate is count, sum, avg, min or max (star_compile.c says
  *	  which) of an expression the device evaluates, with FILTER allowed;
+ *	- every other join clause (across dimensions, or over the fact table
+ *	  and a dimension) is one the device evaluates after the probes, and
+ *	  all but one of them can raise no error (join_clauses);
  *	- nothing is volatile, nothing needs a PlaceHolderVar or a sub-plan.
  * In the fact side's expressions, each largest part that reads one
  * dimension only (p_type LIKE 'PROMO%', ps_supplycost) becomes a payload
