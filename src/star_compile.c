@@ -12,7 +12,8 @@
  * away, so what it accepts is exactly what the executor compiles.  The
  * program evaluates, in order: the scan's quals (each may drop the row),
  * one probe per dimension (a row without its key in a dimension is
- * dropped), the join clauses no dimension applies alone, the grouping columns into the key, then each aggregate's FILTER
+ * dropped), the join clauses no dimension applies alone, the grouping
+ * columns into the key, then each aggregate's FILTER
  * and argument into its output columns.  The order is PostgreSQL's: quals
  * before joins, arguments only for joined rows, so a row that would raise
  * an error in PostgreSQL raises it here, and no other.
@@ -27,7 +28,8 @@
  * comparisons of numeric; = and <> of text, varchar and bpchar under a
  * deterministic collation; AND, OR, NOT, IS [NOT] NULL, IN (a list), CASE,
  * COALESCE; the casts between integer types and from integers to numeric
- * and float8; EXTRACT(year, quarter, month, day FROM a date or timestamp).  Anything else is not offered on the device.
+ * and float8; EXTRACT(year, quarter, month, day FROM a date or
+ * timestamp).  Anything else is not offered on the device.
  *
  * NUMERIC
  *
