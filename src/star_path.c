@@ -592,10 +592,10 @@ exact_key_type(Oid t)
 /*
  * Is dimension d unique on r, the expression the fact table joins it by
  * (clauses)?  A single relation unique on it (a primary key, a unique index:
- * innerrel_is_unique); or a snowflake: the relation r reads unique on it,
- * and every other relation of the dimension joined to those before it on a
- * key it is unique on (customer to its nation, the nation to its region),
- * so the join of them all has at most one row per value of r.
+ * innerrel_is_unique); or a snowflake: the relation r reads unique on it
+ * (its other relations each joined the dimension on a key it is unique on
+ * as find_components built it: customer to its nation, the nation to its
+ * region), so the join of them all has at most one row per value of r.
  */
 static bool
 dimension_unique(StarPlan *sp, int d, Node *r, List *clauses)
@@ -603,41 +603,14 @@ dimension_unique(StarPlan *sp, int d, Node *r, List *clauses)
 	PlannerInfo *root = sp->root;
 	Relids		fact = bms_make_singleton(sp->fact);
 	Relids		rrels = pull_varnos(root, r);
-	Relids		done;
-	bool		progress = true;
 
 	if (bms_membership(sp->comp[d]) == BMS_SINGLETON)
 		return innerrel_is_unique(root, bms_union(fact, sp->comp[d]), fact, sp->comprel[d],
 								  JOIN_INNER, clauses, false);
-	if (bms_membership(rrels) != BMS_SINGLETON ||
-		!innerrel_is_unique(root, bms_union(fact, rrels), fact,
-							root->simple_rel_array[bms_singleton_member(rrels)], JOIN_INNER,
-							clauses, false))
-		return false;
-	done = rrels;
-	while (progress && !bms_equal(done, sp->comp[d]))
-	{
-		int			x = -1;
-
-		progress = false;
-		while ((x = bms_next_member(sp->comp[d], x)) >= 0)
-		{
-			RelOptInfo *rel = root->simple_rel_array[x];
-			Relids		both = bms_add_member(bms_copy(done), x);
-			List	   *joins;
-
-			if (bms_is_member(x, done))
-				continue;
-			joins = InnerJoinImpliedEqualities(root, both, done, rel);
-			if (joins != NIL &&
-				innerrel_is_unique(root, both, done, rel, JOIN_INNER, joins, false))
-			{
-				done = both;
-				progress = true;
-			}
-		}
-	}
-	return bms_equal(done, sp->comp[d]);
+	return bms_membership(rrels) == BMS_SINGLETON &&
+		innerrel_is_unique(root, bms_union(fact, rrels), fact,
+						   root->simple_rel_array[bms_singleton_member(rrels)], JOIN_INNER,
+						   clauses, false);
 }
 
 /*
@@ -1093,7 +1066,8 @@ star_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 	List	   *joinris = NIL,
 			   *join_quals = NIL,
 			   *join_shown = NIL;
-	RestrictInfo *last_join = NULL;
+	Node	   *last_join = NULL;
+	Expr	   *last_shown = NULL;
 	List	   *group_ops = NIL;
 	int			ngrouped;
 	List	   *priv;
@@ -1203,14 +1177,17 @@ star_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 			join_shown = lappend(join_shown, ri->clause);
 		}
 		else if (last_join == NULL)
-			last_join = ri;
+		{
+			last_join = rw;
+			last_shown = ri->clause;
+		}
 		else
 			GIVE_UP("two join clauses that may raise errors");
 	}
 	if (last_join != NULL)
 	{
-		join_quals = lappend(join_quals, rewrite(&sp, (Node *) last_join->clause));
-		join_shown = lappend(join_shown, last_join->clause);
+		join_quals = lappend(join_quals, last_join);
+		join_shown = lappend(join_shown, last_shown);
 	}
 
 	/*
