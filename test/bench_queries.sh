@@ -15,11 +15,15 @@
 #                 as the cost model chooses), device as set,
 #                 max_parallel_workers_per_gather = N
 #
-# Environment: FACT_ROWS (100000000), REPS (3), WORKERS ("2 8"),
+# Environment: FACT_ROWS (100000000), REPS (3), PG_REPS (REPS: runs of
+# PostgreSQL's plans; 0: not timed), WORKERS ("2 8"),
 # GPUHASH_DEVICE (gpu), GPUHASH_FORCE (on; off times the plans the cost model
 # chooses with gpuhash enabled), BENCH_QUERIES (all|join|groupby), LOADERS (8),
 # GPUHASH_DEVICES (unset; else gpuhash.devices settings to time gpuhash on
-# each, such as "0 all": one GPU, then every GPU).
+# each, such as "0 all": one GPU, then every GPU), GPUHASH_VARIANTS (unset;
+# else settings to time gpuhash under, one variant after another separated
+# by '|', each SET commands or nothing for the defaults, such as
+# "|SET gpuhash.cpu_fallback = off; SET gpuhash.memory_wait = 0").
 # BENCH_PAGES=1: the heap-page table instead: scan, join and both GROUP BYs,
 # PostgreSQL vs gpuhash with rows through the Seq Scan (gpuhash.read_pages =
 # off), with pages read in the backend (gpuhash.ship_pages = off), with
@@ -31,6 +35,7 @@ set -euo pipefail
 FACT_ROWS=${FACT_ROWS:-100000000}
 DIM_ROWS=$((FACT_ROWS / 10))
 REPS=${REPS:-3}
+PG_REPS=${PG_REPS:-$REPS}
 WORKERS=${WORKERS:-"2 8"}
 DEVICE=${GPUHASH_DEVICE:-gpu}
 FORCE=${GPUHASH_FORCE:-on}
@@ -53,18 +58,23 @@ case ${BENCH_QUERIES:-all} in
 	*) names="scan join join_groupby join_rows groupby_100k groupby_10m" ;;
 esac
 
-# time_query SETTINGS SQL -> median milliseconds of REPS runs
+# time_query SETTINGS SQL [N] -> median milliseconds of N (REPS) runs
 time_query() {
-	local settings=$1 sql=$2 r ms=()
-	for ((r = 0; r < REPS; r++)); do
+	local settings=$1 sql=$2 n=${3:-$REPS} r ms=()
+	for ((r = 0; r < n; r++)); do
 		ms+=("$($PSQL -c "$settings" -c "$(bench_run "$sql")" | bench_ms)")
 	done
-	printf '%s\n' "${ms[@]}" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'
+	median "${ms[@]}"
+}
+
+# median N... -> the median of the numbers
+median() {
+	printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'
 }
 
 # secs MS -> seconds, 2 decimals; ratio A B -> "A/Bx"
-secs() { awk -v a="$1" 'BEGIN{printf "%.2f", a/1000}'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN{printf "%.2fx", a/b}'; }
+secs() { [ "$1" = - ] && echo - || awk -v a="$1" 'BEGIN{printf "%.2f", a/1000}'; }
+ratio() { [ "$1" = - ] && echo - || awk -v a="$1" -v b="$2" 'BEGIN{printf "%.2fx", a/b}'; }
 
 if [ "${BENCH_PAGES:-0}" = 1 ]; then
 	# heap pages: read through the Seq Scan, read in the backend, shipped to the GPU
@@ -107,17 +117,27 @@ if [ "${BENCH_PAGES:-0}" = 1 ]; then
 	done
 	exit 0
 fi
-declare -A T
-# GPUHASH_DEVICES ("0 all"): gpuhash timed on each gpuhash.devices setting
-read -ra DEVSETS <<<"${GPUHASH_DEVICES:-}"
-[ "${#DEVSETS[@]}" -gt 0 ] || DEVSETS=("")
+# the variants gpuhash is timed under: GPUHASH_VARIANTS, else one per
+# GPUHASH_DEVICES setting ("0 all": one GPU, then every GPU), else the defaults
+VARIANTS=()
+LABELS=()
+if [ -n "${GPUHASH_VARIANTS+x}" ]; then
+	IFS='|' read -ra VARIANTS <<<"$GPUHASH_VARIANTS|"
+	for v in "${VARIANTS[@]}"; do LABELS+=("${v:+ with $v}"); done
+else
+	for d in ${GPUHASH_DEVICES:-}; do
+		VARIANTS+=("SET gpuhash.devices = '$d';")
+		LABELS+=(" on GPUs $d")
+	done
+	[ "${#VARIANTS[@]}" -gt 0 ] || { VARIANTS=(""); LABELS=(""); }
+fi
 header="| query |"
 sep="|---|"
 for w in $WORKERS; do
 	header+=" PostgreSQL, $w workers (s) |"
 	sep+="---|"
-	for d in "${DEVSETS[@]}"; do
-		header+=" gpuhash${d:+ on GPUs $d}, $w workers (s) | speed-up |"
+	for l in "${LABELS[@]}"; do
+		header+=" gpuhash$l, $w workers (s) | speed-up |"
 		sep+="---|---|"
 	done
 done
@@ -127,10 +147,18 @@ for n in $names; do
 	line="| \`${Q[$n]}\` |"
 	for w in $WORKERS; do
 		base="SET max_parallel_workers_per_gather = $w; SET gpuhash.device = '$DEVICE';"
-		pg=$(time_query "$base SET gpuhash.enabled = off;" "${Q[$n]}")
+		pg=-
+		[ "$PG_REPS" = 0 ] || pg=$(time_query "$base SET gpuhash.enabled = off;" "${Q[$n]}" "$PG_REPS")
 		line+=" $(secs "$pg") |"
-		for d in "${DEVSETS[@]}"; do
-			gh=$(time_query "$base ${d:+SET gpuhash.devices = '$d';} SET gpuhash.enabled = on; SET gpuhash.force = $FORCE;" "${Q[$n]}")
+		# the variants' runs interleaved, so that none is always the first after PostgreSQL's
+		runs=()
+		for ((r = 0; r < REPS; r++)); do
+			for i in "${!VARIANTS[@]}"; do
+				runs[i]+=" $(time_query "$base SET gpuhash.enabled = on; SET gpuhash.force = $FORCE; ${VARIANTS[i]}" "${Q[$n]}" 1)"
+			done
+		done
+		for i in "${!VARIANTS[@]}"; do
+			gh=$(median ${runs[i]})
 			line+=" $(secs "$gh") | $(ratio "$pg" "$gh") |"
 		done
 	done

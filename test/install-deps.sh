@@ -9,14 +9,15 @@
 #                                          (test/all-versions.sh): the libraries
 #                                          and tools to build them from source
 #                                          (test/pgsql/build-pg.sh), debootstrap
-#                                          (test/pgsql/debian-root.sh)
+#                                          (test/pgsql/debian-root.sh), the Debian
+#                                          developers' keyring (test/pgsql/debsrc.sh)
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
 pkgs="build-essential make perl postgresql-15 postgresql-server-dev-15 postgresql-15-pgtap
       libtap-parser-sourcehandler-pgtap-perl"
 if [ "${1:-}" = --releases ]; then
 	pkgs="$pkgs pkg-config bison flex libicu-dev libreadline-dev zlib1g-dev bzip2 xz-utils
-	      debootstrap"
+	      debootstrap debian-keyring"
 fi
 missing=$(for p in $pkgs; do dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || echo "$p"; done)
 if [ -n "$missing" ]; then

@@ -11,6 +11,13 @@
 # configuration is left alone.  The tarball is checked against the SHA-256 of
 # the signed index.  The mirrors are those of the system's binary
 # packages, as deb-src lines.  Needs apt-get and apt-cache (Debian).
+#
+# A mirror may list a version whose upstream tarball it no longer serves while
+# it keeps the files of the same release's earlier uploads (trixie-security's
+# postgresql-17 has been such a case).  Then the tarball of the nearest earlier
+# minor release in the same pool directory is taken: its .dsc must carry a good
+# signature from the Debian developers' keyring (package debian-keyring, gpgv),
+# and the tarball must match the SHA-256 of the signed part of that .dsc.
 
 # debsrc_suites PGVERSION: Debian 12 packages PostgreSQL 15, Debian 13 (trixie)
 # 17, unstable (sid) 18
@@ -31,6 +38,46 @@ debsrc_suites() {
 debsrc_mirrors() {
 	grep -hsE '^(URIs:|deb )' /etc/apt/sources.list.d/debian.sources /etc/apt/sources.list |
 		grep -oE 'https?://[^ ]+' | sort -u || true
+}
+
+# debsrc_earlier PACKAGE VERSION DIRECTORY DIR URIS TMP: the upstream tarball
+# of the nearest earlier minor release of VERSION (same Debian revision) that
+# the mirrors in URIS keep in DIRECTORY, checked as the header comment says,
+# into DIR; prints "VERSION TARBALL".  Notes go to TMP/apt.log.
+debsrc_earlier() {
+	local pkg=$1 version=$2 directory=$3 dir=$4 uris=$5 tmp=$6
+	local keyring=/usr/share/keyrings/debian-keyring.gpg log=$6/apt.log
+	local up=${2%%-*} rev=${2#*-} major minor m u dsc sha file
+	major=${up%.*}
+	minor=${up##*.}
+	case $minor in '' | *[!0-9]*) return 1 ;; esac
+	if [ ! -r $keyring ] || ! command -v gpgv >/dev/null; then
+		echo "debsrc: earlier uploads need gpgv and $keyring (package debian-keyring)" >>"$log"
+		return 1
+	fi
+	for ((m = minor - 1; m >= 0 && m >= minor - 8; m--)); do
+		dsc=${pkg}_$major.$m-$rev.dsc
+		for u in $uris; do
+			rm -f "$tmp/$dsc" "$tmp/signed"
+			/usr/lib/apt/apt-helper -o "APT::Sandbox::User=root" download-file \
+				"$u/$directory/$dsc" "$tmp/$dsc" >>"$log" 2>&1 || continue
+			if ! gpgv --keyring $keyring --output "$tmp/signed" "$tmp/$dsc" >>"$log" 2>&1; then
+				echo "debsrc: $dsc has no good signature from $keyring" >>"$log"
+				continue
+			fi
+			read -r sha file < <(awk '/^Checksums-Sha256:/ { s = 1; next } /^[^ ]/ { s = 0 }
+				s && $3 ~ /\.orig\.tar\./ { print $1, $3; exit }' "$tmp/signed")
+			[ -n "${file:-}" ] || continue
+			if /usr/lib/apt/apt-helper -o "APT::Sandbox::User=root" download-file \
+				"$u/$directory/$file" "$dir/$file" "SHA256:$sha" >>"$log" 2>&1; then
+				echo "debsrc: $pkg $version's tarball is missing; took $major.$m-$rev's" \
+					"(signed .dsc)" >&2
+				echo "$major.$m-$rev $dir/$file"
+				return 0
+			fi
+		done
+	done
+	return 1
 }
 
 debsrc_fetch() {
@@ -91,6 +138,11 @@ debsrc_fetch() {
 			fi
 		done
 	done <"$tmp/candidates"
+	if [ -z "$got" ]; then
+		while read -r version directory file sha; do
+			got=$(debsrc_earlier "$pkg" "$version" "$directory" "$dir" "$uris" "$tmp") && break
+		done <"$tmp/candidates"
+	fi
 	if [ -z "$got" ]; then
 		tail -5 "$tmp/apt.log" >&2
 		echo "debsrc: no $pkg source tarball could be downloaded from $suites" \
