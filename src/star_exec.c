@@ -455,18 +455,51 @@ star_alone(GpuStarAggState *s, gh_status failure, const char *msg)
 	scan_again(s);
 }
 
+/*
+ * A row of the fact table the device cannot evaluate was read (in this
+ * process, or in another of a parallel query): the star's groups would miss
+ * it, so the process that returns the groups runs the alternative plan
+ * instead, which the planner gives every star whose fact table may hold such
+ * a row (star_path.c, fact_may_escape); without one, the query fails.
+ */
+static void
+escape_to_alternative(GpuStarAggState *s)
+{
+	if (s->alt_ps == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("GpuStarAgg cannot evaluate a row of the fact table on the device"),
+				 errdetail("A value the query reads is stored compressed or out of line, is a numeric NaN, or needs more than 128 bits."),
+				 errhint("Set gpuhash.enable_star to off for this query.")));
+	s->use_alt = true;
+	s->alt_why = "a row of the fact table holds a value the device cannot evaluate";
+	s->returns_groups = true;
+}
+
 static void
 take_groups(GpuStarAggState *s)
 {
 	instr_time	start;
-	MemoryContext old = MemoryContextSwitchTo(s->cxt);
+	MemoryContext old;
 
+	if (s->star->escaped)
+	{
+		escape_to_alternative(s);
+		return;
+	}
+	old = MemoryContextSwitchTo(s->cxt);
 	INSTR_TIME_SET_CURRENT(start);
 	s->groups_res = gpuhash_op_star_result(s->star);
 	if (s->groups_res == NULL && s->star->given_up)
 		star_alone(s, s->star->failure, s->star->failure_msg);
 	else if (s->groups_res == NULL)
 		scan_again(s);			/* made again on the CPU (star_ops.h, restart) */
+	if (s->groups_res == NULL && s->star->escaped)
+	{
+		MemoryContextSwitchTo(old);
+		escape_to_alternative(s);
+		return;
+	}
 	if (s->groups_res == NULL)
 	{
 		s->groups_res = gpuhash_op_star_result(s->star);
@@ -571,6 +604,11 @@ finish_parallel(GpuStarAggState *s, bool decode)
 		s->returns_groups = true;
 		return;
 	}
+	if (sh->escaped)
+	{
+		escape_to_alternative(s);
+		return;
+	}
 	if (sh->failed || sh->alone)
 	{
 		MemoryContext old = MemoryContextSwitchTo(s->cxt);
@@ -600,7 +638,7 @@ run_parallel(GpuStarAggState *s)
 	/* counted active before attaching: the star outlives every active process's use */
 	SpinLockAcquire(&sh->mutex);
 	if (sh->finished || (s->star == NULL && sh->id == 0 && !sh->alone) ||
-		(sh->failed && !finishes))
+		((sh->failed || sh->escaped) && !finishes))
 	{
 		/* done, given up, or the maker's own star, which the maker feeds alone */
 		SpinLockRelease(&sh->mutex);
@@ -615,10 +653,12 @@ run_parallel(GpuStarAggState *s)
 	else if (s->star != NULL)
 		s->star->restartable = true;	/* the maker's own: fed by the maker alone */
 
-	if (!sh->failed && !sh->alone)
+	if (!sh->failed && !sh->alone && !sh->escaped)
 		scan(s);
 
 	SpinLockAcquire(&sh->mutex);
+	if (s->star != NULL && s->star->escaped)
+		sh->escaped = true;		/* every process stops feeding it */
 	if (s->star != NULL && s->star->given_up && !sh->failed)
 	{
 		/* the device failed it here first: every process stops feeding it */
@@ -913,6 +953,7 @@ init_shared(GpuStarAggState *s, StarShared *sh)
 	sh->failed = false;
 	sh->alone = false;
 	sh->use_alt = false;
+	sh->escaped = false;
 	sh->failure = GH_OK;
 	sh->failure_msg[0] = '\0';
 	sh->leader_finishes = parallel_leader_participation;
@@ -1146,7 +1187,8 @@ ExplainGpuStarAgg(CustomScanState *node, List *ancestors, ExplainState *es)
 		for (int d = 0; d < s->ndims; d++)
 			if (s->dims[d].checked)
 				checked = lappend(checked, s->dims[d].name);
-		ExplainPropertyList("Keys Checked", checked, es);
+		if (checked != NIL)
+			ExplainPropertyList("Keys Checked", checked, es);
 		if (es->analyze && s->done)
 			ExplainPropertyText("Alternative Plan",
 								s->use_alt ? psprintf("ran: %s", s->alt_why ? s->alt_why :

@@ -171,16 +171,16 @@ star_core_pages(StarCore *c, const void *base, const uint32 *pages, const uint64
 		if (status[p] || res[p] == GH_STAR_PAGE_OK)
 			continue;
 		/* the star stays usable for the query's other processes: keep nothing of this read */
-		memset(status, 1, npages);
+		memset(status, STAR_PAGE_READ_AGAIN, npages);
 		st = gh_star_keep(c->star, status);
 		if (st != GH_OK)
 			return st;
 		if (res[p] == GH_STAR_PAGE_ESCAPE)
-			ereport(ERROR,
-					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-					 errmsg("GpuStarAgg cannot evaluate a row of the fact table on the device"),
-					 errdetail("A value the query reads is stored compressed or out of line, is a numeric NaN, or needs more than 128 bits."),
-					 errhint("Set gpuhash.enable_star to off for this query.")));
+		{
+			status[p] = STAR_PAGE_ESCAPED;
+			pfree(res);
+			return GH_OK;
+		}
 		raise_data_error(res[p] - GH_STAR_PAGE_ERROR);
 	}
 	st = gh_star_keep(c->star, status);
@@ -556,6 +556,19 @@ gpuhash_op_star_name(GhOpStar *s, Relation rel)
 	s->name_spc = RelationFileSpc(rel);
 }
 
+/* a batch's page marked STAR_PAGE_ESCAPED: s escaped (star_ops.h), the pass stops */
+static void
+note_escape(GhOpStar *s, const uint8 *status, size_t npages)
+{
+	for (size_t p = 0; p < npages; p++)
+		if (status[p] == STAR_PAGE_ESCAPED)
+		{
+			s->escaped = true;
+			s->restart = true;
+			return;
+		}
+}
+
 void
 gpuhash_op_star_shipped(GhOpStar *s, size_t npages)
 {
@@ -574,6 +587,8 @@ gpuhash_op_star_shipped(GhOpStar *s, size_t npages)
 		else
 			s->kept = gh_star_rows(s->local.star);
 	}
+	if (!s->restart)
+		note_escape(s, s->status, npages);
 }
 
 void
@@ -594,6 +609,8 @@ gpuhash_op_star_synthetic(GhOpStar *s, size_t npages)
 		else
 			s->kept = gh_star_rows(s->local.star);
 	}
+	if (!s->restart)
+		note_escape(s, s->synth_status, npages);
 }
 
 gh_groups *

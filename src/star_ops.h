@@ -73,6 +73,13 @@ typedef struct StarPageNames
 #define STAR_PAGE_KEPT			0
 #define STAR_PAGE_READ_AGAIN	1
 #define STAR_PAGE_NOT_CACHED	2
+/*
+ * A row of the page holds a value the device cannot evaluate
+ * (GH_STAR_PAGE_ESCAPE: a variable-length value stored compressed or out of
+ * line, a numeric NaN, a product beyond 128 bits); nothing of the batch is
+ * kept, and the node runs its alternative plan (star_exec.c).
+ */
+#define STAR_PAGE_ESCAPED		3
 
 /*
  * Run npages pages through the star: shared buffers (base BufferBlocks,
@@ -82,7 +89,8 @@ typedef struct StarPageNames
  * checked) or pages the caller made (lsns and names NULL: all taken).
  * status[p] becomes a STAR_PAGE_* (above).  A kept
  * page's data error is raised as PostgreSQL raises it; an engine failure is
- * returned (nothing of the batch kept then).
+ * returned (nothing of the batch kept then); a row the device cannot
+ * evaluate keeps nothing of the batch and marks its page STAR_PAGE_ESCAPED.
  */
 extern gh_status star_core_pages(StarCore *c, const void *base, const uint32 *pages,
 								 const uint64 *lsns, const StarPageNames *names, uint8 *status,
@@ -146,6 +154,12 @@ typedef struct GhOpStar
 	 */
 	bool		fed_by_many;
 	bool		given_up;
+	/*
+	 * A batch held a row the device cannot evaluate (STAR_PAGE_ESCAPED):
+	 * restart is set too, so that the pass stops; the star's groups would
+	 * miss that row, and the node runs its alternative plan instead.
+	 */
+	bool		escaped;
 	gh_status	failure;
 	char	   *failure_msg;
 	const gh_prog *prog;		/* what it was made of (the node's memory) */

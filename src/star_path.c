@@ -26,7 +26,9 @@
  *	  A table without a key on that column whose statistics find no value
  *	  twice is taken too, its keys checked as they are read: where two rows
  *	  share one, the node runs the alternative it carries instead (an Agg
- *	  over PostgreSQL's own cheapest plan of the joins: alternative_path);
+ *	  over PostgreSQL's own cheapest plan of the joins: alternative_path),
+ *	  as it does where a fact row holds a value the device cannot evaluate
+ *	  (fact_may_escape);
  *	  the right side of a semi join of the fact table (IN, EXISTS) is a
  *	  dimension that need not be unique at all (semi_joins);
  *	- every grouping expression reads one dimension only (it is then
@@ -963,6 +965,35 @@ alternative_path(PlannerInfo *root, RelOptInfo *output_rel, Path *input, List *g
 }
 
 /*
+ * Whether a row of the fact table may hold a value the device cannot
+ * evaluate (GH_STAR_PAGE_ESCAPE): the query reads a variable-length column
+ * of it (numeric, text), which may be stored compressed or out of line, be
+ * a numeric NaN, or make a product beyond 128 bits.  Such a star carries the
+ * alternative, which the node runs where that happens (star_exec.c).
+ */
+static bool
+fact_may_escape(StarPlan *sp)
+{
+	Bitmapset  *cols = NULL;
+	ListCell   *lc;
+	int			k = -1;
+
+	pull_varattnos((Node *) sp->factrel->reltarget->exprs, sp->fact, &cols);
+	foreach(lc, sp->factrel->baserestrictinfo)
+		pull_varattnos((Node *) lfirst_node(RestrictInfo, lc)->clause, sp->fact, &cols);
+	while ((k = bms_next_member(cols, k)) >= 0)
+	{
+		AttrNumber	attno = k + FirstLowInvalidHeapAttributeNumber;
+
+		if (attno == 0 ||
+			(attno > 0 && attno <= sp->factdesc->natts &&
+			 TupleDescAttr(sp->factdesc, attno - 1)->attlen == -1))
+			return true;
+	}
+	return false;
+}
+
+/*
  * The partial path dimension d is read by in a parallel star, or NULL: a
  * single table scanned in parallel (a partial scan returns each row to one
  * process, and to none once one has found its end), whose numeric payloads
@@ -1078,6 +1109,7 @@ star_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 	Path	   *factpath;
 	int			g;
 	bool		any_checked = false;
+	bool		may_escape;
 	Path	   *alt = NULL;
 
 	if (prev_upper_paths_hook)
@@ -1392,10 +1424,15 @@ star_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 	priv = lappend(priv, join_shown);
 	Assert(list_length(priv) == SP_COUNT);
 
-	/* serial; with a checked dimension, PostgreSQL's join of the input below an Agg beside it */
-	if (any_checked &&
+	/*
+	 * serial; with a checked dimension, PostgreSQL's join of the input below
+	 * an Agg beside it, and so where a fact row may escape the device (there
+	 * the query fails without it)
+	 */
+	may_escape = fact_may_escape(&sp);
+	if ((any_checked || may_escape) &&
 		(alt = alternative_path(root, output_rel, input_rel->cheapest_total_path, group_exprs,
-								aggrefs, groups_est)) == NULL)
+								aggrefs, groups_est)) == NULL && any_checked)
 		GIVE_UP("no alternative plan for a checked dimension");
 	factpath = create_seqscan_path(root, sp.factrel, NULL, 0);
 	add_path(output_rel, (Path *) make_star_path(&sp, output_rel, priv, factpath, dimpaths, alt,
@@ -1441,7 +1478,8 @@ star_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 		 * own, or a partial one (its parallel scans hand that process, the
 		 * only one to run it, every block)
 		 */
-		if (any_checked)
+		alt = NULL;
+		if (any_checked || may_escape)
 		{
 			Path	   *in = get_cheapest_parallel_safe_total_inner(input_rel->pathlist);
 
@@ -1449,7 +1487,9 @@ star_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 				in = linitial(input_rel->partial_pathlist);
 			alt = in == NULL ? NULL :
 				alternative_path(root, output_rel, in, group_exprs, aggrefs, groups_est);
-			dims_safe &= alt != NULL && alt->parallel_safe;
+			if (alt != NULL && !alt->parallel_safe)
+				alt = NULL;
+			dims_safe &= alt != NULL || !any_checked;
 		}
 		if (workers > 0 && dims_safe)
 		{

@@ -38,7 +38,8 @@
  * allocator hands out, and rows that must come through the Seq Scan come
  * from a scan of this process's with the Seq Scan's quals (pull_private).
  * A star the processes feed together and the device failed is given up
- * (star_ops.h, fed_by_many): the pass stops and star_exec.c goes on.
+ * (star_ops.h, fed_by_many), and a row the device cannot evaluate stops
+ * every star (star_ops.h, escaped): the pass stops and star_exec.c goes on.
  *
  *-------------------------------------------------------------------------
  */
@@ -517,7 +518,7 @@ star_scan_fact(GpuStarAggState *s)
 			flush_synth(&sc);
 		if (direct && fact->instrument)
 			InstrStopNode(fact->instrument, sc.cpu_rows);
-		if (!sc.abort || sc.star->given_up)
+		if (!sc.abort || sc.star->given_up || sc.star->escaped)
 			break;
 		/* made again on the CPU: every page once more, by this process alone */
 		sc.star->restart = false;

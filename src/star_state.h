@@ -64,6 +64,8 @@ typedef struct StarShared
 	bool		alone;
 	/* no star: a checked dimension holds a key twice, the alternative runs */
 	bool		use_alt;
+	/* a process's batch held a row the device cannot evaluate: the alternative runs */
+	bool		escaped;
 	int			failure;		/* gh_status: why, if the device failed (failed, alone) */
 	char		failure_msg[256];
 	/* what a worker needs to read the groups back (decode) */
@@ -115,7 +117,7 @@ typedef struct GpuStarAggState
 	bool		whole_pass;		/* this process reads the whole fact table, a Gather or not */
 	PlanState  *alt_ps;			/* PostgreSQL's plan of the scan tuple, or NULL */
 	bool		use_alt;		/* a checked dimension holds a key twice: it runs */
-	char	   *alt_why;		/* which dimension (EXPLAIN ANALYZE) */
+	char	   *alt_why;		/* why it ran (EXPLAIN ANALYZE) */
 
 	/* the groups */
 	gh_groups  *groups_res;

@@ -83,7 +83,7 @@ VACUUM (FREEZE, ANALYZE) sf_big, sf_day, sf_item, sf_store, sf_empty, sf_multi, 
                          sf_store_nk, sf_big_nk, sf_zone;
 
 BEGIN;
-SELECT plan(244);
+SELECT plan(265);
 SET LOCAL gpuhash.enable_star = on;
 
 \ir lib/digests.sql
@@ -388,6 +388,45 @@ SELECT lives_ok($$SELECT count(*) FROM sf_fact f JOIN sf_item i ON f.item = i.it
                    WHERE i.size > 0 AND f.qty / i.size > 1 AND s.region = 'N'$$,
                 'a join clause of rows the dimensions keep');
 RESET gpuhash.force;
+
+-- a row the device cannot evaluate (a numeric NaN, a product beyond 128 bits):
+-- the plan PostgreSQL would have run runs instead, as for a key given twice
+CREATE FUNCTION pg_temp.escapes(tag text) RETURNS SETOF text
+LANGUAGE plpgsql AS $$
+DECLARE
+  q text := 'SELECT s.region, count(*), sum(f.amount), max(f.qty) FROM sf_fact f
+               JOIN sf_store s ON f.store = s.store GROUP BY 1';
+  q4 text := 'SELECT d.yr, sum(w.a * w.b * w.c), count(*) FROM sf_wide w
+                JOIN sf_day d ON w.day = d.day GROUP BY 1';
+  old numeric := (SELECT amount FROM sf_fact WHERE id = 4242);
+BEGIN
+  PERFORM set_config('gpuhash.force', 'on', true);
+  RETURN NEXT pg_temp.analyzed_shows(q, 'Alternative Plan: not needed',
+                                      tag || ': every row evaluated on the device, the star runs');
+  UPDATE sf_fact SET amount = 'NaN' WHERE id = 4242;
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ', a numeric NaN in the fact table', q, 'GpuStarAgg');
+  RETURN NEXT pg_temp.analyzed_shows(q,
+    'Alternative Plan: ran: a row of the fact table holds a value the device cannot evaluate',
+    tag || ': EXPLAIN ANALYZE says the alternative ran, and why');
+  UPDATE sf_fact SET amount = old WHERE id = 4242;
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ', a product beyond 128 bits', q4, 'GpuStarAgg');
+  RETURN NEXT pg_temp.analyzed_shows(q4, 'Alternative Plan: ran',
+                                      tag || ': the product beyond 128 bits ran the alternative');
+END $$;
+-- three factors of 18 digits, one row's product of 54
+CREATE TABLE sf_wide AS
+  SELECT day, amount::numeric(18,6) AS a, (amount + 0.5)::numeric(18,6) AS b, 2::numeric(18,6) AS c
+    FROM sf_fact;
+UPDATE sf_wide SET a = 999999999999.999999, b = 999999999999.999999, c = 999999999999.999999
+ WHERE day = 77 AND a = (SELECT max(a) FROM sf_wide WHERE day = 77);
+ANALYZE sf_wide;
+SET LOCAL max_parallel_workers_per_gather = 0;
+SELECT * FROM pg_temp.escapes('serial');
+SET LOCAL max_parallel_workers_per_gather = 2;
+SELECT * FROM pg_temp.escapes('parallel');
+SET LOCAL parallel_leader_participation = off;
+SELECT * FROM pg_temp.escapes('parallel, leader not taking part');
+RESET parallel_leader_participation;
 
 SELECT * FROM finish();
 ROLLBACK;
