@@ -123,14 +123,15 @@ numeric_bytes(Datum v, uint32 *len, int *dscale)
 	return data;
 }
 
+/*
+ * A numeric value the device cannot hold (NaN, infinite, beyond 38 digits):
+ * the dimension is marked, its value left 0, and the node runs its
+ * alternative plan instead of the star (star_exec.c, make_star)
+ */
 static void
-numeric_payload_error(StarDimState *dim)
+numeric_payload_escaped(StarDimState *dim)
 {
-	ereport(ERROR,
-			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-			 errmsg("GpuStarAgg cannot hold a numeric value of \"%s\" on the device", dim->name),
-			 errdetail("The value is NaN or infinite, or needs more than 38 digits."),
-			 errhint("Set gpuhash.enable_star to off for this query.")));
+	dim->escaped = true;
 }
 
 /* the dictionary of dimension d's grouping columns: their types, equality operators, collations */
@@ -232,7 +233,11 @@ star_read_dim(GpuStarAggState *s, int d)
 				uint8		dsb;
 
 				if (ds > 38 || !gh_numeric_load(data, len, pl[k]->scale, &x, &dsb))
-					numeric_payload_error(dim);
+				{
+					numeric_payload_escaped(dim);
+					x = 0;
+					dsb = 0;
+				}
 				a->lo[k][r] = (int64) (uint64) (gh_u128) x;
 				a->hi[k][r] = (int64) (uint64) ((gh_u128) x >> 64);
 				a->dscale[k][r] = dsb;
@@ -281,7 +286,11 @@ star_read_dim(GpuStarAggState *s, int d)
 				continue;
 			data = numeric_bytes(pending[k][r], &len, &ds);
 			if (pl[k]->scale > 38 || !gh_numeric_load(data, len, pl[k]->scale, &x, &dsb))
-				numeric_payload_error(dim);
+			{
+				numeric_payload_escaped(dim);
+				x = 0;
+				dsb = 0;
+			}
 			a->lo[k][r] = (int64) (uint64) (gh_u128) x;
 			a->hi[k][r] = (int64) (uint64) ((gh_u128) x >> 64);
 			a->dscale[k][r] = dsb;

@@ -167,6 +167,7 @@ reset_execution(GpuStarAggState *s)
 		s->dims[d].dict = NULL;
 		s->dims[d].ncodes = 0;
 		s->dims[d].rows = 0;
+		s->dims[d].escaped = false;
 	}
 	for (int p = 0; p < s->npayloads; p++)
 		star_payload_numeric(&s->payloads[p], s->payloads[p].type, s->payloads[p].typmod);
@@ -356,6 +357,21 @@ make_star(GpuStarAggState *s)
 	instr_time	start;
 
 	INSTR_TIME_SET_CURRENT(start);
+	for (int d = 0; d < s->ndims; d++)
+		if (s->dims[d].escaped || (s->shared != NULL && s->shared->dim_escaped && s->dims[d].partial))
+		{
+			/* a numeric value the device cannot hold: no star (star_dims.c) */
+			if (s->alt_ps == NULL)
+				ereport(ERROR,
+						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+						 errmsg("GpuStarAgg cannot hold a numeric value of \"%s\" on the device",
+								s->dims[d].name),
+						 errdetail("The value is NaN or infinite, or needs more than 38 digits."),
+						 errhint("Set gpuhash.enable_star to off for this query.")));
+			s->alt_why = psprintf("%s holds a numeric value the device cannot hold", s->dims[d].name);
+			s->use_alt = true;
+			return;
+		}
 	semi_keys_distinct(s);
 	arrays = palloc0(sizeof(StarDimArrays) * Max(s->ndims, 1));
 	star_compile_node(s);
@@ -954,6 +970,7 @@ init_shared(GpuStarAggState *s, StarShared *sh)
 	sh->alone = false;
 	sh->use_alt = false;
 	sh->escaped = false;
+	sh->dim_escaped = false;
 	sh->failure = GH_OK;
 	sh->failure_msg[0] = '\0';
 	sh->leader_finishes = parallel_leader_participation;
@@ -1040,6 +1057,8 @@ read_shares(GpuStarAggState *s)
 				star_dim_publish(s, d);
 			}
 		SpinLockAcquire(&sh->mutex);
+		for (int d = 0; d < s->ndims; d++)
+			sh->dim_escaped |= s->dims[d].escaped && s->dims[d].partial;
 		sh->dim_readers--;
 		if (!sh->leader_finishes && sh->dim_readers == 0 && !sh->dims_closed)
 			makes = sh->dims_closed = true;

@@ -1430,6 +1430,8 @@ star_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 	 * the query fails without it)
 	 */
 	may_escape = fact_may_escape(&sp);
+	foreach(lc, sp.payload_info)
+		may_escape |= (Oid) lthird_int(lfirst(lc)) == NUMERICOID;	/* a NaN (star_dims.c) */
 	if ((any_checked || may_escape) &&
 		(alt = alternative_path(root, output_rel, input_rel->cheapest_total_path, group_exprs,
 								aggrefs, groups_est)) == NULL && any_checked)

@@ -37,6 +37,7 @@ typedef struct StarDimState
 	bool		partial;		/* read by every process, each its share */
 	bool		checked;		/* unique by statistics only: its keys are checked */
 	bool		semi;			/* a semi join's right side: one row of each key kept */
+	bool		escaped;		/* a numeric value the device cannot hold was read */
 } StarDimState;
 
 /*
@@ -66,6 +67,8 @@ typedef struct StarShared
 	bool		use_alt;
 	/* a process's batch held a row the device cannot evaluate: the alternative runs */
 	bool		escaped;
+	/* a process's share of a dimension held a numeric the device cannot hold */
+	bool		dim_escaped;
 	int			failure;		/* gh_status: why, if the device failed (failed, alone) */
 	char		failure_msg[256];
 	/* what a worker needs to read the groups back (decode) */

@@ -83,7 +83,7 @@ VACUUM (FREEZE, ANALYZE) sf_big, sf_day, sf_item, sf_store, sf_empty, sf_multi, 
                          sf_store_nk, sf_big_nk, sf_zone;
 
 BEGIN;
-SELECT plan(265);
+SELECT plan(274);
 SET LOCAL gpuhash.enable_star = on;
 
 \ir lib/digests.sql
@@ -398,7 +398,10 @@ DECLARE
                JOIN sf_store s ON f.store = s.store GROUP BY 1';
   q4 text := 'SELECT d.yr, sum(w.a * w.b * w.c), count(*) FROM sf_wide w
                 JOIN sf_day d ON w.day = d.day GROUP BY 1';
+  qd text := 'SELECT b.grp, count(*), sum(b.price), sum(f.qty) FROM sf_fact f JOIN sf_big b ON f.id = b.k
+                GROUP BY 1';
   old numeric := (SELECT amount FROM sf_fact WHERE id = 4242);
+  oldp numeric := (SELECT price FROM sf_big WHERE k = 4242);
 BEGIN
   PERFORM set_config('gpuhash.force', 'on', true);
   RETURN NEXT pg_temp.analyzed_shows(q, 'Alternative Plan: not needed',
@@ -412,6 +415,12 @@ BEGIN
   RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ', a product beyond 128 bits', q4, 'GpuStarAgg');
   RETURN NEXT pg_temp.analyzed_shows(q4, 'Alternative Plan: ran',
                                       tag || ': the product beyond 128 bits ran the alternative');
+  UPDATE sf_big SET price = 'NaN' WHERE k = 4242;
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ', a numeric NaN in a dimension', qd, 'GpuStarAgg');
+  RETURN NEXT pg_temp.analyzed_shows(qd,
+    'Alternative Plan: ran: sf_big holds a numeric value the device cannot hold',
+    tag || ': EXPLAIN ANALYZE says a dimension''s value ran the alternative');
+  UPDATE sf_big SET price = oldp WHERE k = 4242;
 END $$;
 -- three factors of 18 digits, one row's product of 54
 CREATE TABLE sf_wide AS
