@@ -271,13 +271,21 @@ BEGIN
                                       tag || ': EXPLAIN ANALYZE says the alternative ran, and why');
   DELETE FROM sf_big_nk WHERE ctid = (SELECT max(ctid) FROM sf_big_nk WHERE k = 4242);
 END $$;
-SET LOCAL max_parallel_workers_per_gather = 0;
-SELECT * FROM pg_temp.checked_keys('serial');
-SET LOCAL max_parallel_workers_per_gather = 2;
-SELECT * FROM pg_temp.checked_keys('parallel');
-SET LOCAL parallel_leader_participation = off;
-SELECT * FROM pg_temp.checked_keys('parallel, leader not taking part');
-SET LOCAL parallel_leader_participation = on;
+-- the tests of function fn, serially, in parallel, and without the leader taking part
+CREATE FUNCTION pg_temp.in_each_mode(fn text) RETURNS SETOF text
+LANGUAGE plpgsql AS $$
+DECLARE
+  mode record;
+BEGIN
+  FOR mode IN VALUES ('serial', '0', 'on'), ('parallel', '2', 'on'),
+                     ('parallel, leader not taking part', '2', 'off') LOOP
+    PERFORM set_config('max_parallel_workers_per_gather', mode.column2, true);
+    PERFORM set_config('parallel_leader_participation', mode.column3, true);
+    RETURN QUERY EXECUTE format('SELECT * FROM pg_temp.%I(%L)', fn, mode.column1);
+  END LOOP;
+  PERFORM set_config('parallel_leader_participation', 'on', true);
+END $$;
+SELECT * FROM pg_temp.in_each_mode('checked_keys');
 -- a dimension with a partial plan: every process reads its share, one merges them
 SELECT * FROM pg_temp.same_rows('parallel, a dimension read by every process',
   'SELECT b.grp, s.region, count(*), sum(f.qty), sum(b.price), max(b.w), sum(f.amount * b.price)
@@ -389,8 +397,17 @@ SELECT lives_ok($$SELECT count(*) FROM sf_fact f JOIN sf_item i ON f.item = i.it
                 'a join clause of rows the dimensions keep');
 RESET gpuhash.force;
 
--- a row the device cannot evaluate (a numeric NaN, a product beyond 128 bits):
--- the plan PostgreSQL would have run runs instead, as for a key given twice
+-- a row the device cannot evaluate (a numeric NaN, a product beyond 128 bits),
+-- or a dimension's NaN: the plan PostgreSQL would have run runs instead, as for
+-- a key given twice.  alternative_runs: q's rows are PostgreSQL's, and EXPLAIN
+-- ANALYZE says the alternative ran and why
+CREATE FUNCTION pg_temp.alternative_runs(name text, q text, why text) RETURNS SETOF text
+LANGUAGE plpgsql AS $$
+BEGIN
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(name, q, 'GpuStarAgg');
+  RETURN NEXT pg_temp.analyzed_shows(q, 'Alternative Plan: ran: ' || why,
+                                      name || ': EXPLAIN ANALYZE says the alternative ran, and why');
+END $$;
 CREATE FUNCTION pg_temp.escapes(tag text) RETURNS SETOF text
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -407,19 +424,14 @@ BEGIN
   RETURN NEXT pg_temp.analyzed_shows(q, 'Alternative Plan: not needed',
                                       tag || ': every row evaluated on the device, the star runs');
   UPDATE sf_fact SET amount = 'NaN' WHERE id = 4242;
-  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ', a numeric NaN in the fact table', q, 'GpuStarAgg');
-  RETURN NEXT pg_temp.analyzed_shows(q,
-    'Alternative Plan: ran: a row of the fact table holds a value the device cannot evaluate',
-    tag || ': EXPLAIN ANALYZE says the alternative ran, and why');
+  RETURN QUERY SELECT * FROM pg_temp.alternative_runs(tag || ', a numeric NaN in the fact table', q,
+    'a row of the fact table holds a value the device cannot evaluate');
   UPDATE sf_fact SET amount = old WHERE id = 4242;
-  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ', a product beyond 128 bits', q4, 'GpuStarAgg');
-  RETURN NEXT pg_temp.analyzed_shows(q4, 'Alternative Plan: ran',
-                                      tag || ': the product beyond 128 bits ran the alternative');
+  RETURN QUERY SELECT * FROM pg_temp.alternative_runs(tag || ', a product beyond 128 bits', q4,
+    'a row of the fact table holds a value the device cannot evaluate');
   UPDATE sf_big SET price = 'NaN' WHERE k = 4242;
-  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ', a numeric NaN in a dimension', qd, 'GpuStarAgg');
-  RETURN NEXT pg_temp.analyzed_shows(qd,
-    'Alternative Plan: ran: sf_big holds a numeric value the device cannot hold',
-    tag || ': EXPLAIN ANALYZE says a dimension''s value ran the alternative');
+  RETURN QUERY SELECT * FROM pg_temp.alternative_runs(tag || ', a numeric NaN in a dimension', qd,
+    'sf_big holds a numeric value the device cannot hold');
   UPDATE sf_big SET price = oldp WHERE k = 4242;
 END $$;
 -- three factors of 18 digits, one row's product of 54
@@ -429,13 +441,7 @@ CREATE TABLE sf_wide AS
 UPDATE sf_wide SET a = 999999999999.999999, b = 999999999999.999999, c = 999999999999.999999
  WHERE day = 77 AND a = (SELECT max(a) FROM sf_wide WHERE day = 77);
 ANALYZE sf_wide;
-SET LOCAL max_parallel_workers_per_gather = 0;
-SELECT * FROM pg_temp.escapes('serial');
-SET LOCAL max_parallel_workers_per_gather = 2;
-SELECT * FROM pg_temp.escapes('parallel');
-SET LOCAL parallel_leader_participation = off;
-SELECT * FROM pg_temp.escapes('parallel, leader not taking part');
-RESET parallel_leader_participation;
+SELECT * FROM pg_temp.in_each_mode('escapes');
 
 SELECT * FROM finish();
 ROLLBACK;
