@@ -18,7 +18,10 @@
 # gpuhash.device as GPUHASH_DEVICE (cpu or gpu, default cpu).  Each forced
 # run's rows, sorted, must equal the off run's byte for byte (psql prints
 # numerics exactly; the queries return no floating-point values): one test
-# per query and forced mode, its differences shown when it fails.  One more
+# per query and forced mode, its differences shown when it fails.  The TPC-H
+# shapes run once more with numeric NaNs in lineitem, customer and orders
+# (values the device cannot evaluate: every GpuStarAgg then runs its
+# alternative plan), put back afterwards.  One more
 # test per workload: its load, and one that gpuhash's nodes appear in the
 # forced plans of some of its queries (so that a gpuhash that planned
 # nothing cannot pass).  Prints TAP-like "ok" / "not ok" lines and ends with
@@ -133,6 +136,40 @@ plan_nodes() {
 		grep -c 'Custom Scan (Gpu[A-Za-z]*)'
 }
 
+# compare_queries SCHEMA LABEL: every query of the workload in each forced
+# mode against gpuhash off; sets with_nodes and nqueries
+compare_queries() {
+	local schema=$1 label=$2 q mode t0
+	with_nodes=0
+	nqueries=0
+	for q in $(wl_queries); do
+		nqueries=$((nqueries + 1))
+		t0=$SECONDS
+		if ! run "$schema" off "$q"; then
+			for mode in serial parallel leaderless; do
+				result 1 "$label $q $mode: the reference run (gpuhash off) failed" "$work/off.err"
+			done
+			continue
+		fi
+		for mode in serial parallel leaderless; do
+			if ! run "$schema" $mode "$q"; then
+				result 1 "$label $q $mode: failed" "$work/$mode.err"
+			elif ! cmp -s "$work/off.out" "$work/$mode.out"; then
+				{
+					echo "$(wc -l <"$work/$mode.out") rows where gpuhash off gave" \
+					     "$(wc -l <"$work/off.out"); sorted rows, off (<) and $mode (>):"
+					diff "$work/off.out" "$work/$mode.out"
+				} >"$work/diff"
+				result 1 "$label $q $mode: different rows" "$work/diff"
+			else
+				result 0 "$label $q $mode ($(wc -l <"$work/off.out") rows)"
+			fi
+		done
+		[ "$(plan_nodes "$schema" "$q")" -gt 0 ] 2>/dev/null && with_nodes=$((with_nodes + 1))
+		[ $((SECONDS - t0)) -ge 10 ] && echo "# $label $q: $((SECONDS - t0)) s"
+	done
+}
+
 for name in $names; do
 	wl_init "$name" || exit 2
 	sfvar=${name^^}_SF
@@ -146,35 +183,34 @@ for name in $names; do
 		result 1 "$name: load scale factor $sf" "$work/load.log"
 		continue
 	fi
-	with_nodes=0
-	nqueries=0
-	for q in $(wl_queries); do
-		nqueries=$((nqueries + 1))
-		t0=$SECONDS
-		if ! run "$schema" off "$q"; then
-			for mode in serial parallel leaderless; do
-				result 1 "$name $q $mode: the reference run (gpuhash off) failed" "$work/off.err"
-			done
-			continue
-		fi
-		for mode in serial parallel leaderless; do
-			if ! run "$schema" $mode "$q"; then
-				result 1 "$name $q $mode: failed" "$work/$mode.err"
-			elif ! cmp -s "$work/off.out" "$work/$mode.out"; then
-				{
-					echo "$(wc -l <"$work/$mode.out") rows where gpuhash off gave" \
-					     "$(wc -l <"$work/off.out"); sorted rows, off (<) and $mode (>):"
-					diff "$work/off.out" "$work/$mode.out"
-				} >"$work/diff"
-				result 1 "$name $q $mode: different rows" "$work/diff"
-			else
-				result 0 "$name $q $mode ($(wc -l <"$work/off.out") rows)"
-			fi
-		done
-		[ "$(plan_nodes "$schema" "$q")" -gt 0 ] 2>/dev/null && with_nodes=$((with_nodes + 1))
-		[ $((SECONDS - t0)) -ge 10 ] && echo "# $name $q: $((SECONDS - t0)) s"
-	done
+	compare_queries "$schema" "$name"
 	# a gpuhash that planned nothing would pass every comparison above
 	result "$([ "$with_nodes" -gt 0 ] && echo 0 || echo 1)" \
 	       "$name: gpuhash nodes in the forced plans of $with_nodes of $nqueries queries"
+	if [ "$name" = tpch ]; then
+		# values the device cannot evaluate (numeric NaNs) in the fact table and
+		# in dimensions: each GpuStarAgg runs its alternative plan; saved first,
+		# put back after
+		if $PSQL -c "SET search_path = $schema" \
+			-c "CREATE TABLE nan_saved AS
+			      SELECT 'l' AS t, l_orderkey AS k, l_linenumber AS n, l_extendedprice AS v
+			        FROM lineitem WHERE l_orderkey % 1009 = 7
+			      UNION ALL SELECT 'c', c_custkey, 0, c_acctbal FROM customer WHERE c_custkey % 97 = 3
+			      UNION ALL SELECT 'o', o_orderkey, 0, o_totalprice FROM orders WHERE o_orderkey % 1013 = 5" \
+			-c "UPDATE lineitem SET l_extendedprice = 'NaN' WHERE l_orderkey % 1009 = 7" \
+			-c "UPDATE customer SET c_acctbal = 'NaN' WHERE c_custkey % 97 = 3" \
+			-c "UPDATE orders SET o_totalprice = 'NaN' WHERE o_orderkey % 1013 = 5" \
+			>"$work/nan.log" 2>&1; then
+			compare_queries "$schema" "$name with numeric NaNs"
+		else
+			result 1 "$name: numeric NaNs put in" "$work/nan.log"
+		fi
+		$PSQL -c "SET search_path = $schema" \
+			-c "UPDATE lineitem SET l_extendedprice = s.v FROM nan_saved s
+			     WHERE s.t = 'l' AND l_orderkey = s.k AND l_linenumber = s.n" \
+			-c "UPDATE customer SET c_acctbal = s.v FROM nan_saved s WHERE s.t = 'c' AND c_custkey = s.k" \
+			-c "UPDATE orders SET o_totalprice = s.v FROM nan_saved s WHERE s.t = 'o' AND o_orderkey = s.k" \
+			-c "DROP TABLE nan_saved" >>"$work/nan.log" 2>&1 ||
+			result 1 "$name: the values NaNs replaced put back" "$work/nan.log"
+	fi
 done
