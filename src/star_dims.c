@@ -123,17 +123,6 @@ numeric_bytes(Datum v, uint32 *len, int *dscale)
 	return data;
 }
 
-/*
- * A numeric value the device cannot hold (NaN, infinite, beyond 38 digits):
- * the dimension is marked, its value left 0, and the node runs its
- * alternative plan instead of the star (star_exec.c, make_star)
- */
-static void
-numeric_payload_escaped(StarDimState *dim)
-{
-	dim->escaped = true;
-}
-
 /* the dictionary of dimension d's grouping columns: their types, equality operators, collations */
 GhaDict *
 star_dim_dict(GpuStarAggState *s, int d)
@@ -232,9 +221,10 @@ star_read_dim(GpuStarAggState *s, int d)
 				gh_i128		x;
 				uint8		dsb;
 
+				/* beyond the device (NaN, infinite, over 38 digits): the alternative runs (make_star) */
 				if (ds > 38 || !gh_numeric_load(data, len, pl[k]->scale, &x, &dsb))
 				{
-					numeric_payload_escaped(dim);
+					dim->escaped = true;
 					x = 0;
 					dsb = 0;
 				}
@@ -287,7 +277,7 @@ star_read_dim(GpuStarAggState *s, int d)
 			data = numeric_bytes(pending[k][r], &len, &ds);
 			if (pl[k]->scale > 38 || !gh_numeric_load(data, len, pl[k]->scale, &x, &dsb))
 			{
-				numeric_payload_escaped(dim);
+				dim->escaped = true;	/* as above */
 				x = 0;
 				dsb = 0;
 			}

@@ -476,7 +476,7 @@ star_alone(GpuStarAggState *s, gh_status failure, const char *msg)
  * process, or in another of a parallel query): the star's groups would miss
  * it, so the process that returns the groups runs the alternative plan
  * instead, which the planner gives every star whose fact table may hold such
- * a row (star_path.c, fact_may_escape); without one, the query fails.
+ * a row (star_path.c, star_may_escape); without one, the query fails.
  */
 static void
 escape_to_alternative(GpuStarAggState *s)

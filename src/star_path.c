@@ -27,8 +27,8 @@
  *	  twice is taken too, its keys checked as they are read: where two rows
  *	  share one, the node runs the alternative it carries instead (an Agg
  *	  over PostgreSQL's own cheapest plan of the joins: alternative_path),
- *	  as it does where a fact row holds a value the device cannot evaluate
- *	  (fact_may_escape);
+ *	  as it does where a row holds a value the device cannot evaluate
+ *	  (star_may_escape);
  *	  the right side of a semi join of the fact table (IN, EXISTS) is a
  *	  dimension that need not be unique at all (semi_joins);
  *	- every grouping expression reads one dimension only (it is then
@@ -965,18 +965,23 @@ alternative_path(PlannerInfo *root, RelOptInfo *output_rel, Path *input, List *g
 }
 
 /*
- * Whether a row of the fact table may hold a value the device cannot
- * evaluate (GH_STAR_PAGE_ESCAPE): the query reads a variable-length column
- * of it (numeric, text), which may be stored compressed or out of line, be
- * a numeric NaN, or make a product beyond 128 bits.  Such a star carries the
+ * Whether a row may hold a value the device cannot evaluate: the query
+ * reads a variable-length column of the fact table (numeric, text), which
+ * may be stored compressed or out of line, be a numeric NaN, or make a
+ * product beyond 128 bits (GH_STAR_PAGE_ESCAPE), or a numeric column of a
+ * dimension, which may be a NaN (star_dims.c).  Such a star carries the
  * alternative, which the node runs where that happens (star_exec.c).
  */
 static bool
-fact_may_escape(StarPlan *sp)
+star_may_escape(StarPlan *sp)
 {
 	Bitmapset  *cols = NULL;
 	ListCell   *lc;
 	int			k = -1;
+
+	foreach(lc, sp->payload_info)
+		if ((Oid) lthird_int(lfirst(lc)) == NUMERICOID)
+			return true;
 
 	pull_varattnos((Node *) sp->factrel->reltarget->exprs, sp->fact, &cols);
 	foreach(lc, sp->factrel->baserestrictinfo)
@@ -1429,9 +1434,7 @@ star_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 	 * an Agg beside it, and so where a fact row may escape the device (there
 	 * the query fails without it)
 	 */
-	may_escape = fact_may_escape(&sp);
-	foreach(lc, sp.payload_info)
-		may_escape |= (Oid) lthird_int(lfirst(lc)) == NUMERICOID;	/* a NaN (star_dims.c) */
+	may_escape = star_may_escape(&sp);
 	if ((any_checked || may_escape) &&
 		(alt = alternative_path(root, output_rel, input_rel->cheapest_total_path, group_exprs,
 								aggrefs, groups_est)) == NULL && any_checked)
