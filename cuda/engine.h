@@ -780,7 +780,9 @@ typedef enum gh_opcode
 	GH_OP_KEYPACK,				/* key |= (a & (2^w - 1)) << s, imm = s | w << 8 |
 								 * (n + 1) << 16: a NULL sets key bit n instead (n
 								 * -1: a is never NULL) */
-	GH_OP_KEYMIX,				/* key = mix(key, a): for keys wider than 64 bits */
+	GH_OP_KEYMIX,				/* key = mix(key, a) with its imm highest bits
+								 * cleared (0 .. 63): for keys wider than 64 bits;
+								 * a narrower key makes groups collide for tests */
 	GH_OP_OUT_INT,				/* output column dst = a (int64) */
 	GH_OP_OUT_F8,				/* output column dst = a (double) */
 	GH_OP_OUT_NUM,				/* numeric a of static scale b: its limbs (base 10^16,

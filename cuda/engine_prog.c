@@ -272,6 +272,10 @@ check_fields(const gh_prog *p, const gh_pagespec *spec, const int *dim_ncols, in
 				return say(pc, in, "shift %d, width %d, NULL bit %d", imm & 255,
 						   (imm >> 8) & 255, (imm >> 16) - 1);
 			break;
+		case GH_OP_KEYMIX:
+			if (imm < 0 || imm > 63)
+				return say(pc, in, "%d bits cleared, not 0 .. 63", imm);
+			break;
 		case GH_OP_OUT_INT:
 		case GH_OP_OUT_F8:
 			if (!outs_ok(p, in->dst, 1, in->op == GH_OP_OUT_INT ? GH_INT64 : GH_FLOAT64))

@@ -1020,7 +1020,8 @@ gh_vm_run(const gh_prog *prog, const gh_vmdim *dims, const gh_vmcols *c, gh_vmou
 				}
 			case GH_OP_KEYMIX:
 				key = gh_hash64(key ^ gh_hash64(a->null ? GH_STAR_NULL_WORD : (uint64_t) a->lo,
-												GH_STAR_KEY_SEED), GH_SEED_AGG);
+												GH_STAR_KEY_SEED), GH_SEED_AGG) &
+					(~UINT64_C(0) >> in.imm);
 				break;
 			case GH_OP_OUT_INT:
 			case GH_OP_OUT_F8:

@@ -52,6 +52,7 @@ bool		gpuhash_register_buffers = true;
 bool		gpuhash_debug_reread_pages = false;
 int			gpuhash_debug_pool_batch = 0;
 bool		gpuhash_debug_pool_relay = false;
+int			gpuhash_debug_star_key_bits = 0;
 
 static const struct config_enum_entry device_options[] = {
 	{"auto", GPUHASH_DEVICE_AUTO, false},
@@ -223,6 +224,11 @@ _PG_init(void)
 							 "For testing that way of returning a pool's groups.",
 							 &gpuhash_debug_pool_relay, false,
 							 PGC_SUSET, GUC_NOT_IN_SAMPLE | GUC_NO_SHOW_ALL, NULL, NULL, NULL);
+	DefineCustomIntVariable("gpuhash.debug_star_key_bits",
+							"Developer option: the bits a GpuStarAgg's hashed group key keeps (0: all 64).",
+							"For testing groups that collide under one hashed key.",
+							&gpuhash_debug_star_key_bits, 0, 0, 63,
+							PGC_SUSET, GUC_NOT_IN_SAMPLE | GUC_NO_SHOW_ALL, NULL, NULL, NULL);
 	MarkGUCPrefixReserved("gpuhash");
 
 	gpuhash_join_init();

@@ -55,6 +55,7 @@ extern bool gpuhash_register_buffers;
 extern bool gpuhash_debug_reread_pages;
 extern int	gpuhash_debug_pool_batch;
 extern bool gpuhash_debug_pool_relay;
+extern int	gpuhash_debug_star_key_bits;
 
 /*
  * gpuhash.force scales our paths' costs by this: far below any plan without

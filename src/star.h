@@ -148,6 +148,7 @@ extern bool star_group_type_ok(Oid type, int32 typmod);
 extern StarCompiled *star_compile(StarCompileInput *in, const char **why);
 extern void star_payload_numeric(StarPayload *p, Oid type, int32 typmod);
 extern int	star_key_bits(Oid type, int32 typmod);
+extern bool star_key_hashed(StarCompileInput *in);
 extern Datum star_unpack_field(Oid type, int32 typmod, uint64 bits);
 extern int	star_text_chunks(Oid type, int32 typmod);
 extern Datum star_text_datum(Oid type, int32 typmod, const char *bytes, int len);

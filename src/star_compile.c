@@ -7,6 +7,7 @@
  * INTERFACE ROUTINES
  *		star_expr_ok		can the device evaluate this expression? (planner)
  *		star_compile		the program of a plan node (executor)
+ *		star_key_hashed		is a group key a hash of its fields? (planner)
  *
  * Both run the same code: the planner compiles into a program it throws
  * away, so what it accepts is exactly what the executor compiles.  The
@@ -60,6 +61,7 @@
 #include "parser/scansup.h"
 #include "utils/lsyscache.h"
 
+#include "gpuhash.h"
 #include "keys.h"
 #include "star.h"
 #include "star_vm.h"
@@ -1252,13 +1254,75 @@ star_expr_error_free(Node *expr)
 
 /* Is a grouping expression (rewritten) never NULL?  A fact column declared NOT NULL. */
 static bool
-never_null(Cx *cx, Node *expr)
+never_null(StarCompileInput *in, Node *expr)
 {
 	Var		   *var = (Var *) expr;
 
 	return IsA(expr, Var) && var->varno == OUTER_VAR && var->varattno > 0 &&
-		var->varattno <= cx->in->fact.desc->natts &&
-		TupleDescAttr(cx->in->fact.desc, var->varattno - 1)->attnotnull;
+		var->varattno <= in->fact.desc->natts &&
+		TupleDescAttr(in->fact.desc, var->varattno - 1)->attnotnull;
+}
+
+/*
+ * Grouping column g's field (its dimension, width, chunks, and whether it
+ * has a NULL bit, placed later): the bits it takes in a packed key.  A
+ * dimension's code takes the bits of its count of codes (2^16 where not
+ * given); a width of 0 is a type that cannot be packed.
+ */
+static int
+key_field(StarCompileInput *in, int g, StarField *f)
+{
+	List	   *grp = list_nth(in->groups, g);
+	List	   *gt = list_nth(in->grouptypes, g);
+
+	memset(f, 0, sizeof(StarField));
+	f->dim = intVal(linitial(grp));
+	f->outcol = -1;
+	f->nullbit = -1;
+	if (f->dim >= 0)
+	{
+		int			codes = in->dim_codes ? in->dim_codes[f->dim] : 1 << 16;
+
+		f->width = 1;
+		while ((1 << f->width) < codes && f->width < 32)
+			f->width++;
+	}
+	else
+	{
+		f->width = star_key_bits((Oid) linitial_int(gt), lsecond_int(gt));
+		f->nchunks = f->width > 64 ? f->width / 64 : 0;
+		if (!never_null(in, lsecond(grp)))
+			f->nullbit = 0;
+	}
+	return f->width + (f->nullbit >= 0 ? 1 : 0);
+}
+
+/*
+ * Is the group key of in a hash of its fields (KEYMIX), which two groups
+ * may share?  Where they take more than 64 bits.
+ */
+bool
+star_key_hashed(StarCompileInput *in)
+{
+	int			total_bits = 0;
+
+	for (int g = 0; g < list_length(in->groups); g++)
+	{
+		StarField	f;
+
+		total_bits += key_field(in, g, &f);
+	}
+	return total_bits > 64;
+}
+
+/*
+ * KEYMIX's imm: the hashed key's high bits cleared, so that tests make
+ * groups collide (gpuhash.debug_star_key_bits); none by default.
+ */
+static int
+key_bits_cleared(void)
+{
+	return gpuhash_debug_star_key_bits > 0 ? 64 - gpuhash_debug_star_key_bits : 0;
 }
 
 StarCompiled *
@@ -1335,37 +1399,12 @@ star_compile(StarCompileInput *in, const char **why)
 	sc->nfields = list_length(in->groups);
 	sc->fields = palloc0(sizeof(StarField) * Max(sc->nfields, 1));
 	widths = palloc0(sizeof(int) * Max(sc->nfields, 1));
-	g = 0;
-	foreach(lc, in->groups)
+	for (g = 0; g < sc->nfields; g++)
 	{
-		List	   *grp = lfirst(lc);
-		int			dim = intVal(linitial(grp));
-		List	   *gt = list_nth(in->grouptypes, g);
-		StarField  *f = &sc->fields[g];
-
-		f->dim = dim;
-		f->outcol = -1;
-		f->nullbit = -1;
-		if (dim >= 0)
-		{
-			int			codes = in->dim_codes ? in->dim_codes[dim] : 1 << 16;
-
-			f->width = 1;
-			while ((1 << f->width) < codes && f->width < 32)
-				f->width++;
-		}
-		else
-		{
-			f->width = star_key_bits((Oid) linitial_int(gt), lsecond_int(gt));
-			f->nchunks = f->width > 64 ? f->width / 64 : 0;
-			if (f->width == 0)
-				fail(&cx, "a grouping column of a type the device cannot pack");
-			if (!never_null(&cx, lsecond(grp)))
-				f->nullbit = 0;	/* placed below */
-		}
-		widths[g] = f->width + (f->nullbit >= 0 ? 1 : 0);
+		widths[g] = key_field(in, g, &sc->fields[g]);
+		if (sc->fields[g].width == 0)
+			fail(&cx, "a grouping column of a type the device cannot pack");
 		total_bits += widths[g];
-		g++;
 	}
 	sc->mixed_key = total_bits > 64;
 	g = 0;
@@ -1409,7 +1448,7 @@ star_compile(StarCompileInput *in, const char **why)
 
 					emit(&cx, GH_OP_TPACK, w, v.reg, 0,
 						 (v.bpchar ? 1 : 0) | (c + 1 < f->nchunks ? 2 : 0) | c << 8);
-					emit(&cx, GH_OP_KEYMIX, 0, w, 0, 0);
+					emit(&cx, GH_OP_KEYMIX, 0, w, 0, key_bits_cleared());
 					set_out(p, nouts, GH_INT64, GH_AGG_MIN | GH_AGG_MAX);
 					emit(&cx, GH_OP_OUT_INT, nouts++, w, 0, 0);
 					free_reg(&cx, w);
@@ -1429,7 +1468,7 @@ star_compile(StarCompileInput *in, const char **why)
 		}
 		if (sc->mixed_key)
 		{
-			emit(&cx, GH_OP_KEYMIX, 0, v.reg, 0, 0);
+			emit(&cx, GH_OP_KEYMIX, 0, v.reg, 0, key_bits_cleared());
 			f->outcol = nouts;
 			set_out(p, nouts, GH_INT64, GH_AGG_MIN | GH_AGG_MAX);
 			emit(&cx, GH_OP_OUT_INT, nouts++, v.reg, 0, 0);

@@ -403,8 +403,11 @@ build_star(GpuStarAggState *s)
 	MemoryContextSwitchTo(old);
 }
 
-/* A key that is a hash of its columns: every group must hold one value of each. */
-static void
+/*
+ * A key that is a hash of its columns: does every group hold one value of
+ * each?  False where two groups collided under one key.
+ */
+static bool
 check_mixed_key(GpuStarAggState *s, gh_groups *g)
 {
 	for (int f = 0; f < s->compiled->nfields; f++)
@@ -415,12 +418,9 @@ check_mixed_key(GpuStarAggState *s, gh_groups *g)
 		for (size_t i = 0; i < g->ngroups; i++)
 			if (r->nonnull[i] != 0 &&
 				(r->nonnull[i] != g->rows[i] || r->imin[i] != r->imax[i]))
-				ereport(ERROR,
-						(errcode(ERRCODE_INTERNAL_ERROR),
-						 errmsg("GpuStarAgg found two groups under one hashed key"),
-						 errdetail("Group keys wider than 64 bits are hashed, and two of them collided."),
-						 errhint("Run the query again, or set gpuhash.enable_star to off for it.")));
+				return false;
 	}
+	return true;
 }
 
 static void scan(GpuStarAggState *s);
@@ -492,6 +492,28 @@ escape_to_alternative(GpuStarAggState *s)
 	s->returns_groups = true;
 }
 
+/*
+ * Two groups collided under one hashed key (check_mixed_key): their groups
+ * are let go of, and the alternative runs instead, which the planner gives
+ * every star whose key may be hashed (star_path.c, star_may_escape);
+ * without one, the query fails.
+ */
+static void
+key_collided(GpuStarAggState *s)
+{
+	if (s->alt_ps == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("GpuStarAgg found two groups under one hashed key"),
+				 errdetail("Group keys wider than 64 bits are hashed, and two of them collided."),
+				 errhint("Set gpuhash.enable_star to off for this query.")));
+	gpuhash_op_groups_free(&s->eng, s->groups_res);
+	s->groups_res = NULL;
+	s->use_alt = true;
+	s->alt_why = "two groups collided under one hashed key";
+	s->returns_groups = true;
+}
+
 static void
 take_groups(GpuStarAggState *s)
 {
@@ -522,8 +544,12 @@ take_groups(GpuStarAggState *s)
 		if (s->groups_res == NULL)
 			elog(ERROR, "gpuhash: a GpuStarAgg's star failed on the CPU");
 	}
-	if (s->compiled->mixed_key)
-		check_mixed_key(s, s->groups_res);
+	if (s->compiled->mixed_key && !check_mixed_key(s, s->groups_res))
+	{
+		MemoryContextSwitchTo(old);
+		key_collided(s);
+		return;
+	}
 	s->empty_row = s->groups_res->ngroups == 0 && s->ngroups == 0;
 	s->ngroups_out = (int64) s->groups_res->ngroups;
 	if (s->groups_res->ndevices > 1)

@@ -27,8 +27,8 @@
  *	  twice is taken too, its keys checked as they are read: where two rows
  *	  share one, the node runs the alternative it carries instead (an Agg
  *	  over PostgreSQL's own cheapest plan of the joins: alternative_path),
- *	  as it does where a row holds a value the device cannot evaluate
- *	  (star_may_escape);
+ *	  as it does where a row holds a value the device cannot evaluate, or
+ *	  two groups collide under a hashed group key (star_may_escape);
  *	  the right side of a semi join of the fact table (IN, EXISTS) is a
  *	  dimension that need not be unique at all (semi_joins);
  *	- every grouping expression reads one dimension only (it is then
@@ -965,20 +965,49 @@ alternative_path(PlannerInfo *root, RelOptInfo *output_rel, Path *input, List *g
 }
 
 /*
- * Whether a row may hold a value the device cannot evaluate: the query
- * reads a variable-length column of the fact table (numeric, text), which
- * may be stored compressed or out of line, be a numeric NaN, or make a
- * product beyond 128 bits (GH_STAR_PAGE_ESCAPE), or a numeric column of a
- * dimension, which may be a NaN (star_dims.c).  Such a star carries the
- * alternative, which the node runs where that happens (star_exec.c).
+ * Whether the group key may be a hash of its fields (star_key_hashed): the
+ * widths the executor compiles with, a dimension's codes counted by its
+ * rows, before its quals (a table's size at its current pages) or after
+ * them where that is more.  A dimension has at most one code per row it
+ * returns; selectivity estimates can be far too low, a table's size rarely
+ * is.
  */
 static bool
-star_may_escape(StarPlan *sp)
+key_may_be_hashed(StarPlan *sp, List *groups, List *grouptypes)
+{
+	StarCompileInput *in = plan_input(sp);
+
+	in->groups = groups;
+	in->grouptypes = grouptypes;
+	in->dim_codes = palloc0(sizeof(int) * Max(sp->ndims, 1));
+	for (int d = 0; d < sp->ndims; d++)
+	{
+		RelOptInfo *rel = sp->comprel[d];
+
+		in->dim_codes[d] = (int) Min(Max(rel->tuples, rel->rows), (double) INT_MAX);
+	}
+	return star_key_hashed(in);
+}
+
+/*
+ * Whether the star may have to run the alternative instead: a row may hold
+ * a value the device cannot evaluate -- the query reads a variable-length
+ * column of the fact table (numeric, text), which may be stored compressed
+ * or out of line, be a numeric NaN, or make a product beyond 128 bits
+ * (GH_STAR_PAGE_ESCAPE), or a numeric column of a dimension, which may be
+ * a NaN (star_dims.c) -- or two groups may collide under a hashed key
+ * (star_exec.c, check_mixed_key).  Such a star carries the alternative,
+ * which the node runs where that happens (star_exec.c).
+ */
+static bool
+star_may_escape(StarPlan *sp, List *groups, List *grouptypes)
 {
 	Bitmapset  *cols = NULL;
 	ListCell   *lc;
 	int			k = -1;
 
+	if (key_may_be_hashed(sp, groups, grouptypes))
+		return true;
 	foreach(lc, sp->payload_info)
 		if ((Oid) lthird_int(lfirst(lc)) == NUMERICOID)
 			return true;
@@ -1431,10 +1460,10 @@ star_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 
 	/*
 	 * serial; with a checked dimension, PostgreSQL's join of the input below
-	 * an Agg beside it, and so where a fact row may escape the device (there
-	 * the query fails without it)
+	 * an Agg beside it, and so where a fact row may escape the device or
+	 * groups collide under a hashed key (there the query fails without it)
 	 */
-	may_escape = star_may_escape(&sp);
+	may_escape = star_may_escape(&sp, groups, grouptypes);
 	if ((any_checked || may_escape) &&
 		(alt = alternative_path(root, output_rel, input_rel->cheapest_total_path, group_exprs,
 								aggrefs, groups_est)) == NULL && any_checked)

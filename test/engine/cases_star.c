@@ -36,10 +36,11 @@
  * scales, escapes of NaN, infinities and values too wide, add, subtract,
  * multiply, negate, scale, compare, their limbs); text (equality, bpchar,
  * packing, escapes); dates against timestamps; packed and mixed group
- * keys; probes of three dimensions (absent keys, EMPTY_KEY, NULL keys,
- * NULL payloads, high words); a page mix of rare errors and escapes; tens
- * of thousands of groups (a table of groups that grows within a keep);
- * and the limbs of numeric sums rebuilt into the exact sum.
+ * keys (one narrowed until groups collide); probes of three dimensions
+ * (absent keys, EMPTY_KEY, NULL keys, NULL payloads, high words); a page
+ * mix of rare errors and escapes; tens of thousands of groups (a table of
+ * groups that grows within a keep); and the limbs of numeric sums rebuilt
+ * into the exact sum.
  *
  *-------------------------------------------------------------------------
  */
@@ -942,7 +943,10 @@ prog_dates(gh_prog *p, rng *r)
 	emit(p, GH_OP_END, 0, 0, 0, 0);
 }
 
-/* Group keys packed from several columns (NULL bits among them) and mixed. */
+/*
+ * Group keys packed from several columns (NULL bits among them) and mixed,
+ * once into 6 bits (KEYMIX's high bits cleared), so that groups collide.
+ */
 static void
 prog_keys(gh_prog *p, rng *r)
 {
@@ -958,6 +962,7 @@ prog_keys(gh_prog *p, rng *r)
 	emit(p, GH_OP_LDCOL_TEXT, 4, 0, 0, C_BP);
 	emit(p, GH_OP_TPACK, 5, 4, 0, 1);
 	emit(p, GH_OP_KEYMIX, 0, 5, 0, 0);
+	emit(p, GH_OP_KEYMIX, 0, 2, 0, 58);
 	emit(p, GH_OP_LDCOL_INT, 6, 0, 4, C_DATE);
 	emit(p, GH_OP_KEYPACK, 0, 6, 0, KEYPACK_IMM(63, 64, 4));
 	emit(p, GH_OP_LDCOL_INT, 7, 0, 8, C_I8);

@@ -7,13 +7,14 @@
  *	  unknown opcode, registers, constants, text bytes, columns and their
  *	  widths, dimensions and their columns, jumps backwards, to themselves
  *	  or past the end, a last instruction that is not END or DROP, KEYPACK
- *	  fields, output columns and their types, integer widths, comparisons,
- *	  registers read before they are written or not holding text on every
- *	  path, LDDIM without its probe on every path, END without every output
- *	  written on every path, the program's counts): gh_prog_check says what
- *	  is wrong and gh_star_create returns GH_ERR_INVALID; programs it must
- *	  accept (every opcode once, unreachable code, NULL text constants
- *	  outside the bytes, probes on both branches, the limits of the fields)
+ *	  and KEYMIX fields, output columns and their types, integer widths,
+ *	  comparisons, registers read before they are written or not holding
+ *	  text on every path, LDDIM without its probe on every path, END
+ *	  without every output written on every path, the program's counts):
+ *	  gh_prog_check says what is wrong and gh_star_create returns
+ *	  GH_ERR_INVALID; programs it must accept (every opcode once,
+ *	  unreachable code, NULL text constants outside the bytes, probes on
+ *	  both branches, the limits of the fields)
  *	- GH_ERR_INVALID with the function's own message for each bad argument
  *	  of gh_dim_create, gh_star_create, gh_star_read, gh_star_keep,
  *	  gh_star_add and gh_star_result; the NULL handles of the others
@@ -299,6 +300,12 @@ spoil_prog(gh_prog *p, int k, int *ncols, int *ndims, bool *direct)
 			*direct = true;
 			*ndims = 0;
 			return "no dimension given to a program of one";
+		case 62:
+			set_instr(p, PC_KEYPACK, GH_OP_KEYMIX, 0, 0, 0, 64);
+			return "KEYMIX clearing 64 bits";
+		case 63:
+			set_instr(p, PC_KEYPACK, GH_OP_KEYMIX, 0, 0, 0, -1);
+			return "KEYMIX clearing -1 bits";
 		default:
 			return NULL;
 	}
@@ -364,6 +371,7 @@ every_opcode(gh_prog *p)
 	emit(p, GH_OP_DATEPART, 22, 8, 0, GH_DATEPART_YEAR);
 	emit(p, GH_OP_TPACK, 23, 13, 0, 1);
 	emit(p, GH_OP_KEYMIX, 0, 23, 0, 0);
+	emit(p, GH_OP_KEYMIX, 0, 23, 0, 63);
 	emit(p, GH_OP_QUAL, 0, 2, 0, 0);
 	j[nj++] = emit(p, GH_OP_JNULL, 0, 2, 0, 0);
 	j[nj++] = emit(p, GH_OP_JNOTNULL, 0, 2, 0, 0);

@@ -932,6 +932,8 @@ oracle_row(const gh_prog *p, const stable *t, const srow *row, const sdim *dims,
 				}
 			case GH_OP_KEYMIX:
 				key = fmix(key ^ fmix((a.null ? NULL_WORD : (uint64_t) a.lo) ^ KEY_SEED) ^ AGG_SEED);
+				if (in->imm > 0)
+					key &= (UINT64_C(1) << (64 - in->imm)) - 1;
 				break;
 			case GH_OP_OUT_INT:
 			case GH_OP_OUT_F8:

@@ -83,7 +83,7 @@ VACUUM (FREEZE, ANALYZE) sf_big, sf_day, sf_item, sf_store, sf_empty, sf_multi, 
                          sf_store_nk, sf_big_nk, sf_zone;
 
 BEGIN;
-SELECT plan(274);
+SELECT plan(297);
 SET LOCAL gpuhash.enable_star = on;
 
 \ir lib/digests.sql
@@ -442,6 +442,40 @@ UPDATE sf_wide SET a = 999999999999.999999, b = 999999999999.999999, c = 9999999
  WHERE day = 77 AND a = (SELECT max(a) FROM sf_wide WHERE day = 77);
 ANALYZE sf_wide;
 SELECT * FROM pg_temp.in_each_mode('escapes');
+
+-- a group key wider than 64 bits is a hash of its fields, under which two
+-- groups may collide (made certain by keeping 2 bits of it): the star carries
+-- the alternative, which runs then
+SET LOCAL max_parallel_workers_per_gather = 0;
+SET LOCAL gpuhash.force = on;
+SELECT ok(pg_temp.plan_text('SELECT f.item, f.store, d.yr, count(*) FROM sf_fact f
+                               JOIN sf_day d ON f.day = d.day GROUP BY 1, 2, 3')
+          ~ 'GpuStarAgg\)[\s\S]*->  \w*Aggregate',
+          'a group key that may be hashed: the star carries the alternative');
+SELECT ok(pg_temp.plan_text('SELECT f.store, f.delta, d.yr, count(*) FROM sf_fact f
+                               JOIN sf_day d ON f.day = d.day GROUP BY 1, 2, 3')
+          !~ '->  \w*Aggregate',
+          'a group key packed (dimension codes counted by the table''s rows): no alternative');
+RESET gpuhash.force;
+CREATE FUNCTION pg_temp.key_collisions(tag text) RETURNS SETOF text
+LANGUAGE plpgsql AS $$
+DECLARE
+  q text := 'SELECT f.item, f.store, d.yr, count(*), sum(f.qty), max(f.delta) FROM sf_fact f
+               JOIN sf_day d ON f.day = d.day GROUP BY 1, 2, 3 HAVING count(*) > 1';
+  qt text := 'SELECT f.item, f.mode, count(*), min(f.qty) FROM sf_fact f
+                JOIN sf_store s ON f.store = s.store WHERE s.region <> ''C'' GROUP BY 1, 2';
+BEGIN
+  PERFORM set_config('gpuhash.force', 'on', true);
+  RETURN NEXT pg_temp.analyzed_shows(q, 'Alternative Plan: not needed[\s\S]*Group Key Form: hashed',
+                                      tag || ': a hashed key without collisions, the star runs');
+  PERFORM set_config('gpuhash.debug_star_key_bits', '2', true);
+  RETURN QUERY SELECT * FROM pg_temp.alternative_runs(tag || ', groups collided under a hashed key', q,
+    'two groups collided under one hashed key');
+  RETURN QUERY SELECT * FROM pg_temp.alternative_runs(tag || ', groups with wide text collided', qt,
+    'two groups collided under one hashed key');
+  PERFORM set_config('gpuhash.debug_star_key_bits', '0', true);
+END $$;
+SELECT * FROM pg_temp.in_each_mode('key_collisions');
 
 SELECT * FROM finish();
 ROLLBACK;
