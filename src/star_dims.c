@@ -252,7 +252,9 @@ star_read_dim(GpuStarAggState *s, int d)
 				gvals[g] = slot->tts_values[1 + g];
 				gnulls[g] = slot->tts_isnull[1 + g];
 			}
-			a->lo[dim->npayload][r] = gha_dict_lookup(dim->dict, gvals, gnulls);
+			a->lo[dim->npayload][r] = dim->row_codes ?
+				gha_dict_append(dim->dict, gvals, gnulls) :
+				gha_dict_lookup(dim->dict, gvals, gnulls);
 			a->nulls[dim->npayload][r] = 0;
 		}
 		a->n = r + 1;
@@ -406,7 +408,8 @@ star_dim_value_lookup(StarDimState *dim, char **p, Datum *vals, bool *nulls)
 {
 	for (int g = 0; g < dim->ngroups; g++)
 		vals[g] = datumRestore(p, &nulls[g]);
-	return gha_dict_lookup(dim->dict, vals, nulls);
+	return dim->row_codes ? gha_dict_append(dim->dict, vals, nulls) :
+		gha_dict_lookup(dim->dict, vals, nulls);
 }
 
 /* ---- a parallel worker that returns the groups ---- */

@@ -173,6 +173,41 @@ reset_execution(GpuStarAggState *s)
 		star_payload_numeric(&s->payloads[p], s->payloads[p].type, s->payloads[p].typmod);
 }
 
+/*
+ * Whether a dimension's plan is partial, each process reading its share: a
+ * parallel-aware node in it that no Gather of its own runs.
+ */
+static bool
+reads_a_share(PlanState *ps, void *context)
+{
+	if (ps == NULL || IsA(ps, GatherState) || IsA(ps, GatherMergeState))
+		return false;
+	if (ps->plan->parallel_aware)
+		return true;
+	return planstate_tree_walker(ps, reads_a_share, context);
+}
+
+/*
+ * Whether each row of a dimension is a group of its own: its key (its
+ * plan's first output) is also one of its grouping columns (the next ones),
+ * and no two of its rows share a key (the star escapes where a checked one
+ * does).  Then a row's code is its number, and its grouping values go into
+ * the dictionary without being hashed (star_dims.c).
+ */
+static bool
+key_is_grouped(StarDimState *ds)
+{
+	List	   *tlist = ds->ps->plan->targetlist;
+
+	if (ds->semi)
+		return false;
+	for (int g = 0; g < ds->ngroups; g++)
+		if (equal(linitial_node(TargetEntry, tlist)->expr,
+				  list_nth_node(TargetEntry, tlist, 1 + g)->expr))
+			return true;
+	return false;
+}
+
 static void
 BeginGpuStarAgg(CustomScanState *node, EState *estate, int eflags)
 {
@@ -211,9 +246,10 @@ BeginGpuStarAgg(CustomScanState *node, EState *estate, int eflags)
 		ds->name = strVal(list_nth(dim, STAR_DIM_NAME));
 		ds->ngroups = intVal(list_nth(dim, STAR_DIM_NGROUPS));
 		ds->npayload = intVal(list_nth(dim, STAR_DIM_NPAYLOAD));
-		ds->partial = ds->ps->plan->parallel_aware;
+		ds->partial = reads_a_share(ds->ps, NULL);
 		ds->checked = intVal(list_nth(dim, STAR_DIM_UNIQUENESS)) == STAR_DIM_CHECK;
 		ds->semi = intVal(list_nth(dim, STAR_DIM_UNIQUENESS)) == STAR_DIM_SEMI;
+		ds->row_codes = key_is_grouped(ds);
 		s->shared_dims |= ds->partial;
 		d++;
 	}
@@ -1211,7 +1247,8 @@ ExplainGpuStarAgg(CustomScanState *node, List *ancestors, ExplainState *es)
 	{
 		List	   *dim = lfirst(lc);
 		char	   *text = psprintf("%s%s on %s", strVal(list_nth(dim, STAR_DIM_NAME)),
-									s->dims[i].semi ? " (semi join)" : "",
+									s->dims[i].semi ? " (semi join)" :
+									s->dims[i].row_codes ? " (a group per row)" : "",
 									shown(s, list_nth(dim, STAR_DIM_CLAUSES), context, prefix));
 
 		if (es->analyze && s->done)

@@ -1028,10 +1028,11 @@ star_may_escape(StarPlan *sp, List *groups, List *grouptypes)
 }
 
 /*
- * The partial path dimension d is read by in a parallel star, or NULL: a
- * single table scanned in parallel (a partial scan returns each row to one
- * process, and to none once one has found its end), whose numeric payloads
- * have a declared scale, so that every process's share holds them alike.
+ * The partial path dimension d is read by in a parallel star, or NULL: its
+ * relation's cheapest partial path, a table scanned in parallel or a join
+ * over one (a partial plan returns each row to one process, and to none once
+ * one has found its end, as under a Gather), whose numeric payloads have a
+ * declared scale, so that every process's share holds them alike.
  */
 static Path *
 partial_dimension(StarPlan *sp, int d)
@@ -1040,13 +1041,17 @@ partial_dimension(StarPlan *sp, int d)
 	Path	   *path;
 	ListCell   *lc;
 
-	if (bms_num_members(sp->comp[d]) != 1 || rel->reloptkind != RELOPT_BASEREL ||
-		rel->rtekind != RTE_RELATION || rel->partial_pathlist == NIL)
+	if (rel->partial_pathlist == NIL ||
+		(rel->reloptkind != RELOPT_JOINREL &&
+		 (rel->reloptkind != RELOPT_BASEREL || rel->rtekind != RTE_RELATION)))
 		return NULL;
 	path = linitial(rel->partial_pathlist);
-	if (path->param_info != NULL || !path->parallel_aware || !path->parallel_safe ||
-		(path->pathtype != T_SeqScan && path->pathtype != T_IndexScan &&
-		 path->pathtype != T_IndexOnlyScan && path->pathtype != T_BitmapHeapScan))
+	if (path->param_info != NULL || !path->parallel_safe)
+		return NULL;
+	if (rel->reloptkind == RELOPT_BASEREL &&
+		(!path->parallel_aware ||
+		 (path->pathtype != T_SeqScan && path->pathtype != T_IndexScan &&
+		  path->pathtype != T_IndexOnlyScan && path->pathtype != T_BitmapHeapScan)))
 		return NULL;
 	foreach(lc, sp->payload_info)
 	{

@@ -37,6 +37,7 @@ typedef struct StarDimState
 	bool		partial;		/* read by every process, each its share */
 	bool		checked;		/* unique by statistics only: its keys are checked */
 	bool		semi;			/* a semi join's right side: one row of each key kept */
+	bool		row_codes;		/* its key is a grouping column: a code per row, unhashed */
 	bool		escaped;		/* a numeric value the device cannot hold was read */
 } StarDimState;
 
