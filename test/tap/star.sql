@@ -83,7 +83,7 @@ VACUUM (FREEZE, ANALYZE) sf_big, sf_day, sf_item, sf_store, sf_empty, sf_multi, 
                          sf_store_nk, sf_big_nk, sf_zone;
 
 BEGIN;
-SELECT plan(297);
+SELECT plan(321);
 SET LOCAL gpuhash.enable_star = on;
 
 \ir lib/digests.sql
@@ -476,6 +476,37 @@ BEGIN
   PERFORM set_config('gpuhash.debug_star_key_bits', '0', true);
 END $$;
 SELECT * FROM pg_temp.in_each_mode('key_collisions');
+-- a dimension joined of two tables (read in shares by every process where its
+-- join has a partial plan), and one whose key is a grouping column: each of
+-- its rows is a group, its code the row's number (its values not hashed)
+CREATE FUNCTION pg_temp.joined_dimensions(tag text) RETURNS SETOF text
+LANGUAGE plpgsql AS $$
+DECLARE
+  q text := 'SELECT z.zname, b.grp, count(*), sum(f.qty), sum(b.price) FROM sf_fact f
+               JOIN sf_big b ON f.id = b.k JOIN sf_zone z ON b.w = z.zone
+              WHERE z.zone % 5 <> 2 GROUP BY 1, 2';
+  qr text := 'SELECT b.k, z.zname, b.grp, b.price, count(*), sum(f.qty), max(f.qty) FROM sf_fact f
+                JOIN sf_big b ON f.id = b.k JOIN sf_zone z ON b.w = z.zone
+               WHERE f.qty > 40 GROUP BY 1, 2, 3, 4';
+  qs text := 'SELECT i.item, i.brand, count(*), sum(f.qty) FROM sf_fact f
+                JOIN sf_item i ON f.item = i.item WHERE i.size < 20 GROUP BY 1, 2';
+BEGIN
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ', a dimension joined of two tables', q, 'GpuStarAgg');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ', a group per row of a joined dimension', qr, 'GpuStarAgg');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ', a group per row of a table', qs, 'GpuStarAgg');
+  RETURN NEXT ok(pg_temp.plan_text(qr) ~ 'Dimensions: sf_big \(a group per row\) on'
+                 AND pg_temp.plan_text(q) !~ 'a group per row',
+                 tag || ': EXPLAIN says which dimension has a group per row');
+  IF current_setting('max_parallel_workers_per_gather')::int > 0 THEN
+    RETURN NEXT pg_temp.analyzed_shows(q, 'Parallel Seq Scan on sf_(big|zone) [^\n]*loops=[23]\)',
+                                        tag || ': every process reads a share of the joined dimension');
+  ELSE
+    RETURN NEXT pass(tag || ': no partial plan serially');
+  END IF;
+END $$;
+SET LOCAL gpuhash.force = on;
+SELECT * FROM pg_temp.in_each_mode('joined_dimensions');
+RESET gpuhash.force;
 
 SELECT * FROM finish();
 ROLLBACK;
