@@ -1146,6 +1146,7 @@ star_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 	double		groups_est;
 	int			ngroups_dim = 0;
 	Path	   *factpath;
+	CustomPath *serial;
 	int			g;
 	bool		any_checked = false;
 	bool		may_escape;
@@ -1474,10 +1475,11 @@ star_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 								aggrefs, groups_est)) == NULL && any_checked)
 		GIVE_UP("no alternative plan for a checked dimension");
 	factpath = create_seqscan_path(root, sp.factrel, NULL, 0);
-	add_path(output_rel, (Path *) make_star_path(&sp, output_rel, priv, factpath, dimpaths, alt,
-												 groups_est, list_length(cpu_quals),
-												 ngroups_dim, list_length(sp.payload_info),
-												 false));
+	serial = make_star_path(&sp, output_rel, priv, factpath, dimpaths, alt, groups_est,
+							list_length(cpu_quals), ngroups_dim, list_length(sp.payload_info), false);
+	elog(DEBUG1, "gpuhash: GpuStarAgg offered, serial, at cost %.2f..%.2f",
+		 serial->path.startup_cost, serial->path.total_cost);
+	add_path(output_rel, (Path *) serial);
 
 	/* parallel: the processes share the fact table's blocks through the GPU service */
 	if (output_rel->consider_parallel && gextra->target_parallel_safe &&
@@ -1549,6 +1551,8 @@ star_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 			if (gpuhash_force)
 				for (int i = 0; i < 3; i++)
 					gpuhash_scale_forced_cost(gather);
+			elog(DEBUG1, "gpuhash: GpuStarAgg offered, in parallel, at cost %.2f..%.2f",
+				 gather->startup_cost, gather->total_cost);
 			add_path(output_rel, gather);
 		}
 	}
