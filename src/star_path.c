@@ -64,7 +64,9 @@
  * grouping column and a conversion per payload value, and each of their rows
  * costs STAR_DIM_ROW_COST on its way to the device.  The device's own
  * work is STAR_ROW_COST a row.  In parallel the page and row terms are
- * divided among the processes as cost_seqscan divides its CPU.
+ * divided among the processes as cost_seqscan divides its CPU.  The groups cross
+ * no tuple queue where the leader takes part (it returns them), so the
+ * Gather above a parallel star charges nothing per group then.
  *
  *-------------------------------------------------------------------------
  */
@@ -1543,6 +1545,13 @@ star_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 			Path	   *gather = (Path *) create_gather_path(root, output_rel, &cpath->path,
 															 output_rel->reltarget, NULL,
 															 &rows);
+
+			/*
+			 * the leader, where it takes part, returns the groups itself
+			 * (star_exec.c): none crosses a tuple queue
+			 */
+			if (parallel_leader_participation)
+				gather->total_cost -= parallel_tuple_cost * gather->rows;
 
 			/*
 			 * forced, the Gather is scaled as its star is: else its own
