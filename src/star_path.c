@@ -60,8 +60,9 @@
  * pages that are not all-visible (1 - allvisfrac) cost a tuple's CPU (their
  * visibility is checked and they are copied on the CPU).  Quals left on the
  * CPU make every row go through the Seq Scan, as PostgreSQL's would.  The
- * dimensions are read whole, by one process, with a dictionary lookup per
- * grouping column and a conversion per payload value, and each of their rows
+ * dimensions are read whole (by one process, or in parallel each process its
+ * share of one with a partial plan, at that plan's cost), with a dictionary
+ * lookup per grouping column and a conversion per payload value, and each of their rows
  * costs STAR_DIM_ROW_COST on its way to the device.  The device's own
  * work is STAR_ROW_COST a row.  In parallel the page and row terms are
  * divided among the processes as cost_seqscan divides its CPU.  The groups cross
