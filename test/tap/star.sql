@@ -83,7 +83,7 @@ VACUUM (FREEZE, ANALYZE) sf_big, sf_day, sf_item, sf_store, sf_empty, sf_multi, 
                          sf_store_nk, sf_big_nk, sf_zone;
 
 BEGIN;
-SELECT plan(321);
+SELECT plan(323);
 SET LOCAL gpuhash.enable_star = on;
 
 \ir lib/digests.sql
@@ -305,6 +305,11 @@ SELECT * FROM pg_temp.same_rows('parallel, rescanned with its dimension read by 
           (SELECT b.grp, count(*) AS c, sum(f.qty) AS q FROM sf_fact f JOIN sf_big b ON f.id = b.k
             GROUP BY b.grp) s
     WHERE s.c > 3732 + v.x', 'GpuStarAgg');
+SELECT * FROM pg_temp.same_rows('parallel, rescanned with a joined dimension read by every process',
+  'SELECT v.x, s.* FROM (VALUES (1), (2), (3)) v(x),
+          (SELECT z.zname, count(*) AS c, sum(f.qty) AS q FROM sf_fact f JOIN sf_big b ON f.id = b.k
+             JOIN sf_zone z ON b.w = z.zone GROUP BY z.zname) s
+    WHERE s.c > 17000 + v.x * 100', 'GpuStarAgg');
 ALTER TABLE sf_day SET (parallel_workers = 0);
 SELECT * FROM pg_temp.same_rows('parallel, rescanned with its dimension read by the leader',
   'SELECT v.x, s.* FROM (VALUES (1), (2), (3)) v(x),
