@@ -98,7 +98,6 @@ typedef struct GhaDict
 	MemoryContext tablecxt;
 	MemoryContext tempcxt;
 	uint32		nentries;
-	bool		appended;		/* entries appended without hashing */
 	size_t		entries_cap;
 	void	  **entries;		/* by id: the group's state (agg_dict.c) */
 	int			ncpu;			/* CPU aggregates */
@@ -114,7 +113,6 @@ extern GhaDict *gha_dict_create(PlanState *parent, List *types, List *eqops,
 								const Oid *cpu_types, const Oid *cpu_collations,
 								MemoryContext cxt);
 extern uint32 gha_dict_lookup(GhaDict *d, const Datum *values, const bool *isnull);
-extern uint32 gha_dict_append(GhaDict *d, const Datum *values, const bool *isnull);
 extern void gha_dict_advance(GhaDict *d, uint32 id, int a, Datum value, bool isnull);
 extern Datum gha_dict_key(GhaDict *d, uint32 id, int col, bool *isnull);
 extern Datum gha_dict_agg(GhaDict *d, uint32 id, int a, bool *isnull);

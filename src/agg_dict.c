@@ -7,7 +7,6 @@
  * INTERFACE ROUTINES
  *		gha_dict_create		set up the dictionary for some grouping columns
  *		gha_dict_lookup		the dense id of one row's values of those columns
- *		gha_dict_append		... of values known to be new, without hashing them
  *		gha_dict_advance	feed one value to a CPU aggregate of an id's group
  *		gha_dict_key		a grouping column's value of an id
  *		gha_dict_agg		a CPU aggregate's value of an id
@@ -107,40 +106,6 @@ gha_dict_create(PlanState *parent, List *types, List *eqops, List *collations,
 	return d;
 }
 
-/* values into the lookup slot */
-static void
-store_values(GhaDict *d, const Datum *values, const bool *isnull)
-{
-	ExecClearTuple(d->slot);
-	memcpy(d->slot->tts_values, values, sizeof(Datum) * d->ncols);
-	memcpy(d->slot->tts_isnull, isnull, sizeof(bool) * d->ncols);
-	ExecStoreVirtualTuple(d->slot);
-}
-
-/* a new id, whose group's values are tuple: its state */
-static DictEntryState *
-new_entry(GhaDict *d, MinimalTuple tuple)
-{
-	DictEntryState *st;
-
-	if (d->nentries == PG_UINT32_MAX)
-		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("GpuHashAgg cannot form more than %u groups", PG_UINT32_MAX)));
-	st = MemoryContextAllocZero(d->tablecxt, d->state_size);
-	st->id = d->nentries;
-	st->tuple = tuple;
-	for (int a = 0; a < d->ncpu; a++)
-		STATE_NULLS(st, d->ncpu)[a] = true;
-	if (d->nentries == d->entries_cap)
-	{
-		d->entries_cap *= 2;
-		d->entries = repalloc_huge(d->entries, sizeof(void *) * d->entries_cap);
-	}
-	d->entries[d->nentries++] = st;
-	return st;
-}
-
 uint32
 gha_dict_lookup(GhaDict *d, const Datum *values, const bool *isnull)
 {
@@ -148,36 +113,33 @@ gha_dict_lookup(GhaDict *d, const Datum *values, const bool *isnull)
 	bool		isnew;
 	DictEntryState *st;
 
-	if (d->appended)
-		elog(ERROR, "gpuhash: a dictionary of appended entries was looked up");
-	store_values(d, values, isnull);
+	ExecClearTuple(d->slot);
+	memcpy(d->slot->tts_values, values, sizeof(Datum) * d->ncols);
+	memcpy(d->slot->tts_isnull, isnull, sizeof(bool) * d->ncols);
+	ExecStoreVirtualTuple(d->slot);
 	entry = LookupTupleHashEntry(d->table, d->slot, &isnew, NULL);
 	MemoryContextReset(d->tempcxt);
 	if (!isnew)
 		return (*(DictEntryState **) TupleHashEntryGetAdditional(d->table, entry))->id;
-	/* the ids keep the state, not the entry: the hash table moves its entries as it grows */
-	st = new_entry(d, entry->firstTuple);
+
+	if (d->nentries == PG_UINT32_MAX)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("GpuHashAgg cannot form more than %u groups", PG_UINT32_MAX)));
+	st = MemoryContextAllocZero(d->tablecxt, d->state_size);
+	st->id = d->nentries;
+	st->tuple = entry->firstTuple;
+	for (int a = 0; a < d->ncpu; a++)
+		STATE_NULLS(st, d->ncpu)[a] = true;
 	*(DictEntryState **) TupleHashEntryGetAdditional(d->table, entry) = st;
-	return st->id;
-}
-
-/*
- * The next id, for values that the caller knows differ from every other
- * id's (the rows of a dimension unique on a key among these columns), kept
- * without hashing them; such a dictionary is never looked up.
- */
-uint32
-gha_dict_append(GhaDict *d, const Datum *values, const bool *isnull)
-{
-	MemoryContext old;
-	MinimalTuple tuple;
-
-	store_values(d, values, isnull);
-	old = MemoryContextSwitchTo(d->tablecxt);
-	tuple = ExecCopySlotMinimalTuple(d->slot);
-	MemoryContextSwitchTo(old);
-	d->appended = true;
-	return new_entry(d, tuple)->id;
+	if (d->nentries == d->entries_cap)
+	{
+		d->entries_cap *= 2;
+		d->entries = repalloc_huge(d->entries, sizeof(void *) * d->entries_cap);
+	}
+	/* not the entry: the hash table moves its entries as it grows */
+	d->entries[d->nentries] = st;
+	return d->nentries++;
 }
 
 void
@@ -243,5 +205,4 @@ gha_dict_reset(GhaDict *d)
 	ExecClearTuple(d->out_slot);
 	MemoryContextReset(d->tablecxt);
 	d->nentries = 0;
-	d->appended = false;
 }

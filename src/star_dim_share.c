@@ -112,7 +112,7 @@ star_dim_publish(GpuStarAggState *s, int d)
 	head.n = a->n;
 	head.rows = dim->rows;
 	head.ncols = a->ncols;
-	head.ncodes = dim->dict ? (int) dim->dict->nentries : 0;
+	head.ncodes = dim->ncodes;
 	for (int k = 0; k < a->ncols; k++)
 	{
 		StarPayload *pl = payload_of(s, d, k);
@@ -169,8 +169,6 @@ star_dim_merge(GpuStarAggState *s, int d)
 	int			ncols = dim->npayload + (dim->ngroups > 0 ? 1 : 0);
 	bool		hi[GH_PROG_MAX_DIMCOLS] = {0};
 	bool		dscale[GH_PROG_MAX_DIMCOLS] = {0};
-	Datum	   *vals = palloc(sizeof(Datum) * Max(dim->ngroups, 1));
-	bool	   *nulls = palloc(sizeof(bool) * Max(dim->ngroups, 1));
 
 	SpinLockAcquire(&sh->mutex);
 	first = sh->dim_chunks[d];
@@ -205,7 +203,7 @@ star_dim_merge(GpuStarAggState *s, int d)
 		if (dscale[k])
 			a->dscale[k] = palloc_extended(Max(total, 1), MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
 	}
-	dim->dict = dim->ngroups > 0 ? star_dim_dict(s, d) : NULL;
+	star_dim_groups_init(s, d);
 	dim->rows = 0;
 
 	for (dp = first; DsaPointerIsValid(dp);)
@@ -221,8 +219,7 @@ star_dim_merge(GpuStarAggState *s, int d)
 		layout(c, &l);
 		/* its codes as the merged dictionary's */
 		p = base + l.values;
-		for (int code = 0; code < c->ncodes; code++)
-			map[code] = star_dim_value_lookup(dim, &p, vals, nulls);
+		star_dim_values_add(dim, &p, c->ncodes, map);
 		if (c->n > 0)
 		{
 			memcpy(a->keys + r, base + l.keys, sizeof(int64) * c->n);

@@ -8,10 +8,11 @@
  * INTERFACE ROUTINES
  *		star_read_dims			every dimension's rows, through its plan
  *		star_read_dim			one dimension's (or this process's share of them)
- *		star_dim_dict			its grouping values' dictionary
+ *		star_dim_groups_init	its grouping values: a dictionary, or row by row
+ *		star_dim_group_value	... one code's value
  *		star_dim_finish			its NULL flags dropped where none is set
  *		star_dim_values			its grouping values serialized, in code order
- *		star_dim_value_lookup	... one code's read back and looked up
+ *		star_dim_values_add		... read back into a dimension's
  *		star_compile_node		the program, once the dimensions are known
  *		star_dims_to_shared		what a parallel worker needs to read groups
  *		star_dims_from_shared	... and taking it back
@@ -124,7 +125,7 @@ numeric_bytes(Datum v, uint32 *len, int *dscale)
 }
 
 /* the dictionary of dimension d's grouping columns: their types, equality operators, collations */
-GhaDict *
+static GhaDict *
 star_dim_dict(GpuStarAggState *s, int d)
 {
 	List	   *types = NIL,
@@ -145,6 +146,45 @@ star_dim_dict(GpuStarAggState *s, int d)
 		g++;
 	}
 	return gha_dict_create(&s->css.ss.ps, types, eqops, colls, 0, NULL, NULL, NULL, s->cxt);
+}
+
+/*
+ * Dimension d's grouping values, none yet: a dictionary, or row by row where
+ * each row is a group of its own (StarDimState.row_codes)
+ */
+void
+star_dim_groups_init(GpuStarAggState *s, int d)
+{
+	StarDimState *dim = &s->dims[d];
+	List	   *types = NIL;
+	int			g = 0;
+	ListCell   *lc;
+
+	dim->dict = NULL;
+	dim->rows_by_code = NULL;
+	if (dim->ngroups == 0)
+		return;
+	if (!dim->row_codes)
+	{
+		dim->dict = star_dim_dict(s, d);
+		return;
+	}
+	foreach(lc, s->groups)
+	{
+		if (intVal(linitial(lfirst(lc))) == d)
+			types = lappend_oid(types, (Oid) linitial_int(list_nth(s->grouptypes, g)));
+		g++;
+	}
+	dim->rows_by_code = star_dim_rows_create(types, s->cxt);
+}
+
+/* grouping column col (of the dimension's own) of code's group */
+Datum
+star_dim_group_value(StarDimState *dim, uint32 code, int col, bool *isnull)
+{
+	if (dim->rows_by_code)
+		return star_dim_rows_value(dim->rows_by_code, code, col, isnull);
+	return gha_dict_key(dim->dict, code, col, isnull);
 }
 
 /* Read dimension d through its plan: all of it, or this process's share of a partial plan. */
@@ -170,8 +210,7 @@ star_read_dim(GpuStarAggState *s, int d)
 		numeric[k] = pl[k]->type == NUMERICOID;
 	grow(a, cap, numeric);
 	a->n = 0;
-	if (dim->ngroups > 0)
-		dim->dict = star_dim_dict(s, d);
+	star_dim_groups_init(s, d);
 
 	for (;;)
 	{
@@ -252,8 +291,8 @@ star_read_dim(GpuStarAggState *s, int d)
 				gvals[g] = slot->tts_values[1 + g];
 				gnulls[g] = slot->tts_isnull[1 + g];
 			}
-			a->lo[dim->npayload][r] = dim->row_codes ?
-				gha_dict_append(dim->dict, gvals, gnulls) :
+			a->lo[dim->npayload][r] = dim->rows_by_code ?
+				star_dim_rows_append(dim->rows_by_code, gvals, gnulls) :
 				gha_dict_lookup(dim->dict, gvals, gnulls);
 			a->nulls[dim->npayload][r] = 0;
 		}
@@ -307,7 +346,8 @@ star_dim_finish(StarDimState *dim)
 		if (!any)
 			a->nulls[k] = NULL;
 	}
-	dim->ncodes = dim->dict ? (int) dim->dict->nentries : 0;
+	dim->ncodes = dim->dict ? (int) dim->dict->nentries :
+		dim->rows_by_code ? (int) dim->rows_by_code->n : 0;
 }
 
 void
@@ -384,6 +424,16 @@ star_dim_values(StarDimState *dim, char **p)
 	int			ncodes = dim->dict ? (int) dim->dict->nentries : 0;
 	Size		size = 0;
 
+	if (dim->rows_by_code)
+	{
+		/* kept in this form already */
+		if (p)
+		{
+			memcpy(*p, dim->rows_by_code->buf, dim->rows_by_code->used);
+			*p += dim->rows_by_code->used;
+		}
+		return dim->rows_by_code->used;
+	}
 	for (int c = 0; c < ncodes; c++)
 		for (int g = 0; g < dim->ngroups; g++)
 		{
@@ -400,16 +450,40 @@ star_dim_values(StarDimState *dim, char **p)
 }
 
 /*
- * The next code's grouping values read back from *p (vals and nulls hold
- * them) and looked up in dim's dictionary: their code there.
+ * ncodes codes' grouping values read back from *p, as star_dim_values wrote
+ * them, into dim's: map[c] (where map is not NULL) is the code there of the
+ * c-th.  Row by row they follow the codes already there; a dictionary looks
+ * each up.
  */
-uint32
-star_dim_value_lookup(StarDimState *dim, char **p, Datum *vals, bool *nulls)
+void
+star_dim_values_add(StarDimState *dim, char **p, int ncodes, uint32 *map)
 {
-	for (int g = 0; g < dim->ngroups; g++)
-		vals[g] = datumRestore(p, &nulls[g]);
-	return dim->row_codes ? gha_dict_append(dim->dict, vals, nulls) :
-		gha_dict_lookup(dim->dict, vals, nulls);
+	Datum	   *vals;
+	bool	   *nulls;
+
+	if (dim->rows_by_code)
+	{
+		uint64		first = dim->rows_by_code->n;
+
+		star_dim_rows_add(dim->rows_by_code, p, ncodes);
+		for (int c = 0; map && c < ncodes; c++)
+			map[c] = (uint32) (first + c);
+		return;
+	}
+	vals = palloc(sizeof(Datum) * Max(dim->ngroups, 1));
+	nulls = palloc(sizeof(bool) * Max(dim->ngroups, 1));
+	for (int c = 0; c < ncodes; c++)
+	{
+		uint32		code;
+
+		for (int g = 0; g < dim->ngroups; g++)
+			vals[g] = datumRestore(p, &nulls[g]);
+		code = gha_dict_lookup(dim->dict, vals, nulls);
+		if (map)
+			map[c] = code;
+	}
+	pfree(vals);
+	pfree(nulls);
 }
 
 /* ---- a parallel worker that returns the groups ---- */
@@ -457,16 +531,18 @@ star_dims_from_shared(GpuStarAggState *s, StarShared *sh, dsa_area *area)
 	for (int d = 0; d < s->ndims; d++)
 	{
 		StarDimState *dim = &s->dims[d];
-		Datum	   *vals = palloc(sizeof(Datum) * Max(dim->ngroups, 1));
-		bool	   *nulls = palloc(sizeof(bool) * Max(dim->ngroups, 1));
+		uint32	   *map;
 
 		dim->ncodes = sh->dim_codes[d];
 		if (dim->ngroups == 0)
 			continue;
-		dim->dict = star_dim_dict(s, d);
+		star_dim_groups_init(s, d);
+		map = palloc(sizeof(uint32) * Max(dim->ncodes, 1));
+		star_dim_values_add(dim, &p, dim->ncodes, map);
 		/* the codes come back in order: each lookup makes the next */
 		for (int c = 0; c < dim->ncodes; c++)
-			if (star_dim_value_lookup(dim, &p, vals, nulls) != (uint32) c)
+			if (map[c] != (uint32) c)
 				elog(ERROR, "gpuhash: a GpuStarAgg's dimension groups differ between processes");
+		pfree(map);
 	}
 }

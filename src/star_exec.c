@@ -165,6 +165,7 @@ reset_execution(GpuStarAggState *s)
 	{
 		memset(&s->dims[d].arrays, 0, sizeof(StarDimArrays));
 		s->dims[d].dict = NULL;
+		s->dims[d].rows_by_code = NULL;
 		s->dims[d].ncodes = 0;
 		s->dims[d].rows = 0;
 		s->dims[d].escaped = false;
@@ -841,7 +842,7 @@ group_value(GpuStarAggState *s, const gh_groups *g, size_t i, int col, Datum *va
 
 		for (int c = 0; c < col; c++)
 			k += s->compiled->fields[c].dim == f->dim;
-		*value = gha_dict_key(s->dims[f->dim].dict, (uint32) bits, k, isnull);
+		*value = star_dim_group_value(&s->dims[f->dim], (uint32) bits, k, isnull);
 		return;
 	}
 	*value = star_unpack_field((Oid) linitial_int(gt), lsecond_int(gt), bits);

@@ -23,6 +23,25 @@
 #include "star.h"
 #include "star_ops.h"
 
+/* a dimension's grouping values row by row, serialized (star_dim_rows.c) */
+typedef struct StarDimRows
+{
+	int			ncols;
+	bool	   *byval;
+	int16	   *len;
+	char	   *buf;			/* each row's values, datumSerialize's form */
+	Size		used;
+	Size		cap;
+	Size	   *offsets;		/* by code: where its row's values begin */
+	uint64		n;
+	uint64		cap_rows;
+	MemoryContext cxt;
+	MemoryContext valcxt;		/* the values of code cur, read back */
+	int64		cur;
+	Datum	   *vals;
+	bool	   *nulls;
+} StarDimRows;
+
 /* one dimension, as read */
 typedef struct StarDimState
 {
@@ -32,6 +51,7 @@ typedef struct StarDimState
 	int			npayload;
 	StarDimArrays arrays;		/* keys, payload values, then the group code */
 	GhaDict    *dict;			/* its grouping columns' values by code */
+	StarDimRows *rows_by_code;	/* ... or, with a group per row, row by row */
 	int			ncodes;
 	int64		rows;			/* rows read (EXPLAIN) */
 	bool		partial;		/* read by every process, each its share */
@@ -168,13 +188,18 @@ star_input_next(GpuStarAggState *s, PlanState *input)
 /* star_dims.c */
 extern void star_read_dims(GpuStarAggState *s);
 extern void star_read_dim(GpuStarAggState *s, int d);
-extern GhaDict *star_dim_dict(GpuStarAggState *s, int d);
+extern void star_dim_groups_init(GpuStarAggState *s, int d);
+extern Datum star_dim_group_value(StarDimState *dim, uint32 code, int col, bool *isnull);
 extern void star_dim_finish(StarDimState *dim);
 extern Size star_dim_values(StarDimState *dim, char **p);
-extern uint32 star_dim_value_lookup(StarDimState *dim, char **p, Datum *vals, bool *nulls);
+extern void star_dim_values_add(StarDimState *dim, char **p, int ncodes, uint32 *map);
 extern void star_dim_publish(GpuStarAggState *s, int d);
 extern void star_dim_merge(GpuStarAggState *s, int d);
 extern void star_dim_chunks_free(GpuStarAggState *s);
+extern StarDimRows *star_dim_rows_create(List *types, MemoryContext cxt);
+extern uint32 star_dim_rows_append(StarDimRows *r, const Datum *vals, const bool *nulls);
+extern void star_dim_rows_add(StarDimRows *r, char **p, uint64 rows);
+extern Datum star_dim_rows_value(StarDimRows *r, uint32 code, int col, bool *isnull);
 extern void star_dims_to_shared(GpuStarAggState *s, StarShared *sh, dsa_area *area);
 extern void star_dims_from_shared(GpuStarAggState *s, StarShared *sh, dsa_area *area);
 extern void star_compile_node(GpuStarAggState *s);
