@@ -83,7 +83,7 @@ VACUUM (FREEZE, ANALYZE) sf_big, sf_day, sf_item, sf_store, sf_empty, sf_multi, 
                          sf_store_nk, sf_big_nk, sf_zone;
 
 BEGIN;
-SELECT plan(323);
+SELECT plan(329);
 SET LOCAL gpuhash.enable_star = on;
 
 \ir lib/digests.sql
@@ -497,6 +497,10 @@ DECLARE
                 JOIN sf_item i ON f.item = i.item WHERE i.size < 20 GROUP BY 1, 2';
 BEGIN
   RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ', a dimension joined of two tables', q, 'GpuStarAgg');
+  -- the same with PostgreSQL's join below the star (a Parallel Hash Join in parallel)
+  PERFORM set_config('gpuhash.enable_join', 'off', true);
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ', a dimension joined by PostgreSQL', q, 'GpuStarAgg');
+  PERFORM set_config('gpuhash.enable_join', 'on', true);
   RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ', a group per row of a joined dimension', qr, 'GpuStarAgg');
   RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ', a group per row of a table', qs, 'GpuStarAgg');
   RETURN NEXT ok(pg_temp.plan_text(qr) ~ 'Dimensions: sf_big \(a group per row\) on'
