@@ -160,6 +160,7 @@ reset_execution(GpuStarAggState *s)
 	s->use_alt = false;
 	s->alt_why = NULL;
 	s->empty_row = false;
+	s->ngroups_out = 0;
 	s->cur = 0;
 	for (int d = 0; d < s->ndims; d++)
 	{

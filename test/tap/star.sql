@@ -83,7 +83,7 @@ VACUUM (FREEZE, ANALYZE) sf_big, sf_day, sf_item, sf_store, sf_empty, sf_multi, 
                          sf_store_nk, sf_big_nk, sf_zone;
 
 BEGIN;
-SELECT plan(329);
+SELECT plan(330);
 SET LOCAL gpuhash.enable_star = on;
 
 \ir lib/digests.sql
@@ -317,6 +317,16 @@ SELECT * FROM pg_temp.same_rows('parallel, rescanned with its dimension read by 
             GROUP BY d.yr) s
     WHERE s.c > 9300 + v.x * 50', 'GpuStarAgg');
 ALTER TABLE sf_day RESET (parallel_workers);
+-- the alternative run once per rescan: EXPLAIN ANALYZE counts one execution's groups
+SET LOCAL max_parallel_workers_per_gather = 0;
+INSERT INTO sf_store_nk SELECT * FROM sf_store_nk WHERE store = 7;
+SELECT matches(pg_temp.plan_text('SELECT v.x, s.* FROM (VALUES (1), (2), (3)) v(x),
+    (SELECT n.region, count(*) AS c FROM sf_fact f JOIN sf_store_nk n ON f.store = n.store
+      GROUP BY 1) s WHERE s.c > v.x', true),
+  'GpuStarAgg\)[^\n]*\(actual rows=5 loops=3\)[\s\S]*Alternative Plan: ran[\s\S]*Groups: 5\n',
+  'rescanned, the alternative run each time: Groups counts one execution''s');
+DELETE FROM sf_store_nk WHERE ctid = (SELECT max(ctid) FROM sf_store_nk WHERE store = 7);
+SET LOCAL max_parallel_workers_per_gather = 2;
 RESET enable_material;
 RESET enable_hashjoin;
 RESET enable_mergejoin;
