@@ -381,6 +381,24 @@ semi_keys_distinct(GpuStarAggState *s)
 }
 
 /*
+ * The star cannot give the query's groups (why): the alternative the planner
+ * gave it runs instead (star_path.c, star_may_escape); without one, the
+ * query fails with msg and detail.
+ */
+static void
+use_alternative(GpuStarAggState *s, const char *why, const char *msg, const char *detail)
+{
+	if (s->alt_ps == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("%s", msg),
+				 errdetail("%s", detail),
+				 errhint("Set gpuhash.enable_star to off for this query.")));
+	s->use_alt = true;
+	s->alt_why = why;
+}
+
+/*
  * The dimensions read: the program compiled, the star made.  A dimension
  * that is unique by its statistics only (checked) may hold a key twice
  * after all; then a fact row may meet two of its rows, which the star cannot
@@ -399,15 +417,11 @@ make_star(GpuStarAggState *s)
 		if (s->dims[d].escaped || (s->shared != NULL && s->shared->dim_escaped && s->dims[d].partial))
 		{
 			/* a numeric value the device cannot hold: no star (star_dims.c) */
-			if (s->alt_ps == NULL)
-				ereport(ERROR,
-						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-						 errmsg("GpuStarAgg cannot hold a numeric value of \"%s\" on the device",
-								s->dims[d].name),
-						 errdetail("The value is NaN or infinite, or needs more than 38 digits."),
-						 errhint("Set gpuhash.enable_star to off for this query.")));
-			s->alt_why = psprintf("%s holds a numeric value the device cannot hold", s->dims[d].name);
-			s->use_alt = true;
+			use_alternative(s, psprintf("%s holds a numeric value the device cannot hold",
+										s->dims[d].name),
+							psprintf("GpuStarAgg cannot hold a numeric value of \"%s\" on the device",
+									 s->dims[d].name),
+							"The value is NaN or infinite, or needs more than 38 digits.");
 			return;
 		}
 	semi_keys_distinct(s);
@@ -519,14 +533,9 @@ star_alone(GpuStarAggState *s, gh_status failure, const char *msg)
 static void
 escape_to_alternative(GpuStarAggState *s)
 {
-	if (s->alt_ps == NULL)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("GpuStarAgg cannot evaluate a row of the fact table on the device"),
-				 errdetail("A value the query reads is stored compressed or out of line, is a numeric NaN, or needs more than 128 bits."),
-				 errhint("Set gpuhash.enable_star to off for this query.")));
-	s->use_alt = true;
-	s->alt_why = "a row of the fact table holds a value the device cannot evaluate";
+	use_alternative(s, "a row of the fact table holds a value the device cannot evaluate",
+					"GpuStarAgg cannot evaluate a row of the fact table on the device",
+					"A value the query reads is stored compressed or out of line, is a numeric NaN, or needs more than 128 bits.");
 	s->returns_groups = true;
 }
 
@@ -539,16 +548,11 @@ escape_to_alternative(GpuStarAggState *s)
 static void
 key_collided(GpuStarAggState *s)
 {
-	if (s->alt_ps == NULL)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("GpuStarAgg found two groups under one hashed key"),
-				 errdetail("Group keys wider than 64 bits are hashed, and two of them collided."),
-				 errhint("Set gpuhash.enable_star to off for this query.")));
+	use_alternative(s, "two groups collided under one hashed key",
+					"GpuStarAgg found two groups under one hashed key",
+					"Group keys wider than 64 bits are hashed, and two of them collided.");
 	gpuhash_op_groups_free(&s->eng, s->groups_res);
 	s->groups_res = NULL;
-	s->use_alt = true;
-	s->alt_why = "two groups collided under one hashed key";
 	s->returns_groups = true;
 }
 

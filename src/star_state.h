@@ -141,7 +141,7 @@ typedef struct GpuStarAggState
 	bool		whole_pass;		/* this process reads the whole fact table, a Gather or not */
 	PlanState  *alt_ps;			/* PostgreSQL's plan of the scan tuple, or NULL */
 	bool		use_alt;		/* a checked dimension holds a key twice: it runs */
-	char	   *alt_why;		/* why it ran (EXPLAIN ANALYZE) */
+	const char *alt_why;	/* why it ran (EXPLAIN ANALYZE) */
 
 	/* the groups */
 	gh_groups  *groups_res;
