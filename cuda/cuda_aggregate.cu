@@ -70,15 +70,51 @@ f64_unorder(long long o)
 	return d;
 }
 
-/* Every slot of a table (nslots of w words) set to the free slot init. */
+/* Slots a block of fill_slots sets at a time. */
+#define FILL_SLOTS_PER_BLOCK 256
+
+/*
+ * Every slot of a table (nslots of w words) set to the free slot init: a
+ * block sets FILL_SLOTS_PER_BLOCK slots at a time, its threads writing
+ * consecutive words (a thread per slot would write w words apart).
+ */
 __global__ void
-fill_slots(unsigned long long *__restrict__ slots, size_t nslots, size_t w,
+fill_slots(unsigned long long *__restrict__ slots, size_t nslots, unsigned w,
 		   const unsigned long long *__restrict__ init)
 {
-	GH_GRID_STRIDE(s, nslots)
-		for (size_t j = 0; j < w; j++)
-			slots[s * w + j] = init[j];
+	for (size_t first = blockIdx.x * (size_t) FILL_SLOTS_PER_BLOCK; first < nslots;
+		 first += (size_t) gridDim.x * FILL_SLOTS_PER_BLOCK)
+	{
+		size_t		count = nslots - first < FILL_SLOTS_PER_BLOCK ?
+			nslots - first : FILL_SLOTS_PER_BLOCK;
+		unsigned	words = (unsigned) count * w;
+		unsigned long long *at = slots + first * w;
+
+		for (unsigned u = threadIdx.x; u < words; u += blockDim.x)
+			at[u] = init[u % w];
+	}
 }
+
+/*
+ * The rows in the order they are aggregated: with h, the j-th has the hash
+ * h[j] (the rows clustered on the table's hash, cuda_cluster.cu) and is row
+ * at[j], or where one value column without NULLs was carried along, has
+ * the value val[j]; without h, in order.
+ */
+typedef struct agg_order
+{
+	const uint64_t *h;
+	const uint32_t *at;
+	const uint64_t *val;
+} agg_order;
+
+/* The buffers behind an agg_order, kept for a second run. */
+struct agg_clustered
+{
+	gh_dbuf<uint64_t> h;
+	gh_dbuf<uint32_t> at;
+	gh_dbuf<uint64_t> val;
+};
 
 /*
  * One thread per row.  BOUNDED: the table is sized by an estimate, a key
@@ -90,12 +126,14 @@ __global__ void
 aggregate_rows(const uint64_t *__restrict__ keys, size_t n,
 			   unsigned long long *slot_keys, unsigned long long *rows,
 			   size_t cap, size_t w, const agg_col_dev *__restrict__ cols, int ncols,
-			   unsigned long long *overflow)
+			   unsigned long long *overflow, const agg_order order)
 {
-	GH_GRID_STRIDE(i, n)
+	GH_GRID_STRIDE(j, n)
 	{
-		size_t		s = BOUNDED ? agg_slot_bounded(slot_keys, cap, w, keys[i]) :
-			agg_slot(slot_keys, cap, w, keys[i]);
+		size_t		i = order.at != nullptr ? order.at[j] : j;
+		uint64_t	key = order.h != nullptr ? gh_unhash64(order.h[j], GH_SEED_AGG) : keys[i];
+		size_t		s = BOUNDED ? agg_slot_bounded(slot_keys, cap, w, key) :
+			agg_slot(slot_keys, cap, w, key);
 
 		if (BOUNDED && s == AGG_NO_SLOT)
 		{
@@ -107,7 +145,9 @@ aggregate_rows(const uint64_t *__restrict__ keys, size_t n,
 		{
 			const agg_col_dev col = cols[c];
 
-			agg_update(col, s * w, ((const long long *) col.values)[i],
+			agg_update(col, s * w,
+					   order.val != nullptr ? (long long) order.val[j] :
+					   ((const long long *) col.values)[i],
 					   col.nulls != nullptr && col.nulls[i] != 0);
 		}
 	}
@@ -203,8 +243,8 @@ agg_table_init(const gh_cuda_ctx *ctx, agg_table *t, size_t cap, int ncols)
 	GH_TRY(dinit.alloc(ctx, w, "free group slot"));
 	GH_CUDA_TRY(e, cudaMemcpyAsync(dinit.p, init.get(), w * sizeof(unsigned long long),
 								   cudaMemcpyHostToDevice, s));
-	fill_slots<<<gh_cuda_grid(cap + 1, GH_CUDA_BLOCK), GH_CUDA_BLOCK, 0, s>>>(
-		t->slots.p, cap + 1, w, dinit.p);
+	fill_slots<<<gh_cuda_grid(cap + 1, FILL_SLOTS_PER_BLOCK), GH_CUDA_BLOCK, 0, s>>>(
+		t->slots.p, cap + 1, (unsigned) w, dinit.p);
 	GH_CUDA_LAUNCHED(e, "fill_slots");
 	GH_TRY(t->cols.alloc(ctx, ncols > 0 ? ncols : 1, "column descriptors"));
 	if (ncols > 0)
@@ -240,6 +280,36 @@ agg_table_list(const gh_cuda_ctx *ctx, agg_table *t, size_t most)
 }
 
 /*
+ * Cluster the rows on the table's hash (cuda_cluster.cu) where the table
+ * is far larger than the L2 cache, once (cl keeps the order for a second
+ * run into a larger table).  A sole value column without NULLs is carried
+ * through the sort; otherwise the rows' positions are, and each column's
+ * values gathered.
+ */
+static gh_status
+agg_cluster(const gh_cuda_ctx *ctx, const agg_table *t, const uint64_t *keys, size_t n,
+			agg_clustered &cl, agg_order *order)
+{
+	size_t		bytes = t->slots.bytes();
+	const agg_col_dev *c0 = &t->cols_host[0];
+
+	if (cl.h.p == nullptr && gh_cuda_cluster_pays(ctx, n, bytes))
+	{
+		int			bits = gh_cuda_cluster_bits(bytes);
+
+		if (t->ncols == 1 && c0->nulls == nullptr)
+			GH_TRY(gh_cuda_cluster<uint64_t>(ctx, keys, n, GH_SEED_AGG, bits, cl.h, cl.val,
+											 (const uint64_t *) c0->values));
+		else
+			GH_TRY(gh_cuda_cluster<uint32_t>(ctx, keys, n, GH_SEED_AGG, bits, cl.h, cl.at));
+	}
+	order->h = cl.h.p;
+	order->at = cl.at.p;
+	order->val = cl.val.p;
+	return GH_OK;
+}
+
+/*
  * Aggregate n device keys into t (whose cols_host hold the columns' types,
  * operations and inputs), then list its groups (t->groups).
  *
@@ -257,6 +327,8 @@ agg_table_run(const gh_cuda_ctx *ctx, agg_table *t, const uint64_t *keys, size_t
 	unsigned long long *overflow = (unsigned long long *) (ctx->d->scratch + SCRATCH_OVERFLOW);
 	size_t		safe = 2 * n > AGG_MIN_SLOTS ? 2 * n : AGG_MIN_SLOTS;
 	double		groups = (double) n;
+	agg_clustered cl;
+	agg_order	order = {nullptr, nullptr, nullptr};
 
 	GH_TRY(gh_cuda_estimate_distinct(ctx, keys, n, &groups));
 	if (ctx->e->group_estimate_scale > 0)
@@ -278,8 +350,10 @@ agg_table_run(const gh_cuda_ctx *ctx, agg_table *t, const uint64_t *keys, size_t
 		}
 		else
 		{
+			GH_TRY(agg_cluster(ctx, t, keys, n, cl, &order));
 			aggregate_rows<true><<<gh_cuda_grid(n, GH_CUDA_BLOCK), GH_CUDA_BLOCK, 0, s>>>(
-				keys, n, t->keys, t->rows, t->cap, t->w, t->cols.p, t->ncols, overflow);
+				keys, n, t->keys, t->rows, t->cap, t->w, t->cols.p, t->ncols, overflow,
+				order);
 			GH_CUDA_LAUNCHED(ctx->e, "aggregate_rows");
 		}
 		GH_TRY(gh_cuda_read_scratch(ctx, SCRATCH_OVERFLOW, 1, &failed));
@@ -289,11 +363,35 @@ agg_table_run(const gh_cuda_ctx *ctx, agg_table *t, const uint64_t *keys, size_t
 	GH_TRY(agg_table_init(ctx, t, safe, t->ncols));
 	if (n > 0)
 	{
+		GH_TRY(agg_cluster(ctx, t, keys, n, cl, &order));
 		aggregate_rows<false><<<gh_cuda_grid(n, GH_CUDA_BLOCK), GH_CUDA_BLOCK, 0, s>>>(
-			keys, n, t->keys, t->rows, t->cap, t->w, t->cols.p, t->ncols, nullptr);
+			keys, n, t->keys, t->rows, t->cap, t->w, t->cols.p, t->ncols, nullptr, order);
 		GH_CUDA_LAUNCHED(ctx->e, "aggregate_rows");
 	}
 	return agg_table_list(ctx, t, n + 1);
+}
+
+/* Words of each group's slot gathered in one pass: word at[f] into dst[f][g]. */
+#define GATHER_MAX_WORDS 8
+
+typedef struct gather_words
+{
+	int			nwords;
+	size_t		at[GATHER_MAX_WORDS];
+	unsigned long long *dst[GATHER_MAX_WORDS];
+} gather_words;
+
+__global__ void
+gather_group_words(const unsigned long long *__restrict__ slots, size_t w,
+				   const uint64_t *__restrict__ groups, size_t ngroups, gather_words gw)
+{
+	GH_GRID_STRIDE(g, ngroups)
+	{
+		const unsigned long long *slot = slots + groups[g] * w;
+
+		for (int f = 0; f < gw.nwords; f++)
+			gw.dst[f][g] = slot[gw.at[f]];
+	}
 }
 
 /* dst[g] = src[slot of group g] (src a column of t's slots), on the device */
@@ -489,12 +587,27 @@ gh_cuda_aggregate_device_bench(const gh_cuda_ctx *ctx, const uint64_t *keys,
 	GH_TRY(out_hi.alloc(ctx, t->ngroups, "group sums"));
 	GH_TRY(out_min.alloc(ctx, t->ngroups, "group minima"));
 	GH_TRY(out_max.alloc(ctx, t->ngroups, "group maxima"));
-	GH_TRY(gather_on_device(ctx, t.get(), t->keys, (unsigned long long *) out_keys.p));
-	GH_TRY(gather_on_device(ctx, t.get(), t->rows, out_rows.p));
-	GH_TRY(gather_on_device(ctx, t.get(), t->cols_host[0].sum_lo, out_lo.p));
-	GH_TRY(gather_on_device(ctx, t.get(), t->cols_host[0].sum_hi, out_hi.p));
-	GH_TRY(gather_on_device(ctx, t.get(), t->cols_host[0].min, out_min.p));
-	GH_TRY(gather_on_device(ctx, t.get(), t->cols_host[0].max, out_max.p));
+	{
+		const unsigned long long *f[6] = {t->keys, t->rows, t->cols_host[0].sum_lo,
+			t->cols_host[0].sum_hi, (const unsigned long long *) t->cols_host[0].min,
+		(const unsigned long long *) t->cols_host[0].max};
+		unsigned long long *d[6] = {(unsigned long long *) out_keys.p, out_rows.p, out_lo.p,
+			out_hi.p, (unsigned long long *) out_min.p, (unsigned long long *) out_max.p};
+		gather_words gw;
+
+		gw.nwords = 6;
+		for (int i = 0; i < 6; i++)
+		{
+			gw.at[i] = (size_t) (f[i] - t->keys);
+			gw.dst[i] = d[i];
+		}
+		if (t->ngroups > 0)
+		{
+			gather_group_words<<<gh_cuda_grid(t->ngroups, GH_CUDA_BLOCK), GH_CUDA_BLOCK, 0,
+				ctx->d->stream>>>(t->keys, t->w, t->groups.p, t->ngroups, gw);
+			GH_CUDA_LAUNCHED(ctx->e, "gather_group_words");
+		}
+	}
 	*ngroups = t->ngroups;
 	return GH_OK;
 }

@@ -290,20 +290,4 @@ gh_block_append(unsigned long long *counter, bool want)
 	return mine;
 }
 
-/*
- * The inverse of gh_hash64 for a given seed: fmix64's xor-shifts by 33 are
- * their own inverses on 64 bits and its multipliers are odd, so invertible
- * modulo 2^64.  Lets a table sort by a key's hash and recover the key.
- */
-__host__ __device__ __forceinline__ uint64_t
-gh_unhash64(uint64_t h, uint64_t seed)
-{
-	h ^= h >> 33;
-	h *= UINT64_C(0x9cb4b2f8129337db);	/* 0xc4ceb9fe1a85ec53^-1 */
-	h ^= h >> 33;
-	h *= UINT64_C(0x4f74430c22a54005);	/* 0xff51afd7ed558ccd^-1 */
-	h ^= h >> 33;
-	return h ^ seed;
-}
-
 #endif							/* GPUHASH_CUDA_COMMON_CUH */

@@ -1,5 +1,5 @@
 /*-------------------------------------------------------------------------
-	uint64_t	nbuckets; *
+ *
  * cuda_tables.cuh
  *	  The CUDA backend's tables and probes as device-resident structures,
  *	  and the device-level operations on them that both the engine's
@@ -56,6 +56,29 @@
 /* The most rows one device partition may hold (32-bit positions). */
 #define GH_CUDA_MAX_PART_ROWS ((size_t) UINT32_MAX - 1)
 
+/* ---- clustered batches (cuda_cluster.cu) ---- */
+
+/*
+ * Whether n keys are worth clustering before they meet a table of
+ * table_bytes (a large batch, a table well beyond the L2 cache, and device
+ * memory within the limit for the sort).
+ */
+bool		gh_cuda_cluster_pays(const gh_cuda_ctx *ctx, size_t n, size_t table_bytes);
+
+/* The top hash bits to cluster on for a table of table_bytes. */
+int			gh_cuda_cluster_bits(size_t table_bytes);
+
+/*
+ * h[i] = gh_hash64(keys[j], seed) and idx[i] = j, ordered (stably) by the
+ * top `bits` bits of h.  h is allocated here unless it holds n words
+ * already; it may be keys itself.  With a payload (IdxT uint64_t), idx[i]
+ * = payload[j] instead: a column carried along rather than gathered.
+ */
+template <typename IdxT>
+gh_status	gh_cuda_cluster(const gh_cuda_ctx *ctx, const uint64_t *keys, size_t n,
+							uint64_t seed, int bits, gh_dbuf<uint64_t> &h,
+							gh_dbuf<IdxT> &idx, const uint64_t *payload = nullptr);
+
 /* ---- HashGraph ---- */
 
 typedef struct gh_hg_view
@@ -81,6 +104,13 @@ struct gh_hg_table
 		gh_hg_view	v = {offsets.p, hkeys.p, rows.p, nbuckets};
 
 		return v;
+	}
+
+	/* the bytes a lookup may read */
+	size_t
+	bytes() const
+	{
+		return 16 * n + offsets.bytes();
 	}
 };
 
@@ -139,6 +169,13 @@ struct gh_bcht_table
 			nbuckets, rebuild, has_empty_key, empty_val};
 
 		return v;
+	}
+
+	/* the bytes a lookup may read */
+	size_t
+	bytes() const
+	{
+		return slots.bytes() + tags.bytes() + reach.bytes();
 	}
 };
 

@@ -1060,6 +1060,15 @@ extern void gh_debug_broadcast_rows(gh_engine *e, long long rows);
 extern void gh_debug_group_estimate(gh_engine *e, double scale);
 
 /*
+ * Cluster the rows of every aggregation into a global table of groups on
+ * the GPU (cuda/README, "Clustered batches"), whatever their number (always:
+ * true; false: the default, 2^20 rows or more into a table of 64 MB or
+ * more), so that tests reach that path with small inputs.  No effect on the
+ * CPU backend.
+ */
+extern void gh_debug_cluster(gh_engine *e, bool always);
+
+/*
  * Keep device arrays on the device up to bytes of them (0: the default, an
  * eighth of the memory limit), so that tests can make an operation split
  * inputs that lie in device memory.

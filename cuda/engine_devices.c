@@ -133,6 +133,13 @@ gh_debug_group_estimate(gh_engine *e, double scale)
 }
 
 void
+gh_debug_cluster(gh_engine *e, bool always)
+{
+	if (e != NULL)
+		e->cluster_always = always;
+}
+
+void
 gh_debug_split_chunk(gh_engine *e, size_t rows)
 {
 	if (e != NULL)

@@ -51,6 +51,22 @@ gh_hash64(uint64_t key, uint64_t seed)
 	return h;
 }
 
+/*
+ * The key whose gh_hash64 with seed is h: fmix64's xor-shifts by 33 are
+ * their own inverses on 64 bits and its multipliers are odd, so invertible
+ * modulo 2^64.  Lets a table sort by a key's hash and recover the key.
+ */
+GH_HD uint64_t
+gh_unhash64(uint64_t h, uint64_t seed)
+{
+	h ^= h >> 33;
+	h *= UINT64_C(0x9cb4b2f8129337db);	/* inverse of 0xc4ceb9fe1a85ec53 */
+	h ^= h >> 33;
+	h *= UINT64_C(0x4f74430c22a54005);	/* inverse of 0xff51afd7ed558ccd */
+	h ^= h >> 33;
+	return h ^ seed;
+}
+
 /* floor(h * n / 2^64): maps a uniform 64-bit hash onto [0, n). */
 GH_HD uint64_t
 gh_range(uint64_t h, uint64_t n)
@@ -85,13 +101,20 @@ gh_bucket_of(uint64_t key, uint64_t nbuckets)
 /* An empty BCHT slot.  A real key equal to it is kept aside (see bcht). */
 #define GH_EMPTY_KEY			UINT64_C(0xffffffffffffffff)
 
-/* The i-th BCHT hash of a key; rebuild r perturbs the seeds. */
+/* The seed of the i-th BCHT hash; rebuild r perturbs the seeds. */
 GH_HD uint64_t
-gh_bcht_hash(uint64_t key, int i, uint32_t rebuild)
+gh_bcht_seed(int i, uint32_t rebuild)
 {
 	uint64_t	seed = (i == 0) ? GH_SEED_BCHT0 : (i == 1) ? GH_SEED_BCHT1 : GH_SEED_BCHT2;
 
-	return gh_hash64(key, seed + UINT64_C(0x9e3779b97f4a7c15) * rebuild);
+	return seed + UINT64_C(0x9e3779b97f4a7c15) * rebuild;
+}
+
+/* The i-th BCHT hash of a key. */
+GH_HD uint64_t
+gh_bcht_hash(uint64_t key, int i, uint32_t rebuild)
+{
+	return gh_hash64(key, gh_bcht_seed(i, rebuild));
 }
 
 /* The i-th BCHT bucket of a key. */
