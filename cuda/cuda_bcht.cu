@@ -181,27 +181,9 @@ sort_into_runs(const gh_cuda_ctx *ctx, gh_dbuf<uint64_t> &h0,
 	cudaStream_t s = ctx->d->stream;
 	gh_dbuf<uint64_t> alt_h,
 				alt_r;
-	gh_dbuf<unsigned char> temp;
-	size_t		temp_bytes = 0;
 	int			bits = sort_bits_for(n);
 
-	GH_TRY(alt_h.alloc(ctx, n, "BCHT sort buffer"));
-	GH_TRY(alt_r.alloc(ctx, n, "BCHT sort buffer"));
-	{
-		cub::DoubleBuffer<uint64_t> dk(h0.p, alt_h.p);
-		cub::DoubleBuffer<uint64_t> dv(rows.p, alt_r.p);
-
-		GH_CUDA_TRY(e, cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, dk, dv, (int64_t) n,
-													   64 - bits, 64, s));
-		GH_TRY(temp.alloc(ctx, temp_bytes, "radix sort temporary storage"));
-		GH_CUDA_TRY(e, cub::DeviceRadixSort::SortPairs(temp.p, temp_bytes, dk, dv, (int64_t) n,
-													   64 - bits, 64, s));
-		if (dk.Current() != h0.p)
-			h0.swap(alt_h);
-		if (dv.Current() != rows.p)
-			rows.swap(alt_r);
-		temp.reset();
-	}
+	GH_TRY(gh_cuda_sort_top_bits<uint64_t>(ctx, h0, rows, n, bits, "BCHT sort buffer"));
 	if (bits < 64)
 	{
 		unsigned long long *d_nseg = (unsigned long long *) (ctx->d->scratch + SCRATCH_COUNT);
@@ -220,6 +202,8 @@ sort_into_runs(const gh_cuda_ctx *ctx, gh_dbuf<uint64_t> &h0,
 		if (nseg > cap)
 			return gh_fail(e, GH_ERR_INTERNAL, "BCHT build listed %llu long groups, at most %zu expected",
 						   (unsigned long long) nseg, cap);
+		GH_TRY(alt_h.alloc(ctx, n, "BCHT sort buffer"));
+		GH_TRY(alt_r.alloc(ctx, n, "BCHT sort buffer"));
 		GH_TRY(gh_sort_segments(ctx, h0.p, rows.p, alt_h.p, alt_r.p, n,
 								seg_begin.p, seg_end.p, nseg, 64 - bits));
 	}

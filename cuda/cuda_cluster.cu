@@ -7,6 +7,7 @@
  *
  * INTERFACE ROUTINES
  *		gh_cuda_cluster			hashes and original positions, clustered
+ *		gh_cuda_sort_top_bits	(hash, value) pairs sorted on top bits
  *		gh_cuda_cluster_bits	how many top hash bits to cluster on
  *		gh_cuda_cluster_pays	whether a batch is worth clustering
  *
@@ -90,32 +91,25 @@ gh_cuda_cluster_pays(const gh_cuda_ctx *ctx, size_t n, size_t table_bytes)
 		gh_engine_device_bytes(ctx->e) + (CLUSTER_BYTES_PER_KEY + 2) * n <= limit;
 }
 
-template <typename IdxT>
+template <typename V>
 gh_status
-gh_cuda_cluster(const gh_cuda_ctx *ctx, const uint64_t *keys, size_t n,
-				uint64_t seed, int bits, gh_dbuf<uint64_t> &h,
-				gh_dbuf<IdxT> &idx, const uint64_t *payload)
+gh_cuda_sort_top_bits(const gh_cuda_ctx *ctx, gh_dbuf<uint64_t> &h, gh_dbuf<V> &v,
+					  size_t n, int bits, const char *what)
 {
 	gh_engine  *e = ctx->e;
 	cudaStream_t s = ctx->d->stream;
 	gh_dbuf<uint64_t> alt_h;
-	gh_dbuf<IdxT> alt_i;
+	gh_dbuf<V>	alt_v;
 	gh_dbuf<unsigned char> temp;
 	size_t		temp_bytes = 0;
 
-	if (h.p == nullptr || h.count < n)
-		GH_TRY(h.alloc(ctx, n, "clustered hashes"));
-	GH_TRY(idx.alloc(ctx, n, "clustered positions"));
 	if (n == 0)
 		return GH_OK;
-	GH_TRY(alt_h.alloc(ctx, n, "clustering sort buffer"));
-	GH_TRY(alt_i.alloc(ctx, n, "clustering sort buffer"));
-	hash_with_index<IdxT><<<gh_cuda_grid(n, GH_CUDA_BLOCK), GH_CUDA_BLOCK, 0, s>>>(
-		keys, h.p, idx.p, n, seed, payload);
-	GH_CUDA_LAUNCHED(e, "hash_with_index");
+	GH_TRY(alt_h.alloc(ctx, n, what));
+	GH_TRY(alt_v.alloc(ctx, n, what));
 
 	cub::DoubleBuffer<uint64_t> dk(h.p, alt_h.p);
-	cub::DoubleBuffer<IdxT> dv(idx.p, alt_i.p);
+	cub::DoubleBuffer<V> dv(v.p, alt_v.p);
 
 	GH_CUDA_TRY(e, cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, dk, dv, (int64_t) n,
 												   64 - bits, 64, s));
@@ -124,9 +118,26 @@ gh_cuda_cluster(const gh_cuda_ctx *ctx, const uint64_t *keys, size_t n,
 												   64 - bits, 64, s));
 	if (dk.Current() != h.p)
 		h.swap(alt_h);
-	if (dv.Current() != idx.p)
-		idx.swap(alt_i);
+	if (dv.Current() != v.p)
+		v.swap(alt_v);
 	return GH_OK;
+}
+
+template <typename IdxT>
+gh_status
+gh_cuda_cluster(const gh_cuda_ctx *ctx, const uint64_t *keys, size_t n,
+				uint64_t seed, int bits, gh_dbuf<uint64_t> &h,
+				gh_dbuf<IdxT> &idx, const uint64_t *payload)
+{
+	if (h.p == nullptr || h.count < n)
+		GH_TRY(h.alloc(ctx, n, "clustered hashes"));
+	GH_TRY(idx.alloc(ctx, n, "clustered positions"));
+	if (n == 0)
+		return GH_OK;
+	hash_with_index<IdxT><<<gh_cuda_grid(n, GH_CUDA_BLOCK), GH_CUDA_BLOCK, 0, ctx->d->stream>>>(
+		keys, h.p, idx.p, n, seed, payload);
+	GH_CUDA_LAUNCHED(ctx->e, "hash_with_index");
+	return gh_cuda_sort_top_bits<IdxT>(ctx, h, idx, n, bits, "clustering sort buffer");
 }
 
 template gh_status gh_cuda_cluster<uint32_t>(const gh_cuda_ctx *, const uint64_t *, size_t,
@@ -135,3 +146,6 @@ template gh_status gh_cuda_cluster<uint32_t>(const gh_cuda_ctx *, const uint64_t
 template gh_status gh_cuda_cluster<uint64_t>(const gh_cuda_ctx *, const uint64_t *, size_t,
 											 uint64_t, int, gh_dbuf<uint64_t> &,
 											 gh_dbuf<uint64_t> &, const uint64_t *);
+template gh_status gh_cuda_sort_top_bits<uint64_t>(const gh_cuda_ctx *, gh_dbuf<uint64_t> &,
+												   gh_dbuf<uint64_t> &, size_t, int,
+												   const char *);

@@ -69,6 +69,14 @@ bool		gh_cuda_cluster_pays(const gh_cuda_ctx *ctx, size_t n, size_t table_bytes)
 int			gh_cuda_cluster_bits(size_t table_bytes);
 
 /*
+ * Sort the pairs (h[i], v[i]) on the top `bits` bits of h, stably (the
+ * buffers may be swapped for others of the same size).
+ */
+template <typename V>
+gh_status	gh_cuda_sort_top_bits(const gh_cuda_ctx *ctx, gh_dbuf<uint64_t> &h,
+								  gh_dbuf<V> &v, size_t n, int bits, const char *what);
+
+/*
  * h[i] = gh_hash64(keys[j], seed) and idx[i] = j, ordered (stably) by the
  * top `bits` bits of h.  h is allocated here unless it holds n words
  * already; it may be keys itself.  With a payload (IdxT uint64_t), idx[i]

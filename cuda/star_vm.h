@@ -907,7 +907,7 @@ gh_vm_run(const gh_prog *prog, const gh_vmdim *dims, const gh_vmcols *c, gh_vmou
 			case GH_OP_F4DIV:
 				{
 					bool		f4 = in.op >= GH_OP_F4ADD;
-					double		x;
+					double		x = 0;
 
 					if (a->null || b->null)
 					{

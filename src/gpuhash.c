@@ -53,6 +53,7 @@ bool		gpuhash_debug_reread_pages = false;
 int			gpuhash_debug_pool_batch = 0;
 bool		gpuhash_debug_pool_relay = false;
 int			gpuhash_debug_star_key_bits = 0;
+bool		gpuhash_debug_star_compile_fails = false;
 
 static const struct config_enum_entry device_options[] = {
 	{"auto", GPUHASH_DEVICE_AUTO, false},
@@ -229,6 +230,11 @@ _PG_init(void)
 							"For testing groups that collide under one hashed key.",
 							&gpuhash_debug_star_key_bits, 0, 0, 63,
 							PGC_SUSET, GUC_NOT_IN_SAMPLE | GUC_NO_SHOW_ALL, NULL, NULL, NULL);
+	DefineCustomBoolVariable("gpuhash.debug_star_compile_fails",
+							 "Developer option: a GpuStarAgg's program does not compile once its dimensions are read.",
+							 "For testing the plan a GpuStarAgg runs instead, as where the dimensions read widen its group key past what the planner compiled.",
+							 &gpuhash_debug_star_compile_fails, false,
+							 PGC_SUSET, GUC_NOT_IN_SAMPLE | GUC_NO_SHOW_ALL, NULL, NULL, NULL);
 	MarkGUCPrefixReserved("gpuhash");
 
 	gpuhash_join_init();

@@ -56,6 +56,7 @@ extern bool gpuhash_debug_reread_pages;
 extern int	gpuhash_debug_pool_batch;
 extern bool gpuhash_debug_pool_relay;
 extern int	gpuhash_debug_star_key_bits;
+extern bool gpuhash_debug_star_compile_fails;
 
 /*
  * gpuhash.force scales our paths' costs by this: far below any plan without

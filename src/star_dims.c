@@ -357,9 +357,15 @@ star_read_dims(GpuStarAggState *s)
 		star_read_dim(s, d);
 }
 
-/* The program for this execution; the dimensions are read. */
-void
-star_compile_node(GpuStarAggState *s)
+/*
+ * The program for this execution; the dimensions are read.  False (why set)
+ * where it does not compile with the dimensions as read: the planner's trial
+ * compilation counted each dimension's codes by its estimated rows, and
+ * more codes widen the group key, which may then be a hash (KEYMIX) and
+ * make the program longer.
+ */
+bool
+star_compile_node(GpuStarAggState *s, const char **why_out)
 {
 	StarCompileInput in = {0};
 	Relation	rel = ((ScanState *) s->fact_ps)->ss_currentRelation;
@@ -383,8 +389,11 @@ star_compile_node(GpuStarAggState *s)
 	in.dim_codes = codes;
 	in.econtext = s->css.ss.ps.ps_ExprContext;
 	sc = star_compile(&in, &why);
-	if (sc == NULL)
-		elog(ERROR, "gpuhash: could not compile a GpuStarAgg's program: %s", why);
+	if (sc == NULL || gpuhash_debug_star_compile_fails)
+	{
+		*why_out = why ? why : "gpuhash.debug_star_compile_fails is on";
+		return false;
+	}
 
 	/* the page description: every attribute up to the last one read */
 	spec = &sc->spec;
@@ -410,6 +419,7 @@ star_compile_node(GpuStarAggState *s)
 	if (in.fact.ncols == 0)
 		spec->out_of[0] = 0;	/* nothing read: one column, to locate rows by */
 	s->compiled = sc;
+	return true;
 }
 
 /* ---- a dimension's grouping values between processes ---- */

@@ -411,6 +411,7 @@ make_star(GpuStarAggState *s)
 {
 	StarDimArrays *arrays;
 	instr_time	start;
+	const char *why;
 
 	INSTR_TIME_SET_CURRENT(start);
 	for (int d = 0; d < s->ndims; d++)
@@ -426,7 +427,13 @@ make_star(GpuStarAggState *s)
 		}
 	semi_keys_distinct(s);
 	arrays = palloc0(sizeof(StarDimArrays) * Max(s->ndims, 1));
-	star_compile_node(s);
+	if (!star_compile_node(s, &why))
+	{
+		use_alternative(s, psprintf("the program does not compile for the dimensions read: %s", why),
+						"GpuStarAgg could not compile its program for the dimensions read",
+						psprintf("The device program fails: %s.", why));
+		return;
+	}
 	for (int d = 0; d < s->ndims; d++)
 		arrays[d] = s->dims[d].arrays;
 	s->star = gpuhash_op_star_create(&s->eng, s->compiled->prog, &s->compiled->spec,
@@ -618,9 +625,12 @@ static void
 prepare_decode(GpuStarAggState *s)
 {
 	MemoryContext old = MemoryContextSwitchTo(s->cxt);
+	const char *why;
 
 	star_dims_from_shared(s, s->shared, s->area);
-	star_compile_node(s);
+	/* the process that made the star compiled the same program */
+	if (!star_compile_node(s, &why))
+		elog(ERROR, "gpuhash: could not compile a GpuStarAgg's program: %s", why);
 	MemoryContextSwitchTo(old);
 }
 

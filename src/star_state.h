@@ -202,7 +202,7 @@ extern void star_dim_rows_add(StarDimRows *r, char **p, uint64 rows);
 extern Datum star_dim_rows_value(StarDimRows *r, uint32 code, int col, bool *isnull);
 extern void star_dims_to_shared(GpuStarAggState *s, StarShared *sh, dsa_area *area);
 extern void star_dims_from_shared(GpuStarAggState *s, StarShared *sh, dsa_area *area);
-extern void star_compile_node(GpuStarAggState *s);
+extern bool star_compile_node(GpuStarAggState *s, const char **why);
 
 /* star_scan.c: feed this process's share of the fact table to the star */
 extern void star_scan_fact(GpuStarAggState *s);

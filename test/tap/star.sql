@@ -83,7 +83,7 @@ VACUUM (FREEZE, ANALYZE) sf_big, sf_day, sf_item, sf_store, sf_empty, sf_multi, 
                          sf_store_nk, sf_big_nk, sf_zone;
 
 BEGIN;
-SELECT plan(330);
+SELECT plan(342);
 SET LOCAL gpuhash.enable_star = on;
 
 \ir lib/digests.sql
@@ -491,6 +491,26 @@ BEGIN
   PERFORM set_config('gpuhash.debug_star_key_bits', '0', true);
 END $$;
 SELECT * FROM pg_temp.in_each_mode('key_collisions');
+-- the program compiled at plan time but not with the dimensions as read (more
+-- codes than estimated widen the key): the alternative where the star carries
+-- one, else a clear error
+CREATE FUNCTION pg_temp.compile_fails(tag text) RETURNS SETOF text
+LANGUAGE plpgsql AS $$
+DECLARE
+  q text := 'SELECT s.region, count(*), sum(f.amount), max(f.qty) FROM sf_fact f
+               JOIN sf_store s ON f.store = s.store GROUP BY 1';
+  qn text := 'SELECT f.store, f.delta, d.yr, count(*) FROM sf_fact f
+                JOIN sf_day d ON f.day = d.day GROUP BY 1, 2, 3';
+BEGIN
+  PERFORM set_config('gpuhash.force', 'on', true);
+  PERFORM set_config('gpuhash.debug_star_compile_fails', 'on', true);
+  RETURN QUERY SELECT * FROM pg_temp.alternative_runs(tag || ', the program does not compile at run time', q,
+    'the program does not compile for the dimensions read');
+  RETURN NEXT throws_ok(qn, '0A000', 'GpuStarAgg could not compile its program for the dimensions read',
+                        tag || ': no alternative carried, a clear error');
+  PERFORM set_config('gpuhash.debug_star_compile_fails', 'off', true);
+END $$;
+SELECT * FROM pg_temp.in_each_mode('compile_fails');
 -- a dimension joined of two tables (read in shares by every process where its
 -- join has a partial plan), and one whose key is a grouping column: each of
 -- its rows is a group, its code the row's number (its values not hashed)
