@@ -183,7 +183,9 @@ sort_into_runs(const gh_cuda_ctx *ctx, gh_dbuf<uint64_t> &h0,
 				alt_r;
 	int			bits = sort_bits_for(n);
 
-	GH_TRY(gh_cuda_sort_top_bits<uint64_t>(ctx, h0, rows, n, bits, "BCHT sort buffer"));
+	/* the sort's second buffers stay for the groups' sort */
+	GH_TRY(gh_cuda_sort_top_bits<uint64_t>(ctx, h0, rows, n, bits, "BCHT sort buffer",
+										   &alt_h, &alt_r));
 	if (bits < 64)
 	{
 		unsigned long long *d_nseg = (unsigned long long *) (ctx->d->scratch + SCRATCH_COUNT);
@@ -202,8 +204,6 @@ sort_into_runs(const gh_cuda_ctx *ctx, gh_dbuf<uint64_t> &h0,
 		if (nseg > cap)
 			return gh_fail(e, GH_ERR_INTERNAL, "BCHT build listed %llu long groups, at most %zu expected",
 						   (unsigned long long) nseg, cap);
-		GH_TRY(alt_h.alloc(ctx, n, "BCHT sort buffer"));
-		GH_TRY(alt_r.alloc(ctx, n, "BCHT sort buffer"));
 		GH_TRY(gh_sort_segments(ctx, h0.p, rows.p, alt_h.p, alt_r.p, n,
 								seg_begin.p, seg_end.p, nseg, 64 - bits));
 	}

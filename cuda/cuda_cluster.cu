@@ -94,19 +94,24 @@ gh_cuda_cluster_pays(const gh_cuda_ctx *ctx, size_t n, size_t table_bytes)
 template <typename V>
 gh_status
 gh_cuda_sort_top_bits(const gh_cuda_ctx *ctx, gh_dbuf<uint64_t> &h, gh_dbuf<V> &v,
-					  size_t n, int bits, const char *what)
+					  size_t n, int bits, const char *what, gh_dbuf<uint64_t> *keep_h,
+					  gh_dbuf<V> *keep_v)
 {
 	gh_engine  *e = ctx->e;
 	cudaStream_t s = ctx->d->stream;
-	gh_dbuf<uint64_t> alt_h;
-	gh_dbuf<V>	alt_v;
+	gh_dbuf<uint64_t> own_h;
+	gh_dbuf<V>	own_v;
+	gh_dbuf<uint64_t> &alt_h = keep_h != nullptr ? *keep_h : own_h;
+	gh_dbuf<V> &alt_v = keep_v != nullptr ? *keep_v : own_v;
 	gh_dbuf<unsigned char> temp;
 	size_t		temp_bytes = 0;
 
 	if (n == 0)
 		return GH_OK;
-	GH_TRY(alt_h.alloc(ctx, n, what));
-	GH_TRY(alt_v.alloc(ctx, n, what));
+	if (alt_h.count < n)
+		GH_TRY(alt_h.alloc(ctx, n, what));
+	if (alt_v.count < n)
+		GH_TRY(alt_v.alloc(ctx, n, what));
 
 	cub::DoubleBuffer<uint64_t> dk(h.p, alt_h.p);
 	cub::DoubleBuffer<V> dv(v.p, alt_v.p);
@@ -137,7 +142,8 @@ gh_cuda_cluster(const gh_cuda_ctx *ctx, const uint64_t *keys, size_t n,
 	hash_with_index<IdxT><<<gh_cuda_grid(n, GH_CUDA_BLOCK), GH_CUDA_BLOCK, 0, ctx->d->stream>>>(
 		keys, h.p, idx.p, n, seed, payload);
 	GH_CUDA_LAUNCHED(ctx->e, "hash_with_index");
-	return gh_cuda_sort_top_bits<IdxT>(ctx, h, idx, n, bits, "clustering sort buffer");
+	return gh_cuda_sort_top_bits<IdxT>(ctx, h, idx, n, bits, "clustering sort buffer",
+									   nullptr, nullptr);
 }
 
 template gh_status gh_cuda_cluster<uint32_t>(const gh_cuda_ctx *, const uint64_t *, size_t,
@@ -148,4 +154,5 @@ template gh_status gh_cuda_cluster<uint64_t>(const gh_cuda_ctx *, const uint64_t
 											 gh_dbuf<uint64_t> &, const uint64_t *);
 template gh_status gh_cuda_sort_top_bits<uint64_t>(const gh_cuda_ctx *, gh_dbuf<uint64_t> &,
 												   gh_dbuf<uint64_t> &, size_t, int,
-												   const char *);
+												   const char *, gh_dbuf<uint64_t> *,
+												   gh_dbuf<uint64_t> *);

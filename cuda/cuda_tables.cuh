@@ -70,11 +70,14 @@ int			gh_cuda_cluster_bits(size_t table_bytes);
 
 /*
  * Sort the pairs (h[i], v[i]) on the top `bits` bits of h, stably (the
- * buffers may be swapped for others of the same size).
+ * buffers may be swapped for others of the same size).  The sort's second
+ * buffers are keep_h and keep_v where given (allocated here if they hold
+ * fewer than n), which keep n words each afterwards for the caller's use.
  */
 template <typename V>
 gh_status	gh_cuda_sort_top_bits(const gh_cuda_ctx *ctx, gh_dbuf<uint64_t> &h,
-								  gh_dbuf<V> &v, size_t n, int bits, const char *what);
+								  gh_dbuf<V> &v, size_t n, int bits, const char *what,
+								  gh_dbuf<uint64_t> *keep_h, gh_dbuf<V> *keep_v);
 
 /*
  * h[i] = gh_hash64(keys[j], seed) and idx[i] = j, ordered (stably) by the

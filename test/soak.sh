@@ -75,7 +75,7 @@ sql -d postgres -c "CREATE DATABASE soak"
 sql -c "CREATE EXTENSION gpuhash"
 sql <<EOF
 CREATE TABLE sk_fact AS
-  SELECT g AS id, CASE WHEN g % 50 = 0 THEN 7 ELSE (g * 7919) % ($rows / 10) END::int8 AS k,
+  SELECT g AS id, CASE WHEN g % 50 = 0 THEN 7 ELSE (g::int8 * 7919) % ($rows / 10) END AS k,
          (g % 1000)::int8 AS v
   FROM generate_series(1, $rows) g;
 CREATE TABLE sk_dim AS SELECT g::int8 AS k, (g % 50)::int4 AS w FROM generate_series(1, $rows / 10) g;
