@@ -11,9 +11,10 @@
  * for i < 16: one coalesced pass without atomics.  The rest are inserted by
  * Awad et al.'s cuckoo procedure, a 16-thread tile per bucket; slots hold
  * only keys while inserting, so a last pass writes the row ranges of the
- * keys placement did not put.  An insertion out of evictions rebuilds with
- * new seeds.  Last, gh_bcht_index writes the tags and reach bits the
- * lookups use.  See cuda/README, "BCHT".
+ * keys placement did not put, after gh_bcht_index has written the tags and
+ * reach bits the lookups use: that pass finds its keys by them.  An
+ * insertion out of evictions rebuilds with new seeds.  See cuda/README,
+ * "BCHT".
  *
  *-------------------------------------------------------------------------
  */
@@ -281,18 +282,19 @@ store_all_ranges(const uint64_t *__restrict__ dh,
 }
 
 /*
- * After placement and the insertion of the overflow (rebuild 0): write the
- * row range of every key that is not in the slot placement gave it (the
- * overflow and the keys it evicted).  A warp checks 32 consecutive keys;
- * each of its two tiles looks up the moved keys of its own 16 lanes.
+ * After placement and the insertion of the overflow (rebuild 0), with the
+ * tags written: the row range of every key that is not in the slot
+ * placement gave it (the overflow and the keys it evicted).  A warp checks
+ * 32 consecutive keys (their placed slots are consecutive too); each moved
+ * key is found by its tags, a sector or two, where reading its buckets
+ * whole took up to three 256-byte reads.
  */
 __global__ void
 store_moved_ranges(const uint64_t *__restrict__ dh,
 				   const uint32_t *__restrict__ heads, size_t ndistinct,
-				   size_t n, uint64_t h_empty,
-				   uint64_t *__restrict__ slots, uint64_t nbuckets)
+				   size_t n, uint64_t h_empty, gh_bcht_view tv,
+				   uint64_t *__restrict__ slots)
 {
-	bcht_tile	tile = this_tile();
 	const unsigned lane = threadIdx.x & 31;
 
 	WARP_STRIDE(base, ndistinct)
@@ -302,19 +304,16 @@ store_moved_ranges(const uint64_t *__restrict__ dh,
 		uint64_t	h = valid ? dh[t] : h_empty;
 		uint64_t	key = gh_unhash64(h, GH_SEED_BCHT0);
 		uint64_t	b;
-		unsigned	rank = warp_first_bucket_rank(dh, base, h, valid, nbuckets, h_empty, &b);
+		unsigned	rank = warp_first_bucket_rank(dh, base, h, valid, tv.nbuckets, h_empty, &b);
 		bool		moved = valid && h != h_empty &&
 			(rank >= BCHT_TILE || slots[BCHT_KEY(b * BCHT_TILE + rank)] != key);
-		unsigned	mine = (__ballot_sync(0xffffffffu, moved) >> (lane & 16)) & 0xffffu;
 
-		while (mine)
+		if (moved)
 		{
-			unsigned	src = __ffs(mine) - 1;
-			int64_t		slot = bcht_find_slot(tile, slots, nbuckets, 0, tile.shfl(key, src));
+			int64_t		slot = bcht_slot_by_tags(tv, key);
 
-			if (slot >= 0 && tile.thread_rank() == src)
+			if (slot >= 0)
 				slots[BCHT_VAL(slot)] = range_of(heads, ndistinct, n, t);
-			mine &= mine - 1;
 		}
 	}
 }
@@ -384,11 +383,15 @@ place_and_insert(const gh_cuda_ctx *ctx, gh_bcht_table *t, const uint64_t *dh,
 		*ok = words[0] == 0;
 		if (*ok)
 		{
+			GH_TRY(gh_bcht_index(ctx, t));
 			store_moved_ranges<<<gh_cuda_grid(d, GH_CUDA_BLOCK), GH_CUDA_BLOCK, 0, s>>>(
-				dh, heads, d, t->n, h_empty, t->slots.p, t->nbuckets);
+				dh, heads, d, t->n, h_empty, t->view(), t->slots.p);
 			GH_CUDA_LAUNCHED(e, "store_moved_ranges");
+			return GH_OK;
 		}
 	}
+	if (*ok)
+		GH_TRY(gh_bcht_index(ctx, t));
 	return GH_OK;
 }
 
@@ -440,6 +443,8 @@ gh_bcht_fill(const gh_cuda_ctx *ctx, gh_bcht_table *t, const uint64_t *dh,
 	if (d == 0)
 		return gh_bcht_index(ctx, t);
 	GH_TRY(place_and_insert(ctx, t, dh, heads, h_empty, &ok));
+	if (ok)
+		return GH_OK;			/* indexed there */
 	for (int growth = 0; !ok && growth <= BCHT_GROWTHS; growth++)
 	{
 		if (growth > 0)

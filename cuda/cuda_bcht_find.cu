@@ -87,25 +87,6 @@ gh_bcht_index(const gh_cuda_ctx *ctx, gh_bcht_table *t)
 	return GH_OK;
 }
 
-/* The bits of the bytes of e that are 0xff (from __vcmpeq4), one per byte. */
-__device__ __forceinline__ uint32_t
-byte_bits(uint32_t e)
-{
-	return ((e & 0x01010101u) * 0x01020408u) >> 24;
-}
-
-/* Bit j set where the tag of slot j of a bucket's tags w equals tag. */
-__device__ __forceinline__ uint32_t
-tag_matches(uint4 w, uint32_t tag)
-{
-	uint32_t	rep = tag * 0x01010101u;
-
-	return byte_bits(__vcmpeq4(w.x, rep)) |
-		byte_bits(__vcmpeq4(w.y, rep)) << 4 |
-		byte_bits(__vcmpeq4(w.z, rep)) << 8 |
-		byte_bits(__vcmpeq4(w.w, rep)) << 12;
-}
-
 /* The slot of bucket b among candidates m that holds key, or -1. */
 __device__ __forceinline__ int64_t
 search_bucket(const gh_bcht_view &t, uint64_t b, uint32_t m, uint64_t key)
