@@ -17,11 +17,15 @@
  * list intersection does) is not needed: at any moment the GPU works on a
  * few hundred thousand consecutive keys, and once they fall in a window of
  * the table that the L2 cache holds, each sector of the table is read from
- * memory about once instead of once per key.  A 2.5 GB table sorted on 8
- * bits has windows of 10 MB: one pass of CUB's radix sort (8 bits a pass)
+ * memory about once instead of once per key.  A 1 GB table sorted on 8
+ * bits has windows of 4 MB: one pass of CUB's radix sort (8 bits a pass)
  * over 12-byte pairs.  The consumers take h (the hash, from which
- * gh_unhash64 gives the key back) and write their results at the key's
- * original position, so that callers see their keys' order unchanged.
+ * gh_unhash64 gives the key back) and reach the key's row by the position
+ * carried along: the intersection join (cuda_join.cu, its elements in
+ * this order) and the aggregation into many groups (cuda_aggregate.cu).
+ * Lookups that answer in the caller's order are not clustered: their
+ * scattered 4-byte results cost more than the sweep saves (cuda/README,
+ * "Clustered batches").
  *
  *-------------------------------------------------------------------------
  */
@@ -30,7 +34,7 @@
 #include "cuda_tables.cuh"
 
 /*
- * Batches smaller than this are looked up at random: their sort costs a
+ * Batches smaller than this meet their table at random: their sort costs a
  * few launches, and a table they touch once per key gains nothing.
  */
 #ifndef GH_CUDA_CLUSTER_MIN_KEYS
