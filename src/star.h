@@ -73,6 +73,9 @@
 #define STAR_DIM_UNIQUE			0	/* provably (a unique index) */
 #define STAR_DIM_CHECK			1	/* by statistics only: its keys are checked */
 #define STAR_DIM_SEMI			2	/* not needed: the right side of a semi join */
+#define STAR_DIM_FILTER			8	/* Integer: the dimension whose keys filter this one's rows, or -1 */
+#define STAR_DIM_EST_ROWS		9	/* Float: its rows as estimated (the filter's worth); written
+									 * with a decimal point, so that it is read back a Float */
 
 /* what the compiler needs to know of a payload value */
 typedef struct StarPayload

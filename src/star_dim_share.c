@@ -38,6 +38,7 @@ typedef struct DimChunk
 	dsa_pointer next;
 	uint64		n;				/* rows kept (a NULL key joins nothing) */
 	int64		rows;			/* rows read */
+	int64		removed;		/* of them, left out by a filter (star_dim_filter.c) */
 	int			ncols;
 	int			ncodes;			/* its dictionary's entries */
 	Size		values_size;	/* their serialized values */
@@ -111,6 +112,7 @@ star_dim_publish(GpuStarAggState *s, int d)
 
 	head.n = a->n;
 	head.rows = dim->rows;
+	head.removed = dim->removed;
 	head.ncols = a->ncols;
 	head.ncodes = dim->ncodes;
 	for (int k = 0; k < a->ncols; k++)
@@ -205,6 +207,7 @@ star_dim_merge(GpuStarAggState *s, int d)
 	}
 	star_dim_groups_init(s, d);
 	dim->rows = 0;
+	dim->removed = 0;
 
 	for (dp = first; DsaPointerIsValid(dp);)
 	{
@@ -258,6 +261,7 @@ star_dim_merge(GpuStarAggState *s, int d)
 		}
 		r += c->n;
 		dim->rows += c->rows;
+		dim->removed += c->removed;
 		pfree(map);
 		dsa_free(s->area, dp);
 		dp = next;

@@ -211,11 +211,13 @@ star_read_dim(GpuStarAggState *s, int d)
 	grow(a, cap, numeric);
 	a->n = 0;
 	star_dim_groups_init(s, d);
+	star_dim_filter_begin(s, d);
 
 	for (;;)
 	{
 		TupleTableSlot *slot = star_input_next(s, dim->ps);
 		uint64		r = a->n;
+		uint64		key;
 
 		if (TupIsNull(slot))
 			break;
@@ -226,6 +228,12 @@ star_read_dim(GpuStarAggState *s, int d)
 			continue;			/* a NULL key joins nothing */
 		if (keytype == InvalidOid)
 			keytype = TupleDescAttr(slot->tts_tupleDescriptor, 0)->atttypid;
+		key = gpuhash_encode_exact(gpuhash_exact_family(keytype), keytype, slot->tts_values[0]);
+		if (dim->filtering && !gpuhash_filter_may_contain(&dim->filter, key))
+		{
+			dim->removed++;		/* no row of the smaller dimension has its key */
+			continue;
+		}
 		if (r == cap)
 		{
 			cap *= 2;
@@ -234,8 +242,7 @@ star_read_dim(GpuStarAggState *s, int d)
 				if (pending[k])
 					pending[k] = repalloc_huge(pending[k], sizeof(Datum) * cap);
 		}
-		a->keys[r] = gpuhash_encode_exact(gpuhash_exact_family(keytype), keytype,
-										  slot->tts_values[0]);
+		a->keys[r] = key;
 		for (int k = 0; k < dim->npayload; k++)
 		{
 			Datum		v = slot->tts_values[first_payload + k];
@@ -329,6 +336,7 @@ star_read_dim(GpuStarAggState *s, int d)
 	}
 
 	star_dim_finish(dim);
+	dim->complete = !dim->partial;
 }
 
 /* The dimension read: arrays with no NULL need no NULL flags; its codes counted. */
@@ -350,11 +358,16 @@ star_dim_finish(StarDimState *dim)
 		dim->rows_by_code ? (int) dim->rows_by_code->n : 0;
 }
 
+/* Every dimension, by this process alone: a filter's source before what it filters. */
 void
 star_read_dims(GpuStarAggState *s)
 {
-	for (int d = 0; d < s->ndims; d++)
+	bool	   *read = palloc0(sizeof(bool) * Max(s->ndims, 1));
+	int			d;
+
+	while ((d = star_dim_next_to_read(s, read)) >= 0)
 		star_read_dim(s, d);
+	pfree(read);
 }
 
 /*

@@ -170,6 +170,9 @@ reset_execution(GpuStarAggState *s)
 		s->dims[d].ncodes = 0;
 		s->dims[d].rows = 0;
 		s->dims[d].escaped = false;
+		s->dims[d].complete = false;
+		s->dims[d].filtering = false;
+		s->dims[d].removed = 0;
 	}
 	for (int p = 0; p < s->npayloads; p++)
 		star_payload_numeric(&s->payloads[p], s->payloads[p].type, s->payloads[p].typmod);
@@ -252,6 +255,8 @@ BeginGpuStarAgg(CustomScanState *node, EState *estate, int eflags)
 		ds->checked = intVal(list_nth(dim, STAR_DIM_UNIQUENESS)) == STAR_DIM_CHECK;
 		ds->semi = intVal(list_nth(dim, STAR_DIM_UNIQUENESS)) == STAR_DIM_SEMI;
 		ds->row_codes = key_is_grouped(ds);
+		ds->filter_source = intVal(list_nth(dim, STAR_DIM_FILTER));
+		ds->est_rows = floatVal(list_nth(dim, STAR_DIM_EST_ROWS));
 		s->shared_dims |= ds->partial;
 		d++;
 	}
@@ -1060,7 +1065,10 @@ init_shared(GpuStarAggState *s, StarShared *sh)
 	sh->dim_readers = 0;
 	sh->dims_closed = false;
 	for (int d = 0; d < GH_PROG_MAX_DIMS; d++)
+	{
 		sh->dim_chunks[d] = InvalidDsaPointer;
+		sh->filter_bits[d] = InvalidDsaPointer;
+	}
 	s->shared = sh;
 	s->area = s->css.ss.ps.state->es_query_dsa;
 	if (!s->shared_dims)
@@ -1074,12 +1082,16 @@ init_shared(GpuStarAggState *s, StarShared *sh)
 		instr_time	start;
 		MemoryContext old = MemoryContextSwitchTo(s->cxt);
 
+		bool	   *read = palloc0(sizeof(bool) * Max(s->ndims, 1));
+		int			d;
+
 		INSTR_TIME_SET_CURRENT(start);
-		for (int d = 0; d < s->ndims; d++)
+		for (d = 0; d < s->ndims; d++)
+			read[d] = s->dims[d].partial;
+		while ((d = star_dim_next_to_read(s, read)) >= 0)
 		{
-			if (s->dims[d].partial)
-				continue;
 			star_read_dim(s, d);
+			star_dim_filter_share(s, d);
 			if (!sh->leader_finishes)
 				star_dim_publish(s, d);
 		}
@@ -1112,8 +1124,7 @@ read_shares(GpuStarAggState *s)
 	if (s->area == NULL)
 	{
 		/* no shared memory, so no worker: the leader reads every dimension now */
-		for (int d = 0; d < s->ndims; d++)
-			star_read_dim(s, d);
+		star_read_dims(s);
 		make_star(s);
 		s->dims_ms += gpuhash_elapsed_ms(start);
 		MemoryContextSwitchTo(old);
@@ -1192,6 +1203,7 @@ ReInitializeDSMGpuStarAgg(CustomScanState *node, ParallelContext *pcxt, void *co
 	if (sh->dicts != InvalidDsaPointer && s->area != NULL)
 		dsa_free(s->area, sh->dicts);
 	star_dim_chunks_free(s);
+	star_dim_filters_free(s);
 	reset_execution(s);
 	/*
 	 * The dimensions the leader reads now start again: their own rescan may
@@ -1267,7 +1279,15 @@ ExplainGpuStarAgg(CustomScanState *node, List *ancestors, ExplainState *es)
 									s->dims[i].row_codes ? " (a group per row)" : "",
 									shown(s, list_nth(dim, STAR_DIM_CLAUSES), context, prefix));
 
-		if (es->analyze && s->done)
+		if (s->dims[i].filter_source >= 0)
+			text = psprintf("%s, filtered by %s's keys", text,
+							s->dims[s->dims[i].filter_source].name);
+		if (es->analyze && s->done && s->dims[i].filter_source >= 0)
+			text = psprintf("%s: %lld rows, %s, %d groups", text, (long long) s->dims[i].rows,
+							s->dims[i].filtering || s->dims[i].removed > 0 ?
+							psprintf("%lld filtered out", (long long) s->dims[i].removed) :
+							"filter not used", s->dims[i].ncodes);
+		else if (es->analyze && s->done)
 			text = psprintf("%s: %lld rows, %d groups", text, (long long) s->dims[i].rows,
 							s->dims[i].ncodes);
 		dimtexts = lappend(dimtexts, text);

@@ -135,7 +135,8 @@
 #define SP_ALT			14		/* Integer: 1 if the path's last input is the alternative */
 #define SP_JOIN_QUALS	15		/* rewritten */
 #define SP_JOIN_SHOWN	16		/* as written, for EXPLAIN */
-#define SP_COUNT		17
+#define SP_FILTERS		17		/* per dimension: the one whose keys filter its rows, or -1 */
+#define SP_COUNT		18
 
 /* a dimension at plan time: (factkey rewritten, key expr, group exprs, payload exprs, name, clause) */
 #define SD_FACTKEY		0
@@ -862,6 +863,48 @@ plain_inputs(List *group_exprs, List *aggrefs)
 
 /* ---- costs ---- */
 
+/*
+ * Which dimension's keys filter each dimension's rows as they are read, by
+ * position (-1: none).  Every fact row a star keeps joins a row of every
+ * dimension, so a row of dimension d whose key no row of a dimension e on
+ * the same fact key holds can meet no fact row.  Where such an e is
+ * estimated smaller than d and is read before it -- by the process that
+ * reads d, or in a parallel star by the leader before any process reads its
+ * share of d -- d's rows are checked against a Bloom filter of e's keys
+ * (star_dim_filter.c) and those that cannot join are left out before they
+ * take their way to the device; at run time, only where e as read holds at
+ * most half the rows estimated for d.  The smallest such e is chosen, so a
+ * source is always strictly smaller than what it filters.  The common case:
+ * an IN (subquery) on a dimension's key, as in TPC-H's Q18, whose rows the
+ * planner cannot estimate below its groups (a third of them with a HAVING).
+ */
+static List *
+dim_filters(StarPlan *sp, List *dims, List *dimpaths)
+{
+	List	   *filters = NIL;
+
+	for (int d = 0; d < sp->ndims; d++)
+	{
+		Node	   *factkey = list_nth(list_nth(dims, d), SD_FACTKEY);
+		double		best = sp->comprel[d]->rows;
+		int			source = -1;
+
+		for (int e = 0; e < sp->ndims; e++)
+		{
+			RelOptInfo *erel = sp->comprel[e];
+
+			if (e == d || erel->rows >= best ||
+				list_member_ptr(erel->partial_pathlist, list_nth(dimpaths, e)) ||
+				!equal(factkey, list_nth(list_nth(dims, e), SD_FACTKEY)))
+				continue;
+			best = erel->rows;
+			source = e;
+		}
+		filters = lappend_int(filters, source);
+	}
+	return filters;
+}
+
 /* cost_seqscan's divisor of the CPU work among the processes */
 static double
 parallel_divisor(int workers)
@@ -880,7 +923,7 @@ parallel_divisor(int workers)
 
 static void
 star_costs(StarPlan *sp, Path *path, int workers, int ncpu_quals, double groups,
-		   List *dims, int ngroups_dim, int npayloads)
+		   List *dims, List *filters, int ngroups_dim, int npayloads)
 {
 	RelOptInfo *f = sp->factrel;
 	double		divisor = parallel_divisor(workers);
@@ -890,13 +933,22 @@ star_costs(StarPlan *sp, Path *path, int workers, int ncpu_quals, double groups,
 		gpuhash_engine_open_cost(workers > 0);
 	Cost		run;
 	ListCell   *lc;
+	int			d = 0;
 
 	foreach(lc, dims)
 	{
 		Path	   *dp = lfirst(lc);
+		int			source = list_nth_int(filters, d++);
+		double		kept = dp->parent->rows;
 
+		/* a filtered dimension: a probe of the filter a row, the rows kept on to the device */
+		if (source >= 0)
+		{
+			kept = Min(kept, sp->comprel[source]->rows);
+			startup += dp->parent->rows * cpu_operator_cost;
+		}
 		startup += dp->total_cost + dp->rows * (cpu_tuple_cost + cpu_operator_cost) +
-			dp->parent->rows * STAR_DIM_ROW_COST;
+			kept * STAR_DIM_ROW_COST;
 	}
 	startup += ngroups_dim * cpu_operator_cost * 100.0 +
 		npayloads * cpu_operator_cost * 100.0;
@@ -1073,6 +1125,7 @@ make_star_path(StarPlan *sp, RelOptInfo *output_rel, List *priv, Path *factpath,
 			   int npayloads, bool parallel)
 {
 	CustomPath *cpath = makeNode(CustomPath);
+	List	   *filters = dim_filters(sp, list_nth(priv, SP_DIMS), dimpaths);
 
 	cpath->path.pathtype = T_CustomScan;
 	cpath->path.parent = output_rel;
@@ -1084,7 +1137,7 @@ make_star_path(StarPlan *sp, RelOptInfo *output_rel, List *priv, Path *factpath,
 	cpath->path.pathkeys = NIL;
 	cpath->flags = CUSTOMPATH_SUPPORT_PROJECTION;
 	star_costs(sp, &cpath->path, parallel ? factpath->parallel_workers : 0, ncpu_quals, groups,
-			   dimpaths, ngroups_dim, npayloads);
+			   dimpaths, filters, ngroups_dim, npayloads);
 	if (gpuhash_force)
 	{
 		/*
@@ -1100,6 +1153,7 @@ make_star_path(StarPlan *sp, RelOptInfo *output_rel, List *priv, Path *factpath,
 	cpath->custom_private = list_copy(priv);
 	lfirst(list_nth_cell(cpath->custom_private, SP_PARALLEL)) = makeInteger(parallel ? 1 : 0);
 	lfirst(list_nth_cell(cpath->custom_private, SP_ALT)) = makeInteger(alt != NULL ? 1 : 0);
+	lfirst(list_nth_cell(cpath->custom_private, SP_FILTERS)) = filters;
 	cpath->methods = &star_path_methods;
 	return cpath;
 }
@@ -1465,6 +1519,7 @@ star_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 	priv = lappend(priv, makeInteger(0));
 	priv = lappend(priv, join_quals);
 	priv = lappend(priv, join_shown);
+	priv = lappend(priv, NIL);
 	Assert(list_length(priv) == SP_COUNT);
 
 	/*
@@ -1604,6 +1659,7 @@ plan_star(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path, List *tlist
 	Plan	   *factplan = linitial(custom_plans);
 	List	   *cpu_quals = list_nth(priv, SP_CPU_QUALS);
 	List	   *dims = list_nth(priv, SP_DIMS);
+	List	   *filters = list_nth(priv, SP_FILTERS);
 	List	   *plans = list_make1(factplan);
 	List	   *pdims = NIL;
 	List	   *scan_tlist = NIL;
@@ -1623,6 +1679,7 @@ plan_star(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path, List *tlist
 	{
 		List	   *dim = lfirst(lc);
 		Plan	   *dplan = lfirst(lc2);
+		Path	   *dpath = list_nth(best_path->custom_paths, d + 1);
 		List	   *exprs = list_concat(list_make1(list_nth(dim, SD_KEYEXPR)),
 										list_concat(list_copy(list_nth(dim, SD_GROUPS)),
 													list_nth(dim, SD_PAYLOAD)));
@@ -1640,8 +1697,10 @@ plan_star(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path, List *tlist
 											   list_make1(list_nth(dim, SD_FACTKEY)),
 											   makeInteger(list_length(list_nth(dim, SD_GROUPS))),
 											   makeInteger(list_length(list_nth(dim, SD_PAYLOAD)))),
-									list_make3(list_nth(dim, SD_NAME), list_nth(dim, SD_CLAUSE),
-											   list_nth(dim, SD_UNIQUENESS))));
+									list_make5(list_nth(dim, SD_NAME), list_nth(dim, SD_CLAUSE),
+											   list_nth(dim, SD_UNIQUENESS),
+											   makeInteger(list_nth_int(filters, d)),
+											   makeFloat(psprintf("%.1f", dpath->parent->rows)))));
 		d++;
 	}
 	/* the alternative, as planned: it computes the scan tuple itself */

@@ -20,6 +20,7 @@
 
 #include "agg.h"
 #include "engine_ops.h"
+#include "join_filter.h"
 #include "star.h"
 #include "star_ops.h"
 
@@ -59,6 +60,13 @@ typedef struct StarDimState
 	bool		semi;			/* a semi join's right side: one row of each key kept */
 	bool		row_codes;		/* its key is a grouping column: a code per row, unhashed */
 	bool		escaped;		/* a numeric value the device cannot hold was read */
+	/* the filter of its rows by a smaller dimension's keys (star_dim_filter.c) */
+	int			filter_source;	/* that dimension, or -1 */
+	double		est_rows;		/* its own rows as the planner estimated them */
+	bool		complete;		/* read whole by this process: it can filter others */
+	bool		filtering;		/* filter applied to this execution's rows */
+	GhjFilter	filter;
+	int64		removed;		/* rows the filter left out (EXPLAIN) */
 } StarDimState;
 
 /*
@@ -102,6 +110,9 @@ typedef struct StarShared
 	int			dim_readers;	/* processes reading their share */
 	bool		dims_closed;	/* the star's maker merges them: none starts now */
 	dsa_pointer dim_chunks[GH_PROG_MAX_DIMS];
+	/* filters of the leader's dimensions' keys, for the shares it does not read */
+	dsa_pointer filter_bits[GH_PROG_MAX_DIMS];
+	uint64		filter_mask[GH_PROG_MAX_DIMS];
 } StarShared;
 
 typedef struct GpuStarAggState
@@ -197,6 +208,11 @@ extern void star_dim_publish(GpuStarAggState *s, int d);
 extern void star_dim_merge(GpuStarAggState *s, int d);
 extern void star_dim_chunks_free(GpuStarAggState *s);
 extern StarDimRows *star_dim_rows_create(List *types, MemoryContext cxt);
+/* star_dim_filter.c */
+extern int	star_dim_next_to_read(GpuStarAggState *s, bool *read);
+extern void star_dim_filter_begin(GpuStarAggState *s, int d);
+extern void star_dim_filter_share(GpuStarAggState *s, int source);
+extern void star_dim_filters_free(GpuStarAggState *s);
 extern uint32 star_dim_rows_append(StarDimRows *r, const Datum *vals, const bool *nulls);
 extern void star_dim_rows_add(StarDimRows *r, char **p, uint64 rows);
 extern Datum star_dim_rows_value(StarDimRows *r, uint32 code, int col, bool *isnull);

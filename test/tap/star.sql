@@ -83,7 +83,7 @@ VACUUM (FREEZE, ANALYZE) sf_big, sf_day, sf_item, sf_store, sf_empty, sf_multi, 
                          sf_store_nk, sf_big_nk, sf_zone;
 
 BEGIN;
-SELECT plan(342);
+SELECT plan(369);
 SET LOCAL gpuhash.enable_star = on;
 
 \ir lib/digests.sql
@@ -286,6 +286,40 @@ BEGIN
   PERFORM set_config('parallel_leader_participation', 'on', true);
 END $$;
 SELECT * FROM pg_temp.in_each_mode('checked_keys');
+-- a dimension filtered as it is read by the keys of a smaller one on the
+-- same fact column (star_dim_filter.c): an IN (subquery) on a dimension's
+-- key, as TPC-H's Q18; two dimensions on one fact column, the smaller read
+-- by the leader alone (sf_day without workers), so that in parallel every
+-- process filters its share of sf_big by the leader's filter; and a filter
+-- planned but not used, its source larger than half the estimate
+CREATE FUNCTION pg_temp.filtered_dims(tag text) RETURNS SETOF text
+LANGUAGE plpgsql AS $$
+DECLARE
+  qin text := 'SELECT b.k, b.grp, count(*), sum(f.qty), sum(b.price) FROM sf_fact f
+                 JOIN sf_big b ON f.id = b.k
+                WHERE b.k IN (SELECT id FROM sf_fact GROUP BY id HAVING sum(qty) > 90)
+                GROUP BY 1, 2';
+  qtwo text := 'SELECT d.yr, b.grp, count(*), sum(f.qty), sum(b.price) FROM sf_fact f
+                  JOIN sf_big b ON f.id = b.k JOIN sf_day d ON f.id = d.day
+                 WHERE b.w <> 7 GROUP BY 1, 2';
+  qall text := 'SELECT b.grp, count(*), sum(f.qty) FROM sf_fact f JOIN sf_big b ON f.id = b.k
+                 WHERE b.k IN (SELECT id FROM sf_fact GROUP BY id HAVING count(*) > 0) GROUP BY 1';
+BEGIN
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ', a dimension filtered by an IN''s keys', qin, 'GpuStarAgg');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ', two dimensions on one fact column', qtwo, 'GpuStarAgg');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ', a filter whose source proves too large', qall, 'GpuStarAgg');
+  RETURN NEXT ok(pg_temp.plan_text(qin) ~ 'sf_big \(a group per row\) on \(f.id = b.k\), filtered by ANY_subquery''s keys',
+                 tag || ': EXPLAIN names the dimension whose keys filter another');
+  RETURN NEXT pg_temp.analyzed_shows(qtwo, 'filtered by sf_day''s keys: 147000 rows, 14\d{4} filtered out',
+                                      tag || ': EXPLAIN ANALYZE counts the rows the filter left out');
+  RETURN NEXT pg_temp.analyzed_shows(qall, 'filtered by ANY_subquery''s keys: 150000 rows, filter not used',
+                                      tag || ': EXPLAIN ANALYZE says where a filter was not used');
+END $$;
+ALTER TABLE sf_day SET (parallel_workers = 0);
+SET LOCAL gpuhash.force = on;
+SELECT * FROM pg_temp.in_each_mode('filtered_dims');
+RESET gpuhash.force;
+ALTER TABLE sf_day RESET (parallel_workers);
 -- a dimension with a partial plan: every process reads its share, one merges them
 SELECT * FROM pg_temp.same_rows('parallel, a dimension read by every process',
   'SELECT b.grp, s.region, count(*), sum(f.qty), sum(b.price), max(b.w), sum(f.amount * b.price)
