@@ -29,6 +29,7 @@ bool		gpuhash_enable_join = true;
 bool		gpuhash_enable_groupby = true;
 bool		gpuhash_enable_fusion = true;
 bool		gpuhash_enable_star = true;
+bool		gpuhash_unique_key_estimates = true;
 int			gpuhash_device = GPUHASH_DEVICE_AUTO;
 int			gpuhash_hash_table = GH_KIND_AUTO;
 char	   *gpuhash_devices_setting = NULL;
@@ -111,6 +112,11 @@ _PG_init(void)
 							 "Lets the planner run an aggregation over a star of joins as one GpuStarAgg.",
 							 "Needs gpuhash.enable_groupby too.",
 							 &gpuhash_enable_star, true,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
+	DefineCustomBoolVariable("gpuhash.unique_key_estimates",
+							 "Estimates joins on every column of a unique key of several columns as over a foreign key.",
+							 "Each row of the other side is taken to meet one row of the unique side, instead of the product of the columns' selectivities.",
+							 &gpuhash_unique_key_estimates, true,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
 	DefineCustomEnumVariable("gpuhash.device",
 							 "Where gpuhash runs: auto (a GPU when one is present, else nothing), gpu, or cpu.",
@@ -241,6 +247,7 @@ _PG_init(void)
 	gpuhash_agg_init();
 	gpuhash_fuse_init();
 	gpuhash_star_init();
+	gpuhash_join_estimates_init();
 	gpuhash_shmem_init();
 	gpuhash_service_init();
 }

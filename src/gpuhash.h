@@ -32,6 +32,7 @@ extern bool gpuhash_enable_join;
 extern bool gpuhash_enable_groupby;
 extern bool gpuhash_enable_fusion;
 extern bool gpuhash_enable_star;
+extern bool gpuhash_unique_key_estimates;
 extern int	gpuhash_device;
 extern int	gpuhash_hash_table;
 extern char *gpuhash_devices_setting;
@@ -164,5 +165,6 @@ extern void gpuhash_stats_query(GhStat kind);
 extern void gpuhash_join_init(void);
 extern void gpuhash_agg_init(void);
 extern void gpuhash_fuse_init(void);
+extern void gpuhash_join_estimates_init(void);
 
 #endif							/* GPUHASH_H */

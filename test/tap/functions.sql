@@ -196,7 +196,7 @@ SELECT lives_ok($$SELECT * FROM gpuhash_bench(keys => 100, device => 'cpu', repe
 -- ---- settings ----
 SELECT is((SELECT count(*) FROM pg_settings WHERE name LIKE 'gpuhash.%'
            AND name NOT IN ('gpuhash.service_workers', 'gpuhash.register_buffers')),
-          21::bigint, 'twenty-one settings, and two more where gpuhash is preloaded');
+          22::bigint, 'twenty-two settings, and two more where gpuhash is preloaded');
 SELECT is((SELECT count(*) FROM pg_settings WHERE name IN ('gpuhash.service_workers', 'gpuhash.register_buffers')),
           CASE WHEN current_setting('shared_preload_libraries') ~ 'gpuhash' THEN 2 ELSE 0 END::bigint,
           'gpuhash.service_workers and gpuhash.register_buffers exist exactly where gpuhash is preloaded (server-start settings)');
@@ -207,7 +207,8 @@ SELECT set_eq($$SELECT name FROM pg_settings WHERE name LIKE 'gpuhash.%'
                     'gpuhash.memory_limit', 'gpuhash.chunk_rows', 'gpuhash.force', 'gpuhash.service',
                     'gpuhash.enable_pool', 'gpuhash.read_pages', 'gpuhash.ship_pages',
                     'gpuhash.pool_pages', 'gpuhash.enable_star', 'gpuhash.cpu_fallback',
-                    'gpuhash.max_memory', 'gpuhash.memory_wait', 'gpuhash.page_cache_size'],
+                    'gpuhash.max_memory', 'gpuhash.memory_wait', 'gpuhash.page_cache_size',
+                    'gpuhash.unique_key_estimates'],
               'the documented settings');
 SELECT is((SELECT coalesce(array_agg(name ORDER BY name), '{}') FROM pg_settings WHERE name LIKE 'gpuhash.%' AND context <> 'user'),
           CASE WHEN current_setting('shared_preload_libraries') ~ 'gpuhash'
