@@ -12,6 +12,8 @@
  *		star_dim_filter_share	a source's filter in shared memory, for the
  *								processes reading shares of what it filters
  *		star_dim_filters_free	... freed before the next execution
+ *		star_dim_filter_push	the filter moved down to the scan that reads the key
+ *		star_dim_filter_end		... and taken off once the dimension is read
  *
  * The filter is join_filter.c's Bloom filter of the source's keys, the
  * engine's exact encodings that the device compares with the fact table's:
@@ -31,6 +33,7 @@
  */
 #include "postgres.h"
 
+#include "keys.h"
 #include "star_state.h"
 
 /*
@@ -81,6 +84,7 @@ star_dim_filter_begin(GpuStarAggState *s, int d)
 
 	dim->filtering = false;
 	dim->removed = 0;
+	dim->pushed_removed = 0;
 	if (source < 0)
 		return;
 	if (s->dims[source].complete)
@@ -143,4 +147,187 @@ star_dim_filters_free(GpuStarAggState *s)
 			dsa_free(s->area, sh->filter_bits[d]);
 			sh->filter_bits[d] = InvalidDsaPointer;
 		}
+}
+
+/*
+ * ---- the filter pushed down to the scan that reads the key ----
+ *
+ * A dimension joined of several tables (orders and customer) makes its
+ * joined rows before the star sees them; filtered only there, every row of
+ * the key's table is still joined.  Where the dimension's key is a column
+ * that a scan in its plan returns unchanged through joins and hashes above
+ * it (key_source), that scan's node is wrapped (its ExecProcNode) so that
+ * its rows are checked against the filter as they come out of it, and the
+ * joins above see only those that can join.  A row of that table whose key
+ * is not in the filter would reach the star only to be dropped, and one
+ * with a NULL key joins nothing, so whatever the joins above (outer joins
+ * included), no row the star keeps is lost.  The wrapper stays on the node
+ * for its life and lets every row through when no filter is set.
+ */
+#define MAX_PUSHED	16
+
+typedef struct PushedFilter
+{
+	PlanState  *ps;				/* the scan wrapped */
+	ExecProcNodeMtd next;		/* what ran it before */
+	AttrNumber	attno;			/* its output column holding the key */
+	Oid			keytype;
+	const GhjFilter *filter;	/* NULL: every row passes */
+	int64		removed;		/* rows it left out since last taken */
+} PushedFilter;
+
+/* this process's wrapped scans, each until its query's memory goes */
+static PushedFilter *pushed[MAX_PUSHED];
+
+static TupleTableSlot *
+filtered_scan(PlanState *ps)
+{
+	PushedFilter *pf = NULL;
+
+	for (int i = 0; i < MAX_PUSHED && pf == NULL; i++)
+		if (pushed[i] != NULL && pushed[i]->ps == ps)
+			pf = pushed[i];
+	Assert(pf != NULL);
+	for (;;)
+	{
+		TupleTableSlot *slot = pf->next(ps);
+		bool		isnull;
+		Datum		d;
+
+		/* the executor's first call sets the node's own method: keep ours in front */
+		if (ps->ExecProcNode != filtered_scan)
+		{
+			pf->next = ps->ExecProcNode;
+			ps->ExecProcNode = filtered_scan;
+		}
+		if (TupIsNull(slot) || pf->filter == NULL)
+			return slot;
+		d = slot_getattr(slot, pf->attno, &isnull);
+		if (isnull ||
+			gpuhash_filter_may_contain(pf->filter,
+									   gpuhash_encode_exact(gpuhash_exact_family(pf->keytype),
+															pf->keytype, d)))
+			return slot;
+		pf->removed++;
+	}
+}
+
+static void
+forget_pushed(void *arg)
+{
+	for (int i = 0; i < MAX_PUSHED; i++)
+		if (pushed[i] == arg)
+			pushed[i] = NULL;
+}
+
+/*
+ * The scan below ps that returns ps's output column attno unchanged, and
+ * that column's number in its own output (at); NULL where there is none.
+ */
+static PlanState *
+key_source(PlanState *ps, AttrNumber attno, AttrNumber *at)
+{
+	for (;;)
+	{
+		Plan	   *plan = ps->plan;
+		Var		   *v;
+
+		if (attno < 1 || attno > list_length(plan->targetlist) ||
+			!IsA(list_nth_node(TargetEntry, plan->targetlist, attno - 1)->expr, Var))
+			return NULL;
+		v = (Var *) list_nth_node(TargetEntry, plan->targetlist, attno - 1)->expr;
+		switch (nodeTag(ps))
+		{
+			case T_SeqScanState:
+			case T_IndexScanState:
+			case T_IndexOnlyScanState:
+			case T_BitmapHeapScanState:
+				if (v->varno != ((Scan *) plan)->scanrelid)
+					return NULL;
+				*at = attno;
+				return ps;
+			case T_HashJoinState:
+			case T_NestLoopState:
+			case T_MergeJoinState:
+				if (v->varno == OUTER_VAR)
+					ps = outerPlanState(ps);
+				else if (v->varno == INNER_VAR)
+					ps = innerPlanState(ps);
+				else
+					return NULL;
+				break;
+			case T_HashState:
+			case T_MaterialState:
+			case T_SortState:
+				if (v->varno != OUTER_VAR)
+					return NULL;
+				ps = outerPlanState(ps);
+				break;
+			default:
+				return NULL;
+		}
+		attno = v->varattno;
+	}
+}
+
+/*
+ * Dimension d's filter pushed down to the scan that reads its key, where
+ * its plan has one: wrapped on its first execution, given this
+ * execution's filter (or none, dim->filtering off).
+ */
+void
+star_dim_filter_push(GpuStarAggState *s, int d)
+{
+	StarDimState *dim = &s->dims[d];
+	PushedFilter *pf = dim->pushed;
+
+	if (pf == NULL && dim->filtering && !dim->push_tried)
+	{
+		AttrNumber	at;
+		PlanState  *scan = key_source(dim->ps, 1, &at);
+		MemoryContext cxt = s->css.ss.ps.state->es_query_cxt;
+		int			slot = 0;
+
+		dim->push_tried = true;
+		while (slot < MAX_PUSHED && pushed[slot] != NULL)
+			slot++;
+		if (scan == NULL || slot == MAX_PUSHED)
+			return;
+		pf = MemoryContextAllocZero(cxt, sizeof(PushedFilter));
+		pf->ps = scan;
+		pf->attno = at;
+		pf->keytype = TupleDescAttr(dim->ps->ps_ResultTupleDesc, 0)->atttypid;
+		pf->next = scan->ExecProcNode;
+		{
+			MemoryContextCallback *cb = MemoryContextAlloc(cxt, sizeof(MemoryContextCallback));
+
+			cb->func = forget_pushed;
+			cb->arg = pf;
+			MemoryContextRegisterResetCallback(cxt, cb);
+		}
+		pushed[slot] = pf;
+		scan->ExecProcNode = filtered_scan;
+		dim->pushed = pf;
+	}
+	if (pf != NULL)
+	{
+		pf->filter = dim->filtering ? &dim->filter : NULL;
+		pf->removed = 0;
+	}
+}
+
+/* The dimension read: the rows its scan left out counted as read and removed, the filter taken off. */
+void
+star_dim_filter_end(GpuStarAggState *s, int d)
+{
+	StarDimState *dim = &s->dims[d];
+	PushedFilter *pf = dim->pushed;
+
+	if (pf == NULL)
+		return;
+	dim->rows += pf->removed;
+	dim->removed += pf->removed;
+	dim->pushed_removed += pf->removed;
+	pf->removed = 0;
+	pf->filter = NULL;
 }

@@ -212,6 +212,7 @@ star_read_dim(GpuStarAggState *s, int d)
 	a->n = 0;
 	star_dim_groups_init(s, d);
 	star_dim_filter_begin(s, d);
+	star_dim_filter_push(s, d);
 
 	for (;;)
 	{
@@ -335,6 +336,7 @@ star_read_dim(GpuStarAggState *s, int d)
 		}
 	}
 
+	star_dim_filter_end(s, d);
 	star_dim_finish(dim);
 	dim->complete = !dim->partial;
 }

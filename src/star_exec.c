@@ -173,6 +173,7 @@ reset_execution(GpuStarAggState *s)
 		s->dims[d].complete = false;
 		s->dims[d].filtering = false;
 		s->dims[d].removed = 0;
+		s->dims[d].pushed_removed = 0;
 	}
 	for (int p = 0; p < s->npayloads; p++)
 		star_payload_numeric(&s->payloads[p], s->payloads[p].type, s->payloads[p].typmod);
@@ -1285,7 +1286,8 @@ ExplainGpuStarAgg(CustomScanState *node, List *ancestors, ExplainState *es)
 		if (es->analyze && s->done && s->dims[i].filter_source >= 0)
 			text = psprintf("%s: %lld rows, %s, %d groups", text, (long long) s->dims[i].rows,
 							s->dims[i].filtering || s->dims[i].removed > 0 ?
-							psprintf("%lld filtered out", (long long) s->dims[i].removed) :
+							psprintf("%lld filtered out%s", (long long) s->dims[i].removed,
+									 s->dims[i].pushed != NULL ? " at the scan of its key" : "") :
 							"filter not used", s->dims[i].ncodes);
 		else if (es->analyze && s->done)
 			text = psprintf("%s: %lld rows, %d groups", text, (long long) s->dims[i].rows,

@@ -67,6 +67,9 @@ typedef struct StarDimState
 	bool		filtering;		/* filter applied to this execution's rows */
 	GhjFilter	filter;
 	int64		removed;		/* rows the filter left out (EXPLAIN) */
+	struct PushedFilter *pushed;	/* the filter at the scan that reads the key, or NULL */
+	bool		push_tried;		/* looked for that scan */
+	int64		pushed_removed; /* of the rows removed, those the scan left out */
 } StarDimState;
 
 /*
@@ -213,6 +216,8 @@ extern int	star_dim_next_to_read(GpuStarAggState *s, bool *read);
 extern void star_dim_filter_begin(GpuStarAggState *s, int d);
 extern void star_dim_filter_share(GpuStarAggState *s, int source);
 extern void star_dim_filters_free(GpuStarAggState *s);
+extern void star_dim_filter_push(GpuStarAggState *s, int d);
+extern void star_dim_filter_end(GpuStarAggState *s, int d);
 extern uint32 star_dim_rows_append(StarDimRows *r, const Datum *vals, const bool *nulls);
 extern void star_dim_rows_add(StarDimRows *r, char **p, uint64 rows);
 extern Datum star_dim_rows_value(StarDimRows *r, uint32 code, int col, bool *isnull);
