@@ -145,6 +145,7 @@ struct gh_groups;
 extern Datum gha_numeric_final(bool avg, const struct gh_groups *g, const GhaNumCols *nc,
 							   size_t group, bool *isnull);
 extern Datum gha_numeric_from_int128(uint64 lo, int64 hi, int exp10);
+extern bool gha_numeric_of_limbs(uint64 lo, int64 hi, int limb, int dscale, Datum *out);
 extern void gha_numcols_reset(GhaNumCols *nc);
 extern pg_noreturn void gha_numeric_too_wide(void);
 

@@ -43,50 +43,65 @@
 #define NUM_SHORT_SIGN			0x2000
 #define NUM_SHORT_WEIGHT_SIGN	0x0040
 #define NUM_SHORT_WEIGHT_MASK	0x003F
+#define NUM_SHORT_DSCALE_SHIFT	7
+#define NUM_SHORT_DSCALE_MAX	63
 #define NUM_BASE				10000
 #define NUM_MAX_DIGITS			10		/* 2^128 < 10000^10 */
 
 /*
- * numeric of the integer whose base-10000 digits, least significant first,
- * are digits[0..nd): the bytes numeric.c's make_result writes for it, into
- * into (GHA_NUMERIC_BYTES) or palloc'd memory
+ * numeric of the value whose base-10000 digits, least significant first,
+ * are digits[0..nd), times 10000^shift, at display scale dscale: the bytes
+ * numeric.c's make_result writes for it, into into (GHA_NUMERIC_BYTES) or
+ * palloc'd memory.  False (nothing written) where the short format cannot
+ * hold its weight or scale.
  */
-static Datum
-numeric_of_digits(bool negative, const int16 *digits, int nd, char *into)
+static bool
+numeric_of_digits(bool negative, const int16 *digits, int nd, int shift, int dscale,
+				  char *into, Datum *out)
 {
 	int			low = 0;
 	int			n;
-	int			weight = nd - 1;
+	int			weight;
 	Size		len;
 	char	   *result;
 	uint16		header;
-	int16	   *out;
+	int16	   *out_digits;
 
 	while (low < nd && digits[low] == 0)
 		low++;					/* trailing zero digits are not stored */
 	n = nd - low;
+	weight = nd - 1 + shift;
 	if (n == 0)
 	{
 		weight = 0;				/* zero: weight 0, positive */
 		negative = false;
 	}
+	if (weight < -(NUM_SHORT_WEIGHT_MASK + 1) || weight > NUM_SHORT_WEIGHT_MASK ||
+		dscale < 0 || dscale > NUM_SHORT_DSCALE_MAX)
+		return false;
 	len = VARHDRSZ + sizeof(uint16) + n * sizeof(int16);
 	StaticAssertStmt(VARHDRSZ + sizeof(uint16) + NUM_MAX_DIGITS * sizeof(int16) <= GHA_NUMERIC_BYTES,
 					 "GHA_NUMERIC_BYTES holds a numeric of any 128-bit integer");
 	result = into ? into : palloc(len);
 	SET_VARSIZE(result, len);
 	header = NUM_SHORT | (negative ? NUM_SHORT_SIGN : 0) |
+		(dscale << NUM_SHORT_DSCALE_SHIFT) |
 		(weight < 0 ? NUM_SHORT_WEIGHT_SIGN : 0) | (weight & NUM_SHORT_WEIGHT_MASK);
 	memcpy(result + VARHDRSZ, &header, sizeof(header));
-	out = (int16 *) (result + VARHDRSZ + sizeof(uint16));
+	out_digits = (int16 *) (result + VARHDRSZ + sizeof(uint16));
 	for (int i = 0; i < n; i++)
-		out[i] = digits[nd - 1 - i];
-	return PointerGetDatum(result);
+		out_digits[i] = digits[nd - 1 - i];
+	*out = PointerGetDatum(result);
+	return true;
 }
 
-/* numeric of a two's complement 128-bit integer hi:lo, into into or palloc'd */
-static Datum
-int128_numeric(uint64 lo, int64 hi, char *into)
+/*
+ * numeric of a two's complement 128-bit integer hi:lo times 10000^shift, at
+ * display scale dscale, into into or palloc'd; false where the short format
+ * cannot hold it
+ */
+static bool
+int128_numeric_scaled(uint64 lo, int64 hi, int shift, int dscale, char *into, Datum *out)
 {
 	__int128	v = (__int128) (((unsigned __int128) (uint64) hi << 64) | lo);
 	unsigned __int128 mag = v < 0 ? -(unsigned __int128) v : (unsigned __int128) v;
@@ -100,7 +115,29 @@ int128_numeric(uint64 lo, int64 hi, char *into)
 	}
 	for (uint64 m = (uint64) mag; m != 0; m /= NUM_BASE)
 		digits[nd++] = (int16) (m % NUM_BASE);
-	return numeric_of_digits(v < 0, digits, nd, into);
+	return numeric_of_digits(v < 0, digits, nd, shift, dscale, into, out);
+}
+
+/* numeric of a two's complement 128-bit integer hi:lo, into into or palloc'd */
+static Datum
+int128_numeric(uint64 lo, int64 hi, char *into)
+{
+	Datum		d = (Datum) 0;
+
+	if (!int128_numeric_scaled(lo, hi, 0, 0, into, &d))
+		elog(ERROR, "gpuhash: an integer of 128 bits does not fit numeric's short form");
+	return d;
+}
+
+/*
+ * numeric of the two's complement 128-bit integer hi:lo times 10^(16 limb)
+ * at display scale dscale, built directly (palloc'd); false where numeric's
+ * short format cannot hold it (the caller takes numeric arithmetic then)
+ */
+bool
+gha_numeric_of_limbs(uint64 lo, int64 hi, int limb, int dscale, Datum *out)
+{
+	return int128_numeric_scaled(lo, hi, 4 * limb, dscale, NULL, out);
 }
 
 /*

@@ -148,6 +148,47 @@ special_numeric(const char *what)
 							   ObjectIdGetDatum(InvalidOid), Int32GetDatum(-1));
 }
 
+/*
+ * The group's exact sum from its limbs' sums in 128 bits, where it fits:
+ * each limb's sum times 10^16 for every position above the lowest nonzero
+ * one, added with overflow checks, and the numeric built directly at the
+ * display scale (agg_final.c).  False where a product or sum overflows or
+ * numeric's short format cannot hold the value: numeric arithmetic then.
+ * A sum of numeric(15,2) values, the common case, takes one limb.
+ */
+static bool
+limbs_sum(const gh_groups *g, const GhaNumCols *nc, size_t group, int dscale, Datum *out)
+{
+	const __int128 step = (__int128) INT64CONST(10000000000000000);	/* 10^16 */
+	__int128	total = 0;
+	int			lowest = INT_MAX;
+
+	for (int l = 0; l < nc->nlimbs; l++)
+	{
+		const gh_aggresult *r = &g->cols[nc->limb_col[l]];
+
+		if ((r->sum_lo[group] != 0 || r->sum_hi[group] != 0) && nc->limb_j[l] < lowest)
+			lowest = nc->limb_j[l];
+	}
+	if (lowest == INT_MAX)
+		lowest = 0;				/* zero */
+	for (int l = 0; l < nc->nlimbs; l++)
+	{
+		const gh_aggresult *r = &g->cols[nc->limb_col[l]];
+		__int128	v = (__int128) (((unsigned __int128) (uint64) r->sum_hi[group] << 64) |
+									r->sum_lo[group]);
+
+		if (v == 0)
+			continue;
+		for (int k = nc->limb_j[l]; k > lowest; k--)
+			if (__builtin_mul_overflow(v, step, &v))
+				return false;
+		if (__builtin_add_overflow(total, v, &total))
+			return false;
+	}
+	return gha_numeric_of_limbs((uint64) total, (int64) (total >> 64), lowest, dscale, out);
+}
+
 Datum
 gha_numeric_final(bool avg, const gh_groups *g, const GhaNumCols *nc, size_t group,
 				  bool *isnull)
@@ -174,19 +215,22 @@ gha_numeric_final(bool avg, const gh_groups *g, const GhaNumCols *nc, size_t gro
 	if (counts[GHA_NUM_NINF - 1] > 0)
 		return special_numeric("-Infinity");
 
-	sum = NumericGetDatum(int64_to_numeric(0));
-	for (int l = 0; l < nc->nlimbs; l++)
+	if (!limbs_sum(g, nc, group, (int) ds->imax[group], &sum))
 	{
-		const gh_aggresult *r = &g->cols[nc->limb_col[l]];
+		sum = NumericGetDatum(int64_to_numeric(0));
+		for (int l = 0; l < nc->nlimbs; l++)
+		{
+			const gh_aggresult *r = &g->cols[nc->limb_col[l]];
 
-		if (r->sum_lo[group] == 0 && r->sum_hi[group] == 0)
-			continue;
-		sum = DirectFunctionCall2(numeric_add, sum,
-								  gha_numeric_from_int128(r->sum_lo[group], r->sum_hi[group],
-														  16 * nc->limb_j[l]));
+			if (r->sum_lo[group] == 0 && r->sum_hi[group] == 0)
+				continue;
+			sum = DirectFunctionCall2(numeric_add, sum,
+									  gha_numeric_from_int128(r->sum_lo[group], r->sum_hi[group],
+															  16 * nc->limb_j[l]));
+		}
+		/* the exact sum has at most the inputs' largest scale: rounding only sets it */
+		sum = DirectFunctionCall2(numeric_round, sum, Int32GetDatum((int32) ds->imax[group]));
 	}
-	/* the exact sum has at most the inputs' largest scale: rounding only sets it */
-	sum = DirectFunctionCall2(numeric_round, sum, Int32GetDatum((int32) ds->imax[group]));
 	if (!avg)
 		return sum;
 	finite = ds->nonnull[group];

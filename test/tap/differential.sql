@@ -6,7 +6,7 @@
 -- Random tables: uniform, skewed, duplicated, NULL-heavy; sizes that cross
 -- the chunk size and, with a small memory limit, the engine's partitions.
 BEGIN;
-SELECT plan(193);
+SELECT plan(194);
 
 SET LOCAL max_parallel_workers_per_gather = 0;
 -- GpuHashJoin and GpuHashAgg themselves (GpuStarAgg has test/tap/star.sql)
@@ -146,6 +146,22 @@ SELECT * FROM pg_temp.same_rows('agg null text keys', 'SELECT t, k % 3, count(*)
 SELECT * FROM pg_temp.same_rows('agg numeric sum avg', 'SELECT k, sum(n), avg(n), count(n) FROM nums GROUP BY k', 'GpuHashAgg');
 SELECT * FROM pg_temp.same_rows('agg numeric one group', 'SELECT k % 1, sum(n), avg(n) FROM nums WHERE n IS NULL OR n < ''Infinity'' GROUP BY 1', 'GpuHashAgg');
 SELECT * FROM pg_temp.same_rows('agg numeric wide', 'SELECT id % 5, sum(n * 10::numeric ^ 40 + round(n / 10::numeric ^ 30, 40)), avg(v::numeric) FROM nums JOIN fact USING (id) GROUP BY 1', 'GpuHashAgg');
+-- numeric sums built from their limbs in 128 bits (agg_numeric.c, limbs_sum) or, where they do
+-- not fit (beyond 2^127, weights beyond the short format), by numeric arithmetic: byte for byte
+CREATE TEMP TABLE nedge (k int, n numeric);
+INSERT INTO nedge VALUES (1, '1.50'), (1, '-1.50'), (2, '0.0000000000000001'), (2, '0.9999999999999999'),
+  (3, '123456789012345678901234567890.123456789'), (3, '123456789012345678901234567890.123456789'),
+  (4, '1e-60'), (4, '2e-60'), (5, '1e-300'), (5, '3'), (6, '-0.5'), (6, '-0.25'), (7, NULL),
+  (8, '0'), (8, '0.000'), (9, '-170141183460469231731687303715884105727'), (9, '-1');
+INSERT INTO nedge SELECT 10, '99999999999999999999999999999999999999' FROM generate_series(1, 1000);
+INSERT INTO nedge SELECT 11, n FROM nums;
+SELECT set_config('gpuhash.enabled', 'on', true), set_config('gpuhash.force', 'on', true);
+CREATE TEMP TABLE nsums_on AS SELECT k, sum(n) AS s, avg(n) AS a FROM nedge GROUP BY k;
+SELECT set_config('gpuhash.enabled', 'off', true);
+CREATE TEMP TABLE nsums_off AS SELECT k, sum(n) AS s, avg(n) AS a FROM nedge GROUP BY k;
+SELECT is((SELECT count(*) FROM nsums_on a JOIN nsums_off b USING (k)
+            WHERE ROW(a.s, a.a)::record *= ROW(b.s, b.a)::record OR (a.s IS NULL AND b.s IS NULL)),
+          11::bigint, 'agg numeric sums: PostgreSQL''s byte for byte, in 128 bits or not');
 SELECT * FROM pg_temp.same_rows('agg numeric filter', 'SELECT k % 4, sum(n) FILTER (WHERE id % 2 = 0), avg(n) FILTER (WHERE n > 0) FROM nums GROUP BY 1', 'GpuHashAgg');
 SELECT * FROM pg_temp.same_rows('agg text min max', 'SELECT k % 20, min(t), max(t), min(t COLLATE "C"), count(*) FROM fact GROUP BY 1', 'GpuHashAgg');
 SELECT * FROM pg_temp.same_rows('agg numeric min max', 'SELECT k, min(n), max(n), sum(n) FROM nums GROUP BY k', 'GpuHashAgg');
