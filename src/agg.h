@@ -137,6 +137,7 @@ typedef struct GhaNumCols
 	int			nlimbs;
 	int			limb_j[GHA_NUM_MAX_LIMBS];
 	int			limb_col[GHA_NUM_MAX_LIMBS];
+	bool		fixed;			/* every column made at start (an argument of a declared scale) */
 } GhaNumCols;
 
 extern GhaNumClass gha_numeric_split(Datum value, int *dscale, int *first_limb,
@@ -147,6 +148,7 @@ extern Datum gha_numeric_final(bool avg, const struct gh_groups *g, const GhaNum
 extern Datum gha_numeric_from_int128(uint64 lo, int64 hi, int exp10);
 extern bool gha_numeric_of_limbs(uint64 lo, int64 hi, int limb, int dscale, Datum *out);
 extern void gha_numcols_reset(GhaNumCols *nc);
+extern bool gha_numeric_limb_range(int32 typmod, int *first, int *count);
 extern pg_noreturn void gha_numeric_too_wide(void);
 
 /* agg_fuse.c: joins a GpuHashAgg can take over */

@@ -121,7 +121,8 @@ pool_child_of(GpuHashAggState *s)
 			c->key_mode[i] == GHA_KEY_DICT)
 			return NULL;
 	for (int a = 0; a < s->naggs; a++)
-		if (c->ops[a] != s->ops[a] || c->agg_cpu[a] >= 0 || c->numcols[a] != NULL)
+		if (c->ops[a] != s->ops[a] || c->agg_cpu[a] >= 0 ||
+			(c->numcols[a] != NULL && !c->numcols[a]->fixed))
 			return NULL;
 	for (int o = 0; o < s->nout; o++)
 		if (s->out_part[o] != 0)
@@ -341,9 +342,29 @@ BeginGpuHashAgg(CustomScanState *node, EState *estate, int eflags)
 		if ((op == GHA_SUM || op == GHA_AVG) && s->intypes[a] == NUMERICOID)
 		{
 			GhaNumCols *nc = palloc0(sizeof(GhaNumCols));
+			int			first,
+						count;
 
 			nc->dscale_col = s->agg_col[a] = add_column(s, GH_INT64, GH_AGG_MAX, true);
 			gha_numcols_reset(nc);
+			/*
+			 * a partial node's argument of a declared precision: the limbs
+			 * it can fill are known, so every column is made now (a pool
+			 * needs its layout before any row: agg_pool.c)
+			 */
+			if (s->mode == GHA_MODE_PARTIAL &&
+				gha_numeric_limb_range(exprTypmod((Node *) list_nth(args, a)), &first, &count))
+			{
+				for (int l = 0; l < count; l++)
+				{
+					nc->limb_j[l] = first + l;
+					nc->limb_col[l] = add_column(s, GH_INT64, GH_AGG_SUM, false);
+				}
+				nc->nlimbs = count;
+				for (int k = 0; k < 3; k++)
+					nc->special_col[k] = add_column(s, GH_INT64, GH_AGG_SUM, false);
+				nc->fixed = true;
+			}
 			s->numcols[a] = nc;
 			continue;
 		}
@@ -1181,8 +1202,12 @@ pool_direct_group(GpuHashAggState *s, const gh_groups *g, size_t gi, uint8 patte
 		int			a = s->out_agg[o];
 		int			at = s->out_attno[o] - 1;
 
-		scan->tts_values[at] = gpuhash_agg_final(c->ops[a], c->argtypes[a], g, c->agg_col[a],
-												 gi, &scan->tts_isnull[at], s->out_numeric[o]);
+		if (c->numcols[a])
+			scan->tts_values[at] = gha_numeric_final(c->ops[a] == GHA_AVG, g, c->numcols[a], gi,
+													 &scan->tts_isnull[at]);
+		else
+			scan->tts_values[at] = gpuhash_agg_final(c->ops[a], c->argtypes[a], g, c->agg_col[a],
+													 gi, &scan->tts_isnull[at], s->out_numeric[o]);
 	}
 }
 

@@ -66,13 +66,39 @@ gha_numeric_too_wide(void)
 			 errhint("Set gpuhash.enable_groupby to off for this query.")));
 }
 
-/* No limb or special-value columns yet (its display scale column stays). */
+/* No limb or special-value columns yet (its display scale column stays), unless made at start. */
 void
 gha_numcols_reset(GhaNumCols *nc)
 {
+	if (nc->fixed)
+		return;
 	nc->nlimbs = 0;
 	for (int k = 0; k < 3; k++)
 		nc->special_col[k] = -1;
+}
+
+/*
+ * The limbs every value of a numeric of typmod (precision p, scale s) can
+ * occupy: its digits lie between 10^(p - s - 1) and 10^-s, so its
+ * base-10000 weights between floor((p - s - 1) / 4) and floor(-s / 4).
+ * False without a declared precision, or where there are too many.
+ */
+bool
+gha_numeric_limb_range(int32 typmod, int *first, int *count)
+{
+	int32		tm = typmod - VARHDRSZ;
+	int			precision,
+				scale;
+
+	if (typmod < (int32) VARHDRSZ)
+		return false;
+	precision = (tm >> 16) & 0xffff;
+	scale = ((tm & 0x7ff) ^ 1024) - 1024;	/* a scale may be negative */
+	if (precision < 1)
+		return false;
+	*first = limb_of(limb_of(-scale));
+	*count = limb_of(limb_of(precision - scale - 1)) - *first + 1;
+	return *count >= 1 && *count <= 4;
 }
 
 GhaNumClass

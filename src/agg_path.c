@@ -272,11 +272,11 @@ choose_key_modes(List *groupClause, List *targetList, bool cpu_aggs, List **keym
 }
 
 /*
- * Will the processes of a partial path feed a pool in the GPU service, as
- * agg_pool.c decides at run time (the service is running, pools are on, no
- * dictionary column, no CPU aggregate, no numeric sum or average)?  Then no
- * partial group crosses the Gather: the final node takes the groups from
- * the service.
+ * Will the processes of a partial path feed a pool in the GPU service,
+ * as agg_pool.c decides at run time (the service is running, pools are
+ * on, no dictionary column, no CPU aggregate, no numeric sum or average
+ * of an argument without a declared precision)?  Then no partial group
+ * crosses the Gather: the final node takes the groups from the service.
  */
 static bool
 pool_planned(List *common, int ndict, bool cpu_aggs)
@@ -290,9 +290,17 @@ pool_planned(List *common, int ndict, bool cpu_aggs)
 		GhaOp		op;
 		Oid			argtype,
 					transfn;
+		Aggref	   *agg = lfirst_node(Aggref, lc);
+		int			first,
+					count;
 
-		if (!gpuhash_agg_classify(lfirst_node(Aggref, lc), &op, &argtype, &transfn) ||
-			((op == GHA_SUM || op == GHA_AVG) && argtype == NUMERICOID))
+		if (!gpuhash_agg_classify(agg, &op, &argtype, &transfn))
+			return false;
+		/* a numeric sum pools where its argument's declared precision fixes its columns */
+		if ((op == GHA_SUM || op == GHA_AVG) && argtype == NUMERICOID &&
+			(list_length(agg->args) != 1 ||
+			 !gha_numeric_limb_range(exprTypmod((Node *) linitial_node(TargetEntry, agg->args)->expr),
+									 &first, &count)))
 			return false;
 	}
 	return true;

@@ -101,7 +101,7 @@ poolable(GpuHashAggState *s)
 		s->ncols != s->nstatic_cols || !gpuhash_service_ready())
 		return false;
 	for (int a = 0; a < s->naggs; a++)
-		if (s->numcols[a] || s->agg_cpu[a] >= 0)
+		if ((s->numcols[a] && !s->numcols[a]->fixed) || s->agg_cpu[a] >= 0)
 			return false;
 	return true;
 }

@@ -7,7 +7,7 @@
 -- goes on; a cancelled query leaves no table or join behind.  Skipped where
 -- the server was started without gpuhash in shared_preload_libraries.
 BEGIN;
-SELECT plan(97);
+SELECT plan(108);
 \ir lib/helpers.sql
 -- GpuHashJoin's and GpuHashAgg's service operations (GpuStarAgg's: test/tap/star.sql)
 SET LOCAL gpuhash.enable_star = off;
@@ -30,7 +30,14 @@ CREATE TABLE gh_sv_dim AS
 INSERT INTO gh_sv_dim SELECT 10000 + g, 7, g % 9 FROM generate_series(1, 40) g;
 UPDATE gh_sv_fact SET k = 7 WHERE id % 10 = 0;
 CREATE TABLE gh_sv_empty (k int, v bigint);
-ANALYZE gh_sv_fact, gh_sv_dim, gh_sv_empty;
+-- numeric values of declared precisions, NaN and NULLs among them (pooled sums)
+CREATE TABLE gh_sv_num AS
+  SELECT g AS id, g % 997 AS k,
+         (CASE WHEN g % 13 = 0 THEN NULL WHEN g % 4999 = 0 THEN 'NaN'
+               ELSE round(((random() - 0.5) * 2e8)::numeric, 3) END)::numeric(12,3) AS n,
+         (g * 37 % 100000)::numeric(6,-2) AS m
+  FROM generate_series(1, 60000) g;
+ANALYZE gh_sv_fact, gh_sv_dim, gh_sv_empty, gh_sv_num;
 
 -- is a GPU service worker running?
 CREATE FUNCTION pg_temp.sv_up() RETURNS boolean
@@ -195,6 +202,22 @@ BEGIN
     FROM sv WHERE name = 'parallel group by, relayed' AND mode = 'service';
   RETURN QUERY SELECT * FROM pg_temp.sv_same('parallel group by with NULL patterns',
     'SELECT c, k % 50, count(*), sum(v), max(v), avg(v) FROM gh_sv_fact GROUP BY 1, 2');
+  -- numeric sums pool where the argument's declared precision fixes their columns
+  -- (NaN, NULLs, negative values and a negative scale among them); without one, not
+  RETURN QUERY SELECT * FROM pg_temp.sv_same('parallel group by of numeric sums of a declared precision',
+    'SELECT k, sum(n), avg(n), count(n), sum(m), avg(m) FROM gh_sv_num GROUP BY 1');
+  RETURN QUERY SELECT ok(plan ~ 'Gather[^\n]*actual rows=0(\.00)? loops' AND plan ~ 'Pool: its groups taken from the GPU service',
+                         'parallel group by of numeric sums of a declared precision: pooled, no group through the Gather')
+    FROM sv WHERE name = 'parallel group by of numeric sums of a declared precision' AND mode = 'service';
+  RETURN QUERY SELECT * FROM pg_temp.sv_same('parallel group by of numeric sums of no declared precision',
+    'SELECT k, sum(n * 2), count(*) FROM gh_sv_num GROUP BY 1');
+  RETURN QUERY SELECT ok(plan !~ 'Pool: ',
+                         'parallel group by of numeric sums of no declared precision: not pooled')
+    FROM sv WHERE name = 'parallel group by of numeric sums of no declared precision' AND mode = 'service';
+  PERFORM set_config('gpuhash.debug_pool_relay', 'on', true);
+  RETURN QUERY SELECT * FROM pg_temp.sv_same('parallel group by of numeric sums, relayed',
+    'SELECT k, sum(n), avg(n), count(n), sum(m), avg(m) FROM gh_sv_num GROUP BY 1');
+  PERFORM set_config('gpuhash.debug_pool_relay', 'off', true);
   -- rows go to the pool as they are read, a batch at a time: with batches of
   -- 1000 rows, many appends (each a request to the service), same rows
   RETURN QUERY SELECT * FROM pg_temp.sv_same('parallel fused join, plain',
