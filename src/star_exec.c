@@ -1082,7 +1082,6 @@ init_shared(GpuStarAggState *s, StarShared *sh)
 	{
 		instr_time	start;
 		MemoryContext old = MemoryContextSwitchTo(s->cxt);
-
 		bool	   *read = palloc0(sizeof(bool) * Max(s->ndims, 1));
 		int			d;
 
