@@ -27,9 +27,20 @@
 void
 gpuhash_filter_build(GhjFilter *f, const uint64 *keys, int64 n)
 {
+	gpuhash_filter_build_sized(f, keys, n, 0);
+}
+
+/*
+ * The same with at least min_bits bits (a power of two is taken): where the
+ * keys are few and the rows checked many, a larger filter lets fewer
+ * through falsely.
+ */
+void
+gpuhash_filter_build_sized(GhjFilter *f, const uint64 *keys, int64 n, uint64 min_bits)
+{
 	uint64		nbits = 64;
 
-	while (nbits < (uint64) n * 16 && nbits < FILTER_MAX_BITS)
+	while ((nbits < (uint64) n * 16 || nbits < min_bits) && nbits < FILTER_MAX_BITS)
 		nbits <<= 1;
 	f->mask = nbits - 1;
 	f->bits = palloc_extended(nbits / 8, MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);

@@ -17,6 +17,7 @@ typedef struct GhjFilter
 } GhjFilter;
 
 extern void gpuhash_filter_build(GhjFilter *f, const uint64 *keys, int64 n);
+extern void gpuhash_filter_build_sized(GhjFilter *f, const uint64 *keys, int64 n, uint64 min_bits);
 
 /* splitmix64's finaliser: the two bit positions come from one mixed word */
 static inline uint64

@@ -15,14 +15,16 @@
  *		star_dim_filter_push	the filter moved down to the scan that reads the key
  *		star_dim_filter_end		... and taken off once the dimension is read
  *
- * The filter is join_filter.c's Bloom filter of the source's keys, the
- * engine's exact encodings that the device compares with the fact table's:
- * no row that can join is left out, and a row let through falsely (about
- * one in 70 of those that cannot join) only goes on to the device, whose
- * probe of the source then drops every fact row that meets it.  It is used
- * only where the source as read holds at most half the rows the planner
- * estimated for what it filters; else checking every row costs more than
- * the rows it would leave out.
+ * The filter is join_filter.c's Bloom filter of the source's keys,
+ * the engine's exact encodings that the device compares with the fact
+ * table's: no row that can join is left out, and a row let through
+ * falsely (one in 70 of those that cannot join at 16 bits a key; the
+ * filter takes four bits a row it will check, up to 1 MB, so few keys
+ * let almost none through) only goes on to the device, whose probe of
+ * the source then drops every fact row that meets it.  It is used only
+ * where the source as read holds at most half the rows the planner
+ * estimated for what it filters; else checking every row costs more
+ * than the rows it would leave out.
  *
  * In a parallel star the sources are dimensions the leader reads before any
  * worker starts (star_exec.c, init_shared); a dimension read in shares by
@@ -71,6 +73,17 @@ worth_it(const StarDimState *dim, uint64 source_rows)
 }
 
 /*
+ * The filter's least size for checking dimension d's rows: four bits a row
+ * it is estimated to check, up to 1 MB, so that a few keys let through
+ * falsely about a row in a million, not one in 70 (16 bits a key)
+ */
+static uint64
+filter_min_bits(const StarDimState *dim)
+{
+	return (uint64) Min(4.0 * Max(dim->est_rows, 0.0), (double) (UINT64CONST(1) << 23));
+}
+
+/*
  * The filter of dimension d's rows for this execution: from its source's
  * keys where this process read the source whole, else from the leader's
  * filter in shared memory, else none.
@@ -93,7 +106,7 @@ star_dim_filter_begin(GpuStarAggState *s, int d)
 
 		if (!worth_it(dim, a->n))
 			return;
-		gpuhash_filter_build(&dim->filter, a->keys, (int64) a->n);
+		gpuhash_filter_build_sized(&dim->filter, a->keys, (int64) a->n, filter_min_bits(dim));
 		dim->filtering = true;
 	}
 	else if (sh != NULL && s->area != NULL && DsaPointerIsValid(sh->filter_bits[source]))
@@ -115,17 +128,22 @@ star_dim_filter_share(GpuStarAggState *s, int source)
 	StarShared *sh = s->shared;
 	StarDimArrays *a = &s->dims[source].arrays;
 	bool		wanted = false;
+	uint64		min_bits = 0;
 	GhjFilter	f;
 	Size		bytes;
 
 	if (sh == NULL || s->area == NULL)
 		return;
 	for (int d = 0; d < s->ndims; d++)
-		wanted |= s->dims[d].partial && s->dims[d].filter_source == source &&
-			worth_it(&s->dims[d], a->n);
+		if (s->dims[d].partial && s->dims[d].filter_source == source &&
+			worth_it(&s->dims[d], a->n))
+		{
+			wanted = true;
+			min_bits = Max(min_bits, filter_min_bits(&s->dims[d]));
+		}
 	if (!wanted)
 		return;
-	gpuhash_filter_build(&f, a->keys, (int64) a->n);
+	gpuhash_filter_build_sized(&f, a->keys, (int64) a->n, min_bits);
 	bytes = (Size) ((f.mask + 1) / 8);
 	sh->filter_bits[source] = dsa_allocate_extended(s->area, bytes, DSA_ALLOC_HUGE);
 	memcpy(dsa_get_address(s->area, sh->filter_bits[source]), f.bits, bytes);
