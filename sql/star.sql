@@ -172,6 +172,14 @@ END $$;
 SELECT star_explain('SELECT d_year, p_cat, count(*) FROM st_fact, st_date, st_part
                      WHERE f_date = d_key AND f_part = p_key GROUP BY d_year, p_cat');
 SELECT count(*) FROM st_fact, st_date, st_part WHERE f_date = d_key AND f_part = p_key;
+-- two dimensions on one fact column: the larger one's rows are checked against
+-- the smaller one's keys as its scan reads them (star_dim_filter.c)
+SELECT star_explain('SELECT c_region, n_name, count(*), sum(f_qty) FROM st_fact
+                     JOIN st_cust ON f_cust = c_key JOIN st_nation ON f_cust = n_key
+                     GROUP BY c_region, n_name');
+SELECT c_region, n_name, count(*), sum(f_qty) FROM st_fact
+  JOIN st_cust ON f_cust = c_key JOIN st_nation ON f_cust = n_key
+ GROUP BY c_region, n_name ORDER BY 1, 2;
 
 -- gpuhash.enable_star = off: gpuhash's other nodes
 SET gpuhash.enable_star = off;
