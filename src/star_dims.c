@@ -201,6 +201,7 @@ star_read_dim(GpuStarAggState *s, int d)
 	bool	   *gnulls = palloc(sizeof(bool) * Max(dim->ngroups, 1));
 	int			first_payload = 1 + dim->ngroups;
 	StarPayload **pl = palloc0(sizeof(StarPayload *) * Max(dim->npayload, 1));
+	bool		check_keys;
 
 	for (int p = 0; p < s->npayloads; p++)
 		if (s->payloads[p].dim == d)
@@ -213,6 +214,8 @@ star_read_dim(GpuStarAggState *s, int d)
 	star_dim_groups_init(s, d);
 	star_dim_filter_begin(s, d);
 	star_dim_filter_push(s, d);
+	/* where the scan that reads the key checks the filter, its rows need no second check */
+	check_keys = dim->filtering && dim->pushed == NULL;
 
 	for (;;)
 	{
@@ -230,7 +233,7 @@ star_read_dim(GpuStarAggState *s, int d)
 		if (keytype == InvalidOid)
 			keytype = TupleDescAttr(slot->tts_tupleDescriptor, 0)->atttypid;
 		key = gpuhash_encode_exact(gpuhash_exact_family(keytype), keytype, slot->tts_values[0]);
-		if (dim->filtering && !gpuhash_filter_may_contain(&dim->filter, key))
+		if (check_keys && !gpuhash_filter_may_contain(&dim->filter, key))
 		{
 			dim->removed++;		/* no row of the smaller dimension has its key */
 			continue;
