@@ -88,6 +88,7 @@ release_results(void *arg)
 		if (!s->input_pooled || s->pool_direct) /* pooled groups point into the input */
 			gpuhash_op_groups_free(&s->eng, s->results[i]);
 	s->nresults = 0;
+	s->emit_groups = NULL;
 	s->empty_row = false;
 	gpuhash_op_table_free(s->table);
 	s->table = NULL;
@@ -1175,11 +1176,33 @@ group_key(const GpuHashAggState *layout, const gh_groups *g, size_t gi, int i)
 }
 
 /*
+ * Output o (an aggregate's value) of group gi of result g: for a pool's
+ * groups (gha_pool_take), finished as the partial child, whose layout the
+ * groups have, would finish it aggregating alone (each group comes once, so
+ * the partial values need no combining); else as agg_value makes it.
+ */
+Datum
+gha_output_value(GpuHashAggState *s, const gh_groups *g, size_t gi, int o, bool *isnull)
+{
+	int			a = s->out_agg[o];
+
+	if (s->pool_direct && s->cur < s->nresults)
+	{
+		GpuHashAggState *c = s->pool_child;
+
+		if (c->numcols[a])
+			return gha_numeric_final(c->ops[a] == GHA_AVG, g, c->numcols[a], gi, isnull);
+		return gpuhash_agg_final(c->ops[a], c->argtypes[a], g, c->agg_col[a], gi, isnull,
+								 s->out_numeric[o]);
+	}
+	return agg_value(s, g, gi, s->dict ? (uint32) (g->keys[gi] >> s->dict_shift) : 0, a,
+					 s->out_part[o], isnull, s->out_numeric[o]);
+}
+
+/*
  * Group gi of a pool's groups (gha_pool_take) into the scan tuple of the
- * final node s: its grouping columns unpacked and its aggregates finished as
- * the partial child, whose layout the groups have, would finish them
- * aggregating alone (each group comes once, so the partial values need no
- * combining).
+ * final node s: its grouping columns unpacked as the partial child, whose
+ * layout the groups have, packed them; its aggregates by gha_output_value.
  */
 static void
 pool_direct_group(GpuHashAggState *s, const gh_groups *g, size_t gi, uint8 pattern,
@@ -1199,15 +1222,9 @@ pool_direct_group(GpuHashAggState *s, const gh_groups *g, size_t gi, uint8 patte
 	}
 	for (int o = 0; o < s->nout; o++)
 	{
-		int			a = s->out_agg[o];
 		int			at = s->out_attno[o] - 1;
 
-		if (c->numcols[a])
-			scan->tts_values[at] = gha_numeric_final(c->ops[a] == GHA_AVG, g, c->numcols[a], gi,
-													 &scan->tts_isnull[at]);
-		else
-			scan->tts_values[at] = gpuhash_agg_final(c->ops[a], c->argtypes[a], g, c->agg_col[a],
-													 gi, &scan->tts_isnull[at], s->out_numeric[o]);
+		scan->tts_values[at] = gha_output_value(s, g, gi, o, &scan->tts_isnull[at]);
 	}
 }
 
@@ -1247,8 +1264,7 @@ own_group(GpuHashAggState *s, const gh_groups *g, size_t gi, uint8 pattern,
 	{
 		int			at = s->out_attno[o] - 1;
 
-		scan->tts_values[at] = agg_value(s, g, gi, id, s->out_agg[o], s->out_part[o],
-										 &scan->tts_isnull[at], s->out_numeric[o]);
+		scan->tts_values[at] = gha_output_value(s, g, gi, o, &scan->tts_isnull[at]);
 	}
 }
 
@@ -1309,17 +1325,27 @@ ExecGpuHashAgg(CustomScanState *node)
 		gi = s->cur_group++;
 		if (gi % 8 == 0)
 			prefetch_group(g, gi + 64);
+		if (s->emit_groups != g)
+		{
+			s->emit_fast = s->cur < s->nresults && gha_emit_prepare(s, g, pattern);
+			s->emit_groups = g;
+		}
 		CHECK_FOR_INTERRUPTS();
 		ResetExprContext(econtext);
 		ExecClearTuple(scan);
-		for (int i = 0; i < scan->tts_tupleDescriptor->natts; i++)
-			scan->tts_isnull[i] = true;
 		/* a group's values (numerics, ...) live until the next group */
 		old = MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
-		if (s->pool_direct && s->cur < s->nresults)
-			pool_direct_group(s, g, gi, pattern, scan);
+		if (s->emit_fast)
+			gha_emit_group(s, g, gi, scan);
 		else
-			own_group(s, g, gi, pattern, scan);
+		{
+			for (int i = 0; i < scan->tts_tupleDescriptor->natts; i++)
+				scan->tts_isnull[i] = true;
+			if (s->pool_direct && s->cur < s->nresults)
+				pool_direct_group(s, g, gi, pattern, scan);
+			else
+				own_group(s, g, gi, pattern, scan);
+		}
 		MemoryContextSwitchTo(old);
 		ExecStoreVirtualTuple(scan);
 		econtext->ecxt_scantuple = scan;

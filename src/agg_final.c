@@ -129,6 +129,13 @@ int128_numeric(uint64 lo, int64 hi, char *into)
 	return d;
 }
 
+/* numeric of a two's complement 128-bit integer hi:lo, into into (GHA_NUMERIC_BYTES) */
+Datum
+gha_numeric_of_int128(uint64 lo, int64 hi, char *into)
+{
+	return int128_numeric(lo, hi, into);
+}
+
 /*
  * numeric of the two's complement 128-bit integer hi:lo times 10^(16 limb)
  * at display scale dscale, built directly (palloc'd); false where numeric's

@@ -25,6 +25,8 @@
 
 #define GHA_MAX_PATTERNS 256	/* 8 grouping columns */
 
+typedef struct GhaEmitStep GhaEmitStep;
+
 typedef struct GpuHashAggState
 {
 	CustomScanState css;
@@ -107,6 +109,11 @@ typedef struct GpuHashAggState
 								 * results are then identity_groups() over it */
 	int			cur;
 	size_t		cur_group;
+	/* returning the groups (agg_emit.c) */
+	GhaEmitStep *emit_steps;
+	int			emit_nsteps;
+	const gh_groups *emit_groups;	/* the result they are for; NULL: none */
+	bool		emit_fast;		/* ... and whether they apply to it */
 	bool		aggregated;
 
 	/* a fused join (agg.h): the inner input, join keys, sides */
@@ -238,6 +245,13 @@ gha_fused_null_bits(const GpuHashAggState *s, uint8 pattern)
 extern void gha_reserve_rows(GpuHashAggState *s, int64 n);
 extern void gha_collect_row(GpuHashAggState *s, ExprContext *econtext, int side);
 extern void gha_add_result(GpuHashAggState *s, uint8 pattern, instr_time start);
+extern Datum gha_output_value(GpuHashAggState *s, const gh_groups *g, size_t gi, int o,
+							  bool *isnull);
+
+/* agg_emit.c */
+extern bool gha_emit_prepare(GpuHashAggState *s, const gh_groups *g, uint8 pattern);
+extern void gha_emit_group(GpuHashAggState *s, const gh_groups *g, size_t gi,
+						   TupleTableSlot *scan);
 
 /*
  * agg_pages.c: read input side (0, 1 of a fused join; -1 the only input)
