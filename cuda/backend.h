@@ -340,6 +340,9 @@ extern bool gh_injected_failure(gh_engine *e, int dev);
 extern gh_groups *gh_groups_alloc(size_t ngroups, const gh_aggcol *cols,
 								  int ncols);
 
+/* Leave out of g the arrays its readers can do without (engine.h). */
+extern void gh_groups_compact(gh_groups *g);
+
 #ifdef __cplusplus
 }
 #endif

@@ -195,6 +195,7 @@ gh_cpu_aggregate(gh_engine *e, int dev, const uint64_t *keys, size_t n,
 			g->rows[group_of[i]]++;
 		for (int c = 0; c < ncols; c++)
 			gh_cpu_accumulate(&g->cols[c], &cols[c], group_of, n);
+		gh_groups_compact(g);
 		*out = g;
 	}
 	gh_account(e, -(long long) tmp_bytes);

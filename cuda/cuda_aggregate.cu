@@ -47,6 +47,7 @@
 /* scratch words used here */
 #define SCRATCH_NGROUPS 0
 #define SCRATCH_OVERFLOW 1
+#define SCRATCH_ANY 2
 
 size_t
 gh_cuda_agg_bytes_per_row(int ncols)
@@ -407,6 +408,37 @@ gather_on_device(const gh_cuda_ctx *ctx, const agg_table *t, const T *src, T *ds
 	return GH_OK;
 }
 
+/* Set *flag where src (a column of t's slots) is not 0 for some group. */
+__global__ void
+any_group_word_kernel(const unsigned long long *__restrict__ src, size_t w,
+					  const uint64_t *__restrict__ groups, size_t ngroups,
+					  unsigned long long *flag)
+{
+	bool		any = false;
+
+	GH_GRID_STRIDE(g, ngroups)
+		any |= src[groups[g] * w] != 0;
+	if (__syncthreads_or(any) && threadIdx.x == 0)
+		atomicOr(flag, 1ULL);
+}
+
+/* Whether src (a column of t's slots) is not 0 for some group. */
+static gh_status
+any_group_word(const gh_cuda_ctx *ctx, const agg_table *t, const unsigned long long *src,
+			   bool *any)
+{
+	unsigned long long *flag = (unsigned long long *) (ctx->d->scratch + SCRATCH_ANY);
+	uint64_t	found = 0;
+
+	GH_CUDA_TRY(ctx->e, cudaMemsetAsync(flag, 0, sizeof(*flag), ctx->d->stream));
+	any_group_word_kernel<<<gh_cuda_wide_grid(ctx, t->ngroups, GH_CUDA_BLOCK, 8), GH_CUDA_BLOCK, 0,
+		ctx->d->stream>>>(src, t->w, t->groups.p, t->ngroups, flag);
+	GH_CUDA_LAUNCHED(ctx->e, "any_group_word");
+	GH_TRY(gh_cuda_read_scratch(ctx, SCRATCH_ANY, 1, &found));
+	*any = found != 0;
+	return GH_OK;
+}
+
 /* Gather one per-slot array of t into host[0..ngroups) through staging. */
 template <typename T>
 static gh_status
@@ -437,14 +469,30 @@ agg_copy_out(const gh_cuda_ctx *ctx, const agg_table *t, gh_groups *g)
 		if (d->nonnull != nullptr)
 			GH_TRY(copy_groups_out(ctx, t, d->nonnull, staging, r->nonnull));
 		else
-			memcpy(r->nonnull, g->rows, ng * sizeof(int64_t));
+		{
+			/* no NULL in the column: its non-NULL counts are the row counts */
+			free(r->nonnull);
+			r->nonnull = g->rows;
+		}
 		if (d->sum_lo != nullptr)
 		{
+			bool		high;
+
 			GH_TRY(copy_groups_out(ctx, t, d->sum_lo, staging, r->sum_lo));
-			GH_TRY(copy_groups_out(ctx, t, d->sum_hi, staging, r->sum_hi));
-			/* hi * 2^64 + (signed) lo as a two's complement hi:lo */
-			for (size_t i = 0; i < ng; i++)
-				r->sum_hi[i] -= (int64_t) r->sum_lo[i] < 0;
+			GH_TRY(any_group_word(ctx, t, d->sum_hi, &high));
+			if (!high)
+			{
+				/* every sum fits in int64: no high words */
+				free(r->sum_hi);
+				r->sum_hi = nullptr;
+			}
+			else
+			{
+				GH_TRY(copy_groups_out(ctx, t, d->sum_hi, staging, r->sum_hi));
+				/* hi * 2^64 + (signed) lo as a two's complement hi:lo */
+				for (size_t i = 0; i < ng; i++)
+					r->sum_hi[i] -= (int64_t) r->sum_lo[i] < 0;
+			}
 		}
 		if (d->fsum != nullptr)
 			GH_TRY(copy_groups_out(ctx, t, d->fsum, staging, r->fsum));

@@ -224,15 +224,20 @@ typedef struct gh_aggcol
 /*
  * Results for one column, one entry per group (arrays owned by gh_groups).
  * Only the arrays the column's operations fill are there; the others are
- * NULL (a count alone has only nonnull).
+ * NULL (a count alone has only nonnull).  A result brought out of a device
+ * leaves out what it can (tens of millions of groups cross the bus and the
+ * GPU service's reply): nonnull may be the gh_groups' own rows array (a
+ * column that had no NULL), and sum_hi may be NULL where every sum fits in
+ * int64 (read it with gh_sum_hi).
  */
 typedef struct gh_aggresult
 {
-	int64_t    *nonnull;		/* values that were not NULL */
+	int64_t    *nonnull;		/* values that were not NULL; may be rows */
 	/*
 	 * Sums.  GH_INT64 columns: the exact 128-bit sum as sum_hi:sum_lo (two's
-	 * complement); gh_sum_fits_int64 says whether it fits in int64.
-	 * GH_FLOAT64 columns: fsum.
+	 * complement; sum_hi NULL: every sum fits in int64, so the high words
+	 * are the signs of the low ones); gh_sum_fits_int64 says whether it
+	 * fits in int64.  GH_FLOAT64 columns: fsum.
 	 */
 	uint64_t   *sum_lo;
 	int64_t    *sum_hi;
@@ -300,6 +305,13 @@ static inline bool
 gh_sum_fits_int64(uint64_t lo, int64_t hi)
 {
 	return (hi == 0 && (int64_t) lo >= 0) || (hi == -1 && (int64_t) lo < 0);
+}
+
+/* The high word of group i's sum in r (sum_lo present) */
+static inline int64_t
+gh_sum_hi(const gh_aggresult *r, size_t i)
+{
+	return r->sum_hi != NULL ? r->sum_hi[i] : (int64_t) r->sum_lo[i] >> 63;
 }
 
 /* ---- devices and benchmarks ---- */

@@ -96,7 +96,8 @@ gh_groups_free(gh_groups *g)
 		{
 			gh_aggresult *r = &g->cols[c];
 
-			free(r->nonnull);
+			if (r->nonnull != g->rows)
+				free(r->nonnull);
 			free(r->sum_lo);
 			free(r->sum_hi);
 			free(r->fsum);
@@ -109,6 +110,42 @@ gh_groups_free(gh_groups *g)
 	free(g->keys);
 	free(g->rows);
 	free(g);
+}
+
+/*
+ * Leave out of g what its readers can do without (engine.h): non-NULL
+ * counts equal to the row counts become the rows array, and the high words
+ * of sums that all fit in int64 go.
+ */
+void
+gh_groups_compact(gh_groups *g)
+{
+	for (int c = 0; c < g->ncols; c++)
+	{
+		gh_aggresult *r = &g->cols[c];
+		bool		differ = false;
+
+		if (r->nonnull != NULL && r->nonnull != g->rows)
+		{
+			for (size_t i = 0; i < g->ngroups && !differ; i++)
+				differ = r->nonnull[i] != g->rows[i];
+			if (!differ)
+			{
+				free(r->nonnull);
+				r->nonnull = g->rows;
+			}
+		}
+		if (r->sum_hi == NULL)
+			continue;
+		differ = false;
+		for (size_t i = 0; i < g->ngroups && !differ; i++)
+			differ = r->sum_hi[i] != ((int64_t) r->sum_lo[i] >> 63);
+		if (!differ)
+		{
+			free(r->sum_hi);
+			r->sum_hi = NULL;
+		}
+	}
 }
 
 /* Copy group `from` of src into slot `to` of dst (same columns). */
@@ -126,7 +163,7 @@ group_copy(gh_groups *dst, size_t to, const gh_groups *src, size_t from)
 		if (d->sum_lo)
 		{
 			d->sum_lo[to] = s->sum_lo[from];
-			d->sum_hi[to] = s->sum_hi[from];
+			d->sum_hi[to] = gh_sum_hi(s, from);
 		}
 		if (d->fsum)
 			d->fsum[to] = s->fsum[from];
@@ -175,7 +212,7 @@ group_combine(gh_groups *dst, size_t to, const gh_groups *src, size_t from)
 		{
 			uint64_t	lo = d->sum_lo[to] + s->sum_lo[from];
 
-			d->sum_hi[to] += s->sum_hi[from] + (lo < d->sum_lo[to]);
+			d->sum_hi[to] += gh_sum_hi(s, from) + (lo < d->sum_lo[to]);
 			d->sum_lo[to] = lo;
 		}
 		if (d->imin && (!had || s->imin[from] < d->imin[to]))
@@ -261,6 +298,7 @@ gh_groups_merge(gh_engine *e, gh_groups **pieces, int npieces,
 	free(slot_key);
 	free(slot_at);
 	free(slot_used);
+	gh_groups_compact(g);
 	return g;
 }
 

@@ -56,7 +56,7 @@ struct GhaEmitStep
 	const int64 *ints;			/* EMIT_INT64 */
 	const int64 *nonnull;		/* EMIT_SUM64, EMIT_NUMERIC */
 	const uint64 *lo;
-	const int64 *hi;
+	const int64 *hi;			/* NULL: every sum fits in int8 (engine.h) */
 	char	   *numeric;		/* EMIT_NUMERIC: room for the value */
 };
 
@@ -249,6 +249,8 @@ gha_emit_group(GpuHashAggState *s, const gh_groups *g, size_t gi, TupleTableSlot
 			case EMIT_SUM64:
 				if (st->nullable && st->nonnull[gi] == 0)
 					isnull[at] = true;
+				else if (st->hi == NULL)
+					values[at] = Int64GetDatum((int64) st->lo[gi]);
 				else
 					values[at] = Int64GetDatum(sum_as_int8(st->lo[gi], st->hi[gi]));
 				break;
@@ -256,7 +258,12 @@ gha_emit_group(GpuHashAggState *s, const gh_groups *g, size_t gi, TupleTableSlot
 				if (st->nonnull[gi] == 0)
 					isnull[at] = true;
 				else
-					values[at] = gha_numeric_of_int128(st->lo[gi], st->hi[gi], st->numeric);
+				{
+					uint64		lo = st->lo[gi];
+
+					values[at] = gha_numeric_of_int128(lo, st->hi ? st->hi[gi] : (int64) lo >> 63,
+													   st->numeric);
+				}
 				break;
 			case EMIT_GENERAL:
 				values[at] = gha_output_value(s, g, gi, st->o, &isnull[at]);

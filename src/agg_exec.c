@@ -1081,7 +1081,7 @@ agg_value(GpuHashAggState *s, const gh_groups *g, size_t gi, uint32 id, int a, i
 		{
 			*isnull = g->cols[c].nonnull[gi] == 0;
 			return *isnull ? (Datum) 0 :
-				gha_numeric_from_int128(g->cols[c].sum_lo[gi], g->cols[c].sum_hi[gi], 0);
+				gha_numeric_from_int128(g->cols[c].sum_lo[gi], gh_sum_hi(&g->cols[c], gi), 0);
 		}
 		if (op == GHA_AVG)
 			return gha_numeric_final(false, g, s->numcols[a], gi, isnull);
@@ -1286,10 +1286,9 @@ prefetch_group(const gh_groups *g, size_t gi)
 
 		__builtin_prefetch(&r->nonnull[gi]);
 		if (r->sum_lo)
-		{
 			__builtin_prefetch(&r->sum_lo[gi]);
+		if (r->sum_hi)
 			__builtin_prefetch(&r->sum_hi[gi]);
-		}
 		if (r->fsum)
 			__builtin_prefetch(&r->fsum[gi]);
 		if (r->imin)

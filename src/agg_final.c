@@ -203,7 +203,7 @@ ordered_to_datum(Oid type, int64 v)
 int64
 gpuhash_agg_int8_sum(const gh_aggresult *r, size_t group)
 {
-	if (!gh_sum_fits_int64(r->sum_lo[group], r->sum_hi[group]))
+	if (!gh_sum_fits_int64(r->sum_lo[group], gh_sum_hi(r, group)))
 		ereport(ERROR,
 				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
 				 errmsg("bigint out of range")));
@@ -234,13 +234,13 @@ gpuhash_agg_final(GhaOp op, Oid argtype, const gh_groups *g, int col,
 				return argtype == FLOAT4OID ? Float4GetDatum((float4) r->fsum[group])
 					: Float8GetDatum(r->fsum[group]);
 			if (argtype == INT8OID)
-				return int128_numeric(r->sum_lo[group], r->sum_hi[group], numeric);
+				return int128_numeric(r->sum_lo[group], gh_sum_hi(r, group), numeric);
 			return Int64GetDatum(gpuhash_agg_int8_sum(r, group));
 		case GHA_AVG:
 			if (is_float)
 				return Float8GetDatum(r->fsum[group] / (double) r->nonnull[group]);
 			return DirectFunctionCall2(numeric_div,
-									   gha_numeric_from_int128(r->sum_lo[group], r->sum_hi[group], 0),
+									   gha_numeric_from_int128(r->sum_lo[group], gh_sum_hi(r, group), 0),
 									   NumericGetDatum(int64_to_numeric(r->nonnull[group])));
 		case GHA_MIN:
 			return ordered_to_datum(argtype, r->imin[group]);

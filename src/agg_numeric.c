@@ -193,7 +193,7 @@ limbs_sum(const gh_groups *g, const GhaNumCols *nc, size_t group, int dscale, Da
 	{
 		const gh_aggresult *r = &g->cols[nc->limb_col[l]];
 
-		if ((r->sum_lo[group] != 0 || r->sum_hi[group] != 0) && nc->limb_j[l] < lowest)
+		if ((r->sum_lo[group] != 0 || gh_sum_hi(r, group) != 0) && nc->limb_j[l] < lowest)
 			lowest = nc->limb_j[l];
 	}
 	if (lowest == INT_MAX)
@@ -201,7 +201,7 @@ limbs_sum(const gh_groups *g, const GhaNumCols *nc, size_t group, int dscale, Da
 	for (int l = 0; l < nc->nlimbs; l++)
 	{
 		const gh_aggresult *r = &g->cols[nc->limb_col[l]];
-		__int128	v = (__int128) (((unsigned __int128) (uint64) r->sum_hi[group] << 64) |
+		__int128	v = (__int128) (((unsigned __int128) (uint64) gh_sum_hi(r, group) << 64) |
 									r->sum_lo[group]);
 
 		if (v == 0)
@@ -248,10 +248,10 @@ gha_numeric_final(bool avg, const gh_groups *g, const GhaNumCols *nc, size_t gro
 		{
 			const gh_aggresult *r = &g->cols[nc->limb_col[l]];
 
-			if (r->sum_lo[group] == 0 && r->sum_hi[group] == 0)
+			if (r->sum_lo[group] == 0 && gh_sum_hi(r, group) == 0)
 				continue;
 			sum = DirectFunctionCall2(numeric_add, sum,
-									  gha_numeric_from_int128(r->sum_lo[group], r->sum_hi[group],
+									  gha_numeric_from_int128(r->sum_lo[group], gh_sum_hi(r, group),
 															  16 * nc->limb_j[l]));
 		}
 		/* the exact sum has at most the inputs' largest scale: rounding only sets it */

@@ -483,7 +483,9 @@ write_reply(GhsSlot *slot, gh_groups *g)
 	{
 		gh_aggresult *r = &g->cols[c];
 
-		cols[c].nonnull = ghs_reserve(&size, 8 * n, r->nonnull != NULL);
+		/* a column without NULLs: its non-NULL counts are the rows' (engine.h) */
+		cols[c].nonnull = r->nonnull == g->rows ? hdr.rows :
+			ghs_reserve(&size, 8 * n, r->nonnull != NULL);
 		cols[c].sum_lo = ghs_reserve(&size, 8 * n, r->sum_lo != NULL);
 		cols[c].sum_hi = ghs_reserve(&size, 8 * n, r->sum_hi != NULL);
 		cols[c].fsum = ghs_reserve(&size, 8 * n, r->fsum != NULL);
@@ -503,7 +505,8 @@ write_reply(GhsSlot *slot, gh_groups *g)
 	{
 		gh_aggresult *r = &g->cols[c];
 
-		copy_to(copies, &ncopies, base, cols[c].nonnull, r->nonnull, 8 * n);
+		if (r->nonnull != g->rows)
+			copy_to(copies, &ncopies, base, cols[c].nonnull, r->nonnull, 8 * n);
 		copy_to(copies, &ncopies, base, cols[c].sum_lo, r->sum_lo, 8 * n);
 		copy_to(copies, &ncopies, base, cols[c].sum_hi, r->sum_hi, 8 * n);
 		copy_to(copies, &ncopies, base, cols[c].fsum, r->fsum, 8 * n);

@@ -1592,7 +1592,7 @@ check_limbs(const gh_groups *g, const expect *x, const srow *rows)
 			want += row->cells[A_N1].num.neg ? -v : v;
 		}
 		for (int j = 0; j < 3; j++)
-			s[j] = (__int128) (((unsigned __int128) (uint64_t) g->cols[j].sum_hi[gi] << 64) |
+			s[j] = (__int128) (((unsigned __int128) (uint64_t) gh_sum_hi(&g->cols[j], gi) << 64) |
 							   g->cols[j].sum_lo[gi]);
 		if (s[0] % below != 0)
 			case_fail("group %llu: the limb of 10^-16 .. 10^-1 sums to a value with digits below 10^-4",

@@ -583,7 +583,7 @@ same_groups(const gh_groups *a, const gh_groups *b)
 					   *y = &b->cols[c];
 
 			if (x->nonnull[i] != y->nonnull[k] ||
-				(x->sum_lo && (x->sum_lo[i] != y->sum_lo[k] || x->sum_hi[i] != y->sum_hi[k])) ||
+				(x->sum_lo && (x->sum_lo[i] != y->sum_lo[k] || gh_sum_hi(x, i) != gh_sum_hi(y, k))) ||
 				(x->nonnull[i] > 0 && x->imin && x->imin[i] != y->imin[k]) ||
 				(x->nonnull[i] > 0 && x->imax && x->imax[i] != y->imax[k]))
 			{

@@ -327,7 +327,8 @@ i128_text(__int128 v, char *buf)
 /* Compare group gi of got with group w of want; false (case failed) on a difference. */
 /*
  * A column's result has exactly the arrays its operations fill (engine.h):
- * the non-NULL counts always, sums, minima and maxima of its type as asked.
+ * the non-NULL counts always (perhaps the rows array), sums (perhaps without
+ * high words), minima and maxima of its type as asked.
  */
 static bool
 result_arrays_match(const gh_aggresult *r, gh_valtype type, int ops)
@@ -336,7 +337,7 @@ result_arrays_match(const gh_aggresult *r, gh_valtype type, int ops)
 
 	return r->nonnull != NULL &&
 		(r->sum_lo != NULL) == ((ops & GH_AGG_SUM) && is_int) &&
-		(r->sum_hi != NULL) == ((ops & GH_AGG_SUM) && is_int) &&
+		(r->sum_hi == NULL || r->sum_lo != NULL) &&
 		(r->fsum != NULL) == ((ops & GH_AGG_SUM) && !is_int) &&
 		(r->imin != NULL) == ((ops & GH_AGG_MIN) && is_int) &&
 		(r->imax != NULL) == ((ops & GH_AGG_MAX) && is_int) &&
@@ -381,7 +382,7 @@ compare_group(const gh_groups *got, size_t gi, const agg_oracle *want, size_t w,
 
 			if (ops & GH_AGG_SUM)
 			{
-				__int128	sum = (__int128) (((unsigned __int128) (uint64_t) r->sum_hi[gi] << 64) |
+				__int128	sum = (__int128) (((unsigned __int128) (uint64_t) gh_sum_hi(r, gi) << 64) |
 											  r->sum_lo[gi]);
 
 				if (sum != x->isum)
