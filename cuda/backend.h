@@ -194,6 +194,17 @@ typedef struct gh_backend_ops
 							 const gh_aggcol *cols);
 	gh_status	(*star_result) (struct gh_star *s, int dev, gh_groups **out);
 	void		(*star_free) (struct gh_star *s, int dev);
+
+	/*
+	 * Of agg_bytes_per_row, the bytes that are per group (the table and the
+	 * result), which an aggregation of few groups does not need for every
+	 * row; and an estimate of the distinct keys among n keys on device dev,
+	 * false where the backend makes none (NULL: never): the keys are not
+	 * where it can read them in place.
+	 */
+	size_t		(*agg_bytes_per_group) (int ncols);
+	bool		(*estimate_distinct) (gh_engine *e, int dev, const uint64_t *keys, size_t n,
+									  double *estimate);
 } gh_backend_ops;
 
 #define GH_SPREAD_MAX_AGG_COLS 6

@@ -59,6 +59,13 @@ gh_cpu_agg_bytes_per_row(int ncols)
 	return 4 * 8 + 8 + 8 + 16 + 64 * (size_t) (ncols > 0 ? ncols : 0);
 }
 
+/* Of gh_cpu_agg_bytes_per_row, the result group's part. */
+size_t
+gh_cpu_agg_bytes_per_group(int ncols)
+{
+	return 16 + 64 * (size_t) (ncols > 0 ? ncols : 0);
+}
+
 /*
  * Assign every row a group; gkeys receives the group keys in first-seen order.
  * Linear probing from gh_hash64(key, GH_SEED_AGG), the table at most half

@@ -531,4 +531,6 @@ const gh_backend_ops gh_cpu_ops = {
 	.star_add = gh_cpu_star_add,
 	.star_result = gh_cpu_star_result,
 	.star_free = gh_cpu_star_free,
+	.agg_bytes_per_group = gh_cpu_agg_bytes_per_group,
+	.estimate_distinct = NULL,
 };

@@ -139,6 +139,7 @@ extern gh_status gh_cpu_aggregate(gh_engine *e, int dev, const uint64_t *keys,
 								  size_t n, const gh_aggcol *cols, int ncols,
 								  gh_groups **out);
 extern size_t gh_cpu_agg_bytes_per_row(int ncols);
+extern size_t gh_cpu_agg_bytes_per_group(int ncols);
 /* Accumulate col's n rows into r, row i into group group_of[i]. */
 extern void gh_cpu_accumulate(gh_aggresult *r, const gh_aggcol *col, const size_t *group_of,
 							  size_t n);

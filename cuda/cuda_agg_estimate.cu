@@ -84,3 +84,29 @@ gh_cuda_estimate_distinct(const gh_cuda_ctx *ctx, const uint64_t *keys, size_t n
 	*estimate = e < (double) n ? e : (double) n;
 	return GH_OK;
 }
+
+/*
+ * The estimate for keys device dev reads in place (its own memory, or host
+ * memory registered with CUDA); false for keys it would have to copy first.
+ */
+bool
+gh_cuda_estimate_keys(gh_engine *e, int dev, const uint64_t *keys, size_t n, double *estimate)
+{
+	cudaPointerAttributes attr;
+	const uint64_t *at = nullptr;
+	gh_cuda_ctx ctx;
+
+	if (gh_cuda_enter(e, dev, &ctx) != GH_OK)
+		return false;
+	if (cudaPointerGetAttributes(&attr, keys) != cudaSuccess)
+	{
+		(void) cudaGetLastError();
+		return false;
+	}
+	if ((attr.type == cudaMemoryTypeDevice && attr.device == ctx.d->id) ||
+		attr.type == cudaMemoryTypeHost || attr.type == cudaMemoryTypeManaged)
+		at = (const uint64_t *) attr.devicePointer;
+	return at != nullptr &&
+		gh_cuda_estimate_distinct(&ctx, at, n, estimate) == GH_OK &&
+		gh_cuda_sync(&ctx) == GH_OK;
+}

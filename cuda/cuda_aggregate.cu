@@ -61,6 +61,13 @@ gh_cuda_agg_bytes_per_row(int ncols)
 	return 2 * (16 + 48 * (size_t) ncols) + 8 + 9 * (size_t) ncols + 16;
 }
 
+size_t
+gh_cuda_agg_bytes_per_group(int ncols)
+{
+	/* the two slots and the group's entries in the slot list and staging */
+	return 2 * (16 + 48 * (size_t) ncols) + 16;
+}
+
 static double
 f64_unorder(long long o)
 {

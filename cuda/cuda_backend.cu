@@ -688,4 +688,6 @@ extern "C" const gh_backend_ops gh_cuda_ops = {
 	gh_cuda_star_add,
 	gh_cuda_star_result,
 	gh_cuda_star_free,
+	gh_cuda_agg_bytes_per_group,
+	gh_cuda_estimate_keys,
 };

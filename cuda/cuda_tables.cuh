@@ -264,8 +264,13 @@ gh_status	gh_cuda_probe_key_counts(const gh_cuda_ctx *ctx, gh_cuda_probe *pr,
 
 /* ---- aggregation and benchmarks ---- */
 
-/* Device bytes per aggregated row, for ncols value columns. */
+/* Device bytes per aggregated row, for ncols value columns; the per-group part. */
 size_t		gh_cuda_agg_bytes_per_row(int ncols);
+size_t		gh_cuda_agg_bytes_per_group(int ncols);
+
+/* The distinct keys among n keys the device reads in place (backend.h). */
+bool		gh_cuda_estimate_keys(gh_engine *e, int dev, const uint64_t *keys, size_t n,
+								  double *estimate);
 
 gh_status	gh_cuda_aggregate(gh_engine *e, int dev, const uint64_t *keys,
 							  size_t n, const gh_aggcol *cols, int ncols,

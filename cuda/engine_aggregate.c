@@ -480,12 +480,81 @@ scatter_agg_rows(void *arg, size_t begin, size_t end, const uint32_t *pof, size_
 	}
 }
 
+/* HyperLogLog registers of the host estimate (as cuda_agg_estimate.cu's) */
+#define HLL_BITS 12
+#define HLL_REGS (1 << HLL_BITS)
+
+/* The distinct keys among n host keys: HyperLogLog, one pass. */
+static double
+estimate_distinct_host(const uint64_t *keys, size_t n)
+{
+	uint8_t		reg[HLL_REGS] = {0};
+	double		m = HLL_REGS,
+				inv = 0,
+				est;
+	int			zeros = 0;
+
+	for (size_t i = 0; i < n; i++)
+	{
+		uint64_t	h = gh_hash64(keys[i], GH_SEED_COUNT);
+		unsigned	j = (unsigned) (h >> (64 - HLL_BITS));
+		uint8_t		rank = (uint8_t) (__builtin_clzll((h << HLL_BITS) | (UINT64_C(1) << (HLL_BITS - 1))) + 1);
+
+		if (reg[j] < rank)
+			reg[j] = rank;
+	}
+	for (int j = 0; j < HLL_REGS; j++)
+	{
+		inv += ldexp(1.0, -(int) reg[j]);
+		zeros += reg[j] == 0;
+	}
+	est = 0.7213 / (1 + 1.079 / m) * m * m / inv;
+	if (est <= 2.5 * m && zeros > 0)
+		est = m * log(m / zeros);	/* small counts: linear counting */
+	return est < (double) n ? est : (double) n;
+}
+
+/*
+ * Partitions for aggregating n rows of ncols columns, and in *max_rows the
+ * rows one device call may take.  Planned for a group a row (the most there
+ * can be), the memory limit asks for several hash-range partitions, and
+ * those go through host memory (the rows laid out partition by partition,
+ * the groups merged): seconds for a hundred million rows.  Where the rows
+ * alone fit, the distinct keys are estimated (HyperLogLog, on the device
+ * where it reads the keys in place) and the table planned for twice as many
+ * groups as estimated: should that be too few, the device's aggregation
+ * finds out and makes its table again with a slot for every row.
+ */
+static uint32_t
+agg_partitions(gh_engine *e, const uint64_t *keys, size_t n, int ncols, size_t *max_rows)
+{
+	size_t		bpr = e->ops->agg_bytes_per_row(ncols);
+	size_t		per_group = e->ops->agg_bytes_per_group ? e->ops->agg_bytes_per_group(ncols) : 0;
+	uint32_t	nparts = gh_partitions_for(e, n, bpr);
+	double		groups;
+	double		need;
+
+	*max_rows = e->opt.memory_limit / (bpr ? bpr : 1);
+	if (*max_rows < 1)
+		*max_rows = 1;
+	if (nparts <= (uint32_t) e->opt.ndevices || per_group == 0 || per_group >= bpr ||
+		(double) n * (double) (bpr - per_group) > (double) e->opt.memory_limit)
+		return nparts;
+	if (e->ops->estimate_distinct == NULL ||
+		!e->ops->estimate_distinct(e, 0, keys, n, &groups))
+		groups = estimate_distinct_host(keys, n);
+	need = (double) n * (double) (bpr - per_group) + 2 * groups * (double) per_group;
+	if (need > (double) e->opt.memory_limit)
+		return nparts;
+	*max_rows = n;
+	return gh_partitions_for(e, 1, 1);
+}
+
 gh_status
 gh_aggregate(gh_engine *e, const uint64_t *keys, size_t n,
 			 const gh_aggcol *cols, int ncols, gh_groups **out)
 {
-	size_t		bpr,
-				max_rows;
+	size_t		max_rows;
 	uint32_t	nparts;
 	gh_split	hs;
 	bool		split_made = false;
@@ -509,11 +578,7 @@ gh_aggregate(gh_engine *e, const uint64_t *keys, size_t n,
 			return gh_fail(e, GH_ERR_INVALID, "invalid aggregate column %d", c);
 	*out = NULL;
 
-	bpr = e->ops->agg_bytes_per_row(ncols);
-	nparts = gh_partitions_for(e, n, bpr);
-	max_rows = e->opt.memory_limit / (bpr ? bpr : 1);
-	if (max_rows < 1)
-		max_rows = 1;
+	nparts = agg_partitions(e, keys, n, ncols, &max_rows);
 
 	if (nparts == 1)
 	{

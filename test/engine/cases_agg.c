@@ -561,6 +561,67 @@ darray_cases(const test_config *cfgs, int ncfg, gh_engine **engines, rng *r)
 	free(keys);
 }
 
+/*
+ * Rows past the memory limit planned for a group a row: where their groups,
+ * estimated, fit beside them, one partition (keys in host memory, and in a
+ * device array that the device estimates in place); where every row is a
+ * group, hash-range partitions still.  Results as the oracle's either way.
+ */
+static void
+estimate_cases(rng *r)
+{
+	size_t		n = 200000;
+	test_config cfg = {1, (size_t) 24 << 20, 0};
+	gh_engine  *e = open_engine(&cfg);
+	uint64_t   *keys = xmalloc(n * sizeof(uint64_t));
+
+	for (int many = 0; e != NULL && many < 2; many++)
+	{
+		gh_aggcol	cols[NCOLS];
+		agg_oracle	want;
+
+		for (size_t i = 0; i < n; i++)
+			keys[i] = many ? i * UINT64_C(0x9e3779b97f4a7c15) : rng_below(r, 1000);
+		make_columns(keys, n, r, cols);
+		oracle_aggregate(&want, keys, n, cols, NCOLS);
+		for (int in_array = 0; in_array <= !many; in_array++)
+		{
+			gh_darray  *a = NULL;
+			const uint64_t *k = keys;
+			gh_groups  *g = NULL;
+
+			case_begin("aggregate of %zu rows, %zu groups, past a 24 MiB limit planned for a group a row, keys in %s: %s",
+					   n, want.ngroups, in_array ? "a device array" : "host memory",
+					   many ? "hash-range partitions" : "one partition");
+			if (in_array)
+			{
+				if (check_ok(gh_darray_create(e, true, &a), e, "gh_darray_create") &&
+					check_ok(gh_darray_append(a, keys, n * 8), e, "gh_darray_append"))
+					k = gh_darray_data(a);
+				else
+					k = NULL;
+			}
+			if (k != NULL &&
+				check_ok(gh_aggregate(e, k, n, cols, NCOLS, &g), e, "gh_aggregate"))
+			{
+				compare_groups(g, &want, cols, NCOLS);
+				if (!many && g->partitions != 1)
+					case_fail("%d partitions for %zu groups", g->partitions, want.ngroups);
+				if (many && g->partitions < 2)
+					case_fail("one partition for a group a row past the limit");
+			}
+			case_end();
+			gh_groups_free(g);
+			gh_darray_free(a);
+		}
+		agg_oracle_free(&want);
+		free_columns(cols);
+	}
+	free(keys);
+	if (e != NULL)
+		gh_close(e);
+}
+
 void
 run_agg_cases(void)
 {
@@ -595,5 +656,6 @@ run_agg_cases(void)
 		pin_cases(engines[0], &cfgs[0], &r);
 		darray_cases(cfgs, ncfg, engines, &r);
 	}
+	estimate_cases(&r);
 	close_engines(cfgs, ncfg, engines, fresh_bytes, "after aggregating", false);
 }
