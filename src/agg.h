@@ -148,6 +148,7 @@ extern Datum gha_numeric_final(bool avg, const struct gh_groups *g, const GhaNum
 extern Datum gha_numeric_from_int128(uint64 lo, int64 hi, int exp10);
 extern bool gha_numeric_of_limbs(uint64 lo, int64 hi, int limb, int dscale, Datum *out);
 extern Datum gha_numeric_of_int128(uint64 lo, int64 hi, char *into);
+extern Datum gha_ordered_datum(Oid type, int64 v);
 extern void gha_numcols_reset(GhaNumCols *nc);
 extern bool gha_numeric_limb_range(int32 typmod, int *first, int *count);
 extern pg_noreturn void gha_numeric_too_wide(void);

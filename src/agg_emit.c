@@ -14,10 +14,10 @@
  * pool_direct_group) decides afresh for every group and every column how
  * the column's value is made.  Here that is decided once per result: a
  * grouping column unpacked from the key, a count read from its array, an
- * exact sum made int8 or numeric; every other value (averages, min and
- * max, float sums, numeric sums, dictionary columns) is one step that calls
- * the general path (gha_output_value), so the values are the same either
- * way.  Results whose NULL pattern varies from group to group (a fused
+ * exact sum made int8 or numeric, a minimum or maximum from its int64
+ * image; every other value (averages, float sums, numeric sums, dictionary
+ * columns) is one step that calls the general path (gha_output_value), so
+ * the values are the same either way.  Results whose NULL pattern varies from group to group (a fused
  * join's NULL keys) or that need the dictionary or -0 keys take the
  * general path.
  *
@@ -41,6 +41,8 @@ typedef enum GhaEmitKind
 								 * (nullable) */
 	EMIT_NUMERIC,				/* sum(int8): numeric of the exact sum; NULL where it had
 								 * no value */
+	EMIT_EXTREME,				/* min/max: the value of its int64 image (agg_final.c);
+								 * NULL where it had no value */
 	EMIT_GENERAL				/* gha_output_value */
 } GhaEmitKind;
 
@@ -50,11 +52,11 @@ struct GhaEmitStep
 	int			at;				/* scan tuple column */
 	int			o;				/* EMIT_GENERAL: the output */
 	bool		nullable;		/* EMIT_SUM64: NULL where nonnull is 0 */
-	Oid			type;			/* EMIT_KEY */
+	Oid			type;			/* EMIT_KEY, EMIT_EXTREME */
 	int			shift;			/* EMIT_KEY*: the column's bits in the key */
 	uint64		mask;
-	const int64 *ints;			/* EMIT_INT64 */
-	const int64 *nonnull;		/* EMIT_SUM64, EMIT_NUMERIC */
+	const int64 *ints;			/* EMIT_INT64, EMIT_EXTREME */
+	const int64 *nonnull;		/* EMIT_SUM64, EMIT_NUMERIC, EMIT_EXTREME */
 	const uint64 *lo;
 	const int64 *hi;			/* NULL: every sum fits in int8 (engine.h) */
 	char	   *numeric;		/* EMIT_NUMERIC: room for the value */
@@ -80,6 +82,14 @@ final_step(GhaEmitStep *st, GhaOp op, Oid type, const gh_groups *g, int col, int
 		st->nonnull = r->nonnull;
 		st->lo = r->sum_lo;
 		st->hi = r->sum_hi;
+	}
+	else if ((op == GHA_MIN || op == GHA_MAX) && r != NULL &&
+			 (op == GHA_MIN ? r->imin : r->imax) != NULL)
+	{
+		st->kind = EMIT_EXTREME;
+		st->type = type;
+		st->nonnull = r->nonnull;
+		st->ints = op == GHA_MIN ? r->imin : r->imax;
 	}
 	(void) o;
 }
@@ -264,6 +274,14 @@ gha_emit_group(GpuHashAggState *s, const gh_groups *g, size_t gi, TupleTableSlot
 					values[at] = gha_numeric_of_int128(lo, st->hi ? st->hi[gi] : (int64) lo >> 63,
 													   st->numeric);
 				}
+				break;
+			case EMIT_EXTREME:
+				if (st->nonnull[gi] == 0)
+					isnull[at] = true;
+				else if (st->type == INT8OID)
+					values[at] = Int64GetDatum(st->ints[gi]);
+				else
+					values[at] = gha_ordered_datum(st->type, st->ints[gi]);
 				break;
 			case EMIT_GENERAL:
 				values[at] = gha_output_value(s, g, gi, st->o, &isnull[at]);

@@ -177,8 +177,8 @@ gha_numeric_from_int128(uint64 lo, int64 hi, int exp10)
 }
 
 /* an int64 min/max back into the argument's type */
-static Datum
-ordered_to_datum(Oid type, int64 v)
+Datum
+gha_ordered_datum(Oid type, int64 v)
 {
 	switch (type)
 	{
@@ -243,9 +243,9 @@ gpuhash_agg_final(GhaOp op, Oid argtype, const gh_groups *g, int col,
 									   gha_numeric_from_int128(r->sum_lo[group], gh_sum_hi(r, group), 0),
 									   NumericGetDatum(int64_to_numeric(r->nonnull[group])));
 		case GHA_MIN:
-			return ordered_to_datum(argtype, r->imin[group]);
+			return gha_ordered_datum(argtype, r->imin[group]);
 		case GHA_MAX:
-			return ordered_to_datum(argtype, r->imax[group]);
+			return gha_ordered_datum(argtype, r->imax[group]);
 		default:
 			elog(ERROR, "gpuhash: unknown aggregate %d", (int) op);
 	}
