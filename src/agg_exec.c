@@ -1307,7 +1307,11 @@ ExecGpuHashAgg(CustomScanState *node)
 	MemoryContext old;
 
 	if (!s->aggregated)
+	{
 		aggregate_input(s);
+		INSTR_TIME_SET_CURRENT(s->return_start);
+		s->returning = true;
+	}
 
 	while (s->cur < s->nresults + (s->empty_row ? 1 : 0))
 	{
@@ -1356,6 +1360,13 @@ ExecGpuHashAgg(CustomScanState *node)
 		if (node->ss.ps.ps_ProjInfo)
 			return ExecProject(node->ss.ps.ps_ProjInfo);
 		return scan;
+	}
+	if (s->returning)
+	{
+		s->returning = false;
+		if (s->stat_groups > 0)
+			elog(DEBUG1, "gpuhash GpuHashAgg: " INT64_FORMAT " groups returned in %.1f ms",
+				 s->stat_groups, gpuhash_elapsed_ms(s->return_start));
 	}
 	return ExecClearTuple(node->ss.ps.ps_ResultTupleSlot);
 }

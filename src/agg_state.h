@@ -114,6 +114,8 @@ typedef struct GpuHashAggState
 	int			emit_nsteps;
 	const gh_groups *emit_groups;	/* the result they are for; NULL: none */
 	bool		emit_fast;		/* ... and whether they apply to it */
+	instr_time	return_start;	/* when the first group was asked for (DEBUG1) */
+	bool		returning;
 	bool		aggregated;
 
 	/* a fused join (agg.h): the inner input, join keys, sides */
