@@ -351,6 +351,10 @@ extern bool gh_injected_failure(gh_engine *e, int dev);
 extern gh_groups *gh_groups_alloc(size_t ngroups, const gh_aggcol *cols,
 								  int ncols);
 
+/* HyperLogLog: the bits of a key's hash that pick its register, and the estimate of its registers. */
+#define GH_HLL_BITS 12
+extern double gh_hll_estimate(const unsigned *reg, int nreg, size_t n);
+
 /* Leave out of g the arrays its readers can do without (engine.h). */
 extern void gh_groups_compact(gh_groups *g);
 

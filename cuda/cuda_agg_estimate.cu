@@ -22,7 +22,7 @@
 
 #include "cuda_agg.cuh"
 
-#define HLL_BITS 12
+#define HLL_BITS GH_HLL_BITS
 #define HLL_REGS (1 << HLL_BITS)
 
 /* Below this many keys no estimate is made: every size is cheap. */
@@ -59,10 +59,6 @@ gh_cuda_estimate_distinct(const gh_cuda_ctx *ctx, const uint64_t *keys, size_t n
 	cudaStream_t s = ctx->d->stream;
 	gh_dbuf<unsigned> regs;
 	unsigned	host[HLL_REGS];
-	double		inv = 0,
-				m = HLL_REGS,
-				e;
-	int			zeros = 0;
 
 	*estimate = (double) n;
 	if (n < ESTIMATE_MIN_KEYS)
@@ -73,15 +69,7 @@ gh_cuda_estimate_distinct(const gh_cuda_ctx *ctx, const uint64_t *keys, size_t n
 		keys, n, regs.p);
 	GH_CUDA_LAUNCHED(ctx->e, "hll_registers");
 	GH_TRY(gh_cuda_copy_to_host(ctx, host, regs.p, sizeof(host)));
-	for (int j = 0; j < HLL_REGS; j++)
-	{
-		inv += ldexp(1.0, -(int) host[j]);
-		zeros += host[j] == 0;
-	}
-	e = 0.7213 / (1 + 1.079 / m) * m * m / inv;
-	if (e <= 2.5 * m && zeros > 0)
-		e = m * log(m / zeros);	/* small counts: linear counting */
-	*estimate = e < (double) n ? e : (double) n;
+	*estimate = gh_hll_estimate(host, HLL_REGS, n);
 	return GH_OK;
 }
 

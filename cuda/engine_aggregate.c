@@ -480,30 +480,20 @@ scatter_agg_rows(void *arg, size_t begin, size_t end, const uint32_t *pof, size_
 	}
 }
 
-/* HyperLogLog registers of the host estimate (as cuda_agg_estimate.cu's) */
-#define HLL_BITS 12
-#define HLL_REGS (1 << HLL_BITS)
-
-/* The distinct keys among n host keys: HyperLogLog, one pass. */
-static double
-estimate_distinct_host(const uint64_t *keys, size_t n)
+/*
+ * HyperLogLog's estimate of the distinct values behind nreg registers (each
+ * the largest rank seen), at most n: the harmonic mean's, or linear
+ * counting where it is small and registers are still 0.
+ */
+double
+gh_hll_estimate(const unsigned *reg, int nreg, size_t n)
 {
-	uint8_t		reg[HLL_REGS] = {0};
-	double		m = HLL_REGS,
+	double		m = nreg,
 				inv = 0,
 				est;
 	int			zeros = 0;
 
-	for (size_t i = 0; i < n; i++)
-	{
-		uint64_t	h = gh_hash64(keys[i], GH_SEED_COUNT);
-		unsigned	j = (unsigned) (h >> (64 - HLL_BITS));
-		uint8_t		rank = (uint8_t) (__builtin_clzll((h << HLL_BITS) | (UINT64_C(1) << (HLL_BITS - 1))) + 1);
-
-		if (reg[j] < rank)
-			reg[j] = rank;
-	}
-	for (int j = 0; j < HLL_REGS; j++)
+	for (int j = 0; j < nreg; j++)
 	{
 		inv += ldexp(1.0, -(int) reg[j]);
 		zeros += reg[j] == 0;
@@ -512,6 +502,25 @@ estimate_distinct_host(const uint64_t *keys, size_t n)
 	if (est <= 2.5 * m && zeros > 0)
 		est = m * log(m / zeros);	/* small counts: linear counting */
 	return est < (double) n ? est : (double) n;
+}
+
+/* The distinct keys among n host keys: HyperLogLog, one pass (as cuda_agg_estimate.cu's). */
+static double
+estimate_distinct_host(const uint64_t *keys, size_t n)
+{
+	unsigned	reg[1 << GH_HLL_BITS] = {0};
+
+	for (size_t i = 0; i < n; i++)
+	{
+		uint64_t	h = gh_hash64(keys[i], GH_SEED_COUNT);
+		unsigned	j = (unsigned) (h >> (64 - GH_HLL_BITS));
+		unsigned	rank = (unsigned) __builtin_clzll((h << GH_HLL_BITS) |
+													 (UINT64_C(1) << (GH_HLL_BITS - 1))) + 1;
+
+		if (reg[j] < rank)
+			reg[j] = rank;
+	}
+	return gh_hll_estimate(reg, 1 << GH_HLL_BITS, n);
 }
 
 /*

@@ -95,6 +95,35 @@ release_results(void *arg)
 }
 
 /*
+ * An earlier aggregate whose engine column aggregate a (a sum, average,
+ * minimum or maximum, not of a numeric) can share, or -1: the same
+ * argument and FILTER, the same side of a fused join and the same column
+ * type, so that both store the same value and NULL flag in every row
+ * (sum, min and max of v read one column of v, which its first aggregate
+ * fills; agg_exec.c's readers take the arrays of their own operation).
+ */
+static int
+shared_column(GpuHashAggState *s, int a, List *args, List *filters, gh_valtype type)
+{
+	if (s->mode == GHA_MODE_FINAL || s->ops[a] == GHA_COUNT || s->ops[a] == GHA_COUNT_STAR)
+		return -1;
+	for (int b = 0; b < a; b++)
+	{
+		int			c = s->agg_col[b];
+
+		if (c < 0 || s->col_owner[c] != b || s->numcols[b] != NULL ||
+			s->ops[b] == GHA_COUNT || s->ops[b] == GHA_COUNT_STAR ||
+			s->cols[c].type != type || s->intypes[b] != s->intypes[a] ||
+			(s->fused_kind >= 0 && s->agg_side[b] != s->agg_side[a]))
+			continue;
+		if (equal(list_nth(args, a), list_nth(args, b)) &&
+			equal(list_nth(filters, a), list_nth(filters, b)))
+			return b;
+	}
+	return -1;
+}
+
+/*
  * A final node right above a Gather of a partial GpuHashAgg made from the
  * same grouping columns and aggregates (agg_path.c makes both from one
  * list): the child whose pool this node may finish itself (gha_pool_take),
@@ -259,6 +288,7 @@ BeginGpuHashAgg(CustomScanState *node, EState *estate, int eflags)
 	s->nulls = MemoryContextAlloc(s->node_cxt, sizeof(uint8 *) * s->cols_cap);
 	s->col_nulls = MemoryContextAlloc(s->node_cxt, sizeof(bool) * s->cols_cap);
 	s->col_side = MemoryContextAlloc(s->node_cxt, sizeof(int) * s->cols_cap);
+	s->col_owner = MemoryContextAlloc(s->node_cxt, sizeof(int) * s->cols_cap);
 	s->agg_side = palloc0(sizeof(int) * Max(list_length(args), 1));
 	s->naggs = list_length(args);
 	s->ops = palloc(sizeof(GhaOp) * Max(s->naggs, 1));
@@ -369,12 +399,23 @@ BeginGpuHashAgg(CustomScanState *node, EState *estate, int eflags)
 			s->numcols[a] = nc;
 			continue;
 		}
-		s->agg_col[a] = add_column(s,
-								   ((op == GHA_SUM || op == GHA_AVG) &&
-									(t == FLOAT4OID || t == FLOAT8OID)) ? GH_FLOAT64 : GH_INT64,
-								   op == GHA_SUM || op == GHA_AVG ? GH_AGG_SUM :
-								   op == GHA_MIN ? GH_AGG_MIN : op == GHA_MAX ? GH_AGG_MAX : 0,
-								   true);
+		{
+			gh_valtype	type = ((op == GHA_SUM || op == GHA_AVG) &&
+								(t == FLOAT4OID || t == FLOAT8OID)) ? GH_FLOAT64 : GH_INT64;
+			int			ops = op == GHA_SUM || op == GHA_AVG ? GH_AGG_SUM :
+				op == GHA_MIN ? GH_AGG_MIN : op == GHA_MAX ? GH_AGG_MAX : 0;
+			int			b = shared_column(s, a, args, filters, type);
+
+			if (b >= 0)
+			{
+				/* the column of an earlier aggregate of the same value */
+				s->agg_col[a] = s->agg_col[b];
+				s->cols[s->agg_col[a]].ops |= ops;
+				continue;
+			}
+			s->agg_col[a] = add_column(s, type, ops, true);
+			s->col_owner[s->agg_col[a]] = a;
+		}
 	}
 	s->nstatic_cols = s->ncols;
 
@@ -417,12 +458,14 @@ add_column(GpuHashAggState *s, gh_valtype type, int ops, bool with_nulls)
 		s->nulls = repalloc(s->nulls, sizeof(uint8 *) * s->cols_cap);
 		s->col_nulls = repalloc(s->col_nulls, sizeof(bool) * s->cols_cap);
 		s->col_side = repalloc(s->col_side, sizeof(int) * s->cols_cap);
+		s->col_owner = repalloc(s->col_owner, sizeof(int) * s->cols_cap);
 	}
 	memset(&s->cols[c], 0, sizeof(gh_aggcol));
 	s->cols[c].type = type;
 	s->cols[c].ops = ops;
 	s->col_nulls[c] = with_nulls;
 	s->col_side[c] = s->cur_side;
+	s->col_owner[c] = -1;
 	s->values[c] = NULL;
 	s->nulls[c] = NULL;
 	s->ncols++;
@@ -595,6 +638,8 @@ gha_collect_row(GpuHashAggState *s, ExprContext *econtext, int side)
 
 		if ((c < 0 && s->agg_cpu[a] < 0) || (side >= 0 && s->agg_side[a] != side))
 			continue;
+		if (c >= 0 && s->col_owner[c] >= 0 && s->col_owner[c] != a)
+			continue;			/* its column is an earlier aggregate's (shared_column) */
 		if (s->agg_col2[a] >= 0)
 		{
 			/* a final avg's partial count */

@@ -102,6 +102,8 @@ plan_columns(GpuHashAggState *s, GhPageScan *ps, int side, PagePlan *pp)
 			return false;
 		if (s->agg_col[a] < 0)
 			continue;			/* count(*): no engine column */
+		if (s->col_owner[s->agg_col[a]] >= 0 && s->col_owner[s->agg_col[a]] != a)
+			continue;			/* an earlier aggregate fills its column */
 		pp->agg_col[n] = -1;
 		if (s->ops[a] != GHA_COUNT_STAR &&
 			(pp->agg_col[n] = page_column(s, ps, s->args[a]->expr, input, NULL)) < 0)

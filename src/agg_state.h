@@ -130,6 +130,8 @@ typedef struct GpuHashAggState
 	int		   *key_side;		/* per grouping column: 0 outer, 1 inner */
 	int		   *agg_side;		/* per aggregate */
 	int		   *col_side;		/* per engine column */
+	int		   *col_owner;		/* per engine column: the aggregate that fills it, -1: none
+								 * (aggregates of one value share it: shared_column) */
 	int			cur_side;		/* the side of columns add_column makes */
 	int			pattern_shift;	/* where the NULL flags sit in the key */
 	int		   *key_nullbit;	/* packed column i's NULL flag: that bit above it */

@@ -6,7 +6,7 @@
 -- Random tables: uniform, skewed, duplicated, NULL-heavy; sizes that cross
 -- the chunk size and, with a small memory limit, the engine's partitions.
 BEGIN;
-SELECT plan(194);
+SELECT plan(198);
 
 SET LOCAL max_parallel_workers_per_gather = 0;
 -- GpuHashJoin and GpuHashAgg themselves (GpuStarAgg has test/tap/star.sql)
@@ -103,6 +103,9 @@ SELECT * FROM pg_temp.same_rows('agg filter having', 'SELECT k % 100, count(*) F
 SELECT * FROM pg_temp.same_rows('agg floats', 'SELECT w, min(v::float8), max(v::float4), count(v::float8) FROM skew s JOIN fact f ON f.id = s.id GROUP BY w', 'GpuHashAgg');
 SELECT * FROM pg_temp.same_rows('agg over join', 'SELECT d.w, count(*), sum(f.v) FROM fact f JOIN dim d ON f.k = d.k GROUP BY d.w', 'GpuHashAgg');
 SELECT * FROM pg_temp.same_rows('agg empty', 'SELECT k, count(*) FROM none_t GROUP BY k', 'GpuHashAgg');
+-- aggregates of one value share its engine column (same argument, FILTER and type)
+SELECT * FROM pg_temp.same_rows('agg shared columns', 'SELECT k % 50, sum(v), min(v), max(v), avg(v), sum(v) FILTER (WHERE k > 10), max(v) FILTER (WHERE k > 10), min(v + 1), sum(v::float8), avg(v::float8), min(v::float8), max(v::float8), count(v), min(k), max(k) FROM fact GROUP BY 1', 'GpuHashAgg');
+SELECT * FROM pg_temp.same_rows('agg shared columns over a join', 'SELECT d.w % 10, sum(f.v), min(f.v), max(f.v), sum(d.w), min(d.w), max(d.w) FILTER (WHERE f.v > 100) FROM fact f JOIN dim d ON f.k = d.k GROUP BY 1', 'GpuHashAgg');
 -- sum(int8) is a numeric built as numeric.c builds it: the same bytes, not
 -- only the same value (*= compares the datums' images).  Sums of zero, with
 -- trailing zero base-10000 digits, beyond int8, beyond 2^64, and NULL.
