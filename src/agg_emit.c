@@ -56,15 +56,13 @@ struct GhaEmitStep
 	int			shift;			/* EMIT_KEY*: the column's bits in the key */
 	uint64		mask;
 	const int64 *ints;			/* EMIT_INT64, EMIT_EXTREME */
-	const int64 *nonnull;		/* EMIT_SUM64, EMIT_NUMERIC, EMIT_EXTREME */
-	const uint64 *lo;
-	const int64 *hi;			/* NULL: every sum fits in int8 (engine.h) */
+	const gh_aggresult *r;		/* EMIT_SUM64, EMIT_NUMERIC, EMIT_EXTREME: the column */
 	char	   *numeric;		/* EMIT_NUMERIC: room for the value */
 };
 
 /* the step of an aggregate finished as gpuhash_agg_final(op, type, g, col) finishes it */
 static void
-final_step(GhaEmitStep *st, GhaOp op, Oid type, const gh_groups *g, int col, int o)
+final_step(GhaEmitStep *st, GhaOp op, Oid type, const gh_groups *g, int col)
 {
 	const gh_aggresult *r = col >= 0 ? &g->cols[col] : NULL;
 
@@ -79,19 +77,16 @@ final_step(GhaEmitStep *st, GhaOp op, Oid type, const gh_groups *g, int col, int
 	{
 		st->kind = type == INT8OID ? EMIT_NUMERIC : EMIT_SUM64;
 		st->nullable = true;
-		st->nonnull = r->nonnull;
-		st->lo = r->sum_lo;
-		st->hi = r->sum_hi;
+		st->r = r;
 	}
 	else if ((op == GHA_MIN || op == GHA_MAX) && r != NULL &&
 			 (op == GHA_MIN ? r->imin : r->imax) != NULL)
 	{
 		st->kind = EMIT_EXTREME;
 		st->type = type;
-		st->nonnull = r->nonnull;
+		st->r = r;
 		st->ints = op == GHA_MIN ? r->imin : r->imax;
 	}
-	(void) o;
 }
 
 /* the step of output o of s (not a pool's groups) */
@@ -124,13 +119,12 @@ output_step(GpuHashAggState *s, GhaEmitStep *st, const gh_groups *g, int o)
 		{
 			st->kind = EMIT_SUM64;	/* the sum of the counts */
 			st->nullable = false;
-			st->lo = g->cols[c].sum_lo;
-			st->hi = g->cols[c].sum_hi;
+			st->r = &g->cols[c];
 			return;
 		}
 		if (op == GHA_SUM && !s->numcols[a] && !is_float)
 		{
-			final_step(st, GHA_SUM, INT4OID, g, c, o);
+			final_step(st, GHA_SUM, INT4OID, g, c);
 			return;
 		}
 		if (op == GHA_AVG)
@@ -138,7 +132,7 @@ output_step(GpuHashAggState *s, GhaEmitStep *st, const gh_groups *g, int o)
 	}
 	if (s->numcols[a])
 		return;
-	final_step(st, op, t, g, c, o);
+	final_step(st, op, t, g, c);
 }
 
 /*
@@ -198,7 +192,7 @@ gha_emit_prepare(GpuHashAggState *s, const gh_groups *g, uint8 pattern)
 
 			st->kind = EMIT_GENERAL;
 			if (!layout->numcols[a])
-				final_step(st, layout->ops[a], layout->argtypes[a], g, layout->agg_col[a], o);
+				final_step(st, layout->ops[a], layout->argtypes[a], g, layout->agg_col[a]);
 		}
 		else
 			output_step(s, st, g, o);
@@ -215,17 +209,6 @@ gha_emit_prepare(GpuHashAggState *s, const gh_groups *g, uint8 pattern)
 	pfree(covered);
 	s->emit_nsteps = n;
 	return true;
-}
-
-/* the exact sum hi:lo as int8, or PostgreSQL's error where it does not fit */
-static inline int64
-sum_as_int8(uint64 lo, int64 hi)
-{
-	if (unlikely(!gh_sum_fits_int64(lo, hi)))
-		ereport(ERROR,
-				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
-				 errmsg("bigint out of range")));
-	return (int64) lo;
 }
 
 /* Group gi of result g (the steps' result) into s's scan tuple. */
@@ -257,26 +240,20 @@ gha_emit_group(GpuHashAggState *s, const gh_groups *g, size_t gi, TupleTableSlot
 				values[at] = Int64GetDatum(st->ints[gi]);
 				break;
 			case EMIT_SUM64:
-				if (st->nullable && st->nonnull[gi] == 0)
+				if (st->nullable && st->r->nonnull[gi] == 0)
 					isnull[at] = true;
-				else if (st->hi == NULL)
-					values[at] = Int64GetDatum((int64) st->lo[gi]);
 				else
-					values[at] = Int64GetDatum(sum_as_int8(st->lo[gi], st->hi[gi]));
+					values[at] = Int64GetDatum(gpuhash_agg_int8_sum(st->r, gi));
 				break;
 			case EMIT_NUMERIC:
-				if (st->nonnull[gi] == 0)
+				if (st->r->nonnull[gi] == 0)
 					isnull[at] = true;
 				else
-				{
-					uint64		lo = st->lo[gi];
-
-					values[at] = gha_numeric_of_int128(lo, st->hi ? st->hi[gi] : (int64) lo >> 63,
+					values[at] = gha_numeric_of_int128(st->r->sum_lo[gi], gh_sum_hi(st->r, gi),
 													   st->numeric);
-				}
 				break;
 			case EMIT_EXTREME:
-				if (st->nonnull[gi] == 0)
+				if (st->r->nonnull[gi] == 0)
 					isnull[at] = true;
 				else if (st->type == INT8OID)
 					values[at] = Int64GetDatum(st->ints[gi]);

@@ -118,22 +118,18 @@ int128_numeric_scaled(uint64 lo, int64 hi, int shift, int dscale, char *into, Da
 	return numeric_of_digits(v < 0, digits, nd, shift, dscale, into, out);
 }
 
-/* numeric of a two's complement 128-bit integer hi:lo, into into or palloc'd */
-static Datum
-int128_numeric(uint64 lo, int64 hi, char *into)
+/*
+ * numeric of a two's complement 128-bit integer hi:lo, into into
+ * (GHA_NUMERIC_BYTES) or palloc'd
+ */
+Datum
+gha_numeric_of_int128(uint64 lo, int64 hi, char *into)
 {
 	Datum		d = (Datum) 0;
 
 	if (!int128_numeric_scaled(lo, hi, 0, 0, into, &d))
 		elog(ERROR, "gpuhash: an integer of 128 bits does not fit numeric's short form");
 	return d;
-}
-
-/* numeric of a two's complement 128-bit integer hi:lo, into into (GHA_NUMERIC_BYTES) */
-Datum
-gha_numeric_of_int128(uint64 lo, int64 hi, char *into)
-{
-	return int128_numeric(lo, hi, into);
 }
 
 /*
@@ -161,7 +157,7 @@ gha_numeric_from_int128(uint64 lo, int64 hi, int exp10)
 	char	   *p = buf + 48;
 
 	if (exp10 == 0)
-		return int128_numeric(lo, hi, NULL);
+		return gha_numeric_of_int128(lo, hi, NULL);
 
 	*p = '\0';
 	do
@@ -234,7 +230,7 @@ gpuhash_agg_final(GhaOp op, Oid argtype, const gh_groups *g, int col,
 				return argtype == FLOAT4OID ? Float4GetDatum((float4) r->fsum[group])
 					: Float8GetDatum(r->fsum[group]);
 			if (argtype == INT8OID)
-				return int128_numeric(r->sum_lo[group], gh_sum_hi(r, group), numeric);
+				return gha_numeric_of_int128(r->sum_lo[group], gh_sum_hi(r, group), numeric);
 			return Int64GetDatum(gpuhash_agg_int8_sum(r, group));
 		case GHA_AVG:
 			if (is_float)
