@@ -10,9 +10,11 @@
 # For each scale factor in SF, generates the workload's tables in SQL into the
 # schema <workload>_sf<SF> (test/workload.sh: the workload's schema.sql,
 # generate.sql and keys.sql; LOADERS parallel sessions) unless they are there
-# already, complete and made by the same generator; then runs each query in
-# each mode, REPS times in one session, and prints a markdown table of median
-# times and ratios.  Timings come from psql's \timing (client round trip
+# already, complete and made by the same generator; then runs each query
+# REPS times in each mode, in one session, the modes' runs interleaved
+# (PostgreSQL, gpuhash, then gpuhash, PostgreSQL, ...: a machine whose speed
+# drifts during the runs slows both alike), and prints a markdown table of
+# median times and ratios.  Timings come from psql's \timing (client round trip
 # included; the results are at most a few hundred rows, TPC-H's Q16 and Q11
 # some thousands).  A session's first gpuhash run also opens the engine (on a
 # GPU, its CUDA context), which the median of 3 or more runs leaves out.
@@ -123,14 +125,47 @@ measure() {
 	$PSQL -At -c "$1" -c '\timing on' "${args[@]}" >"$work/out" 2>"$work/err" || return 1
 	awk -v dir="$work" 'BEGIN { n = 0 } /^Time: / { print $2 > (dir "/times"); n++; next }
 	                    { print > (dir "/run." n) }' "$work/out"
-	MEDIAN=$(sort -g "$work/times" | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }')
+	summarize "$work"
+}
+
+# summarize DIR: MEDIAN, DIGESTS and ROWS of the runs DIR/run.N and the times
+# DIR/times (one a line), leaving the sorted rows in run.N.sorted of $work
+summarize() {
+	local r
+	MEDIAN=$(sort -g "$1/times" | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }')
 	DIGESTS=""
 	for ((r = 0; r < REPS; r++)); do
-		touch "$work/run.$r"
-		LC_ALL=C sort "$work/run.$r" >"$work/run.$r.sorted"
+		touch "$1/run.$r"
+		LC_ALL=C sort "$1/run.$r" >"$work/run.$r.sorted"
 		DIGESTS+=" $(md5sum <"$work/run.$r.sorted" | cut -c1-32)"
 	done
-	ROWS=$(wc -l <"$work/run.0")
+	ROWS=$(wc -l <"$1/run.0")
+}
+
+# measure_modes SQL SETTINGS...: the runs of every mode interleaved in one
+# session, the modes' order reversed from one round to the next (A B, B A,
+# A B, ...), so that a drift of the machine's speed during the runs (clock
+# boost, the OS, background writes) weighs on each mode alike; the runs of
+# mode i are left in $work/m.i (run.N and times, as measure leaves them);
+# fails with psql
+measure_modes() {
+	local sql=$1 r i k args=()
+	shift
+	local modes=("$@") n=$#
+	rm -rf "$work"/m.*
+	for ((r = 0; r < REPS; r++)); do
+		for ((k = 0; k < n; k++)); do
+			i=$(( r % 2 == 0 ? k : n - 1 - k ))
+			args+=(-c "\\echo @@run $i $r" -c "${modes[$i]}" -c "$sql")
+		done
+	done
+	$PSQL -At -c '\timing on' "${args[@]}" >"$work/out" 2>"$work/err" || return 1
+	for ((i = 0; i < n; i++)); do mkdir -p "$work/m.$i"; done
+	# in each block: the settings' Time, then the query's rows and its Time
+	awk -v dir="$work" '
+		/^@@run / { d = dir "/m." $2; r = $3; t = 0; next }
+		/^Time: / { if (t++ == 1) print $2 >> (d "/times"); next }
+		d != "" && t == 1 { print >> (d "/run." r) }' "$work/out"
 }
 
 # nodes SETTINGS SQL: the gpuhash nodes of the plan, by kind in name order:
@@ -237,8 +272,17 @@ for sf in $SF; do
 				nl+="$(nodes "$(settings "$schema" "$g" "$w")" "$sql" 2>/dev/null || echo "?")"
 			done
 			plan_nodes+=("$nl")
-			for mode in pg $GMODES; do
-				if ! measure "$(settings "$schema" $mode "$w")" "$sql"; then
+			modes=(pg $GMODES)
+			msets=()
+			for mode in "${modes[@]}"; do msets+=("$(settings "$schema" "$mode" "$w")"); done
+			# interleaved; where that session fails, each mode alone, to tell which failed
+			interleaved=0
+			measure_modes "$sql" "${msets[@]}" && interleaved=1
+			for mi in "${!modes[@]}"; do
+				mode=${modes[$mi]}
+				if [ "$interleaved" = 1 ]; then
+					summarize "$work/m.$mi"
+				elif ! measure "${msets[$mi]}" "$sql"; then
 					echo "$me: $q, $mode $w workers, SF $sf failed:" >&2
 					cat "$work/err" >&2
 					ok="✗"
