@@ -97,6 +97,15 @@ SELECT f_flag, sum(f_price * (1 + f_disc)), count(*) FROM st_fact WHERE f_when <
 SELECT f_flag, sum(f_price * (1 + f_disc)), count(*) FROM st_fact WHERE f_when < date '1996-06-01'
  GROUP BY f_flag ORDER BY 1;
 
+-- the fact table alone, no quals: GpuHashAgg reads integer columns from the
+-- pages itself; a numeric argument (which it splits into limbs on the CPU)
+-- or a text key makes it read PostgreSQL's scan, so the pipeline is offered
+EXPLAIN (COSTS OFF)
+SELECT f_small, sum(f_qty), count(*) FROM st_fact GROUP BY f_small;
+EXPLAIN (COSTS OFF)
+SELECT f_small, sum(f_price), count(*) FROM st_fact GROUP BY f_small;
+SELECT f_small, sum(f_price), count(*) FROM st_fact GROUP BY f_small ORDER BY 1;
+
 -- no matching row: a plain aggregate still returns its row, a GROUP BY none
 SELECT count(*), sum(f_qty), avg(f_price) FROM st_fact JOIN st_date ON f_date = d_key
  WHERE d_year = 3000;

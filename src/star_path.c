@@ -829,16 +829,28 @@ dimension_join(StarPlan *sp, int d, Expr **clause, Node **factkey, Node **dimexp
 	return true;
 }
 
-/* a plain column, or a plain column modulo a constant (what GpuHashAgg reads from pages) */
+/*
+ * What GpuHashAgg reads from pages (agg_pages.c): a plain column, or a plain
+ * column modulo a constant, of a type it takes as the engine's integers.
+ * Floats are converted and numerics split into limbs on the CPU, and text
+ * goes through the dictionary, so GpuHashAgg reads those through
+ * PostgreSQL's scan, row by row, where the pipeline reads pages.
+ */
 static bool
 plain_input(Node *node)
 {
 	OpExpr	   *op = (OpExpr *) node;
+	Oid			type;
 
-	if (node == NULL || IsA(node, Var))
+	if (node == NULL)
 		return true;
-	return IsA(node, OpExpr) && list_length(op->args) == 2 &&
-		IsA(linitial(op->args), Var) && IsA(lsecond(op->args), Const);
+	if (IsA(node, OpExpr) && list_length(op->args) == 2 &&
+		IsA(linitial(op->args), Var) && IsA(lsecond(op->args), Const))
+		node = linitial(op->args);
+	if (!IsA(node, Var))
+		return false;
+	type = exprType(node);
+	return gpuhash_key_bits(type) > 0 && type != FLOAT4OID && type != FLOAT8OID;
 }
 
 /* Are every grouping expression and aggregate argument plain (no FILTER)? */
