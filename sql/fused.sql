@@ -37,6 +37,16 @@ SELECT fo.c, fi.nk, count(*), sum(fi.w), sum(fi.price), avg(fo.v)
 SELECT fo.v % 4 AS m, count(*) FILTER (WHERE fi.w > 1), sum(fo.v) FILTER (WHERE fo.v > 600)
   FROM fo JOIN fi ON fo.k = fi.k GROUP BY 1 HAVING count(*) > 1 ORDER BY 1;
 
+-- an argument that would fail on rows no row of the other side joins (fi.k
+-- 25; fo.k is at most 22): PostgreSQL evaluates it only for joined rows,
+-- and a fused node would for every row of its side, so the join is not fused;
+-- an integer modulo a constant cannot fail, and is
+EXPLAIN (COSTS OFF)
+SELECT fo.c, sum(100 / (fi.k - 25)) FROM fo JOIN fi ON fo.k = fi.k GROUP BY fo.c;
+SELECT fo.c, sum(100 / (fi.k - 25)) FROM fo JOIN fi ON fo.k = fi.k GROUP BY fo.c ORDER BY 1;
+EXPLAIN (COSTS OFF)
+SELECT fo.v % 4 AS m, count(*) FROM fo JOIN fi ON fo.k = fi.k GROUP BY 1;
+
 -- empty inner side: the plain aggregate still gives its row, GROUP BY none
 SELECT count(*), sum(fe.w), max(fo.v) FROM fo JOIN fe ON fo.k = fe.k;
 SELECT fe.w, count(*) FROM fo JOIN fe ON fo.k = fe.k GROUP BY fe.w;

@@ -238,5 +238,37 @@ SELECT star_same($$SELECT n_name, count(*), sum(f_qty) FROM st_fact, st_cust, st
        star_same($$SELECT c_key, c_region, c_nation, count(*), sum(f_qty) FROM st_fact
   JOIN st_cust ON f_cust = c_key WHERE c_key < 8 GROUP BY c_key, c_region, c_nation$$) AS regrouped;
 
+-- NULL text constants beside text columns: an IN list holding NULL, a CASE
+-- without ELSE compared with text, of text and of bpchar
+EXPLAIN (COSTS OFF)
+SELECT d_year, count(*) FROM st_fact JOIN st_date ON f_date = d_key
+ WHERE f_note IN ('xx', NULL) GROUP BY d_year;
+SELECT star_same($$SELECT d_year, count(*) FROM st_fact JOIN st_date ON f_date = d_key
+  WHERE f_note IN ('xx', NULL) GROUP BY d_year$$) AS in_null,
+       star_same($$SELECT d_year, count(*) FROM st_fact JOIN st_date ON f_date = d_key
+  WHERE f_flag NOT IN ('A', NULL) GROUP BY d_year$$) AS not_in_null,
+       star_same($$SELECT d_year, count(*) FROM st_fact JOIN st_date ON f_date = d_key
+  WHERE CASE WHEN f_qty > 10 THEN f_flag END = 'R' GROUP BY d_year$$) AS case_bpchar,
+       star_same($$SELECT d_year, count(*) FROM st_fact JOIN st_date ON f_date = d_key
+  WHERE CASE WHEN f_qty > 10 THEN f_note ELSE NULL END = 'xxx' GROUP BY d_year$$) AS case_text;
+
+-- a dimension's row that no fact row joins (o_key 1000) whose values would
+-- fail an expression: PostgreSQL evaluates it only for joined rows, so the
+-- dimension's plan does not compute it; the device does, after the probe
+CREATE TABLE st_odd (o_key int PRIMARY KEY, o_div int, o_text text);
+INSERT INTO st_odd SELECT g, CASE WHEN g = 1000 THEN 0 ELSE g % 5 + 1 END,
+                          CASE WHEN g = 1000 THEN 'x' ELSE (g % 9)::text END
+  FROM generate_series(1, 1000) g;
+ANALYZE st_odd;
+EXPLAIN (COSTS OFF)
+SELECT 60 / o_div, count(*) FROM st_fact JOIN st_odd ON f_part = o_key GROUP BY 1;
+SELECT 60 / o_div, count(*) FROM st_fact JOIN st_odd ON f_part = o_key GROUP BY 1 ORDER BY 1;
+SELECT star_same($$SELECT o_text, sum(f_qty * (60 / o_div)) FROM st_fact JOIN st_odd ON f_part = o_key
+  GROUP BY o_text$$) AS payload_division,
+       star_same($$SELECT f_flag, sum(o_text::int) FROM st_fact JOIN st_odd ON f_part = o_key
+  GROUP BY f_flag$$) AS cast_of_text,
+       star_same($$SELECT o_text::int % 4, count(*) FROM st_fact JOIN st_odd ON f_part = o_key
+  GROUP BY 1$$) AS grouped_by_cast;
+
 DROP FUNCTION star_explain(text), star_same(text);
-DROP TABLE st_fact, st_date, st_part, st_cust, st_nation, st_offer;
+DROP TABLE st_fact, st_date, st_part, st_cust, st_nation, st_offer, st_odd;

@@ -504,6 +504,32 @@ fused_key_bits(List *group_exprs, List *keymodes, List *nullable)
 }
 
 /*
+ * May expression (or list of target entries) expr, evaluated for every row
+ * of its side of a fused join, raise an error?  PostgreSQL evaluates it for
+ * the joined rows alone.
+ */
+static bool
+may_fail_before_join(Node *expr)
+{
+	if (expr != NULL && IsA(expr, List))
+	{
+		ListCell   *lc;
+
+		foreach(lc, (List *) expr)
+		{
+			Node	   *e = lfirst(lc);
+
+			if (IsA(e, TargetEntry))
+				e = (Node *) ((TargetEntry *) e)->expr;
+			if (may_fail_before_join(e))
+				return true;
+		}
+		return false;
+	}
+	return expr != NULL && !IsA(expr, Var) && gpuhash_expr_may_fail(expr);
+}
+
+/*
  * The key modes of a fused node: those of the single-input node (keymodes)
  * if they fit its key (fused_key_bits at most 64) with every dictionary
  * column on one side; otherwise packed columns of one side (the
@@ -528,7 +554,7 @@ fused_key_modes(GhaFuseJoin *fj, List *group_exprs, List *keymodes, List *hashab
 	for (int i = 0; i < n; i++)
 	{
 		side[i] = gpuhash_fuse_side(fj, list_nth(group_exprs, i));
-		if (side[i] == GHA_SIDE_BOTH)
+		if (side[i] == GHA_SIDE_BOTH || may_fail_before_join(list_nth(group_exprs, i)))
 			return NIL;
 		side[i] = Max(side[i], 0);	/* constants: the outer side */
 		if (list_nth_int(keymodes, i) != GHA_KEY_DICT)
@@ -585,7 +611,9 @@ aggregates_one_sided(GhaFuseJoin *fj, OutputCheck *ctx)
 		int			filter = gpuhash_fuse_side(fj, (Node *) agg->aggfilter);
 
 		if (arg == GHA_SIDE_BOTH || filter == GHA_SIDE_BOTH ||
-			(arg != GH_SIDE_NONE && filter != GH_SIDE_NONE && arg != filter))
+			(arg != GH_SIDE_NONE && filter != GH_SIDE_NONE && arg != filter) ||
+			may_fail_before_join((Node *) agg->args) ||
+			may_fail_before_join((Node *) agg->aggfilter))
 			return false;
 	}
 	return true;

@@ -86,6 +86,7 @@ gpuhash_elapsed_ms(instr_time start)
 
 /* engine_session.c */
 extern bool gpuhash_gpu_present(void);
+extern bool gpuhash_expr_may_fail(Node *expr);
 extern bool gpuhash_planning_allowed(void);
 extern gh_backend gpuhash_resolved_backend(void);
 /* replaces the engine's interrupt poll (the GPU service) */

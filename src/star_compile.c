@@ -357,6 +357,9 @@ c_datum(Cx *cx, Oid t, Datum value, bool isnull)
 	if (!kind_of(t, &sv.kind))
 		return fail(cx, "a constant of a type the device does not have");
 	sv.type = t;
+	/* a text register, NULL or not, is what text comparisons take */
+	text = sv.kind == SV_TEXT;
+	sv.bpchar = t == BPCHAROID;
 	if (!isnull)
 	{
 		switch (sv.kind)
@@ -409,8 +412,6 @@ c_datum(Cx *cx, Oid t, Datum value, bool isnull)
 					lo = cx->p->nbytes;
 					hi = len;
 					cx->p->nbytes += len;
-					text = true;
-					sv.bpchar = t == BPCHAROID;
 					break;
 				}
 		}

@@ -95,6 +95,7 @@
 #include "parser/parse_clause.h"
 #include "parser/parse_oper.h"
 #include "parser/parsetree.h"
+#include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
@@ -439,9 +440,15 @@ rewrite_mutator(Node *node, StarPlan *sp)
 		}
 	}
 	varnos = pull_varnos(sp->root, node);
-	if ((d = dim_of(sp, varnos)) >= 0)
+	if ((d = dim_of(sp, varnos)) >= 0 && (IsA(node, Var) || !gpuhash_expr_may_fail(node)))
 	{
-		/* the largest part that reads dimension d alone: a payload value */
+		/*
+		 * The largest part that reads dimension d alone and cannot fail: a
+		 * payload value, which d's plan computes for every row it returns,
+		 * joined or not, where PostgreSQL computes it for the joined rows
+		 * alone.  A part that may fail is evaluated on the device, its
+		 * parts payloads, or keeps the query off the pipeline.
+		 */
 		ListCell   *lc;
 		int			col = 0;
 
@@ -1405,7 +1412,7 @@ star_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 
 		if (contain_volatile_functions(expr))
 			GIVE_UP("a volatile grouping expression");
-		if (d >= 0)
+		if (d >= 0 && (IsA(expr, Var) || !gpuhash_expr_may_fail(expr)))
 		{
 			/* read from the dimension, through its dictionary */
 			List	   *dim = list_nth(dims, d);
