@@ -11,10 +11,11 @@
  * an expression must be one that cannot fail.  Cannot fail: columns,
  * constants, parameters, AND, OR, NOT, CASE, COALESCE, IS [NOT] NULL, tests
  * of booleans, binary relabelings, comparisons (operators of a btree
- * family), LIKE against a constant pattern, integers divided by or taken
- * modulo a constant other than 0 (and -1 for a division), and leakproof
- * functions (which by their definition raise no error that depends on
- * their arguments).
+ * family), LIKE against a constant pattern, integers and numerics divided
+ * by or taken modulo a constant other than 0 (and -1 for an integer
+ * division), widening casts of numbers, EXTRACT of a date field, and
+ * leakproof functions (which by their definition raise no error that
+ * depends on their arguments).
  * May fail: the rest, among them arithmetic that can overflow or divide by
  * zero, casts, and most functions.
  *
@@ -25,6 +26,7 @@
 #include "catalog/pg_type.h"
 #include "nodes/nodeFuncs.h"
 #include "utils/builtins.h"
+#include "utils/fmgrprotos.h"
 #include "utils/lsyscache.h"
 
 #include "gpuhash.h"
@@ -59,15 +61,18 @@ like_of_constant(Oid opno, List *args, Oid collation)
 }
 
 /*
- * An integer divided by, or taken modulo, a constant that cannot make it
- * fail: not 0, and for a division not -1 (the smallest integer divided by
- * -1 overflows; its remainder is 0).
+ * An integer or numeric divided by, or taken modulo, a constant that cannot
+ * make it fail: not 0, and for an integer division not -1 (the smallest
+ * integer divided by -1 overflows; its remainder is 0).  A numeric quotient
+ * of a nonzero constant stays within numeric's range.
  */
 static bool
-integer_by_constant(Oid opno, List *args)
+by_constant(Oid opno, List *args)
 {
 	char	   *name = get_opname(opno);
 	Const	   *c = list_length(args) == 2 ? lsecond(args) : NULL;
+	Oid			left = list_length(args) == 2 ? exprType(linitial(args)) : InvalidOid;
+	bool		integer = left == INT2OID || left == INT4OID || left == INT8OID;
 	int64		v;
 
 	if (name == NULL || (strcmp(name, "/") != 0 && strcmp(name, "%") != 0) ||
@@ -84,30 +89,86 @@ integer_by_constant(Oid opno, List *args)
 		case INT8OID:
 			v = DatumGetInt64(c->constvalue);
 			break;
+		case NUMERICOID:
+			if (left != NUMERICOID)
+				return false;
+			return !DatumGetBool(DirectFunctionCall2(numeric_eq, c->constvalue,
+													 DirectFunctionCall1(int4_numeric,
+																		 Int32GetDatum(0))));
 		default:
 			return false;
 	}
-	switch (exprType(linitial(args)))
+	if (!integer && left != NUMERICOID)
+		return false;
+	return v != 0 && (v != -1 || !integer || strcmp(name, "%") == 0);
+}
+
+/*
+ * A cast that cannot fail: from a narrower integer to a wider one, numeric
+ * or float8, or from float4 to float8.
+ */
+static bool
+widening_cast(FuncExpr *f)
+{
+	Oid			from;
+
+	if ((f->funcformat != COERCE_EXPLICIT_CAST && f->funcformat != COERCE_IMPLICIT_CAST) ||
+		list_length(f->args) != 1)
+		return false;
+	from = exprType(linitial(f->args));
+	switch (f->funcresulttype)
 	{
-		case INT2OID:
 		case INT4OID:
+			return from == INT2OID;
 		case INT8OID:
-			break;
+			return from == INT2OID || from == INT4OID;
+		case NUMERICOID:
+		case FLOAT8OID:
+			return from == INT2OID || from == INT4OID || from == INT8OID ||
+				(f->funcresulttype == FLOAT8OID && from == FLOAT4OID);
 		default:
 			return false;
 	}
-	return v != 0 && (v != -1 || strcmp(name, "%") == 0);
+}
+
+/*
+ * EXTRACT or date_part of a constant field that the value's type has: the
+ * field alone decides whether it fails, and EXTRACT(year, month, day,
+ * quarter, ...) of a date or timestamp does not.
+ */
+static bool
+field_of_date(FuncExpr *f)
+{
+	char	   *name = get_func_name(f->funcid);
+	Const	   *field = list_length(f->args) == 2 ? linitial(f->args) : NULL;
+	Oid			type = list_length(f->args) == 2 ? exprType(lsecond(f->args)) : InvalidOid;
+	char	   *unit;
+	bool		ok;
+
+	if (name == NULL || (strcmp(name, "date_part") != 0 && strcmp(name, "extract") != 0) ||
+		field == NULL || !IsA(field, Const) || field->constisnull ||
+		field->consttype != TEXTOID ||
+		(type != DATEOID && type != TIMESTAMPOID && type != TIMESTAMPTZOID))
+		return false;
+	unit = TextDatumGetCString(field->constvalue);
+	ok = pg_strcasecmp(unit, "year") == 0 || pg_strcasecmp(unit, "month") == 0 ||
+		pg_strcasecmp(unit, "day") == 0 || pg_strcasecmp(unit, "quarter") == 0 ||
+		pg_strcasecmp(unit, "week") == 0 || pg_strcasecmp(unit, "dow") == 0 ||
+		pg_strcasecmp(unit, "doy") == 0 || pg_strcasecmp(unit, "isoyear") == 0 ||
+		pg_strcasecmp(unit, "decade") == 0 || pg_strcasecmp(unit, "century") == 0;
+	pfree(unit);
+	return ok;
 }
 
 /*
  * May operator opno over args raise an error?  Not a leakproof one, a
- * comparison, a LIKE of a constant pattern, an integer by a constant.
+ * comparison, a LIKE of a constant pattern, a division by a constant.
  */
 static bool
 operator_may_fail(Oid opno, List *args, Oid collation)
 {
 	return !get_func_leakproof(get_opcode(opno)) && get_op_btree_interpretation(opno) == NIL &&
-		!like_of_constant(opno, args, collation) && !integer_by_constant(opno, args);
+		!like_of_constant(opno, args, collation) && !by_constant(opno, args);
 }
 
 /* dim_expr_may_fail's walker: true where some node may raise an error */
@@ -145,7 +206,8 @@ may_fail_walker(Node *node, void *context)
 				return true;
 			break;
 		case T_FuncExpr:
-			if (!get_func_leakproof(((FuncExpr *) node)->funcid))
+			if (!get_func_leakproof(((FuncExpr *) node)->funcid) &&
+				!widening_cast((FuncExpr *) node) && !field_of_date((FuncExpr *) node))
 				return true;
 			break;
 		default:
