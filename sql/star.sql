@@ -270,5 +270,11 @@ SELECT star_same($$SELECT o_text, sum(f_qty * (60 / o_div)) FROM st_fact JOIN st
        star_same($$SELECT o_text::int % 4, count(*) FROM st_fact JOIN st_odd ON f_part = o_key
   GROUP BY 1$$) AS grouped_by_cast;
 
+-- a column added with a default after its rows were written: their value is
+-- the table's, not in their pages, which the pipeline does not read
+ALTER TABLE st_fact ADD COLUMN f_added int DEFAULT 7;
+SELECT star_same($$SELECT d_year, sum(f_added), count(*) FROM st_fact JOIN st_date ON f_date = d_key
+  WHERE f_added > 5 GROUP BY d_year$$) AS added_column;
+
 DROP FUNCTION star_explain(text), star_same(text);
 DROP TABLE st_fact, st_date, st_part, st_cust, st_nation, st_offer, st_odd;

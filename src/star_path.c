@@ -1271,7 +1271,7 @@ star_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 	sp.comprel = palloc0(sizeof(RelOptInfo *) * Max(sp.ndims, 1));
 	sp.payload = palloc0(sizeof(List *) * Max(sp.ndims, 1));
 	rel = table_open(root->simple_rte_array[sp.fact]->relid, NoLock);
-	sp.factdesc = CreateTupleDescCopy(RelationGetDescr(rel));
+	sp.factdesc = CreateTupleDescCopyConstr(RelationGetDescr(rel));
 	table_close(rel, NoLock);
 
 	for (int d = 0; d < sp.ndims; d++)
