@@ -101,6 +101,15 @@ SELECT k2, sum(x), avg(x) FROM (VALUES (1::smallint, 1.5::numeric), (1, 'NaN'), 
 EXPLAIN (COSTS OFF) SELECT k, min(t), max(t) FROM g GROUP BY k;
 SELECT k, min(t), max(t), count(*) FROM g GROUP BY k ORDER BY k;
 
+-- SELECT DISTINCT without aggregates: a GROUP BY of its columns, NULLs,
+-- -0 and NaN among them; DISTINCT ON keeps PostgreSQL's plan
+EXPLAIN (COSTS OFF) SELECT DISTINCT k, t FROM g;
+SELECT DISTINCT k, t FROM g ORDER BY 1, 2;
+SELECT DISTINCT f8 FROM (SELECT f8 FROM g UNION ALL SELECT '-0' UNION ALL SELECT 0) x ORDER BY 1;
+SELECT DISTINCT k2, d FROM g ORDER BY 1 DESC, 2 LIMIT 3;
+SELECT DISTINCT k FROM empty_g;
+EXPLAIN (COSTS OFF) SELECT DISTINCT ON (k) k, t FROM g ORDER BY k, t;
+
 -- what is not offered: DISTINCT aggregates, grouping sets, functionally
 -- dependent columns
 EXPLAIN (COSTS OFF) SELECT k, count(DISTINCT k) FROM g GROUP BY k;

@@ -434,7 +434,7 @@ partial_target(PlannerInfo *root, List *common, OutputCheck *ctx, List **parts)
  * our partial join and aggregation stacked, as make_agg_path does).
  */
 static void
-add_final_path(PlannerInfo *root, RelOptInfo *output_rel, Path *partial,
+add_final_path(PlannerInfo *root, RelOptInfo *output_rel, PathTarget *target, Path *partial,
 			   PathTarget *ptarget, List *parts, List *common, OutputCheck *ctx,
 			   double groups, int ndict, bool fused)
 {
@@ -444,7 +444,7 @@ add_final_path(PlannerInfo *root, RelOptInfo *output_rel, Path *partial,
 
 	gather = (Path *) create_gather_path(root, output_rel, partial, ptarget, NULL, &pgroups);
 	gather->rows = pgroups * (partial->parallel_workers + 1);
-	final = make_agg_path(root, output_rel, gather, output_rel->reltarget, common,
+	final = make_agg_path(root, output_rel, gather, target, common,
 						  GHA_MODE_FINAL, parts, groups, ndict, ctx->cpu_aggs,
 						  gpuhash_force, NULL);
 	if (gpuhash_force && fused)
@@ -457,12 +457,12 @@ add_final_path(PlannerInfo *root, RelOptInfo *output_rel, Path *partial,
  * partial_input is given, the parallel form.
  */
 static void
-add_agg_paths(PlannerInfo *root, RelOptInfo *output_rel, Path *input, Path *partial_input,
-			  List *common, OutputCheck *ctx, double groups, int ndict)
+add_agg_paths(PlannerInfo *root, RelOptInfo *output_rel, PathTarget *target, Path *input,
+			  Path *partial_input, List *common, OutputCheck *ctx, double groups, int ndict)
 {
 	/* as for joins: forced, a parallel plan's alternative keeps its cost */
 	add_path(output_rel,
-			 make_agg_path(root, output_rel, input, output_rel->reltarget, common,
+			 make_agg_path(root, output_rel, input, target, common,
 						   GHA_MODE_FULL, NIL, groups, ndict, ctx->cpu_aggs,
 						   gpuhash_force && partial_input == NULL, NULL));
 	if (partial_input != NULL)
@@ -470,7 +470,7 @@ add_agg_paths(PlannerInfo *root, RelOptInfo *output_rel, Path *input, Path *part
 		List	   *parts;
 		PathTarget *ptarget = partial_target(root, common, ctx, &parts);
 
-		add_final_path(root, output_rel,
+		add_final_path(root, output_rel, target,
 					   make_agg_path(root, output_rel, partial_input, ptarget, common,
 									 GHA_MODE_PARTIAL, parts,
 									 Min(groups, partial_input->rows), ndict,
@@ -672,8 +672,8 @@ consider_partial(PlannerInfo *root, RelOptInfo *output_rel, Path *partial_outer,
  */
 static void
 add_fused_paths(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
-				GroupPathExtraData *gextra, List *common, OutputCheck *ctx,
-				List *hashable, double groups, int ndict)
+				PathTarget *target, GroupPathExtraData *gextra, List *common,
+				OutputCheck *ctx, List *hashable, double groups, int ndict)
 {
 	ListCell   *lc;
 	List	   *parts = NIL;
@@ -752,7 +752,7 @@ add_fused_paths(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel
 		}
 	}
 	if (best_partial != NULL)
-		add_final_path(root, output_rel, best_partial, ptarget, parts, common, ctx,
+		add_final_path(root, output_rel, target, best_partial, ptarget, parts, common, ctx,
 					   groups, ndict, true);
 
 	/* as for joins: forced, a parallel plan's alternative keeps its cost */
@@ -763,7 +763,7 @@ add_fused_paths(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel
 
 		add_path(output_rel,
 				 make_agg_path(root, output_rel, whole->fj->outerrel->cheapest_total_path,
-							   output_rel->reltarget, lsecond(w), GHA_MODE_FULL, NIL, groups,
+							   target, lsecond(w), GHA_MODE_FULL, NIL, groups,
 							   intVal(lthird(w)), false, gpuhash_force && best_partial == NULL,
 							   whole));
 	}
@@ -775,6 +775,8 @@ gpuhash_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 {
 	Query	   *parse = root->parse;
 	GroupPathExtraData *gextra = (GroupPathExtraData *) extra;
+	GroupPathExtraData distinct_extra;
+	PathTarget *target = output_rel->reltarget;
 	Path	   *input;
 	List	   *groupClause,
 			   *group_exprs;
@@ -791,24 +793,48 @@ gpuhash_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 	if (prev_upper_paths_hook)
 		prev_upper_paths_hook(root, stage, input_rel, output_rel, extra);
 
-	if (stage != UPPERREL_GROUP_AGG)
+	if (stage != UPPERREL_GROUP_AGG && stage != UPPERREL_DISTINCT)
 		return;
 	if (!gpuhash_enabled || !gpuhash_enable_groupby || !gpuhash_planning_allowed())
 		return;
-	if ((parse->groupClause == NIL && !parse->hasAggs) || parse->groupingSets != NIL ||
-		parse->constraintDeps != NIL || parse->hasTargetSRFs ||
-		gextra == NULL || gextra->patype != PARTITIONWISE_AGGREGATE_NONE)
-		return;
+	if (stage == UPPERREL_DISTINCT)
+	{
+		/*
+		 * A SELECT DISTINCT without aggregates or a GROUP BY (DISTINCT ON
+		 * keeps an order): a GROUP BY of its columns with no aggregate.
+		 */
+		if (parse->distinctClause == NIL || parse->hasDistinctOn || parse->hasAggs ||
+			parse->groupClause != NIL || parse->groupingSets != NIL ||
+			parse->hasWindowFuncs || parse->hasTargetSRFs)
+			return;
+		if (input_rel->cheapest_total_path == NULL)
+			return;
+		/* PostgreSQL's distinct paths return their input's columns */
+		target = input_rel->cheapest_total_path->pathtarget;
+		memset(&distinct_extra, 0, sizeof(distinct_extra));
+		distinct_extra.target_parallel_safe = is_parallel_safe(root, (Node *) target->exprs);
+		distinct_extra.patype = PARTITIONWISE_AGGREGATE_NONE;
+		gextra = &distinct_extra;
+		groupClause = parse->distinctClause;
+	}
+	else
+	{
+		if ((parse->groupClause == NIL && !parse->hasAggs) || parse->groupingSets != NIL ||
+			parse->constraintDeps != NIL || parse->hasTargetSRFs ||
+			gextra == NULL || gextra->patype != PARTITIONWISE_AGGREGATE_NONE)
+			return;
+
+		/*
+		 * The grouping the planner plans (pg_compat.h).  A GROUP BY of
+		 * constants alone has no grouping column left and no group where
+		 * there is no row: PostgreSQL's.
+		 */
+		groupClause = PlannerGroupClause(root);
+		if (parse->groupClause != NIL && groupClause == NIL)
+			return;
+	}
 	input = input_rel->cheapest_total_path;
 	if (input == NULL || input->param_info != NULL)
-		return;
-	/*
-	 * The grouping the planner plans (pg_compat.h).  A GROUP BY of constants
-	 * alone has no grouping column left and no group where there is no row:
-	 * PostgreSQL's.
-	 */
-	groupClause = PlannerGroupClause(root);
-	if (parse->groupClause != NIL && groupClause == NIL)
 		return;
 
 	group_exprs = get_sortgrouplist_exprs(groupClause, parse->targetList);
@@ -819,7 +845,7 @@ gpuhash_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 	ctx.aggrefs = NIL;
 	ctx.ok = true;
 	ctx.cpu_aggs = false;
-	check_output_walker((Node *) output_rel->reltarget->exprs, &ctx);
+	check_output_walker((Node *) target->exprs, &ctx);
 	check_output_walker(gextra->havingQual, &ctx);
 	if (!ctx.ok)
 		return;
@@ -845,7 +871,7 @@ gpuhash_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 
 			hashable = lappend_int(hashable, sgc->hashable && OidIsValid(sgc->eqop));
 		}
-		add_fused_paths(root, input_rel, output_rel, gextra, common, &ctx, hashable,
+		add_fused_paths(root, input_rel, output_rel, target, gextra, common, &ctx, hashable,
 						groups, ndict);
 	}
 
@@ -859,7 +885,7 @@ gpuhash_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 		input_rel->partial_pathlist != NIL &&
 		((Path *) linitial(input_rel->partial_pathlist))->param_info == NULL)
 		partial_input = linitial(input_rel->partial_pathlist);
-	add_agg_paths(root, output_rel, input, partial_input, common, &ctx, groups, ndict);
+	add_agg_paths(root, output_rel, target, input, partial_input, common, &ctx, groups, ndict);
 }
 
 /*
