@@ -105,6 +105,10 @@ SELECT f_small, sum(f_qty), count(*) FROM st_fact GROUP BY f_small;
 EXPLAIN (COSTS OFF)
 SELECT f_small, sum(f_price), count(*) FROM st_fact GROUP BY f_small;
 SELECT f_small, sum(f_price), count(*) FROM st_fact GROUP BY f_small ORDER BY 1;
+-- and a plain aggregate, which GpuHashAgg leaves to PostgreSQL
+EXPLAIN (COSTS OFF)
+SELECT count(*), sum(f_qty), max(f_when) FROM st_fact;
+SELECT count(*), sum(f_qty), max(f_when) FROM st_fact;
 
 -- no matching row: a plain aggregate still returns its row, a GROUP BY none
 SELECT count(*), sum(f_qty), avg(f_price) FROM st_fact JOIN st_date ON f_date = d_key

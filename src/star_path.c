@@ -1479,9 +1479,10 @@ star_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 	/*
 	 * The fact table alone: GpuHashAgg reads plain columns (and columns
 	 * modulo a constant) from pages as fast, so the pipeline is offered only
-	 * for what it adds: quals, and expressions to evaluate on the device.
+	 * for what it adds: quals, expressions to evaluate on the device, and
+	 * plain aggregates (GpuHashAgg leaves a single group to PostgreSQL).
 	 */
-	if (sp.ndims == 0 && dev_quals == NIL && cpu_quals == NIL &&
+	if (sp.ndims == 0 && dev_quals == NIL && cpu_quals == NIL && group_exprs != NIL &&
 		plain_inputs(group_exprs, aggrefs))
 		GIVE_UP("nothing to add to GpuHashAgg");
 
