@@ -146,7 +146,6 @@ typedef struct StarCompileInput
 
 /* star_compile.c */
 extern bool star_expr_ok(Node *expr, StarCompileInput *in, const char **why);
-extern bool star_expr_error_free(Node *expr);
 extern bool star_group_type_ok(Oid type, int32 typmod);
 extern StarCompiled *star_compile(StarCompileInput *in, const char **why);
 extern void star_payload_numeric(StarPayload *p, Oid type, int32 typmod);

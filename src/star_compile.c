@@ -1197,62 +1197,6 @@ star_expr_ok(Node *expr, StarCompileInput *in, const char **why)
 	return cx.why == NULL;
 }
 
-/*
- * Can the device's evaluation of expr (rewritten) raise no error?  True
- * where it only compares, tests and combines values: comparisons, AND, OR,
- * NOT, IS [NOT] NULL, IN (a list), CASE, COALESCE over columns, payload
- * values, constants and Params; not arithmetic or casts, which can
- * overflow.  The join clauses a star evaluates after its probes must be
- * (but one, evaluated last): evaluated in an order of the device's, none
- * can then raise an error for a row PostgreSQL's joins would not have
- * evaluated it for.
- */
-static bool
-error_free_walker(Node *node, void *context)
-{
-	char	   *name;
-
-	if (node == NULL)
-		return false;
-	switch (nodeTag(node))
-	{
-		case T_Var:
-		case T_Const:
-		case T_Param:
-		case T_CaseTestExpr:
-			return false;
-		case T_RelabelType:
-		case T_BoolExpr:
-		case T_NullTest:
-		case T_BooleanTest:
-		case T_CaseExpr:
-		case T_CaseWhen:
-		case T_CoalesceExpr:
-		case T_List:
-			return expression_tree_walker(node, error_free_walker, context);
-		case T_OpExpr:
-			if (((OpExpr *) node)->opresulttype != BOOLOID ||
-				!builtin_operator(((OpExpr *) node)->opno) ||
-				(name = get_opname(((OpExpr *) node)->opno)) == NULL || cmp_of(name) < 0)
-				return true;
-			return expression_tree_walker(node, error_free_walker, context);
-		case T_ScalarArrayOpExpr:
-			if (!builtin_operator(((ScalarArrayOpExpr *) node)->opno) ||
-				(name = get_opname(((ScalarArrayOpExpr *) node)->opno)) == NULL ||
-				cmp_of(name) < 0)
-				return true;
-			return expression_tree_walker(node, error_free_walker, context);
-		default:
-			return true;
-	}
-}
-
-bool
-star_expr_error_free(Node *expr)
-{
-	return !error_free_walker(expr, NULL);
-}
-
 /* Is a grouping expression (rewritten) never NULL?  A fact column declared NOT NULL. */
 static bool
 never_null(StarCompileInput *in, Node *expr)

@@ -520,30 +520,6 @@ device_ok(StarPlan *sp, Node *rewritten)
 }
 
 /*
- * Are the payload values rewritten reads computed by leakproof functions
- * alone (or plain columns)?  A dimension's plan computes them for every
- * row it returns, joined or not.
- */
-static bool
-payloads_leakproof(StarPlan *sp, Node *rewritten)
-{
-	ListCell   *lc;
-
-	foreach(lc, pull_var_clause(rewritten, 0))
-	{
-		Var		   *var = lfirst_node(Var, lc);
-		List	   *pi;
-
-		if (var->varno != INNER_VAR)
-			continue;
-		pi = list_nth(sp->payload_info, var->varattno - 1);
-		if (contain_leaked_vars(list_nth(sp->payload[linitial_int(pi)], lsecond_int(pi))))
-			return false;
-	}
-	return true;
-}
-
-/*
  * RestrictInfos in the order a scan evaluates them (createplan.c's
  * order_qual_clauses, which is not exported): by security level, then by
  * cost, keeping the given order among equals.
@@ -1303,9 +1279,9 @@ star_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 	 * The join clauses no dimension applies, which the device evaluates
 	 * after the probes: first those that can raise no error (its order is not
 	 * PostgreSQL's), then at most one other, which so sees only rows that
-	 * every other clause of the query passed.  Their values of one dimension
-	 * become payloads, which its plan computes for each of its rows: those
-	 * of the first must be leakproof too.
+	 * every other clause of the query passed (expr_errors.c says which can
+	 * fail).  Their values of one dimension become payloads, which cannot
+	 * fail (rewrite_mutator).
 	 */
 	if (!join_clauses(&sp, input_rel->relids, &joinris))
 		GIVE_UP("a join clause of a semi join's dimension");
@@ -1319,7 +1295,7 @@ star_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 		rw = rewrite(&sp, (Node *) ri->clause);
 		if (!sp.ok || !device_ok(&sp, rw))
 			GIVE_UP("a join clause the device cannot evaluate");
-		if (star_expr_error_free(rw) && payloads_leakproof(&sp, rw))
+		if (!gpuhash_expr_may_fail(rw))
 		{
 			join_quals = lappend(join_quals, rw);
 			join_shown = lappend(join_shown, ri->clause);
