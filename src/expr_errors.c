@@ -10,8 +10,8 @@
  * that joins nothing must not raise an error PostgreSQL would not: such
  * an expression must be one that cannot fail.  Cannot fail: columns,
  * constants, parameters, AND, OR, NOT, CASE, COALESCE, IS [NOT] NULL, tests
- * of booleans, binary relabelings, comparisons (operators of a btree
- * family), LIKE against a constant pattern, integers and numerics divided
+ * of booleans, binary relabelings, comparisons (operators of an ordering
+ * index family), LIKE against a constant pattern, integers and numerics divided
  * by or taken modulo a constant other than 0 (and -1 for an integer
  * division), widening casts of numbers, EXTRACT of a date field, and
  * leakproof functions (which by their definition raise no error that
@@ -30,6 +30,7 @@
 #include "utils/lsyscache.h"
 
 #include "gpuhash.h"
+#include "pg_compat.h"
 
 /*
  * The LIKE family against a constant pattern that does not end with the
@@ -167,7 +168,7 @@ field_of_date(FuncExpr *f)
 static bool
 operator_may_fail(Oid opno, List *args, Oid collation)
 {
-	return !get_func_leakproof(get_opcode(opno)) && get_op_btree_interpretation(opno) == NIL &&
+	return !get_func_leakproof(get_opcode(opno)) && get_op_index_interpretation(opno) == NIL &&
 		!like_of_constant(opno, args, collation) && !by_constant(opno, args);
 }
 

@@ -135,4 +135,14 @@
 #define SetPathDisabledNodes(path, n) ((void) (n))
 #endif
 
+/*
+ * PostgreSQL 18 finds an operator's meaning in every index family that
+ * orders (get_op_index_interpretation); older releases in btree families
+ * (get_op_btree_interpretation).  Either is NIL for an operator that is no
+ * comparison.
+ */
+#if PG_VERSION_NUM < 180000
+#define get_op_index_interpretation(opno) get_op_btree_interpretation(opno)
+#endif
+
 #endif							/* GPUHASH_PG_COMPAT_H */
