@@ -6,7 +6,7 @@
 -- Random tables: uniform, skewed, duplicated, NULL-heavy; sizes that cross
 -- the chunk size and, with a small memory limit, the engine's partitions.
 BEGIN;
-SELECT plan(198);
+SELECT plan(209);
 
 SET LOCAL max_parallel_workers_per_gather = 0;
 -- GpuHashJoin and GpuHashAgg themselves (GpuStarAgg has test/tap/star.sql)
@@ -170,7 +170,12 @@ SELECT * FROM pg_temp.same_rows('agg text min max', 'SELECT k % 20, min(t), max(
 SELECT * FROM pg_temp.same_rows('agg numeric min max', 'SELECT k, min(n), max(n), sum(n) FROM nums GROUP BY k', 'GpuHashAgg');
 SET LOCAL gpuhash.memory_limit = '1MB';
 SELECT * FROM pg_temp.same_rows('agg partitions text', 'SELECT t, count(*), sum(n), min(t) FROM nums GROUP BY t', 'GpuHashAgg');
+SELECT * FROM pg_temp.same_rows('distinct partitions', 'SELECT DISTINCT id % 5000, k FROM fact', 'GpuHashAgg');
 SET LOCAL gpuhash.memory_limit = 0;
+-- SELECT DISTINCT: a GROUP BY of its columns without aggregates
+SELECT * FROM pg_temp.same_rows('distinct ints', 'SELECT DISTINCT k, v % 10 FROM fact', 'GpuHashAgg');
+SELECT * FROM pg_temp.same_rows('distinct text and nulls', 'SELECT DISTINCT t, k % 3 FROM nums', 'GpuHashAgg');
+SELECT * FROM pg_temp.same_rows('distinct over a join', 'SELECT DISTINCT d.w, f.k % 7 FROM fact f JOIN dim d ON f.k = d.k', 'GpuHashAgg');
 
 -- rescans: the node's own expressions read an outer value
 SELECT * FROM pg_temp.same_rows('agg correlated',
@@ -275,6 +280,8 @@ SELECT * FROM pg_temp.same_rows('parallel agg empty', 'SELECT k, count(*), sum(v
 SELECT * FROM pg_temp.same_rows('parallel agg nulls', 'SELECT k % 3, t IS NULL, count(n), sum(n), avg(n) FROM gh_pnums GROUP BY 1, 2', 'GpuHashAgg');
 SELECT * FROM pg_temp.same_rows('parallel agg over join', 'SELECT d.w, count(*), sum(f.v), avg(f.v) FROM gh_pfact f JOIN gh_pdim d ON f.k = d.k GROUP BY d.w', 'GpuHashAgg');
 SELECT pg_temp.agg_in_workers('parallel agg over join');
+SELECT * FROM pg_temp.same_rows('parallel distinct', 'SELECT DISTINCT k, t IS NULL, n IS NULL FROM gh_pnums', 'GpuHashAgg');
+SELECT pg_temp.agg_in_workers('parallel distinct');
 
 SELECT * FROM finish();
 ROLLBACK;

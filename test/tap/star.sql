@@ -83,7 +83,7 @@ VACUUM (FREEZE, ANALYZE) sf_big, sf_day, sf_item, sf_store, sf_empty, sf_multi, 
                          sf_store_nk, sf_big_nk, sf_zone;
 
 BEGIN;
-SELECT plan(378);
+SELECT plan(390);
 SET LOCAL gpuhash.enable_star = on;
 
 \ir lib/digests.sql
@@ -163,6 +163,10 @@ BEGIN
   RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' the fact table alone',
     'SELECT f.flag, sum(f.amount * (1 - f.disc)), avg(f.qty), count(*)
        FROM sf_fact f WHERE f.shipped <= date ''2007-01-01'' GROUP BY f.flag', 'GpuStarAgg');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' the fact table alone, numeric sums, no quals',
+    'SELECT f.flag, sum(f.amount), avg(f.disc), count(*) FROM sf_fact f GROUP BY f.flag', 'GpuStarAgg');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' a plain aggregate of the fact table alone',
+    'SELECT count(*), sum(f.qty), min(f.shipped), max(f.delta), sum(f.amount) FROM sf_fact f', 'GpuStarAgg');
   RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' a dimension joined on two columns',
     'SELECT p.tag, s.region, count(*), sum(f.qty * p.bonus), min(p.bonus)
        FROM sf_fact f JOIN sf_pair p ON f.store = p.store AND f.day = p.day
