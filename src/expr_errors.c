@@ -11,13 +11,12 @@
  * an expression must be one that cannot fail.  Cannot fail: columns,
  * constants, parameters, AND, OR, NOT, CASE, COALESCE, IS [NOT] NULL, tests
  * of booleans, binary relabelings, comparisons (operators of an ordering
- * index family), LIKE against a constant pattern, integers and numerics divided
- * by or taken modulo a constant other than 0 (and -1 for an integer
- * division), widening casts of numbers, EXTRACT of a date field, and
- * leakproof functions (which by their definition raise no error that
- * depends on their arguments).
- * May fail: the rest, among them arithmetic that can overflow or divide by
- * zero, casts, and most functions.
+ * index family), LIKE against a constant pattern, integers and numerics
+ * divided by or taken modulo a constant other than 0 (and -1 for an
+ * integer division), widening casts of numbers, EXTRACT of a date field,
+ * and leakproof functions (which by their definition raise no error that
+ * depends on their arguments).  May fail: the rest, among them arithmetic
+ * that can overflow or divide by zero, casts, and most functions.
  *
  *-------------------------------------------------------------------------
  */
@@ -172,7 +171,7 @@ operator_may_fail(Oid opno, List *args, Oid collation)
 		!like_of_constant(opno, args, collation) && !by_constant(opno, args);
 }
 
-/* dim_expr_may_fail's walker: true where some node may raise an error */
+/* gpuhash_expr_may_fail's walker: true where some node may raise an error */
 static bool
 may_fail_walker(Node *node, void *context)
 {

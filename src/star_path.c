@@ -95,7 +95,6 @@
 #include "parser/parse_clause.h"
 #include "parser/parse_oper.h"
 #include "parser/parsetree.h"
-#include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
