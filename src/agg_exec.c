@@ -638,8 +638,8 @@ gha_collect_row(GpuHashAggState *s, ExprContext *econtext, int side)
 
 		if ((c < 0 && s->agg_cpu[a] < 0) || (side >= 0 && s->agg_side[a] != side))
 			continue;
-		if (c >= 0 && s->col_owner[c] >= 0 && s->col_owner[c] != a)
-			continue;			/* its column is an earlier aggregate's (shared_column) */
+		if (gha_column_shared(s, a))
+			continue;
 		if (s->agg_col2[a] >= 0)
 		{
 			/* a final avg's partial count */

@@ -102,7 +102,7 @@ plan_columns(GpuHashAggState *s, GhPageScan *ps, int side, PagePlan *pp)
 			return false;
 		if (s->agg_col[a] < 0)
 			continue;			/* count(*): no engine column */
-		if (s->col_owner[s->agg_col[a]] >= 0 && s->col_owner[s->agg_col[a]] != a)
+		if (gha_column_shared(s, a))
 			continue;			/* an earlier aggregate fills its column */
 		pp->agg_col[n] = -1;
 		if (s->ops[a] != GHA_COUNT_STAR &&

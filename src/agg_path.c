@@ -504,32 +504,6 @@ fused_key_bits(List *group_exprs, List *keymodes, List *nullable)
 }
 
 /*
- * May expression (or list of target entries) expr, evaluated for every row
- * of its side of a fused join, raise an error?  PostgreSQL evaluates it for
- * the joined rows alone.
- */
-static bool
-may_fail_before_join(Node *expr)
-{
-	if (expr != NULL && IsA(expr, List))
-	{
-		ListCell   *lc;
-
-		foreach(lc, (List *) expr)
-		{
-			Node	   *e = lfirst(lc);
-
-			if (IsA(e, TargetEntry))
-				e = (Node *) ((TargetEntry *) e)->expr;
-			if (may_fail_before_join(e))
-				return true;
-		}
-		return false;
-	}
-	return expr != NULL && !IsA(expr, Var) && gpuhash_expr_may_fail(expr);
-}
-
-/*
  * The key modes of a fused node: those of the single-input node (keymodes)
  * if they fit its key (fused_key_bits at most 64) with every dictionary
  * column on one side; otherwise packed columns of one side (the
@@ -554,7 +528,8 @@ fused_key_modes(GhaFuseJoin *fj, List *group_exprs, List *keymodes, List *hashab
 	for (int i = 0; i < n; i++)
 	{
 		side[i] = gpuhash_fuse_side(fj, list_nth(group_exprs, i));
-		if (side[i] == GHA_SIDE_BOTH || may_fail_before_join(list_nth(group_exprs, i)))
+		/* a fused node evaluates it for every row of its side, PostgreSQL for joined rows */
+		if (side[i] == GHA_SIDE_BOTH || gpuhash_expr_may_fail(list_nth(group_exprs, i)))
 			return NIL;
 		side[i] = Max(side[i], 0);	/* constants: the outer side */
 		if (list_nth_int(keymodes, i) != GHA_KEY_DICT)
@@ -598,7 +573,11 @@ fused_key_modes(GhaFuseJoin *fj, List *group_exprs, List *keymodes, List *hashab
 	return NIL;
 }
 
-/* Does every aggregate (argument and FILTER) read one side of the join? */
+/*
+ * Does every aggregate (argument and FILTER) read one side of the join, and
+ * none that may fail (a fused node evaluates them for every row of their
+ * side, PostgreSQL for the joined rows alone)?
+ */
 static bool
 aggregates_one_sided(GhaFuseJoin *fj, OutputCheck *ctx)
 {
@@ -612,8 +591,8 @@ aggregates_one_sided(GhaFuseJoin *fj, OutputCheck *ctx)
 
 		if (arg == GHA_SIDE_BOTH || filter == GHA_SIDE_BOTH ||
 			(arg != GH_SIDE_NONE && filter != GH_SIDE_NONE && arg != filter) ||
-			may_fail_before_join((Node *) agg->args) ||
-			may_fail_before_join((Node *) agg->aggfilter))
+			gpuhash_expr_may_fail((Node *) agg->args) ||
+			gpuhash_expr_may_fail((Node *) agg->aggfilter))
 			return false;
 	}
 	return true;

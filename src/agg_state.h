@@ -171,6 +171,18 @@ typedef struct GpuHashAggState
 } GpuHashAggState;
 
 /*
+ * Does aggregate a read its value into an engine column an earlier
+ * aggregate of the same value fills (agg_exec.c, shared_column)?
+ */
+static inline bool
+gha_column_shared(const GpuHashAggState *s, int a)
+{
+	int			c = s->agg_col[a];
+
+	return c >= 0 && s->col_owner[c] >= 0 && s->col_owner[c] != a;
+}
+
+/*
  * Aggregate a's input value d (or NULL) of row r into its engine column c,
  * as the engine wants it: counts only need the NULL flag; sums, minima and
  * maxima the value as int64 (floats for min/max in an order-keeping int64)

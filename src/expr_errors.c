@@ -37,15 +37,14 @@
  * under a deterministic collation (LIKE refuses the others).
  */
 static bool
-like_of_constant(Oid opno, List *args, Oid collation)
+like_of_constant(const char *name, List *args, Oid collation)
 {
-	char	   *name = get_opname(opno);
 	Const	   *pat = list_length(args) == 2 ? lsecond(args) : NULL;
 	char	   *pattern;
 	bool		ok;
 
-	if (name == NULL || (strcmp(name, "~~") != 0 && strcmp(name, "!~~") != 0 &&
-						 strcmp(name, "~~*") != 0 && strcmp(name, "!~~*") != 0))
+	if (strcmp(name, "~~") != 0 && strcmp(name, "!~~") != 0 &&
+		strcmp(name, "~~*") != 0 && strcmp(name, "!~~*") != 0)
 		return false;
 	if (OidIsValid(collation) && !get_collation_isdeterministic(collation))
 		return false;
@@ -67,15 +66,14 @@ like_of_constant(Oid opno, List *args, Oid collation)
  * of a nonzero constant stays within numeric's range.
  */
 static bool
-by_constant(Oid opno, List *args)
+by_constant(const char *name, List *args)
 {
-	char	   *name = get_opname(opno);
 	Const	   *c = list_length(args) == 2 ? lsecond(args) : NULL;
 	Oid			left = list_length(args) == 2 ? exprType(linitial(args)) : InvalidOid;
 	bool		integer = left == INT2OID || left == INT4OID || left == INT8OID;
 	int64		v;
 
-	if (name == NULL || (strcmp(name, "/") != 0 && strcmp(name, "%") != 0) ||
+	if ((strcmp(name, "/") != 0 && strcmp(name, "%") != 0) ||
 		c == NULL || !IsA(c, Const) || c->constisnull)
 		return false;
 	switch (c->consttype)
@@ -167,8 +165,13 @@ field_of_date(FuncExpr *f)
 static bool
 operator_may_fail(Oid opno, List *args, Oid collation)
 {
-	return !get_func_leakproof(get_opcode(opno)) && get_op_index_interpretation(opno) == NIL &&
-		!like_of_constant(opno, args, collation) && !by_constant(opno, args);
+	char	   *name;
+
+	if (get_func_leakproof(get_opcode(opno)) || get_op_index_interpretation(opno) != NIL)
+		return false;
+	name = get_opname(opno);
+	return name == NULL ||
+		(!like_of_constant(name, args, collation) && !by_constant(name, args));
 }
 
 /* gpuhash_expr_may_fail's walker: true where some node may raise an error */
@@ -191,6 +194,7 @@ may_fail_walker(Node *node, void *context)
 		case T_CoalesceExpr:
 		case T_RelabelType:
 		case T_List:
+		case T_TargetEntry:
 			break;
 		case T_OpExpr:
 		case T_DistinctExpr:

@@ -439,7 +439,7 @@ rewrite_mutator(Node *node, StarPlan *sp)
 		}
 	}
 	varnos = pull_varnos(sp->root, node);
-	if ((d = dim_of(sp, varnos)) >= 0 && (IsA(node, Var) || !gpuhash_expr_may_fail(node)))
+	if ((d = dim_of(sp, varnos)) >= 0 && !gpuhash_expr_may_fail(node))
 	{
 		/*
 		 * The largest part that reads dimension d alone and cannot fail: a
@@ -1387,7 +1387,7 @@ star_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 
 		if (contain_volatile_functions(expr))
 			GIVE_UP("a volatile grouping expression");
-		if (d >= 0 && (IsA(expr, Var) || !gpuhash_expr_may_fail(expr)))
+		if (d >= 0 && !gpuhash_expr_may_fail(expr))
 		{
 			/* read from the dimension, through its dictionary */
 			List	   *dim = list_nth(dims, d);
