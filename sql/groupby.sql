@@ -117,9 +117,29 @@ EXPLAIN (COSTS OFF) SELECT k, k2, count(*) FROM g GROUP BY GROUPING SETS ((k), (
 CREATE TABLE pk (id int PRIMARY KEY, name text);
 EXPLAIN (COSTS OFF) SELECT id, name, count(*) FROM pk GROUP BY id;
 
+-- float sums of finite values that overflow raise 22003 as float8pl and
+-- float4pl do; an infinite input makes an infinite sum without error
+CREATE TABLE fo (g int, x float8, y float4);
+INSERT INTO fo SELECT i % 3, CASE i % 3 WHEN 0 THEN 1e308 WHEN 1 THEN 1.5 ELSE 'Infinity' END,
+  CASE i % 3 WHEN 0 THEN 3e38 WHEN 1 THEN 1 ELSE '-Infinity' END FROM generate_series(1, 30) i;
+ANALYZE fo;
+EXPLAIN (COSTS OFF) SELECT g, sum(x) FROM fo GROUP BY g;
+SELECT g, sum(x) FROM fo GROUP BY g;
+SELECT g, avg(x) FROM fo GROUP BY g;
+SELECT g, sum(y) FROM fo GROUP BY g;
+SELECT g, avg(y) FROM fo GROUP BY g ORDER BY g;
+SELECT g, sum(x), avg(x), sum(y), avg(y) FROM fo WHERE g > 0 GROUP BY g ORDER BY g;
+SET gpuhash.enable_star = off;
+EXPLAIN (COSTS OFF) SELECT g, sum(x) FROM fo GROUP BY g;
+SELECT g, sum(x) FROM fo GROUP BY g;
+SELECT g, sum(y) FROM fo GROUP BY g;
+SELECT g, avg(x) FROM fo GROUP BY g;
+SELECT g, sum(x), avg(x), sum(y), avg(y) FROM fo WHERE g > 0 GROUP BY g ORDER BY g;
+RESET gpuhash.enable_star;
+
 -- turning it off gives PostgreSQL's own plan
 SET gpuhash.enable_groupby = off;
 EXPLAIN (COSTS OFF) SELECT k, count(*) FROM g GROUP BY k;
 RESET gpuhash.enable_groupby;
 
-DROP TABLE g, empty_g, big_g, pk;
+DROP TABLE g, empty_g, big_g, pk, fo;

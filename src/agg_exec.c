@@ -402,7 +402,8 @@ BeginGpuHashAgg(CustomScanState *node, EState *estate, int eflags)
 		{
 			gh_valtype	type = ((op == GHA_SUM || op == GHA_AVG) &&
 								(t == FLOAT4OID || t == FLOAT8OID)) ? GH_FLOAT64 : GH_INT64;
-			int			ops = op == GHA_SUM || op == GHA_AVG ? GH_AGG_SUM :
+			int			ops = op == GHA_SUM || op == GHA_AVG ?
+				(type == GH_FLOAT64 ? GHA_FLOAT_SUM_OPS : GH_AGG_SUM) :
 				op == GHA_MIN ? GH_AGG_MIN : op == GHA_MAX ? GH_AGG_MAX : 0;
 			int			b = shared_column(s, a, args, filters, type);
 
@@ -1120,7 +1121,8 @@ agg_value(GpuHashAggState *s, const gh_groups *g, size_t gi, uint32 id, int a, i
 		if ((op == GHA_SUM || op == GHA_AVG) && is_float)
 		{
 			*isnull = g->cols[c].nonnull[gi] == 0;
-			return Float8GetDatum(g->cols[c].fsum[gi]);
+			return *isnull ? (Datum) 0 :
+				Float8GetDatum(gpuhash_agg_float_sum(&g->cols[c], gi, false));
 		}
 		if (op == GHA_AVG && !s->numcols[a])
 		{
@@ -1149,7 +1151,7 @@ agg_value(GpuHashAggState *s, const gh_groups *g, size_t gi, uint32 id, int a, i
 				return (Datum) 0;
 			}
 			if (is_float)
-				return Float8GetDatum(g->cols[c].fsum[gi] / (double) n);
+				return Float8GetDatum(gpuhash_agg_float_sum(&g->cols[c], gi, false) / (double) n);
 			sum = gha_numeric_final(false, g, s->numcols[a], gi, isnull);
 			if (*isnull || numeric_is_nan(DatumGetNumeric(sum)) ||
 				numeric_is_inf(DatumGetNumeric(sum)))

@@ -14,7 +14,9 @@
  *	avg(int*)	numeric sum / numeric count (numeric_div, as int8_avg does)
  *	sum/avg(float4/8)  the float8 sum (and / count); float4 for sum(float4).
  *				Sums are added in an unspecified order on the device, so they
- *				may differ from PostgreSQL's in the last bits.
+ *				may differ from PostgreSQL's in the last bits; finite values
+ *				whose sum is infinite raise "value out of range: overflow"
+ *				(the column's min and max say whether one was infinite).
  *	min/max		the extreme value; floats travel as order-preserving int64
  *				(gpuhash_float_order) so NaN sorts last as in PostgreSQL
  *
@@ -206,6 +208,20 @@ gpuhash_agg_int8_sum(const gh_aggresult *r, size_t group)
 	return (int64) r->sum_lo[group];
 }
 
+double
+gpuhash_agg_float_sum(const gh_aggresult *r, size_t group, bool as_float4)
+{
+	double		sum = r->fsum[group];
+
+	if ((as_float4 ? isinf((float4) sum) : isinf(sum)) &&
+		r->fmin != NULL && r->fmax != NULL &&
+		!isinf(r->fmin[group]) && !isinf(r->fmax[group]))
+		ereport(ERROR,
+				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+				 errmsg("value out of range: overflow")));
+	return sum;
+}
+
 Datum
 gpuhash_agg_final(GhaOp op, Oid argtype, const gh_groups *g, int col,
 				  size_t group, bool *isnull, char *numeric)
@@ -227,14 +243,16 @@ gpuhash_agg_final(GhaOp op, Oid argtype, const gh_groups *g, int col,
 	{
 		case GHA_SUM:
 			if (is_float)
-				return argtype == FLOAT4OID ? Float4GetDatum((float4) r->fsum[group])
-					: Float8GetDatum(r->fsum[group]);
+				return argtype == FLOAT4OID ?
+					Float4GetDatum((float4) gpuhash_agg_float_sum(r, group, true)) :
+					Float8GetDatum(gpuhash_agg_float_sum(r, group, false));
 			if (argtype == INT8OID)
 				return gha_numeric_of_int128(r->sum_lo[group], gh_sum_hi(r, group), numeric);
 			return Int64GetDatum(gpuhash_agg_int8_sum(r, group));
 		case GHA_AVG:
 			if (is_float)
-				return Float8GetDatum(r->fsum[group] / (double) r->nonnull[group]);
+				return Float8GetDatum(gpuhash_agg_float_sum(r, group, false) /
+									   (double) r->nonnull[group]);
 			return DirectFunctionCall2(numeric_div,
 									   gha_numeric_from_int128(r->sum_lo[group], gh_sum_hi(r, group), 0),
 									   NumericGetDatum(int64_to_numeric(r->nonnull[group])));

@@ -1506,7 +1506,7 @@ star_compile(StarCompileInput *in, const char **why)
 		}
 		else if (v.kind == SV_FLOAT && (op == GHA_SUM || op == GHA_AVG))
 		{
-			set_out(p, nouts, GH_FLOAT64, GH_AGG_SUM);
+			set_out(p, nouts, GH_FLOAT64, GHA_FLOAT_SUM_OPS);
 			emit(&cx, GH_OP_OUT_F8, nouts, v.reg, 0, 0);
 		}
 		else if (v.kind == SV_FLOAT)

@@ -6,7 +6,7 @@
 -- Random tables: uniform, skewed, duplicated, NULL-heavy; sizes that cross
 -- the chunk size and, with a small memory limit, the engine's partitions.
 BEGIN;
-SELECT plan(209);
+SELECT plan(211);
 
 SET LOCAL max_parallel_workers_per_gather = 0;
 -- GpuHashJoin and GpuHashAgg themselves (GpuStarAgg has test/tap/star.sql)
@@ -282,6 +282,10 @@ SELECT * FROM pg_temp.same_rows('parallel agg over join', 'SELECT d.w, count(*),
 SELECT pg_temp.agg_in_workers('parallel agg over join');
 SELECT * FROM pg_temp.same_rows('parallel distinct', 'SELECT DISTINCT k, t IS NULL, n IS NULL FROM gh_pnums', 'GpuHashAgg');
 SELECT pg_temp.agg_in_workers('parallel distinct');
+SELECT throws_ok($$SELECT k % 10, sum(v::float8 * 1e304), avg(v::float8 * 1e304) FROM gh_pfact GROUP BY 1$$,
+                 '22003', 'value out of range: overflow', 'parallel agg: finite float8 values whose sum overflows');
+SELECT throws_ok($$SELECT k % 10, sum(v::float4 * 1e35::float4) FROM gh_pfact GROUP BY 1$$,
+                 '22003', 'value out of range: overflow', 'parallel agg: finite float4 values whose sum overflows');
 
 SELECT * FROM finish();
 ROLLBACK;
