@@ -12,7 +12,8 @@
  *
  * A CustomScan with scanrelid 0.  custom_plans: the fact table's Seq Scan
  * (its target list the table's physical columns; its qual only the quals
- * the device cannot evaluate), then one plan per dimension whose target
+ * the device cannot evaluate), or an Append of such scans of its partitions
+ * (star_fact.c), then one plan per dimension whose target
  * list is the dimension's join key columns, then its grouping expressions,
  * then its payload: the values the fact side's expressions read of it.
  * custom_scan_tlist: the grouping expressions, then the aggregates, all
@@ -145,6 +146,13 @@ typedef struct StarCompileInput
 } StarCompileInput;
 
 /* star_compile.c */
+/* star_fact.c */
+extern bool star_fact_leaves(PlannerInfo *root, Index fact, TupleDesc desc, List **leaves);
+extern double star_rel_pages(PlannerInfo *root, Index x);
+extern Path *star_fact_path(PlannerInfo *root, RelOptInfo *factrel, List *leaves, int workers);
+extern void star_fact_plan(PlannerInfo *root, Plan *factplan, Index fact, List *cpu_quals);
+extern int	star_fact_scans(PlanState *fact, ScanState ***scans);
+
 extern bool star_expr_ok(Node *expr, StarCompileInput *in, const char **why);
 extern bool star_group_type_ok(Oid type, int32 typmod);
 extern StarCompiled *star_compile(StarCompileInput *in, const char **why);

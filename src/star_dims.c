@@ -386,7 +386,6 @@ bool
 star_compile_node(GpuStarAggState *s, const char **why_out)
 {
 	StarCompileInput in = {0};
-	Relation	rel = ((ScanState *) s->fact_ps)->ss_currentRelation;
 	StarCompiled *sc;
 	const char *why = NULL;
 	gh_pagespec *spec;
@@ -395,7 +394,7 @@ star_compile_node(GpuStarAggState *s, const char **why_out)
 
 	for (int d = 0; d < s->ndims; d++)
 		codes[d] = s->dims[d].ncodes;
-	in.fact.desc = RelationGetDescr(rel);
+	in.fact.desc = s->fact_desc;
 	in.quals = s->quals;
 	in.joinquals = s->joinquals;
 	in.dims = s->dims_plan;

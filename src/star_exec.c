@@ -56,6 +56,7 @@
 #include "postgres.h"
 
 #include "access/parallel.h"
+#include "access/table.h"
 #include "catalog/pg_type.h"
 #include "commands/explain.h"
 #include "executor/executor.h"
@@ -68,6 +69,7 @@
 #include "storage/bufmgr.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
+#include "utils/rel.h"
 #include "utils/ruleutils.h"
 
 #include "gpuhash.h"
@@ -240,6 +242,17 @@ BeginGpuStarAgg(CustomScanState *node, EState *estate, int eflags)
 	/* the inputs: the fact table's scan, then the dimensions */
 	s->fact_ps = ExecInitNode(linitial(cscan->custom_plans), estate, eflags);
 	node->custom_ps = list_make1(s->fact_ps);
+	s->nfact_scans = star_fact_scans(s->fact_ps, &s->fact_scans);
+	if (s->nfact_scans > 0)
+		s->fact_desc = RelationGetDescr(s->fact_scans[0]->ss_currentRelation);
+	else
+	{
+		/* every partition pruned: the partitioned table's own layout */
+		Relation	rel = table_open(s->fact_relid, NoLock);
+
+		s->fact_desc = CreateTupleDescCopyConstr(RelationGetDescr(rel));
+		table_close(rel, NoLock);
+	}
 	s->ndims = list_length(s->dims_plan);
 	s->dims = palloc0(sizeof(StarDimState) * Max(s->ndims, 1));
 	foreach(lc, s->dims_plan)
@@ -1232,8 +1245,9 @@ static char *
 shown(GpuStarAggState *s, Node *expr, List *context, bool prefix)
 {
 	CustomScan *cscan = (CustomScan *) s->css.ss.ps.plan;
-	Scan	   *fact = (Scan *) linitial(cscan->custom_plans);
-	int			offset = (int) fact->scanrelid -
+	Plan	   *fact = linitial(cscan->custom_plans);
+	Scan	   *first = (Scan *) (IsA(fact, Append) ? linitial(((Append *) fact)->appendplans) : fact);
+	int			offset = (int) first->scanrelid -
 		intVal(list_nth(cscan->custom_private, STAR_PRIV_FACT_RTI));
 	Node	   *copy = copyObject(expr);
 

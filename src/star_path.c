@@ -170,6 +170,10 @@ typedef struct StarPlan
 	Index		fact;			/* the fact table's range table index */
 	RelOptInfo *factrel;
 	TupleDesc	factdesc;
+	List	   *leaves;			/* a partitioned fact table's partitions (star_fact.c) */
+	double		fact_pages;		/* the table's, or its partitions' summed */
+	double		fact_tuples;
+	double		fact_allvisfrac;
 	int			ndims;
 	Relids	   *comp;			/* each dimension's relations */
 	RelOptInfo **comprel;
@@ -225,11 +229,14 @@ choose_fact(PlannerInfo *root, Relids relids)
 	{
 		RelOptInfo *rel = root->simple_rel_array[x];
 
+		double		pages;
+
 		if (rel == NULL || rel->reloptkind != RELOPT_BASEREL)
 			return 0;
-		if ((double) rel->pages > best_pages)
+		pages = star_rel_pages(root, x);
+		if (pages > best_pages)
 		{
-			best_pages = (double) rel->pages;
+			best_pages = pages;
 			best = x;
 		}
 	}
@@ -243,9 +250,14 @@ fact_readable(PlannerInfo *root, Index fact)
 	RelOptInfo *rel = root->simple_rel_array[fact];
 	ListCell   *lc;
 
-	if (rte->rtekind != RTE_RELATION || rte->inh || rte->tablesample != NULL ||
-		(rte->relkind != RELKIND_RELATION && rte->relkind != RELKIND_MATVIEW) ||
-		rel->part_scheme != NULL || rel->rtekind != RTE_RELATION)
+	if (rte->rtekind != RTE_RELATION || rte->tablesample != NULL ||
+		rel->rtekind != RTE_RELATION)
+		return false;
+	/* a table, or a partitioned table or inheritance tree (star_fact.c) */
+	if (rte->inh ? (rte->relkind != RELKIND_RELATION &&
+					rte->relkind != RELKIND_PARTITIONED_TABLE) :
+		((rte->relkind != RELKIND_RELATION && rte->relkind != RELKIND_MATVIEW) ||
+		 rel->part_scheme != NULL))
 		return false;
 	foreach(lc, rel->baserestrictinfo)
 	{
@@ -636,7 +648,7 @@ unique_by_statistics(StarPlan *sp, int d, Node *r)
 	 * join nothing.)
 	 */
 	if (!stats)
-		return rel->tuples * 10 <= sp->factrel->tuples;
+		return rel->tuples * 10 <= sp->fact_tuples;
 	return !isdefault && nd >= rel->tuples * (1.0 - nullfrac) * 0.999;
 }
 
@@ -919,10 +931,10 @@ static void
 star_costs(StarPlan *sp, Path *path, int workers, int ncpu_quals, double groups,
 		   List *dims, List *filters, int ngroups_dim, int npayloads)
 {
-	RelOptInfo *f = sp->factrel;
 	double		divisor = parallel_divisor(workers);
-	double		tuples = Max(f->tuples, 1.0);
-	double		cpu_rows = ncpu_quals > 0 ? tuples : tuples * (1.0 - f->allvisfrac);
+	double		pages = sp->fact_pages;
+	double		tuples = Max(sp->fact_tuples, 1.0);
+	double		cpu_rows = ncpu_quals > 0 ? tuples : tuples * (1.0 - sp->fact_allvisfrac);
 	Cost		startup = STAR_STARTUP_COST * cpu_operator_cost +
 		gpuhash_engine_open_cost(workers > 0);
 	Cost		run;
@@ -946,12 +958,57 @@ star_costs(StarPlan *sp, Path *path, int workers, int ncpu_quals, double groups,
 	}
 	startup += ngroups_dim * cpu_operator_cost * 100.0 +
 		npayloads * cpu_operator_cost * 100.0;
-	run = seq_page_cost * f->pages +
-		(STAR_PAGE_COST * f->pages + cpu_rows * (cpu_tuple_cost + cpu_operator_cost) +
+	run = seq_page_cost * pages +
+		(STAR_PAGE_COST * pages + cpu_rows * (cpu_tuple_cost + cpu_operator_cost) +
 		 ncpu_quals * tuples * cpu_operator_cost + tuples * STAR_ROW_COST) / divisor;
 	path->startup_cost = startup + run;
 	path->total_cost = path->startup_cost + groups * cpu_tuple_cost;
 	path->rows = groups;
+}
+
+/*
+ * The fact table's pages, rows and all-visible fraction: the table's, or
+ * its partitions' (an appendrel's own are its rows after its quals).
+ */
+static void
+fact_size(StarPlan *sp)
+{
+	ListCell   *lc;
+
+	if (sp->leaves == NIL)
+	{
+		sp->fact_pages = (double) sp->factrel->pages;
+		sp->fact_tuples = sp->factrel->tuples;
+		sp->fact_allvisfrac = sp->factrel->allvisfrac;
+		return;
+	}
+	sp->fact_pages = sp->fact_tuples = sp->fact_allvisfrac = 0;
+	foreach(lc, sp->leaves)
+	{
+		RelOptInfo *leaf = lfirst(lc);
+
+		sp->fact_pages += (double) leaf->pages;
+		sp->fact_tuples += leaf->tuples;
+		sp->fact_allvisfrac += leaf->allvisfrac * (double) leaf->pages;
+	}
+	if (sp->fact_pages > 0)
+		sp->fact_allvisfrac /= sp->fact_pages;
+}
+
+/*
+ * Does a qual of the fact table read its whole row?  A partition's row is
+ * of another type: such a qual is not translated to the partitions' scans
+ * by a change of range table index (star_fact_plan).
+ */
+static bool
+whole_row_qual(StarPlan *sp)
+{
+	Bitmapset  *cols = NULL;
+	ListCell   *lc;
+
+	foreach(lc, sp->factrel->baserestrictinfo)
+		pull_varattnos((Node *) lfirst_node(RestrictInfo, lc)->clause, sp->fact, &cols);
+	return bms_is_member(0 - FirstLowInvalidHeapAttributeNumber, cols);
 }
 
 /* ---- paths ---- */
@@ -1239,15 +1296,20 @@ star_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 	if (sp.fact == 0 || !fact_readable(root, sp.fact))
 		GIVE_UP("the largest relation is not a table the pipeline reads");
 	sp.factrel = root->simple_rel_array[sp.fact];
-	if (!gpuhash_force && sp.factrel->tuples < (double) gpuhash_min_rows)
+	rel = table_open(root->simple_rte_array[sp.fact]->relid, NoLock);
+	sp.factdesc = CreateTupleDescCopyConstr(RelationGetDescr(rel));
+	table_close(rel, NoLock);
+	if (!star_fact_leaves(root, sp.fact, sp.factdesc, &sp.leaves))
+		GIVE_UP("a partition of the fact table is not a table laid out as it is");
+	if (sp.leaves != NIL && whole_row_qual(&sp))
+		GIVE_UP("a qual reads the partitioned fact table's whole row");
+	fact_size(&sp);
+	if (!gpuhash_force && sp.fact_tuples < (double) gpuhash_min_rows)
 		GIVE_UP("the fact table has fewer rows than gpuhash.min_rows");
 	if (!find_components(&sp, input_rel->relids) || !semi_joins(&sp))
 		GIVE_UP("the relations are not a star of inner joins");
 	sp.comprel = palloc0(sizeof(RelOptInfo *) * Max(sp.ndims, 1));
 	sp.payload = palloc0(sizeof(List *) * Max(sp.ndims, 1));
-	rel = table_open(root->simple_rte_array[sp.fact]->relid, NoLock);
-	sp.factdesc = CreateTupleDescCopyConstr(RelationGetDescr(rel));
-	table_close(rel, NoLock);
 
 	for (int d = 0; d < sp.ndims; d++)
 	{
@@ -1527,7 +1589,7 @@ star_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 		(alt = alternative_path(root, output_rel, input_rel->cheapest_total_path, group_exprs,
 								aggrefs, groups_est)) == NULL && any_checked)
 		GIVE_UP("no alternative plan for a checked dimension");
-	factpath = create_seqscan_path(root, sp.factrel, NULL, 0);
+	factpath = star_fact_path(root, sp.factrel, sp.leaves, 0);
 	serial = make_star_path(&sp, output_rel, priv, factpath, dimpaths, alt, groups_est,
 							list_length(cpu_quals), ngroups_dim, list_length(sp.payload_info), false);
 	elog(DEBUG1, "gpuhash: GpuStarAgg offered, serial, at cost %.2f..%.2f",
@@ -1540,8 +1602,10 @@ star_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 		max_parallel_workers_per_gather > 0 && gpuhash_service_ready() &&
 		is_parallel_safe(root, gextra->havingQual))
 	{
-		int			workers = compute_parallel_worker(sp.factrel, sp.factrel->pages, -1,
+		int			workers = compute_parallel_worker(sp.factrel, sp.fact_pages, -1,
 													  max_parallel_workers_per_gather);
+		Path	   *partial = workers > 0 ?
+			star_fact_path(root, sp.factrel, sp.leaves, workers) : NULL;
 		bool		dims_safe = true;
 		List	   *safe_paths = NIL;
 
@@ -1585,9 +1649,8 @@ star_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 				alt = NULL;
 			dims_safe &= alt != NULL || !any_checked;
 		}
-		if (workers > 0 && dims_safe)
+		if (partial != NULL && dims_safe)
 		{
-			Path	   *partial = create_seqscan_path(root, sp.factrel, NULL, workers);
 			CustomPath *cpath = make_star_path(&sp, output_rel, priv, partial, safe_paths, alt,
 											   groups_est, list_length(cpu_quals),
 											   ngroups_dim, list_length(sp.payload_info),
@@ -1650,8 +1713,8 @@ plan_star(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path, List *tlist
 	CustomScan *cscan = makeNode(CustomScan);
 	List	   *priv = best_path->custom_private;
 	Index		fact = (Index) intVal(list_nth(priv, SP_FACT_RTI));
-	RelOptInfo *factrel = root->simple_rel_array[fact];
 	Plan	   *factplan = linitial(custom_plans);
+	Scan	   *first;
 	List	   *cpu_quals = list_nth(priv, SP_CPU_QUALS);
 	List	   *dims = list_nth(priv, SP_DIMS);
 	List	   *filters = list_nth(priv, SP_FILTERS);
@@ -1663,11 +1726,11 @@ plan_star(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path, List *tlist
 			   *lc2;
 	int			d = 0;
 
-	/* the fact table's scan: the table's columns as they are, the CPU quals */
-	if (!IsA(factplan, SeqScan))
-		elog(ERROR, "gpuhash: the fact table of a star is not read by a Seq Scan");
-	factplan->targetlist = build_physical_tlist(root, factrel);
-	factplan->qual = extract_actual_clauses(order_quals(root, cpu_quals), false);
+	/* the fact table's scans: the table's columns as they are, the CPU quals */
+	star_fact_plan(root, factplan, fact,
+				   extract_actual_clauses(order_quals(root, cpu_quals), false));
+	first = (Scan *) (IsA(factplan, Append) ? linitial(((Append *) factplan)->appendplans) :
+					  factplan);
 
 	/* each dimension computes its key, its grouping columns, its payload */
 	forboth(lc, dims, lc2, list_copy_tail(custom_plans, 1))
@@ -1742,7 +1805,7 @@ plan_star(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path, List *tlist
 	cscan->custom_private = lappend(cscan->custom_private, list_nth(priv, SP_AGGS));
 	cscan->custom_private = lappend(cscan->custom_private, list_nth(priv, SP_PAYLOADS));
 	cscan->custom_private = lappend(cscan->custom_private, list_nth(priv, SP_PARALLEL));
-	cscan->custom_private = lappend(cscan->custom_private, makeInteger((int) fact));
+	cscan->custom_private = lappend(cscan->custom_private, makeInteger((int) first->scanrelid));
 	cscan->custom_private = lappend(cscan->custom_private, list_nth(priv, SP_QUALS_SHOWN));
 	cscan->custom_private = lappend(cscan->custom_private, list_nth(priv, SP_GROUP_EQ));
 	cscan->custom_private = lappend(cscan->custom_private, list_nth(priv, SP_ALT));

@@ -82,7 +82,8 @@ typedef struct StarScan
 {
 	GpuStarAggState *s;
 	GhOpStar   *star;
-	Relation	rel;
+	ScanState  *cur;			/* the scan of the table being read */
+	Relation	rel;			/* its table */
 	Snapshot	snapshot;
 	BufferAccessStrategy strategy;
 	/* blocks */
@@ -354,7 +355,7 @@ next_page(StarScan *sc, bool *queued)
 static void
 read_pages(StarScan *sc)
 {
-	SeqScanState *ss = (SeqScanState *) sc->s->fact_ps;
+	SeqScanState *ss = (SeqScanState *) sc->cur;
 	TableScanDesc sd = ss->ss.ss_currentScanDesc;
 	bool		visible_all = !sc->snapshot->takenDuringRecovery && gpuhash_ship_pages;
 	bool		named;
@@ -444,7 +445,7 @@ add_slot(StarScan *sc, TupleTableSlot *slot)
 static void
 pull_rows(StarScan *sc)
 {
-	ScanState  *ss = (ScanState *) sc->s->fact_ps;
+	ScanState  *ss = sc->cur;
 
 	for (;;)
 	{
@@ -465,7 +466,7 @@ pull_rows(StarScan *sc)
 static void
 pull_private(StarScan *sc)
 {
-	ScanState  *ss = (ScanState *) sc->s->fact_ps;
+	ScanState  *ss = sc->cur;
 	ExprContext *econtext = ss->ps.ps_ExprContext;
 	TupleTableSlot *slot = ss->ss_ScanTupleSlot;
 	MemoryContext old = MemoryContextSwitchTo(ss->ps.state->es_query_cxt);
@@ -484,55 +485,84 @@ pull_private(StarScan *sc)
 	ExecClearTuple(slot);
 }
 
+/* Can the pages of the table scan reads go to the device as they are? */
+static bool
+reads_directly(PlanState *scan)
+{
+	return scan->qual == NULL && gpuhash_read_pages && gpuhash_heap_pages_readable(scan);
+}
+
+/* One table of the fact table (the table, or a partition), into the star. */
+static void
+scan_table(StarScan *sc, ScanState *scan)
+{
+	PlanState  *ps = &scan->ps;
+	double		rows = sc->cpu_rows;
+
+	sc->cur = scan;
+	sc->rel = scan->ss_currentRelation;
+	sc->pbscan = NULL;
+	sc->pstarted = false;
+	sc->next = 0;
+	sc->nblocks = 0;
+	if (reads_directly(ps))
+	{
+		if (ps->instrument)
+			InstrStartNode(ps->instrument);
+		read_pages(sc);
+		if (ps->instrument)
+			InstrStopNode(ps->instrument, sc->cpu_rows - rows);
+	}
+	else if (sc->whole && ps->plan->parallel_aware)
+		pull_private(sc);
+	else
+		pull_rows(sc);
+}
+
 void
 star_scan_fact(GpuStarAggState *s)
 {
 	StarScan	sc = {0};
 	PlanState  *fact = s->fact_ps;
-	bool		direct = fact->qual == NULL && gpuhash_read_pages &&
-		gpuhash_heap_pages_readable(fact);
-	bool		gathered = fact->plan->parallel_aware;
+	bool		append = s->nfact_scans != 1 || fact != &s->fact_scans[0]->ps;
 
 	sc.s = s;
 	sc.whole = s->whole_pass;
 	sc.star = s->star;
-	sc.rel = ((ScanState *) fact)->ss_currentRelation;
 	sc.snapshot = fact->state->es_snapshot;
 	sc.max_synth = Min(STAR_SYNTH_PAGES, (int) s->star->max_pages);
 	sc.bufs = palloc(sizeof(Buffer) * s->star->max_named);
 	sc.queued = palloc(sizeof(BlockNumber) * s->star->max_named);
 	sc.vm = palloc0(sizeof(VmCopy));
+	/* the Append over a partitioned table's scans: its rows are theirs */
+	if (append && fact->instrument)
+		InstrStartNode(fact->instrument);
 	for (;;)
 	{
-		if (direct)
-		{
-			if (fact->instrument)
-				InstrStartNode(fact->instrument);
-			read_pages(&sc);
-		}
-		else if (sc.whole && gathered)
-			pull_private(&sc);
-		else
-			pull_rows(&sc);
+		for (int i = 0; i < s->nfact_scans && !sc.abort; i++)
+			scan_table(&sc, s->fact_scans[i]);
 		if (!sc.abort)
 			flush_synth(&sc);
-		if (direct && fact->instrument)
-			InstrStopNode(fact->instrument, sc.cpu_rows);
 		if (!sc.abort || sc.star->given_up || sc.star->escaped)
 			break;
 		/* made again on the CPU: every page once more, by this process alone */
 		sc.star->restart = false;
 		sc.abort = false;
 		sc.whole = s->whole_pass = true;
-		sc.pbscan = NULL;
-		sc.next = 0;
 		sc.nsynth = 0;
 		sc.synth_open = false;
 		s->pages_shipped = s->pages_cached = s->pages_synthetic = s->pages_reread = 0;
 		sc.cpu_rows = 0;
-		if (!direct && !gathered)
-			ExecReScan(fact);
+		for (int i = 0; i < s->nfact_scans; i++)
+		{
+			PlanState  *ps = &s->fact_scans[i]->ps;
+
+			if (!reads_directly(ps) && !ps->plan->parallel_aware)
+				ExecReScan(ps);
+		}
 	}
+	if (append && fact->instrument)
+		InstrStopNode(fact->instrument, sc.cpu_rows);
 	s->rows_cpu += (int64) sc.cpu_rows;
 	s->rows_kept = (int64) s->star->kept;
 	pfree(sc.bufs);

@@ -140,7 +140,10 @@ typedef struct GpuStarAggState
 	Oid		   *argtypes;
 
 	/* the inputs */
-	PlanState  *fact_ps;
+	PlanState  *fact_ps;		/* a Seq Scan, or an Append of a partitioned table's */
+	ScanState **fact_scans;		/* the Seq Scans reading it (star_fact_scans) */
+	int			nfact_scans;
+	TupleDesc	fact_desc;		/* the layout of every one's pages */
 	int			ndims;
 	StarDimState *dims;
 	int			npayloads;
