@@ -280,5 +280,33 @@ ALTER TABLE st_fact ADD COLUMN f_added int DEFAULT 7;
 SELECT star_same($$SELECT d_year, sum(f_added), count(*) FROM st_fact JOIN st_date ON f_date = d_key
   WHERE f_added > 5 GROUP BY d_year$$) AS added_column;
 
+-- a partitioned fact table: the partitions planning keeps, each a Seq Scan
+-- under an Append, read one after another; where a partition is laid out
+-- otherwise than the table, PostgreSQL's plan
+CREATE TABLE st_pfact (f_id int, f_date int, f_part int, f_qty int, f_price numeric(12,2))
+  PARTITION BY RANGE (f_date);
+CREATE TABLE st_pfact_1 PARTITION OF st_pfact FOR VALUES FROM (MINVALUE) TO (19940200);
+CREATE TABLE st_pfact_2 PARTITION OF st_pfact FOR VALUES FROM (19940200) TO (MAXVALUE);
+CREATE TABLE st_pfact_n PARTITION OF st_pfact DEFAULT;
+INSERT INTO st_pfact SELECT f_id, f_date, f_part, f_qty, f_price FROM st_fact;
+ANALYZE st_pfact;
+EXPLAIN (COSTS OFF) SELECT d_year, sum(f_price), count(*) FROM st_pfact JOIN st_date ON f_date = d_key
+  GROUP BY d_year;
+SELECT star_explain($$SELECT d_year, sum(f_price), count(*) FROM st_pfact JOIN st_date ON f_date = d_key
+  WHERE f_date < 19940100 GROUP BY d_year$$);
+SELECT star_same($$SELECT d_year, p_cat, sum(f_price), count(*), min(f_qty) FROM st_pfact, st_date, st_part
+  WHERE f_date = d_key AND f_part = p_key GROUP BY d_year, p_cat$$) AS partitioned,
+       star_same($$SELECT d_year, sum(f_price), count(*) FROM st_pfact JOIN st_date ON f_date = d_key
+  WHERE f_date < 19940100 GROUP BY d_year$$) AS one_partition,
+       star_same($$SELECT f_qty % 5, sum(f_price), count(*) FROM st_pfact GROUP BY 1$$) AS alone;
+CREATE TABLE st_pfact_3 (f_id int, f_date int, f_part int, f_qty int, f_price numeric(12,2), f_more int);
+ALTER TABLE st_pfact_3 DROP COLUMN f_more;
+INSERT INTO st_pfact_3 SELECT * FROM st_pfact_2;
+ALTER TABLE st_pfact DETACH PARTITION st_pfact_2;
+ALTER TABLE st_pfact ATTACH PARTITION st_pfact_3 FOR VALUES FROM (19940200) TO (MAXVALUE);
+ANALYZE st_pfact;
+EXPLAIN (COSTS OFF) SELECT d_year, sum(f_price), count(*) FROM st_pfact JOIN st_date ON f_date = d_key
+  GROUP BY d_year;
+
 DROP FUNCTION star_explain(text), star_same(text);
-DROP TABLE st_fact, st_date, st_part, st_cust, st_nation, st_offer, st_odd;
+DROP TABLE st_fact, st_date, st_part, st_cust, st_nation, st_offer, st_odd, st_pfact, st_pfact_2;

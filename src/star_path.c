@@ -1516,11 +1516,12 @@ star_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 	/*
 	 * The fact table alone: GpuHashAgg reads plain columns (and columns
 	 * modulo a constant) from pages as fast, so the pipeline is offered only
-	 * for what it adds: quals, expressions to evaluate on the device, and
-	 * plain aggregates (GpuHashAgg leaves a single group to PostgreSQL).
+	 * for what it adds: quals, expressions to evaluate on the device, plain
+	 * aggregates (GpuHashAgg leaves a single group to PostgreSQL), and the
+	 * pages of partitions (GpuHashAgg reads an Append's rows).
 	 */
 	if (sp.ndims == 0 && dev_quals == NIL && cpu_quals == NIL && group_exprs != NIL &&
-		plain_inputs(group_exprs, aggrefs))
+		sp.leaves == NIL && plain_inputs(group_exprs, aggrefs))
 		GIVE_UP("nothing to add to GpuHashAgg");
 
 	/* the payloads each dimension computes */

@@ -12,7 +12,8 @@
 -- transaction, so their pages are all-visible.
 SET client_min_messages = warning;
 DROP TABLE IF EXISTS sf_big, sf_fact, sf_day, sf_item, sf_store, sf_empty, sf_multi, sf_pair, sf_pair8,
-                     sf_store_nk, sf_big_nk, sf_day_na, sf_zone;
+                     sf_store_nk, sf_big_nk, sf_day_na, sf_zone, sf_part, sf_inh, sf_inh_1, sf_inh_2,
+                     sf_lay;
 SELECT setseed(0.577);
 CREATE TABLE sf_day (day int PRIMARY KEY, yr int, mon text, season char(6), holiday bool);
 INSERT INTO sf_day SELECT g, 2000 + g / 366, to_char(g % 12 + 1, 'FM00'),
@@ -79,11 +80,34 @@ INSERT INTO sf_fact
          (ARRAY['MAIL', 'SHIP', 'REG AIR', 'TRUCK', 'FOB', 'ÄIR λ', NULL, ''])[g % 8 + 1],
          CASE g % 5 WHEN 0 THEN NULL ELSE 'tag ' || (g % 13) || repeat(' ', g % 3) END
   FROM generate_series(1, 120000) g;
+-- the fact rows again: range-partitioned by day (one partition hash-partitioned
+-- by store, NULL days in the default one); as an inheritance tree; and with a
+-- partition laid out otherwise (attached after a column of the table was dropped)
+CREATE TABLE sf_part (LIKE sf_fact) PARTITION BY RANGE (day);
+CREATE TABLE sf_part_a PARTITION OF sf_part FOR VALUES FROM (MINVALUE) TO (1000);
+CREATE TABLE sf_part_b PARTITION OF sf_part FOR VALUES FROM (1000) TO (2000) PARTITION BY HASH (store);
+CREATE TABLE sf_part_b0 PARTITION OF sf_part_b FOR VALUES WITH (MODULUS 2, REMAINDER 0);
+CREATE TABLE sf_part_b1 PARTITION OF sf_part_b FOR VALUES WITH (MODULUS 2, REMAINDER 1);
+CREATE TABLE sf_part_c PARTITION OF sf_part FOR VALUES FROM (2000) TO (2500);
+CREATE TABLE sf_part_d PARTITION OF sf_part DEFAULT;
+INSERT INTO sf_part SELECT * FROM sf_fact;
+CREATE TABLE sf_inh (LIKE sf_fact);
+CREATE TABLE sf_inh_1 () INHERITS (sf_inh);
+CREATE TABLE sf_inh_2 () INHERITS (sf_inh);
+INSERT INTO sf_inh SELECT * FROM sf_fact WHERE id % 3 = 0;
+INSERT INTO sf_inh_1 SELECT * FROM sf_fact WHERE id % 3 = 1;
+INSERT INTO sf_inh_2 SELECT * FROM sf_fact WHERE id % 3 = 2;
+CREATE TABLE sf_lay (gone int, id int, day int, store int, qty int) PARTITION BY RANGE (id);
+ALTER TABLE sf_lay DROP COLUMN gone;
+CREATE TABLE sf_lay_1 PARTITION OF sf_lay FOR VALUES FROM (MINVALUE) TO (60000);
+CREATE TABLE sf_lay_2 (id int, day int, store int, qty int);
+ALTER TABLE sf_lay ATTACH PARTITION sf_lay_2 FOR VALUES FROM (60000) TO (MAXVALUE);
+INSERT INTO sf_lay SELECT id, day, store, qty FROM sf_fact;
 VACUUM (FREEZE, ANALYZE) sf_big, sf_day, sf_item, sf_store, sf_empty, sf_multi, sf_pair, sf_pair8, sf_fact,
-                         sf_store_nk, sf_big_nk, sf_zone;
+                         sf_store_nk, sf_big_nk, sf_zone, sf_part, sf_inh, sf_inh_1, sf_inh_2, sf_lay;
 
 BEGIN;
-SELECT plan(390);
+SELECT plan(428);
 SET LOCAL gpuhash.enable_star = on;
 
 \ir lib/digests.sql
@@ -597,8 +621,63 @@ SET LOCAL gpuhash.force = on;
 SELECT * FROM pg_temp.in_each_mode('joined_dimensions');
 RESET gpuhash.force;
 
+-- partitioned fact tables (star_fact.c): the partitions planning keeps, read
+-- one after another, in parallel each shared by the processes; rows of one
+-- partition not all-visible (read on the CPU)
+INSERT INTO sf_part SELECT * FROM sf_fact WHERE id % 40 = 0 AND day >= 2000 AND day < 2500;
+CREATE FUNCTION pg_temp.partitioned_facts(tag text) RETURNS SETOF text
+LANGUAGE plpgsql AS $$
+BEGIN
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ', a partitioned fact table',
+    'SELECT d.yr, s.region, count(*), sum(f.amount), avg(f.qty), min(f.shipped)
+       FROM sf_part f JOIN sf_day d ON f.day = d.day JOIN sf_store s ON f.store = s.store
+      GROUP BY 1, 2', 'GpuStarAgg');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ', partitions pruned to one partitioned one',
+    'SELECT s.region, i.cat, count(*), sum(f.qty * f.delta), max(f.ratio)
+       FROM sf_part f JOIN sf_store s ON f.store = s.store JOIN sf_item i ON f.item = i.item
+      WHERE f.day >= 1200 AND f.day < 1900 GROUP BY 1, 2', 'GpuStarAgg');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ', a partitioned fact table, a qual on the CPU',
+    'SELECT d.season, count(*), sum(f.amount)
+       FROM sf_part f JOIN sf_day d ON f.day = d.day
+      WHERE upper(f.mode) LIKE ''%AIR%'' GROUP BY 1', 'GpuStarAgg');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ', a partitioned table alone',
+    'SELECT f.flag, count(*), sum(f.qty), sum(f.amount) FROM sf_part f GROUP BY 1', 'GpuStarAgg');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ', an inheritance tree',
+    'SELECT s.region, count(*), sum(f.amount), min(f.day)
+       FROM sf_inh f JOIN sf_store s ON f.store = s.store GROUP BY 1', 'GpuStarAgg');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ', a partition laid out otherwise',
+    'SELECT s.region, count(*), sum(f.qty) FROM sf_lay f JOIN sf_store s ON f.store = s.store
+      GROUP BY 1', 'GpuStarAgg', false);
+END $$;
+SET LOCAL gpuhash.force = on;
+SELECT * FROM pg_temp.in_each_mode('partitioned_facts');
+-- a generic plan: the Append prunes its partitions by the parameter as the
+-- executor starts
+SET LOCAL plan_cache_mode = force_generic_plan;
+SET LOCAL max_parallel_workers_per_gather = 0;
+PREPARE sf_part_q(int) AS
+  SELECT d.yr, count(*), sum(f.amount) FROM sf_part f JOIN sf_day d ON f.day = d.day
+   WHERE f.day >= $1 GROUP BY 1;
+CREATE FUNCTION pg_temp.part_rows(lo int) RETURNS text
+LANGUAGE plpgsql AS $$
+DECLARE
+  r text;
+BEGIN
+  EXECUTE format('SELECT md5(string_agg(x::text, ''|'' ORDER BY x::text)) FROM (%s) x',
+                 'SELECT d.yr, count(*), sum(f.amount) FROM sf_part f JOIN sf_day d ON f.day = d.day
+                   WHERE f.day >= $1 GROUP BY 1') USING lo INTO r;
+  RETURN r;
+END $$;
+SELECT ok(pg_temp.plan_text('EXECUTE sf_part_q(2100)') ~ 'GpuStarAgg(.|\n)*Subplans Removed: 3',
+          'generic plan: GpuStarAgg over the partitions the parameter leaves');
+SELECT set_config('gpuhash.enabled', 'off', true) IS NOT NULL AS off;
+CREATE TEMP TABLE part_off AS SELECT pg_temp.part_rows(2100) AS r;
+SELECT set_config('gpuhash.enabled', 'on', true) IS NOT NULL AS on;
+SELECT is(pg_temp.part_rows(2100), (SELECT r FROM part_off), 'generic plan: same rows with gpuhash on and off');
+RESET gpuhash.force;
+
 SELECT * FROM finish();
 ROLLBACK;
 
 DROP TABLE sf_big, sf_fact, sf_day, sf_item, sf_store, sf_empty, sf_multi, sf_pair, sf_pair8,
-           sf_store_nk, sf_big_nk, sf_day_na, sf_zone;
+           sf_store_nk, sf_big_nk, sf_day_na, sf_zone, sf_part, sf_inh, sf_inh_1, sf_inh_2, sf_lay;
