@@ -45,7 +45,10 @@
 # GPUHASH_DEVICE (gpu), GPUHASH_FORCE (on), BREAKDOWN (0), LOADERS (8),
 # QUERIES (all, or names such as "q1.1 q3.2" or "q1 q18"), GPUHASH_DEVICES
 # (unset: gpuhash.devices as the server has it; else the settings to time
-# each gpuhash mode with, such as "0 all": one GPU, then every GPU).
+# each gpuhash mode with, such as "0 all": one GPU, then every GPU),
+# SCHEMA_FIRST (a schema searched before the workload's, whose tables stand
+# in for the workload's of the same names: bench_partitioned.sh's partitioned
+# fact table).
 # Connection: the usual PGHOST/PGPORT/PGUSER/PGDATABASE; the database needs
 # CREATE EXTENSION gpuhash.
 set -euo pipefail
@@ -97,7 +100,7 @@ failures=0
 
 # settings SCHEMA MODE WORKERS: the SET commands of a mode (pg, gh_on, gh_off)
 settings() {
-	local s="SET search_path = $1; SET max_parallel_workers_per_gather = $3;" m=${2%%:*}
+	local s="SET search_path = ${SCHEMA_FIRST:+$SCHEMA_FIRST, }$1; SET max_parallel_workers_per_gather = $3;" m=${2%%:*}
 	s+=" SET gpuhash.device = '$DEVICE';"
 	[[ $2 == *:* ]] && s+=" SET gpuhash.devices = '${2#*:}';"
 	if [ "$m" = pg ]; then
@@ -241,11 +244,18 @@ for sf in $SF; do
 	for t in $tables; do
 		$PSQL -c "SELECT count(*) FROM $schema.$t" >/dev/null
 	done
+	if [ -n "${SCHEMA_FIRST:-}" ]; then
+		for t in $($PSQL -At -c "SELECT relname FROM pg_class
+		                         WHERE relnamespace = '$SCHEMA_FIRST'::regnamespace
+		                           AND relkind IN ('r', 'p')"); do
+			$PSQL -c "SELECT count(*) FROM $SCHEMA_FIRST.$t" >/dev/null
+		done
+	fi
 	fact=${tables%%$'\n'*}
 	rows=$($PSQL -At -c "SELECT count(*) FROM $schema.$fact")
 	server=$($PSQL -At -c "SELECT string_agg(name || ' = ' || current_setting(name), ', ' ORDER BY name)
 	                       FROM pg_settings WHERE name IN ('jit', 'shared_buffers', 'work_mem')")
-	echo "$WL_TITLE scale factor $sf: $fact $rows rows; median of $REPS runs in seconds;" \
+	echo "$WL_TITLE scale factor $sf${SCHEMA_FIRST:+ (schema $SCHEMA_FIRST first)}: $fact $rows rows; median of $REPS runs in seconds;" \
 	     "gpuhash.device = $DEVICE, gpuhash.force = ${FORCES[*]}; $server."
 	echo
 	header="| query | rows |"
