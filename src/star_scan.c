@@ -2,7 +2,8 @@
  *
  * star_scan.c
  *	  The fact table of a GpuStarAgg, fed to its star a batch of pages at a
- *	  time: this process's share of it under a Gather, all of it otherwise.
+ *	  time: this process's share of it under a Gather, all of it otherwise;
+ *	  a partitioned one's partitions one after another (star_fact.c).
  *
  * INTERFACE ROUTINES
  *		star_scan_fact		read the blocks, ship them, until there are none
