@@ -13,7 +13,8 @@
  * create_upper_paths_hook at UPPERREL_GROUP_AGG, for a GROUP BY or a plain
  * aggregate over base relations joined by inner joins (and semi joins of
  * the fact table with a dimension), when one of
- * them (the fact table: the largest, an ordinary heap table) is joined to
+ * them (the fact table: the largest, an ordinary heap table, or a
+ * partitioned table of them: star_fact.c) is joined to
  * every other relation, and those join among themselves into components
  * (the dimensions) such that:
  *	- each dimension is joined to the fact table by one equality of a fact
