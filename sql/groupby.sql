@@ -110,9 +110,24 @@ SELECT DISTINCT k2, d FROM g ORDER BY 1 DESC, 2 LIMIT 3;
 SELECT DISTINCT k FROM empty_g;
 EXPLAIN (COSTS OFF) SELECT DISTINCT ON (k) k, t FROM g ORDER BY k, t;
 
--- what is not offered: DISTINCT aggregates, grouping sets, functionally
--- dependent columns
-EXPLAIN (COSTS OFF) SELECT k, count(DISTINCT k) FROM g GROUP BY k;
+-- count(DISTINCT x): a GROUP BY of the grouping columns and x below one of
+-- the grouping columns, its other aggregates made of partial values
+-- (agg_distinct.c); NULL keys and NULL x, int8 sums beyond 2^63, an empty table
+EXPLAIN (COSTS OFF) SELECT k, count(DISTINCT t), sum(i8), avg(i4) FROM g GROUP BY k;
+SELECT k, count(DISTINCT t), sum(i8), avg(i4),
+       avg(f8), count(*), min(t), max(d) FROM g GROUP BY k ORDER BY k;
+SELECT k2, count(DISTINCT k), sum(i2), sum(kb) FROM g GROUP BY k2 ORDER BY k2;
+SELECT count(DISTINCT g.k), count(*), sum(i4) FROM empty_g, g WHERE false;
+SELECT count(DISTINCT k), count(*), sum(v), avg(v) FROM empty_g;
+SET gpuhash.enabled = off;
+SELECT k, count(DISTINCT t), sum(i8), avg(i4),
+       avg(f8), count(*), min(t), max(d) FROM g GROUP BY k ORDER BY k;
+SELECT k2, count(DISTINCT k), sum(i2), sum(kb) FROM g GROUP BY k2 ORDER BY k2;
+RESET gpuhash.enabled;
+
+-- what is not offered: DISTINCT aggregates of two arguments, grouping sets,
+-- functionally dependent columns
+EXPLAIN (COSTS OFF) SELECT k, count(DISTINCT k), count(DISTINCT t) FROM g GROUP BY k;
 EXPLAIN (COSTS OFF) SELECT k, k2, count(*) FROM g GROUP BY GROUPING SETS ((k), (k2));
 CREATE TABLE pk (id int PRIMARY KEY, name text);
 EXPLAIN (COSTS OFF) SELECT id, name, count(*) FROM pk GROUP BY id;

@@ -51,6 +51,7 @@ gpuhash_planner(Query *parse, const char *query_string, int cursorOptions,
 	noted_joins = NIL;
 	PG_TRY();
 	{
+		parse = gpuhash_distinct_rewrite(parse);
 		if (prev_planner_hook)
 			result = prev_planner_hook(parse, query_string, cursorOptions, boundParams);
 		else

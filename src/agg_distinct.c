@@ -1,0 +1,535 @@
+/*-------------------------------------------------------------------------
+ *
+ * agg_distinct.c
+ *	  count(DISTINCT x) as a GROUP BY that adds x: before planning, a query
+ *	  whose aggregates count the distinct values of one expression is
+ *	  rewritten into an aggregation over a subquery grouped by its grouping
+ *	  columns and x, so that both are hash aggregations gpuhash can run.
+ *
+ * INTERFACE ROUTINES
+ *		gpuhash_distinct_rewrite	the query, its DISTINCT aggregates rewritten
+ *
+ * PostgreSQL computes a DISTINCT aggregate by sorting each group's values,
+ * in one process; no GpuHashAgg or GpuStarAgg takes it.  But
+ *
+ *	SELECT g, count(DISTINCT x), count(*), sum(y), min(z), avg(y)
+ *	  FROM t WHERE w GROUP BY g HAVING h
+ *
+ * is
+ *
+ *	SELECT d.g, count(d.x), coalesce(sum(d.n)::int8, 0), sum(d.s1)::int8,
+ *	       min(d.m), sum(d.s2)::numeric / sum(d.c)
+ *	  FROM (SELECT g, x, count(*) n, sum(y) s1, min(z) m, sum(y) s2, count(y) c
+ *	          FROM t WHERE w GROUP BY g, x) d
+ *	 GROUP BY d.g HAVING h'
+ *
+ * each of whose levels is an ordinary GROUP BY: the inner one reads the
+ * table (on the device, as any GROUP BY), the outer one its groups.  The
+ * inner groups of one g hold each distinct x once (NULL too, which count
+ * skips); count, sum, min and max are the same over the partial values;
+ * avg is the sum over the count, as PostgreSQL's final functions divide
+ * them (numeric_div for integers and numerics, float8 for floats); counts
+ * and int2/int4 sums come back to int8 (a sum beyond it raises "bigint out
+ * of range" as int4_sum does).  FILTER clauses of the other aggregates go
+ * to the inner level, row by row.  The result's columns, their types and
+ * names, and the ORDER BY, DISTINCT, LIMIT and HAVING over them are the
+ * query's own; EXPLAIN shows the subquery's aggregation below the outer one.
+ *
+ * Taken: a SELECT whose aggregates (in its target list and HAVING) are
+ * count(DISTINCT x) of one expression x, without FILTER or ORDER BY, and
+ * count, sum and avg (of integers, numerics and floats), min and max of
+ * PostgreSQL's own; no grouping sets, window functions, set-returning
+ * functions in the target list, row locks, sub-selects in the target list
+ * or HAVING, columns made valid by a primary key in the GROUP BY, or
+ * references to an outer query.  The same for the sub-selects in FROM.
+ * Only where gpuhash plans GROUP BYs (gpuhash.enabled, enable_groupby).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "catalog/pg_aggregate.h"
+#include "catalog/pg_namespace.h"
+#include "catalog/pg_type.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/optimizer.h"
+#include "parser/parse_coerce.h"
+#include "parser/parse_oper.h"
+#include "parser/parsetree.h"
+#include "rewrite/rewriteManip.h"
+#include "utils/fmgroids.h"
+#include "utils/lsyscache.h"
+
+#include "agg.h"
+#include "gpuhash.h"
+
+/* the rewrite of one query in progress */
+typedef struct DistinctRewrite
+{
+	Query	   *q;
+	Node	   *x;				/* the DISTINCT aggregates' argument */
+	List	   *group_exprs;	/* the GROUP BY's expressions, in order */
+	List	   *inner_tlist;	/* the subquery's: groups, x, then partial values */
+	int			ndistinct;
+	bool		ok;
+} DistinctRewrite;
+
+/* Aggregate kinds of the outer level */
+typedef enum DistinctKind
+{
+	DK_DISTINCT,				/* count(DISTINCT x) */
+	DK_COUNT,					/* count(*), count(y) */
+	DK_SUM,
+	DK_AVG,
+	DK_EXTREME,					/* min, max */
+	DK_NONE
+} DistinctKind;
+
+/* a numeric type sum and avg take here */
+static bool
+summable(Oid t)
+{
+	return t == INT2OID || t == INT4OID || t == INT8OID || t == NUMERICOID ||
+		t == FLOAT4OID || t == FLOAT8OID;
+}
+
+/* What a (level 0) aggregate is to the rewrite. */
+static DistinctKind
+kind_of(Aggref *a)
+{
+	char	   *name;
+	Oid			t;
+
+	if (a->agglevelsup != 0 || a->aggkind != AGGKIND_NORMAL || a->aggorder != NIL ||
+		a->aggdirectargs != NIL || a->aggvariadic ||
+		get_func_namespace(a->aggfnoid) != PG_CATALOG_NAMESPACE)
+		return DK_NONE;
+	name = get_func_name(a->aggfnoid);
+	if (name == NULL)
+		return DK_NONE;
+	if (a->aggdistinct != NIL)
+		return strcmp(name, "count") == 0 && list_length(a->args) == 1 &&
+			a->aggfilter == NULL ? DK_DISTINCT : DK_NONE;
+	if (strcmp(name, "count") == 0)
+		return DK_COUNT;
+	if (list_length(a->args) != 1)
+		return DK_NONE;
+	t = exprType((Node *) linitial_node(TargetEntry, a->args)->expr);
+	if (strcmp(name, "sum") == 0 && summable(t))
+		return DK_SUM;
+	if (strcmp(name, "avg") == 0 && summable(t))
+		return DK_AVG;
+	if (strcmp(name, "min") == 0 || strcmp(name, "max") == 0)
+		return DK_EXTREME;
+	return DK_NONE;
+}
+
+/* Check every aggregate of the query and find x; false where one is not taken. */
+static bool
+check_aggs(Node *node, DistinctRewrite *rw)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Aggref))
+	{
+		Aggref	   *a = (Aggref *) node;
+		DistinctKind k = kind_of(a);
+
+		if (k == DK_NONE)
+			rw->ok = false;
+		else if (k == DK_DISTINCT)
+		{
+			Node	   *arg = (Node *) linitial_node(TargetEntry, a->args)->expr;
+
+			if (rw->x == NULL)
+				rw->x = arg;
+			else if (!equal(rw->x, arg))
+				rw->ok = false;
+			rw->ndistinct++;
+		}
+		return false;			/* no aggregate inside one of this level */
+	}
+	if (IsA(node, GroupingFunc) || IsA(node, SubLink) || IsA(node, WindowFunc))
+	{
+		rw->ok = false;
+		return false;
+	}
+	return expression_tree_walker(node, check_aggs, rw);
+}
+
+/* A Var of the subquery's column attno (1-based), of the inner expression expr. */
+static Var *
+inner_var(int attno, Node *expr)
+{
+	return makeVar(1, (AttrNumber) attno, exprType(expr), exprTypmod(expr),
+				   exprCollation(expr), 0);
+}
+
+/* The subquery's column holding expr (added where it is not yet there). */
+static Var *
+inner_column(DistinctRewrite *rw, Expr *expr)
+{
+	ListCell   *lc;
+	TargetEntry *te;
+
+	foreach(lc, rw->inner_tlist)
+	{
+		te = lfirst(lc);
+		if (equal(te->expr, expr))
+			return inner_var(te->resno, (Node *) te->expr);
+	}
+	te = makeTargetEntry(expr, list_length(rw->inner_tlist) + 1,
+						 psprintf("p%d", list_length(rw->inner_tlist) + 1), false);
+	rw->inner_tlist = lappend(rw->inner_tlist, te);
+	return inner_var(te->resno, (Node *) expr);
+}
+
+/* An aggregate fn of PostgreSQL's over one argument, as the parser makes it. */
+static Expr *
+make_agg(Oid fn, Expr *arg, Oid inputcollid, Expr *filter, bool star)
+{
+	Aggref	   *a = makeNode(Aggref);
+	Oid			rettype = get_func_rettype(fn);
+
+	a->aggfnoid = fn;
+	a->aggtype = rettype;
+	a->aggcollid = type_is_collatable(rettype) ? inputcollid : InvalidOid;
+	a->inputcollid = inputcollid;
+	a->aggtranstype = InvalidOid;	/* the planner's to resolve */
+	a->aggargtypes = star ? NIL : list_make1_oid(exprType((Node *) arg));
+	a->args = star ? NIL : list_make1(makeTargetEntry(arg, 1, NULL, false));
+	a->aggfilter = filter;
+	a->aggstar = star;
+	a->aggkind = AGGKIND_NORMAL;
+	a->agglevelsup = 0;
+	a->aggsplit = AGGSPLIT_SIMPLE;
+	a->aggno = -1;
+	a->aggtransno = -1;
+	a->location = -1;
+	return (Expr *) a;
+}
+
+/* PostgreSQL's sum of argtype */
+static Oid
+sum_fn(Oid argtype)
+{
+	switch (argtype)
+	{
+		case INT2OID:
+			return F_SUM_INT2;
+		case INT4OID:
+			return F_SUM_INT4;
+		case INT8OID:
+			return F_SUM_INT8;
+		case FLOAT4OID:
+			return F_SUM_FLOAT4;
+		case FLOAT8OID:
+			return F_SUM_FLOAT8;
+		case NUMERICOID:
+			return F_SUM_NUMERIC;
+	}
+	elog(ERROR, "gpuhash: no sum of type %u", argtype);
+	return InvalidOid;			/* keep compiler quiet */
+}
+
+/* expr cast to type t, as CAST would */
+static Expr *
+cast_to(Expr *expr, Oid t)
+{
+	Node	   *n = coerce_to_target_type(NULL, (Node *) expr, exprType((Node *) expr), t, -1,
+										  COERCION_EXPLICIT, COERCE_EXPLICIT_CAST, -1);
+
+	if (n == NULL)
+		elog(ERROR, "gpuhash: no cast from type %u to %u", exprType((Node *) expr), t);
+	return (Expr *) n;
+}
+
+/* The outer level's sum of an inner int8 count, as int8: 0 over no rows. */
+static Expr *
+sum_of_counts(DistinctRewrite *rw, Expr *count)
+{
+	CoalesceExpr *c = makeNode(CoalesceExpr);
+	Var		   *v = inner_column(rw, count);
+
+	c->coalescetype = INT8OID;
+	c->coalescecollid = InvalidOid;
+	c->args = list_make2(cast_to(make_agg(sum_fn(INT8OID), (Expr *) v, InvalidOid, NULL,
+										  false), INT8OID),
+						 makeConst(INT8OID, -1, InvalidOid, 8, Int64GetDatum(0), false, true));
+	c->location = -1;
+	return (Expr *) c;
+}
+
+/* The outer level's expression for aggregate a, its partial values added to the subquery. */
+static Expr *
+outer_agg(DistinctRewrite *rw, Aggref *a)
+{
+	DistinctKind k = kind_of(a);
+	Expr	   *arg = a->args != NIL ? linitial_node(TargetEntry, a->args)->expr : NULL;
+	Oid			t = arg ? exprType((Node *) arg) : InvalidOid;
+	Oid			rettype = a->aggtype;
+
+	switch (k)
+	{
+		case DK_DISTINCT:
+			return make_agg(a->aggfnoid, (Expr *) inner_var(list_length(rw->group_exprs) + 1, rw->x),
+							a->inputcollid, NULL, false);
+		case DK_COUNT:
+			return sum_of_counts(rw, (Expr *) copyObject(a));
+		case DK_SUM:
+			{
+				/* int2/int4 sums are int8, summed as numeric and brought back */
+				Var		   *v = inner_column(rw, (Expr *) copyObject(a));
+				Expr	   *sum = make_agg(sum_fn(rettype), (Expr *) v, InvalidOid, NULL, false);
+
+				return exprType((Node *) sum) == rettype ? sum : cast_to(sum, rettype);
+			}
+		case DK_AVG:
+			{
+				bool		is_float = (t == FLOAT4OID || t == FLOAT8OID);
+				Expr	   *y = is_float ? cast_to((Expr *) copyObject(arg), FLOAT8OID) :
+					(Expr *) copyObject(arg);
+				Oid			sumfn = sum_fn(exprType((Node *) y));
+				Expr	   *s = make_agg(sumfn, y, InvalidOid, copyObject(a->aggfilter), false);
+				Expr	   *c = make_agg(F_COUNT_ANY, (Expr *) copyObject(arg), InvalidOid,
+										 copyObject(a->aggfilter), false);
+				Var		   *sv = inner_column(rw, s);
+				Var		   *cv = inner_column(rw, c);
+				Expr	   *osum = make_agg(sum_fn(exprType((Node *) sv)), (Expr *) sv,
+											InvalidOid, NULL, false);
+				Expr	   *ocount = make_agg(sum_fn(INT8OID), (Expr *) cv, InvalidOid,
+											  NULL, false);
+
+				/* NULL where no value was counted: the division is strict */
+				if (is_float)
+					return (Expr *) makeFuncExpr(F_FLOAT8DIV, FLOAT8OID,
+												 list_make2(osum, cast_to(ocount, FLOAT8OID)),
+												 InvalidOid, InvalidOid, COERCE_EXPLICIT_CALL);
+				return (Expr *) makeFuncExpr(F_NUMERIC_DIV, NUMERICOID,
+											 list_make2(cast_to(osum, NUMERICOID), ocount),
+											 InvalidOid, InvalidOid, COERCE_EXPLICIT_CALL);
+			}
+		case DK_EXTREME:
+			{
+				Var		   *v = inner_column(rw, (Expr *) copyObject(a));
+
+				return make_agg(a->aggfnoid, (Expr *) v, a->inputcollid, NULL, false);
+			}
+		case DK_NONE:
+			break;
+	}
+	rw->ok = false;
+	return (Expr *) a;
+}
+
+/*
+ * The outer level's form of an expression of the query's target list or
+ * HAVING: its grouping expressions the subquery's columns, its aggregates
+ * made of the subquery's partial values.
+ */
+static Node *
+outer_mutator(Node *node, DistinctRewrite *rw)
+{
+	ListCell   *lc;
+	int			i = 0;
+
+	if (node == NULL)
+		return NULL;
+	foreach(lc, rw->group_exprs)
+	{
+		i++;
+		if (equal(node, lfirst(lc)))
+			return (Node *) inner_var(i, node);
+	}
+	if (IsA(node, Aggref))
+		return (Node *) outer_agg(rw, (Aggref *) node);
+	if (IsA(node, Var) && ((Var *) node)->varlevelsup == 0)
+	{
+		/* a column outside the grouping expressions and the aggregates */
+		rw->ok = false;
+		return node;
+	}
+	return expression_tree_mutator(node, outer_mutator, rw);
+}
+
+/*
+ * A name for the subquery's column of expr (EXPLAIN shows it as the outer
+ * level's group key): the column's, where expr is one of q's, else dflt.
+ */
+static char *
+column_name(Query *q, Node *expr, const char *name, const char *dflt)
+{
+	Var		   *v = (Var *) expr;
+
+	if (name != NULL)
+		return pstrdup(name);
+	if (IsA(expr, Var) && v->varlevelsup == 0 && v->varattno > 0)
+		return get_rte_attribute_name(rt_fetch(v->varno, q->rtable), v->varattno);
+	return pstrdup(dflt);
+}
+
+/* Can query q be rewritten at all (its shape, before its aggregates)? */
+static bool
+shape_ok(Query *q)
+{
+	return q->commandType == CMD_SELECT && q->utilityStmt == NULL && q->hasAggs &&
+		q->groupingSets == NIL && !q->groupDistinct && !q->hasWindowFuncs &&
+		!q->hasTargetSRFs && q->setOperations == NULL && !q->hasModifyingCTE &&
+		q->rowMarks == NIL && !q->hasForUpdate && q->constraintDeps == NIL &&
+		!q->hasDistinctOn &&
+		!contain_vars_of_level((Node *) q, 1) &&
+		!checkExprHasSubLink((Node *) q->targetList) &&
+		!checkExprHasSubLink(q->havingQual);
+}
+
+/* q rewritten (a new Query), or NULL where it is not one to rewrite. */
+static Query *
+rewrite_query(Query *q)
+{
+	DistinctRewrite rw = {0};
+	Query	   *inner;
+	Query	   *outer;
+	RangeTblEntry *rte;
+	RangeTblRef *rtr;
+	List	   *colnames = NIL;
+	List	   *outer_tlist = NIL;
+	SortGroupClause *xclause;
+	Oid			ltop,
+				eqop;
+	bool		hashable;
+	Index		maxref = 0;
+	ListCell   *lc;
+
+	if (!shape_ok(q))
+		return NULL;
+	rw.q = q;
+	rw.ok = true;
+	foreach(lc, q->targetList)
+		(void) check_aggs((Node *) lfirst_node(TargetEntry, lc)->expr, &rw);
+	(void) check_aggs(q->havingQual, &rw);
+	if (!rw.ok || rw.ndistinct == 0 || contain_volatile_functions(rw.x))
+		return NULL;
+	get_sort_group_operators(exprType(rw.x), false, true, false, &ltop, &eqop, NULL, &hashable);
+	if (!OidIsValid(eqop) || (!hashable && !OidIsValid(ltop)))
+		return NULL;
+
+	/* the subquery's first columns: the grouping expressions, then x */
+	foreach(lc, q->groupClause)
+	{
+		SortGroupClause *sgc = lfirst_node(SortGroupClause, lc);
+		TargetEntry *te = get_sortgroupclause_tle(sgc, q->targetList);
+
+		rw.group_exprs = lappend(rw.group_exprs, te->expr);
+		rw.inner_tlist = lappend(rw.inner_tlist,
+								 makeTargetEntry((Expr *) copyObject(te->expr),
+												 list_length(rw.inner_tlist) + 1,
+												 column_name(q, (Node *) te->expr, te->resname,
+															 "grouped"),
+												 false));
+		llast_node(TargetEntry, rw.inner_tlist)->ressortgroupref = sgc->tleSortGroupRef;
+		maxref = Max(maxref, sgc->tleSortGroupRef);
+	}
+	foreach(lc, q->targetList)
+		maxref = Max(maxref, lfirst_node(TargetEntry, lc)->ressortgroupref);
+	rw.inner_tlist = lappend(rw.inner_tlist,
+							 makeTargetEntry((Expr *) copyObject(rw.x),
+											 list_length(rw.inner_tlist) + 1,
+											 column_name(q, rw.x, NULL, "counted"), false));
+	llast_node(TargetEntry, rw.inner_tlist)->ressortgroupref = maxref + 1;
+	xclause = makeNode(SortGroupClause);
+	xclause->tleSortGroupRef = maxref + 1;
+	xclause->eqop = eqop;
+	xclause->sortop = ltop;
+	xclause->nulls_first = false;
+	xclause->hashable = hashable;
+
+	/* the outer level's target list and HAVING, which add the partial values */
+	foreach(lc, q->targetList)
+	{
+		TargetEntry *te = flatCopyTargetEntry(lfirst_node(TargetEntry, lc));
+
+		te->expr = (Expr *) outer_mutator((Node *) te->expr, &rw);
+		outer_tlist = lappend(outer_tlist, te);
+	}
+	outer = makeNode(Query);
+	outer->havingQual = outer_mutator(q->havingQual, &rw);
+	if (!rw.ok)
+		return NULL;
+
+	/* the subquery: the query's FROM and WHERE, grouped by its groups and x */
+	inner = copyObject(q);
+	inner->targetList = rw.inner_tlist;
+	inner->groupClause = lappend(copyObject(q->groupClause), xclause);
+	inner->havingQual = NULL;
+	inner->sortClause = NIL;
+	inner->distinctClause = NIL;
+	inner->limitOffset = NULL;
+	inner->limitCount = NULL;
+	inner->limitOption = LIMIT_OPTION_DEFAULT;
+	inner->canSetTag = false;
+	inner->querySource = QSRC_ORIGINAL;
+	inner->utilityStmt = NULL;
+	inner->resultRelation = 0;
+	foreach(lc, rw.inner_tlist)
+		colnames = lappend(colnames, makeString(lfirst_node(TargetEntry, lc)->resname));
+
+	rte = makeNode(RangeTblEntry);
+	rte->rtekind = RTE_SUBQUERY;
+	rte->subquery = inner;
+	rte->alias = makeAlias("distinct_groups", NIL);
+	rte->eref = makeAlias("distinct_groups", colnames);
+	rte->inFromCl = true;
+	rtr = makeNode(RangeTblRef);
+	rtr->rtindex = 1;
+
+	outer->commandType = CMD_SELECT;
+	outer->querySource = q->querySource;
+	outer->queryId = q->queryId;
+	outer->canSetTag = q->canSetTag;
+	outer->rtable = list_make1(rte);
+	outer->jointree = makeFromExpr(list_make1(rtr), NULL);
+	outer->targetList = outer_tlist;
+	outer->groupClause = q->groupClause;
+	outer->hasAggs = true;
+	outer->sortClause = q->sortClause;
+	outer->distinctClause = q->distinctClause;
+	outer->limitOffset = q->limitOffset;
+	outer->limitCount = q->limitCount;
+	outer->limitOption = q->limitOption;
+	outer->stmt_location = q->stmt_location;
+	outer->stmt_len = q->stmt_len;
+	return outer;
+}
+
+/* The query's own FROM sub-selects rewritten in place. */
+static void
+rewrite_from(Query *q)
+{
+	ListCell   *lc;
+
+	foreach(lc, q->rtable)
+	{
+		RangeTblEntry *rte = lfirst_node(RangeTblEntry, lc);
+		Query	   *r;
+
+		if (rte->rtekind != RTE_SUBQUERY || rte->lateral || rte->subquery == NULL)
+			continue;
+		rewrite_from(rte->subquery);
+		if ((r = rewrite_query(rte->subquery)) != NULL)
+			rte->subquery = r;
+	}
+}
+
+Query *
+gpuhash_distinct_rewrite(Query *parse)
+{
+	Query	   *r;
+
+	if (!gpuhash_enabled || !gpuhash_enable_groupby || parse->commandType != CMD_SELECT ||
+		!gpuhash_planning_allowed())
+		return parse;
+	rewrite_from(parse);
+	r = rewrite_query(parse);
+	return r != NULL ? r : parse;
+}
