@@ -18,7 +18,8 @@
 # Environment: FACT_ROWS (100000000), REPS (3), PG_REPS (REPS: runs of
 # PostgreSQL's plans; 0: not timed), WORKERS ("2 8"),
 # GPUHASH_DEVICE (gpu), GPUHASH_FORCE (on; off times the plans the cost model
-# chooses with gpuhash enabled), BENCH_QUERIES (all|join|groupby), LOADERS (8),
+# chooses with gpuhash enabled), BENCH_QUERIES (all|join|groupby|distinct: the
+# count(DISTINCT) queries, not in all), LOADERS (8),
 # GPUHASH_DEVICES (unset; else gpuhash.devices settings to time gpuhash on
 # each, such as "0 all": one GPU, then every GPU), GPUHASH_VARIANTS (unset;
 # else settings to time gpuhash under, one variant after another separated
@@ -52,9 +53,12 @@ Q[join_groupby]="SELECT d.w, count(*), sum(f.v) FROM fact f JOIN dim d ON f.k = 
 Q[join_rows]="SELECT count(*), sum(d.w + f.v) FROM fact f JOIN dim d ON f.k = d.k"
 Q[groupby_100k]="SELECT k % 100000, count(*), sum(v) FROM fact GROUP BY 1"
 Q[groupby_10m]="SELECT k, count(*), sum(v) FROM fact GROUP BY k"
+Q[distinct_1k]="SELECT k % 1000, count(DISTINCT v % 100000), count(*), sum(v) FROM fact GROUP BY 1"
+Q[distinct_all]="SELECT count(DISTINCT k), count(*) FROM fact"
 case ${BENCH_QUERIES:-all} in
 	join) names="scan join join_groupby join_rows" ;;
 	groupby) names="scan groupby_100k groupby_10m" ;;
+	distinct) names="scan distinct_1k distinct_all" ;;
 	*) names="scan join join_groupby join_rows groupby_100k groupby_10m" ;;
 esac
 
