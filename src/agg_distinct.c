@@ -42,11 +42,16 @@
  * functions in the target list, row locks, sub-selects in the target list
  * or HAVING, columns made valid by a primary key in the GROUP BY, or
  * references to an outer query.  The same for the sub-selects in FROM.
- * Only where gpuhash plans GROUP BYs (gpuhash.enabled, enable_groupby).
+ * Only where gpuhash plans GROUP BYs (gpuhash.enabled, enable_groupby), and
+ * by cost: the query is planned both ways, and the rewritten plan runs
+ * where it costs less than the query's own with the sorts of its DISTINCT
+ * aggregates counted, which PostgreSQL's cost model leaves out.
  *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
+
+#include <math.h>
 
 #include "catalog/pg_aggregate.h"
 #include "catalog/pg_namespace.h"
@@ -58,6 +63,7 @@
 #include "parser/parse_oper.h"
 #include "parser/parsetree.h"
 #include "rewrite/rewriteManip.h"
+#include "optimizer/cost.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 
@@ -502,11 +508,12 @@ rewrite_query(Query *q)
 	return outer;
 }
 
-/* The query's own FROM sub-selects rewritten in place. */
-static void
+/* The query's own FROM sub-selects rewritten in place; whether any was. */
+static bool
 rewrite_from(Query *q)
 {
 	ListCell   *lc;
+	bool		any = false;
 
 	foreach(lc, q->rtable)
 	{
@@ -515,21 +522,88 @@ rewrite_from(Query *q)
 
 		if (rte->rtekind != RTE_SUBQUERY || rte->lateral || rte->subquery == NULL)
 			continue;
-		rewrite_from(rte->subquery);
+		any |= rewrite_from(rte->subquery);
 		if ((r = rewrite_query(rte->subquery)) != NULL)
+		{
 			rte->subquery = r;
+			any = true;
+		}
 	}
+	return any;
+}
+
+static bool
+distinct_agg_walker(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Aggref) && ((Aggref *) node)->aggdistinct != NIL)
+		return true;
+	if (IsA(node, Query))
+		return query_tree_walker((Query *) node, distinct_agg_walker, context, 0);
+	return expression_tree_walker(node, distinct_agg_walker, context);
 }
 
 Query *
 gpuhash_distinct_rewrite(Query *parse)
 {
+	Query	   *copy;
 	Query	   *r;
+	bool		any;
 
 	if (!gpuhash_enabled || !gpuhash_enable_groupby || parse->commandType != CMD_SELECT ||
-		!gpuhash_planning_allowed())
-		return parse;
-	rewrite_from(parse);
-	r = rewrite_query(parse);
-	return r != NULL ? r : parse;
+		!distinct_agg_walker((Node *) parse, NULL) || !gpuhash_planning_allowed())
+		return NULL;
+	copy = copyObject(parse);
+	any = rewrite_from(copy);
+	r = rewrite_query(copy);
+	return r != NULL ? r : any ? copy : NULL;
+}
+
+/*
+ * What a plan's DISTINCT aggregates cost beyond the Agg's own estimate:
+ * PostgreSQL sorts each group's values (its cost model leaves that out),
+ * as cost_sort would count it: 2 * cpu_operator_cost per comparison,
+ * n * log2(n / groups) comparisons for n input rows.
+ */
+static Cost
+distinct_sorts(Plan *plan)
+{
+	Cost		cost = 0;
+	ListCell   *lc;
+
+	if (plan == NULL)
+		return 0;
+	if (IsA(plan, Agg) && plan->lefttree != NULL &&
+		(distinct_agg_walker((Node *) plan->targetlist, NULL) ||
+		 distinct_agg_walker((Node *) plan->qual, NULL)))
+	{
+		double		n = Max(plan->lefttree->plan_rows, 1.0);
+		double		groups = Max(plan->plan_rows, 1.0);
+
+		cost += 2.0 * cpu_operator_cost * n * log2(Max(n / groups, 2.0));
+	}
+	cost += distinct_sorts(plan->lefttree) + distinct_sorts(plan->righttree);
+	if (IsA(plan, Append))
+		foreach(lc, ((Append *) plan)->appendplans)
+			cost += distinct_sorts(lfirst(lc));
+	if (IsA(plan, SubqueryScan))
+		cost += distinct_sorts(((SubqueryScan *) plan)->subplan);
+	return cost;
+}
+
+/*
+ * The plan to run: the rewritten query's, or the query's as written where
+ * that costs less, its DISTINCT aggregates' sorts counted (forced, the
+ * rewritten one: gpuhash's nodes wherever they apply).
+ */
+PlannedStmt *
+gpuhash_distinct_choose(PlannedStmt *written, PlannedStmt *rewritten)
+{
+	Cost		a = written->planTree->total_cost + distinct_sorts(written->planTree);
+	Cost		b = rewritten->planTree->total_cost;
+
+	elog(DEBUG1, "gpuhash: count(DISTINCT) as written at cost %.2f (its sorts counted), as a GROUP BY that adds its argument at %.2f",
+		 a, b);
+	return b < a ? rewritten : written;
 }

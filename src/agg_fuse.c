@@ -41,6 +41,21 @@
 static planner_hook_type prev_planner_hook = NULL;
 static List *noted_joins = NIL;
 
+/* the next planner's plan of parse, with no joins noted yet */
+static PlannedStmt *
+plan_one(Query *parse, const char *query_string, int cursorOptions, ParamListInfo boundParams)
+{
+	noted_joins = NIL;
+	if (prev_planner_hook)
+		return prev_planner_hook(parse, query_string, cursorOptions, boundParams);
+	return standard_planner(parse, query_string, cursorOptions, boundParams);
+}
+
+/*
+ * The planner hook: each call (nested ones too) notes joins of its own; a
+ * query with count(DISTINCT x) is planned as written and rewritten
+ * (agg_distinct.c), and the cheaper plan kept.
+ */
 static PlannedStmt *
 gpuhash_planner(Query *parse, const char *query_string, int cursorOptions,
 				ParamListInfo boundParams)
@@ -48,14 +63,19 @@ gpuhash_planner(Query *parse, const char *query_string, int cursorOptions,
 	List	   *saved = noted_joins;
 	PlannedStmt *result;
 
-	noted_joins = NIL;
 	PG_TRY();
 	{
-		parse = gpuhash_distinct_rewrite(parse);
-		if (prev_planner_hook)
-			result = prev_planner_hook(parse, query_string, cursorOptions, boundParams);
+		Query	   *rewritten = gpuhash_distinct_rewrite(parse);
+
+		if (rewritten == NULL)
+			result = plan_one(parse, query_string, cursorOptions, boundParams);
 		else
-			result = standard_planner(parse, query_string, cursorOptions, boundParams);
+		{
+			result = plan_one(rewritten, query_string, cursorOptions, boundParams);
+			if (!gpuhash_force)
+				result = gpuhash_distinct_choose(plan_one(parse, query_string, cursorOptions,
+														  boundParams), result);
+		}
 	}
 	PG_FINALLY();
 	{
