@@ -197,6 +197,7 @@ extern void gha_shared_exchange(GhaSharedInner *sh, dsa_area *area, bool attache
 extern void gpuhash_agg_init(void);
 /* agg_path.c: which aggregate the engine computes; what an output expression needs */
 extern bool gpuhash_agg_classify(Aggref *agg, GhaOp *op, Oid *argtype, Oid *transfn);
+extern char *gpuhash_agg_catalog_name(Aggref *agg);
 extern bool gpuhash_agg_output_aggrefs(Node *node, List *group_exprs, List **aggrefs,
 									   bool *cpu_aggs);
 extern Node *gpuhash_agg_create_state(CustomScan *cscan);

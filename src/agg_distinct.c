@@ -54,7 +54,6 @@
 #include <math.h>
 
 #include "catalog/pg_aggregate.h"
-#include "catalog/pg_namespace.h"
 #include "catalog/pg_type.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
@@ -107,12 +106,7 @@ kind_of(Aggref *a)
 	char	   *name;
 	Oid			t;
 
-	if (a->agglevelsup != 0 || a->aggkind != AGGKIND_NORMAL || a->aggorder != NIL ||
-		a->aggdirectargs != NIL || a->aggvariadic ||
-		get_func_namespace(a->aggfnoid) != PG_CATALOG_NAMESPACE)
-		return DK_NONE;
-	name = get_func_name(a->aggfnoid);
-	if (name == NULL)
+	if ((name = gpuhash_agg_catalog_name(a)) == NULL)
 		return DK_NONE;
 	if (a->aggdistinct != NIL)
 		return strcmp(name, "count") == 0 && list_length(a->args) == 1 &&

@@ -113,19 +113,28 @@ cpu_transfn(Oid aggfnoid, Oid argtype)
 	return result;
 }
 
+/*
+ * The name of agg's function where it is one of PostgreSQL's own, an
+ * ordinary aggregate of this query level without ORDER BY, direct or
+ * variadic arguments; else NULL.
+ */
+char *
+gpuhash_agg_catalog_name(Aggref *agg)
+{
+	if (agg->aggorder != NIL || agg->aggkind != AGGKIND_NORMAL || agg->agglevelsup != 0 ||
+		agg->aggdirectargs != NIL || agg->aggvariadic ||
+		get_func_namespace(agg->aggfnoid) != PG_CATALOG_NAMESPACE)
+		return NULL;
+	return get_func_name(agg->aggfnoid);
+}
+
 /* Classify a supported aggregate; false when the engine cannot compute it. */
 bool
 gpuhash_agg_classify(Aggref *agg, GhaOp *op, Oid *argtype, Oid *transfn)
 {
 	char	   *name;
 
-	if (agg->aggdistinct != NIL || agg->aggorder != NIL ||
-		agg->aggkind != AGGKIND_NORMAL || agg->agglevelsup != 0 ||
-		agg->aggdirectargs != NIL || agg->aggvariadic ||
-		get_func_namespace(agg->aggfnoid) != PG_CATALOG_NAMESPACE)
-		return false;
-	name = get_func_name(agg->aggfnoid);
-	if (name == NULL)
+	if (agg->aggdistinct != NIL || (name = gpuhash_agg_catalog_name(agg)) == NULL)
 		return false;
 	*transfn = InvalidOid;
 	if (agg->aggstar)
