@@ -487,6 +487,7 @@ rewrite_query(Query *q)
 	outer->querySource = q->querySource;
 	outer->queryId = q->queryId;
 	outer->canSetTag = q->canSetTag;
+	outer->hasRowSecurity = q->hasRowSecurity;	/* the plan depends on the role */
 	outer->rtable = list_make1(rte);
 	outer->jointree = makeFromExpr(list_make1(rtr), NULL);
 	outer->targetList = outer_tlist;

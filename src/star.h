@@ -54,7 +54,8 @@
 #define STAR_PRIV_AGGS			5	/* List per aggregate: (op, argtype, arg, filter) */
 #define STAR_PRIV_PAYLOADS		6	/* List per payload value: (dim, column, type, typmod) */
 #define STAR_PRIV_PARALLEL		7	/* Integer: 1 if the node runs under a Gather */
-#define STAR_PRIV_FACT_RTI		8	/* Integer: its range table index when planned */
+#define STAR_PRIV_FACT_RTI		8	/* Integer: the range table index, when planned, of the
+									 * table the first fact scan reads */
 #define STAR_PRIV_QUALS_SHOWN	9	/* List: the device quals as written (EXPLAIN) */
 #define STAR_PRIV_GROUP_EQ		10	/* List per grouping column: (eqop, collation) */
 #define STAR_PRIV_ALT			11	/* Integer: 1 if the last input plan is the alternative */
