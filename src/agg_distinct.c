@@ -43,9 +43,10 @@
  * or HAVING, columns made valid by a primary key in the GROUP BY, or
  * references to an outer query.  The same for the sub-selects in FROM.
  * Only where gpuhash plans GROUP BYs (gpuhash.enabled, enable_groupby), and
- * by cost: the query is planned both ways, and the rewritten plan runs
- * where it costs less than the query's own with the sorts of its DISTINCT
- * aggregates counted, which PostgreSQL's cost model leaves out.
+ * by cost: where the grouping columns and x pack into one 64-bit key
+ * (packs_exactly), the query is planned both ways, and the rewritten plan
+ * runs where it costs less than the query's own with the sorts of its
+ * DISTINCT aggregates counted, which PostgreSQL's cost model leaves out.
  *
  *-------------------------------------------------------------------------
  */
@@ -68,6 +69,7 @@
 
 #include "agg.h"
 #include "gpuhash.h"
+#include "keys.h"
 
 /* the rewrite of one query in progress */
 typedef struct DistinctRewrite
@@ -369,6 +371,35 @@ column_name(Query *q, Node *expr, const char *name, const char *dflt)
 	return pstrdup(dflt);
 }
 
+/*
+ * Do q's grouping columns and x pack exactly into a GpuHashAgg's 64-bit
+ * key (keys.c)?  Wider keys, text among them, go through its dictionary on
+ * the CPU, row by row, which can make the subquery slower than
+ * PostgreSQL's DISTINCT aggregate: by cost the query is rewritten only
+ * where they pack; forced, wherever it can be.
+ */
+static bool
+packs_exactly(Query *q, Node *x)
+{
+	int			bits = gpuhash_key_bits(exprType(x));
+	ListCell   *lc;
+
+	if (gpuhash_force)
+		return true;
+	if (bits == 0 || exprCollation(x) != InvalidOid)
+		return false;
+	foreach(lc, q->groupClause)
+	{
+		Node	   *g = get_sortgroupclause_expr(lfirst(lc), q->targetList);
+		int			b = gpuhash_key_bits(exprType(g));
+
+		if (b == 0 || exprCollation(g) != InvalidOid)
+			return false;
+		bits += b;
+	}
+	return bits <= 64;
+}
+
 /* Can query q be rewritten at all (its shape, before its aggregates)? */
 static bool
 shape_ok(Query *q)
@@ -411,7 +442,7 @@ rewrite_query(Query *q)
 	if (!rw.ok || rw.ndistinct == 0 || contain_volatile_functions(rw.x))
 		return NULL;
 	get_sort_group_operators(exprType(rw.x), false, true, false, &ltop, &eqop, NULL, &hashable);
-	if (!OidIsValid(eqop) || (!hashable && !OidIsValid(ltop)))
+	if (!OidIsValid(eqop) || (!hashable && !OidIsValid(ltop)) || !packs_exactly(q, rw.x))
 		return NULL;
 
 	/* the subquery's first columns: the grouping expressions, then x */

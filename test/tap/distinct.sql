@@ -6,7 +6,7 @@
 -- grouping columns and in x, skewed x, duplicates, text x; an empty table;
 -- serial and parallel plans.
 BEGIN;
-SELECT plan(80);
+SELECT plan(81);
 SELECT setseed(0.31);
 CREATE TABLE dt_fact AS
   SELECT g AS id,
@@ -91,6 +91,9 @@ SELECT * FROM pg_temp.distinct_cases('parallel,');
 SELECT ok(pg_temp.plan_text('SELECT k, count(DISTINCT x), sum(v) FROM dt_fact GROUP BY k')
           ~ 'Gather(.|\n)*GpuHashAgg',
           'parallel: the subquery''s GROUP BY runs in the workers');
+SELECT set_config('gpuhash.force', 'off', true) IS NOT NULL AS by_cost;
+SELECT ok(pg_temp.plan_text('SELECT s, count(DISTINCT t) FROM dt_fact GROUP BY s') !~ 'Gpu',
+          'by cost: text keys, which would go through the dictionary, leave the query as written');
 SELECT set_config('gpuhash.enable_groupby', 'off', true) IS NOT NULL AS groupby_off;
 SELECT ok(pg_temp.plan_text('SELECT k, count(DISTINCT x) FROM dt_fact GROUP BY k') !~ 'distinct_groups',
           'gpuhash.enable_groupby = off: the query as written');
