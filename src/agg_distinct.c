@@ -497,7 +497,7 @@ rewrite_query(Query *q)
 	inner->distinctClause = NIL;
 	inner->limitOffset = NULL;
 	inner->limitCount = NULL;
-	inner->limitOption = LIMIT_OPTION_DEFAULT;
+	inner->limitOption = LIMIT_OPTION_COUNT;
 	inner->canSetTag = false;
 	inner->querySource = QSRC_ORIGINAL;
 	inner->utilityStmt = NULL;
