@@ -125,9 +125,22 @@ SELECT k, count(DISTINCT t), sum(i8), avg(i4),
 SELECT k2, count(DISTINCT k), sum(i2), sum(kb) FROM g GROUP BY k2 ORDER BY k2;
 RESET gpuhash.enabled;
 
--- what is not offered: DISTINCT aggregates of two arguments, grouping sets,
--- functionally dependent columns
-EXPLAIN (COSTS OFF) SELECT k, count(DISTINCT k), count(DISTINCT t) FROM g GROUP BY k;
+-- what is not offered: DISTINCT aggregates of two arguments (whose plan,
+-- PostgreSQL's, differs between releases), grouping sets, functionally
+-- dependent columns
+CREATE FUNCTION plan_has_gpu(q text) RETURNS boolean LANGUAGE plpgsql AS $$
+DECLARE line text;
+BEGIN
+  FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
+    IF line ~ 'Gpu' THEN
+      RETURN true;
+    END IF;
+  END LOOP;
+  RETURN false;
+END $$;
+SELECT plan_has_gpu('SELECT k, count(DISTINCT k), count(DISTINCT t) FROM g GROUP BY k')
+  AS two_distinct_arguments;
+DROP FUNCTION plan_has_gpu(text);
 EXPLAIN (COSTS OFF) SELECT k, k2, count(*) FROM g GROUP BY GROUPING SETS ((k), (k2));
 CREATE TABLE pk (id int PRIMARY KEY, name text);
 EXPLAIN (COSTS OFF) SELECT id, name, count(*) FROM pk GROUP BY id;
