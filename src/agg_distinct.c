@@ -414,7 +414,10 @@ shape_ok(Query *q)
 		!checkExprHasSubLink(q->havingQual);
 }
 
-/* q rewritten (a new Query), or NULL where it is not one to rewrite. */
+/*
+ * q rewritten, or NULL where it is not one to rewrite: a new Query over a
+ * subquery that q itself becomes (the callers' copies of theirs).
+ */
 static Query *
 rewrite_query(Query *q)
 {
@@ -488,8 +491,27 @@ rewrite_query(Query *q)
 	if (!rw.ok)
 		return NULL;
 
-	/* the subquery: the query's FROM and WHERE, grouped by its groups and x */
-	inner = copyObject(q);
+	outer->commandType = CMD_SELECT;
+	outer->querySource = q->querySource;
+	outer->queryId = q->queryId;
+	outer->canSetTag = q->canSetTag;
+	outer->hasRowSecurity = q->hasRowSecurity;	/* the plan depends on the role */
+	outer->targetList = outer_tlist;
+	outer->groupClause = q->groupClause;
+	outer->hasAggs = true;
+	outer->sortClause = q->sortClause;
+	outer->distinctClause = q->distinctClause;
+	outer->limitOffset = q->limitOffset;
+	outer->limitCount = q->limitCount;
+	outer->limitOption = q->limitOption;
+	outer->stmt_location = q->stmt_location;
+	outer->stmt_len = q->stmt_len;
+
+	/*
+	 * The subquery: q itself (the caller's copy), its FROM and WHERE,
+	 * grouped by its groups and x
+	 */
+	inner = q;
 	inner->targetList = rw.inner_tlist;
 	inner->groupClause = lappend(copyObject(q->groupClause), xclause);
 	inner->havingQual = NULL;
@@ -514,23 +536,8 @@ rewrite_query(Query *q)
 	rtr = makeNode(RangeTblRef);
 	rtr->rtindex = 1;
 
-	outer->commandType = CMD_SELECT;
-	outer->querySource = q->querySource;
-	outer->queryId = q->queryId;
-	outer->canSetTag = q->canSetTag;
-	outer->hasRowSecurity = q->hasRowSecurity;	/* the plan depends on the role */
 	outer->rtable = list_make1(rte);
 	outer->jointree = makeFromExpr(list_make1(rtr), NULL);
-	outer->targetList = outer_tlist;
-	outer->groupClause = q->groupClause;
-	outer->hasAggs = true;
-	outer->sortClause = q->sortClause;
-	outer->distinctClause = q->distinctClause;
-	outer->limitOffset = q->limitOffset;
-	outer->limitCount = q->limitCount;
-	outer->limitOption = q->limitOption;
-	outer->stmt_location = q->stmt_location;
-	outer->stmt_len = q->stmt_len;
 	return outer;
 }
 

@@ -84,9 +84,10 @@ gpuhash_elapsed_ms(instr_time start)
 	return INSTR_TIME_GET_MILLISEC(now);
 }
 
+/* expr_errors.c: may evaluating expr raise an error? */
+extern bool gpuhash_expr_may_fail(Node *expr);
 /* engine_session.c */
 extern bool gpuhash_gpu_present(void);
-extern bool gpuhash_expr_may_fail(Node *expr);
 extern bool gpuhash_planning_allowed(void);
 extern gh_backend gpuhash_resolved_backend(void);
 /* replaces the engine's interrupt poll (the GPU service) */

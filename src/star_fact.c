@@ -67,6 +67,27 @@ laid_out_alike(TupleDesc desc, TupleDesc leaf)
 }
 
 /*
+ * The range table indexes of appendrel parent's members that planning kept
+ * (a pruned one has no RelOptInfo, or a dummy one).
+ */
+static List *
+live_members(PlannerInfo *root, Index parent)
+{
+	List	   *members = NIL;
+	ListCell   *lc;
+
+	foreach(lc, root->append_rel_list)
+	{
+		AppendRelInfo *ai = lfirst_node(AppendRelInfo, lc);
+		RelOptInfo *rel = root->simple_rel_array[ai->child_relid];
+
+		if (ai->parent_relid == parent && rel != NULL && !IS_DUMMY_REL(rel))
+			members = lappend_int(members, (int) ai->child_relid);
+	}
+	return members;
+}
+
+/*
  * Add the leaf tables under appendrel parent (the planner's RelOptInfos of
  * the partitions it kept) to *leaves; false where one cannot be read as a
  * fact table laid out as desc.
@@ -76,23 +97,17 @@ add_leaves(PlannerInfo *root, Index parent, TupleDesc desc, List **leaves)
 {
 	ListCell   *lc;
 
-	foreach(lc, root->append_rel_list)
+	foreach(lc, live_members(root, parent))
 	{
-		AppendRelInfo *ai = lfirst_node(AppendRelInfo, lc);
-		RelOptInfo *rel;
-		RangeTblEntry *rte;
+		Index		child = (Index) lfirst_int(lc);
+		RelOptInfo *rel = root->simple_rel_array[child];
+		RangeTblEntry *rte = root->simple_rte_array[child];
 
-		if (ai->parent_relid != parent)
-			continue;
-		rel = root->simple_rel_array[ai->child_relid];
-		rte = root->simple_rte_array[ai->child_relid];
-		if (rel == NULL || IS_DUMMY_REL(rel))
-			continue;			/* pruned */
 		if (rte->rtekind != RTE_RELATION || rel->rtekind != RTE_RELATION)
 			return false;
 		if (rte->inh)
 		{
-			if (!add_leaves(root, ai->child_relid, desc, leaves))
+			if (!add_leaves(root, child, desc, leaves))
 				return false;
 			continue;
 		}
@@ -130,20 +145,13 @@ star_fact_leaves(PlannerInfo *root, Index fact, TupleDesc desc, List **leaves)
 double
 star_rel_pages(PlannerInfo *root, Index x)
 {
-	RelOptInfo *rel = root->simple_rel_array[x];
 	double		pages = 0;
 	ListCell   *lc;
 
 	if (!root->simple_rte_array[x]->inh)
-		return (double) rel->pages;
-	foreach(lc, root->append_rel_list)
-	{
-		AppendRelInfo *ai = lfirst_node(AppendRelInfo, lc);
-		RelOptInfo *child = root->simple_rel_array[ai->child_relid];
-
-		if (ai->parent_relid == x && child != NULL && !IS_DUMMY_REL(child))
-			pages += star_rel_pages(root, ai->child_relid);
-	}
+		return (double) root->simple_rel_array[x]->pages;
+	foreach(lc, live_members(root, x))
+		pages += star_rel_pages(root, (Index) lfirst_int(lc));
 	return pages;
 }
 

@@ -229,7 +229,6 @@ choose_fact(PlannerInfo *root, Relids relids)
 	while ((x = bms_next_member(relids, x)) >= 0)
 	{
 		RelOptInfo *rel = root->simple_rel_array[x];
-
 		double		pages;
 
 		if (rel == NULL || rel->reloptkind != RELOPT_BASEREL)
@@ -997,19 +996,18 @@ fact_size(StarPlan *sp)
 }
 
 /*
- * Does a qual of the fact table read its whole row?  A partition's row is
- * of another type: such a qual is not translated to the partitions' scans
- * by a change of range table index (star_fact_plan).
+ * The fact table's columns its quals read (pull_varattnos: offset by
+ * FirstLowInvalidHeapAttributeNumber).
  */
-static bool
-whole_row_qual(StarPlan *sp)
+static Bitmapset *
+qual_columns(StarPlan *sp)
 {
 	Bitmapset  *cols = NULL;
 	ListCell   *lc;
 
 	foreach(lc, sp->factrel->baserestrictinfo)
 		pull_varattnos((Node *) lfirst_node(RestrictInfo, lc)->clause, sp->fact, &cols);
-	return bms_is_member(0 - FirstLowInvalidHeapAttributeNumber, cols);
+	return cols;
 }
 
 /* ---- paths ---- */
@@ -1119,9 +1117,8 @@ star_may_escape(StarPlan *sp, List *groups, List *grouptypes)
 		if ((Oid) lthird_int(lfirst(lc)) == NUMERICOID)
 			return true;
 
+	cols = qual_columns(sp);
 	pull_varattnos((Node *) sp->factrel->reltarget->exprs, sp->fact, &cols);
-	foreach(lc, sp->factrel->baserestrictinfo)
-		pull_varattnos((Node *) lfirst_node(RestrictInfo, lc)->clause, sp->fact, &cols);
 	while ((k = bms_next_member(cols, k)) >= 0)
 	{
 		AttrNumber	attno = k + FirstLowInvalidHeapAttributeNumber;
@@ -1302,7 +1299,9 @@ star_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 	table_close(rel, NoLock);
 	if (!star_fact_leaves(root, sp.fact, sp.factdesc, &sp.leaves))
 		GIVE_UP("a partition of the fact table is not a table laid out as it is");
-	if (sp.leaves != NIL && whole_row_qual(&sp))
+	/* a partition's whole row is of another type: such a qual is not the partitions' */
+	if (sp.leaves != NIL &&
+		bms_is_member(0 - FirstLowInvalidHeapAttributeNumber, qual_columns(&sp)))
 		GIVE_UP("a qual reads the partitioned fact table's whole row");
 	fact_size(&sp);
 	if (!gpuhash_force && sp.fact_tuples < (double) gpuhash_min_rows)
