@@ -342,7 +342,9 @@ read_page(const gh_star *s, cpu_star *cs, const uint8_t *page, uint32_t p)
 	const gh_pagespec *spec = &s->spec;
 	int			items = gh_page_items(page, spec);
 	size_t		first = cs->nrows;
-	bool		escaped = false;
+	bool		escaped = false,
+				unsure = false;
+	bool		judge = spec->vis_horizon != 0 && !gh_page_all_visible(page);
 	int			err = GH_DATAERR_NONE;
 
 	if (items < 0)
@@ -358,7 +360,14 @@ read_page(const gh_star *s, cpu_star *cs, const uint8_t *page, uint32_t p)
 			cs->nrows = first;
 			return GH_STAR_PAGE_BAD;
 		}
-		if (r == 0 || escaped)
+		if (r > 0 && judge)
+		{
+			int			vis = gh_tuple_visibility(c.tup, spec->vis_horizon);
+
+			unsure = unsure || vis < 0;
+			r = vis > 0 ? r : 0;
+		}
+		if (r == 0 || escaped || unsure)
 			continue;			/* a later tuple may still be malformed */
 		out.key = 0;
 		out.vals = cs->vals + cs->nrows;
@@ -375,10 +384,11 @@ read_page(const gh_star *s, cpu_star *cs, const uint8_t *page, uint32_t p)
 		else if (r <= GH_VM_ERROR && err == GH_DATAERR_NONE)
 			err = GH_VM_ERROR - r;
 	}
-	if (!escaped && err == GH_DATAERR_NONE)
+	if (!escaped && !unsure && err == GH_DATAERR_NONE)
 		return GH_STAR_PAGE_OK;
 	cs->nrows = first;
-	return escaped ? GH_STAR_PAGE_ESCAPE : GH_STAR_PAGE_ERROR + err;
+	return unsure ? GH_STAR_PAGE_UNSURE : escaped ? GH_STAR_PAGE_ESCAPE :
+		GH_STAR_PAGE_ERROR + err;
 }
 
 gh_status

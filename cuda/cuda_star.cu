@@ -221,7 +221,8 @@ star_read_kernel(const uint8_t *base, const uint32_t *ids, const gh_pagecopy *co
 {
 	extern __shared__ uint4 page_words[];
 	__shared__ int page_bad,
-				page_escape;
+				page_escape,
+				page_unsure;
 	__shared__ unsigned int page_error;	/* line pointer << 8 | gh_dataerr, or UINT_MAX */
 	const uint8_t *page = (const uint8_t *) page_words;
 
@@ -229,16 +230,19 @@ star_read_kernel(const uint8_t *base, const uint32_t *ids, const gh_pagecopy *co
 	{
 		size_t		slot0 = p * spec.max_tuples;
 		int			items;
+		bool		judge;
 
 		gh_cuda_page_load(page_words, base, ids, p, spec.page_size, copy);
 		if (threadIdx.x == 0)
 		{
 			page_bad = 0;
 			page_escape = 0;
+			page_unsure = 0;
 			page_error = UINT_MAX;
 		}
 		__syncthreads();
 		items = gh_page_items(page, &spec);
+		judge = spec.vis_horizon != 0 && !gh_page_all_visible(page);
 		if (items < 0)
 		{
 			items = 0;
@@ -254,6 +258,14 @@ star_read_kernel(const uint8_t *base, const uint32_t *ids, const gh_pagecopy *co
 				gh_vmcols	c;
 				int			r = gh_vm_locate(page, &spec, i, &c);
 
+				if (r > 0 && judge)
+				{
+					int			vis = gh_tuple_visibility(c.tup, spec.vis_horizon);
+
+					if (vis < 0)
+						page_unsure = 1;
+					r = vis > 0 ? r : 0;
+				}
 				if (r < 0)
 					page_bad = 1;
 				else if (r > 0)
@@ -276,7 +288,8 @@ star_read_kernel(const uint8_t *base, const uint32_t *ids, const gh_pagecopy *co
 		}
 		__syncthreads();
 		if (threadIdx.x == 0)
-			status[p] = page_bad ? GH_STAR_PAGE_BAD : page_escape ? GH_STAR_PAGE_ESCAPE :
+			status[p] = page_bad ? GH_STAR_PAGE_BAD : page_unsure ? GH_STAR_PAGE_UNSURE :
+				page_escape ? GH_STAR_PAGE_ESCAPE :
 				page_error != UINT_MAX ? GH_STAR_PAGE_ERROR + (page_error & 255) : GH_STAR_PAGE_OK;
 		__syncthreads();		/* before the next page overwrites the copy */
 	}

@@ -429,6 +429,14 @@ typedef struct gh_pagespec
 	int16_t		attlen[GH_PAGE_MAX_ATTS];
 	uint8_t		attalign[GH_PAGE_MAX_ATTS]; /* 1, 2, 4 or 8 */
 	int8_t		out_of[GH_PAGE_MAX_ATTS];
+	/*
+	 * A star's pages (gh_star_read): 0, every tuple is visible; else the
+	 * xmin of the reader's MVCC snapshot, against which the tuples of a page
+	 * without PD_ALL_VISIBLE are judged by their hint bits
+	 * (gh_tuple_visibility): the invisible ones skipped, and a page with one
+	 * they cannot judge GH_STAR_PAGE_UNSURE.
+	 */
+	uint32_t	vis_horizon;
 } gh_pagespec;
 
 /*
@@ -918,7 +926,9 @@ extern void gh_dim_free(gh_dim *d);
  *	gh_star_read	run the program over npages pages (as gh_extract_pages
  *					reads them); status[p] says what became of page p:
  *					GH_STAR_PAGE_OK, _BAD (malformed), _ESCAPE (a row the
- *					device cannot evaluate), _MISSED (a page only the page
+ *					device cannot evaluate), _UNSURE (a tuple whose
+ *					visibility its hint bits do not tell: spec.vis_horizon),
+ *					_MISSED (a page only the page
  *					cache could give, GH_PAGE_CACHED_ONLY, that it holds no
  *					copy of: not read), or GH_STAR_PAGE_ERROR + a
  *					gh_dataerr (a row raised it; the first in page and line
@@ -947,6 +957,7 @@ extern void gh_dim_free(gh_dim *d);
 #define GH_STAR_PAGE_BAD	1
 #define GH_STAR_PAGE_ESCAPE 2
 #define GH_STAR_PAGE_MISSED 3
+#define GH_STAR_PAGE_UNSURE 4
 #define GH_STAR_PAGE_ERROR	16	/* + gh_dataerr */
 
 typedef struct gh_star gh_star;

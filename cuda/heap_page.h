@@ -20,7 +20,8 @@
  * the page and the tuple before it is followed, and a page that fails a
  * check is reported as malformed (its rows are then read by PostgreSQL's
  * own code, which reports real corruption as PostgreSQL does).  Visibility
- * is the caller's business: these functions return every LP_NORMAL tuple.
+ * is the caller's business: these functions return every LP_NORMAL tuple;
+ * gh_tuple_visibility tells what a tuple's hint bits alone say of it.
  *
  *-------------------------------------------------------------------------
  */
@@ -48,6 +49,21 @@
 #define GH_TUP_BITS_OFF 23
 #define GH_TUP_HASNULL 0x0001
 #define GH_TUP_NATTS_MASK 0x07FF
+/* visibility: pd_flags, the tuple's xmin and xmax, t_infomask's hint bits */
+#define GH_PAGE_FLAGS_OFF 10
+#define GH_PD_ALL_VISIBLE 0x0004
+#define GH_TUP_XMIN_OFF 0
+#define GH_TUP_XMAX_OFF 4
+#define GH_TUP_XMAX_KEYSHR_LOCK 0x0010
+#define GH_TUP_XMAX_EXCL_LOCK 0x0040
+#define GH_TUP_XMAX_LOCK_ONLY 0x0080
+#define GH_TUP_LOCK_MASK 0x0050
+#define GH_TUP_XMIN_COMMITTED 0x0100
+#define GH_TUP_XMIN_INVALID 0x0200
+#define GH_TUP_XMIN_FROZEN 0x0300
+#define GH_TUP_XMAX_COMMITTED 0x0400
+#define GH_TUP_XMAX_INVALID 0x0800
+#define GH_TUP_XMAX_IS_MULTI 0x1000
 
 GH_HOSTDEV static inline uint16_t
 gh_page_u16(const uint8_t *p)
@@ -74,6 +90,52 @@ gh_page_items(const uint8_t *page, const gh_pagespec *spec)
 		return -1;
 	n = (lower - GH_PAGE_HEADER_SIZE) / GH_ITEMID_SIZE;
 	return n > spec->max_tuples ? -1 : (int) n;
+}
+
+/* Does the page's header say every tuple on it is visible to everyone? */
+GH_HOSTDEV static inline bool
+gh_page_all_visible(const uint8_t *page)
+{
+	return (gh_page_u16(page + GH_PAGE_FLAGS_OFF) & GH_PD_ALL_VISIBLE) != 0;
+}
+
+/* TransactionIdPrecedes: modulo 2^32, the special ids below the normal ones */
+GH_HOSTDEV static inline bool
+gh_xid_precedes(uint32_t a, uint32_t b)
+{
+	if (a < 3 || b < 3)
+		return a < b;
+	return (int32_t) (a - b) < 0;
+}
+
+/*
+ * What the hint bits of a tuple (tup: its header) say of it to an MVCC
+ * snapshot whose xmin is horizon: 1 visible, 0 invisible, -1 they cannot
+ * tell (the snapshot's in-progress list, the commit log or the command id
+ * would).  The cases HeapTupleSatisfiesMVCC decides from the header alone:
+ * the inserter is frozen, or committed before every transaction the
+ * snapshot may see as in progress (xmin precedes its xmin), or aborted;
+ * the deleter is none, a locker only, or committed before the horizon.
+ * Hint bits are set without the page's exclusive lock, but each only ever
+ * from unknown to known, and the 16-bit t_infomask is read whole.
+ */
+GH_HOSTDEV static inline int
+gh_tuple_visibility(const uint8_t *tup, uint32_t horizon)
+{
+	uint32_t	m = gh_page_u16(tup + GH_TUP_INFOMASK_OFF);
+
+	if (!(m & GH_TUP_XMIN_COMMITTED))
+		return (m & GH_TUP_XMIN_INVALID) ? 0 : -1;
+	if ((m & GH_TUP_XMIN_FROZEN) != GH_TUP_XMIN_FROZEN &&
+		!gh_xid_precedes(gh_page_u32(tup + GH_TUP_XMIN_OFF), horizon))
+		return -1;
+	if ((m & GH_TUP_XMAX_INVALID) || (m & GH_TUP_XMAX_LOCK_ONLY) ||
+		(m & (GH_TUP_XMAX_IS_MULTI | GH_TUP_LOCK_MASK)) == GH_TUP_XMAX_EXCL_LOCK)
+		return 1;
+	if (!(m & GH_TUP_XMAX_IS_MULTI) && (m & GH_TUP_XMAX_COMMITTED) &&
+		gh_xid_precedes(gh_page_u32(tup + GH_TUP_XMAX_OFF), horizon))
+		return 0;
+	return -1;
 }
 
 /*

@@ -24,6 +24,18 @@
 #include "engine_ops.h"
 
 /*
+ * A page shipped though it was not all-visible (a star's, whose tuples the
+ * device judges by their hint bits: star_scan.c) is given with its LSN and
+ * this bit, which no real LSN reaches.  Only pages of WAL-logged tables go
+ * so, and every change to such a page sets its LSN but hint bits (each
+ * only ever set, and judged as read) and PD_ALL_VISIBLE where VACUUM's
+ * first pass sets it, under a cleanup lock, which the pin blocks (as it
+ * blocks pruning): so the LSN alone tells that the page did not change
+ * while it was read.
+ */
+#define GPUHASH_LSN_NOT_ALL_VISIBLE (UINT64CONST(1) << 63)
+
+/*
  * Is a shipped page, share-locked, still as it was when it was pinned and
  * seen all-visible with LSN lsn?  A change to an all-visible page clears
  * the flag first, under the exclusive lock, and only VACUUM sets it again,
@@ -35,6 +47,8 @@
 static inline bool
 gpuhash_page_unchanged(Page page, XLogRecPtr lsn)
 {
+	if (lsn & GPUHASH_LSN_NOT_ALL_VISIBLE)
+		return PageGetLSN(page) == (lsn & ~GPUHASH_LSN_NOT_ALL_VISIBLE);
 	return PageGetLSN(page) == lsn && PageIsAllVisible(page);
 }
 

@@ -45,6 +45,22 @@ StaticAssertDecl(offsetof(HeapTupleHeaderData, t_bits) == GH_TUP_BITS_OFF, "t_bi
 StaticAssertDecl(HEAP_HASNULL == GH_TUP_HASNULL, "HEAP_HASNULL");
 StaticAssertDecl(HEAP_NATTS_MASK == GH_TUP_NATTS_MASK, "HEAP_NATTS_MASK");
 StaticAssertDecl(BLCKSZ % 16 == 0, "BLCKSZ");
+/* and what gh_tuple_visibility reads of it */
+StaticAssertDecl(offsetof(PageHeaderData, pd_flags) == GH_PAGE_FLAGS_OFF, "pd_flags");
+StaticAssertDecl(PD_ALL_VISIBLE == GH_PD_ALL_VISIBLE, "PD_ALL_VISIBLE");
+StaticAssertDecl(offsetof(HeapTupleHeaderData, t_choice.t_heap.t_xmin) == GH_TUP_XMIN_OFF, "t_xmin");
+StaticAssertDecl(offsetof(HeapTupleHeaderData, t_choice.t_heap.t_xmax) == GH_TUP_XMAX_OFF, "t_xmax");
+StaticAssertDecl(HEAP_XMAX_KEYSHR_LOCK == GH_TUP_XMAX_KEYSHR_LOCK, "HEAP_XMAX_KEYSHR_LOCK");
+StaticAssertDecl(HEAP_XMAX_EXCL_LOCK == GH_TUP_XMAX_EXCL_LOCK, "HEAP_XMAX_EXCL_LOCK");
+StaticAssertDecl(HEAP_XMAX_LOCK_ONLY == GH_TUP_XMAX_LOCK_ONLY, "HEAP_XMAX_LOCK_ONLY");
+StaticAssertDecl(HEAP_LOCK_MASK == GH_TUP_LOCK_MASK, "HEAP_LOCK_MASK");
+StaticAssertDecl(HEAP_XMIN_COMMITTED == GH_TUP_XMIN_COMMITTED, "HEAP_XMIN_COMMITTED");
+StaticAssertDecl(HEAP_XMIN_INVALID == GH_TUP_XMIN_INVALID, "HEAP_XMIN_INVALID");
+StaticAssertDecl(HEAP_XMIN_FROZEN == GH_TUP_XMIN_FROZEN, "HEAP_XMIN_FROZEN");
+StaticAssertDecl(HEAP_XMAX_COMMITTED == GH_TUP_XMAX_COMMITTED, "HEAP_XMAX_COMMITTED");
+StaticAssertDecl(HEAP_XMAX_INVALID == GH_TUP_XMAX_INVALID, "HEAP_XMAX_INVALID");
+StaticAssertDecl(HEAP_XMAX_IS_MULTI == GH_TUP_XMAX_IS_MULTI, "HEAP_XMAX_IS_MULTI");
+StaticAssertDecl(FirstNormalTransactionId == 3, "FirstNormalTransactionId");
 
 struct GhPageScan
 {

@@ -513,6 +513,7 @@ scan_again(GpuStarAggState *s)
 {
 	s->star->restart = false;
 	s->pages_shipped = s->pages_cached = s->pages_synthetic = s->pages_reread = 0;
+	s->pages_judged = s->pages_undecided = 0;
 	s->rows_cpu = 0;
 	if (s->shared != NULL)
 		s->whole_pass = true;
@@ -1339,11 +1340,13 @@ ExplainGpuStarAgg(CustomScanState *node, List *ancestors, ExplainState *es)
 		if (s->stat_devices)
 			ExplainPropertyText("Devices Used", gpuhash_devices_text(s->stat_devices), es);
 		ExplainPropertyText("Heap Pages",
-							psprintf("shipped=%lld from the page cache=%lld made of rows read on the CPU=%lld reread after a change=%lld",
+							psprintf("shipped=%lld not all-visible=%lld from the page cache=%lld made of rows read on the CPU=%lld reread after a change=%lld visibility undecided=%lld",
 									 (long long) s->pages_shipped,
+									 (long long) s->pages_judged,
 									 (long long) s->pages_cached,
 									 (long long) s->pages_synthetic,
-									 (long long) s->pages_reread), es);
+									 (long long) s->pages_reread,
+									 (long long) s->pages_undecided), es);
 		if (es->timing)
 		{
 			ExplainPropertyFloat("Dimension Time", "ms", s->dims_ms, 3, es);

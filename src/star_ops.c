@@ -162,6 +162,8 @@ star_core_pages(StarCore *c, const void *base, const uint32 *pages, const uint64
 		else if (lsns != NULL && pages[p] != GH_PAGE_CACHED_ONLY &&
 				 !gpuhash_buffer_unchanged(pages[p], lsns[p]))
 			status[p] = STAR_PAGE_READ_AGAIN;
+		else if (res[p] == GH_STAR_PAGE_UNSURE)
+			status[p] = STAR_PAGE_UNDECIDED;
 		else
 			status[p] = STAR_PAGE_KEPT;
 	}

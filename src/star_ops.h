@@ -74,6 +74,12 @@ typedef struct StarPageNames
 #define STAR_PAGE_READ_AGAIN	1
 #define STAR_PAGE_NOT_CACHED	2
 /*
+ * A page that is not all-visible holds a tuple whose hint bits do not tell
+ * its visibility to the query's snapshot (GH_STAR_PAGE_UNSURE): to be read
+ * by the caller with PostgreSQL's visibility checks.
+ */
+#define STAR_PAGE_UNDECIDED		4
+/*
  * A row of the page holds a value the device cannot evaluate
  * (GH_STAR_PAGE_ESCAPE: a variable-length value stored compressed or out of
  * line, a numeric NaN, a product beyond 128 bits); nothing of the batch is

@@ -60,6 +60,7 @@
 #include "utils/snapmgr.h"
 
 #include "gpuhash.h"
+#include "page_ops.h"
 #include "page_scan.h"
 #include "star_state.h"
 
@@ -99,6 +100,7 @@ typedef struct StarScan
 	Buffer	   *bufs;			/* InvalidBuffer: given by name alone */
 	int			npinned;		/* of them pinned */
 	bool		try_cache;		/* give all-visible pages by name alone */
+	bool		judged;			/* ship pages not all-visible, for the device to judge */
 	VmCopy	   *vm;
 	/* blocks the page cache had no copy of, to be shipped pinned */
 	BlockNumber *queued;
@@ -164,7 +166,9 @@ add_tuple(StarScan *sc, HeapTupleHeader data, uint32 len)
 	{
 		if (!sc->synth_open)
 		{
+			/* every row on it is visible: the device must not judge them */
 			PageInit(synth_page(sc, sc->nsynth), BLCKSZ, 0);
+			PageSetAllVisible(synth_page(sc, sc->nsynth));
 			sc->synth_open = true;
 		}
 		if (PageAddItemExtended(synth_page(sc, sc->nsynth), (Item) data, len,
@@ -309,6 +313,8 @@ ship(StarScan *sc)
 				sc->s->pages_cached++;
 			}
 			sc->s->pages_shipped++;
+			if (star->lsns[p] & GPUHASH_LSN_NOT_ALL_VISIBLE)
+				sc->s->pages_judged++;
 		}
 		else if (star->status[p] == STAR_PAGE_NOT_CACHED && !BufferIsValid(buf))
 			sc->queued[sc->nqueued++] = star->blocks[p];
@@ -320,7 +326,10 @@ ship(StarScan *sc)
 			LockBuffer(buf, BUFFER_LOCK_SHARE);
 			add_visible(sc, buf);
 			UnlockReleaseBuffer(buf);
-			sc->s->pages_reread++;
+			if (star->status[p] == STAR_PAGE_UNDECIDED)
+				sc->s->pages_undecided++;
+			else
+				sc->s->pages_reread++;
 		}
 	}
 	sc->nship = 0;
@@ -373,6 +382,15 @@ read_pages(StarScan *sc)
 		sc->strategy = GetAccessStrategy(BAS_BULKREAD);
 	gpuhash_op_star_name(sc->star, sc->rel);
 	named = sc->star->name_rel != 0 && visible_all;
+	/*
+	 * Pages that are not all-visible go to the device too, which judges
+	 * their tuples by their hint bits against the snapshot's xmin and hands
+	 * back a page it cannot judge (STAR_PAGE_UNDECIDED), where the table's
+	 * changes all set the page LSN that tells a page changed meanwhile
+	 * (page_ops.h: GPUHASH_LSN_NOT_ALL_VISIBLE).  Every process of a query
+	 * has its snapshot, and so the horizon the star was compiled with.
+	 */
+	sc->judged = visible_all && star_vis_horizon(sc->snapshot) != 0 && RelationNeedsWAL(sc->rel);
 	sc->try_cache = named && sc->star->in_service && gpuhash_page_cache_mb != 0;
 	sc->vm->page = InvalidBlockNumber;
 	sc->exhausted = false;
@@ -393,10 +411,12 @@ read_pages(StarScan *sc)
 			add_page(sc, blk, InvalidBuffer, InvalidXLogRecPtr, version);
 		else
 		{
+			XLogRecPtr	lsn;
+
 			buf = ReadBufferExtended(sc->rel, MAIN_FORKNUM, blk, RBM_NORMAL, sc->strategy);
 			LockBuffer(buf, BUFFER_LOCK_SHARE);
 			page = BufferGetPage(buf);
-			if (!PageIsAllVisible(page) || !visible_all)
+			if (!visible_all || (!PageIsAllVisible(page) && !sc->judged))
 			{
 				add_visible(sc, buf);
 				UnlockReleaseBuffer(buf);
@@ -407,9 +427,13 @@ read_pages(StarScan *sc)
 			 * it (gpuhash.debug_reread_pages: every other page as if it changed
 			 * meanwhile, with an LSN it does not have)
 			 */
-			add_page(sc, blk, buf,
-					 PageGetLSN(page) ^ (gpuhash_debug_reread_pages && blk % 2 == 0 ? 1 : 0),
-					 version);
+			lsn = PageGetLSN(page) ^ (gpuhash_debug_reread_pages && blk % 2 == 0 ? 1 : 0);
+			if (!PageIsAllVisible(page))
+			{
+				lsn |= GPUHASH_LSN_NOT_ALL_VISIBLE;
+				version = 0;	/* not for the page cache */
+			}
+			add_page(sc, blk, buf, lsn, version);
 			LockBuffer(buf, BUFFER_LOCK_UNLOCK);
 		}
 		if ((size_t) sc->nship == sc->star->max_named ||
@@ -553,6 +577,7 @@ star_scan_fact(GpuStarAggState *s)
 		sc.nsynth = 0;
 		sc.synth_open = false;
 		s->pages_shipped = s->pages_cached = s->pages_synthetic = s->pages_reread = 0;
+		s->pages_judged = s->pages_undecided = 0;
 		sc.cpu_rows = 0;
 		for (int i = 0; i < s->nfact_scans; i++)
 		{

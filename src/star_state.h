@@ -182,6 +182,8 @@ typedef struct GpuStarAggState
 	int64		pages_cached;	/* of them, read from the page cache's copies */
 	int64		pages_synthetic;	/* made of rows read on the CPU */
 	int64		pages_reread;
+	int64		pages_judged;		/* of those shipped, not all-visible */
+	int64		pages_undecided;	/* handed back: a tuple's hint bits did not tell */
 	int64		rows_cpu;		/* rows read on the CPU */
 	int64		rows_kept;		/* rows the program kept (all processes) */
 	int64		ngroups_out;
@@ -227,6 +229,7 @@ extern Datum star_dim_rows_value(StarDimRows *r, uint32 code, int col, bool *isn
 extern void star_dims_to_shared(GpuStarAggState *s, StarShared *sh, dsa_area *area);
 extern void star_dims_from_shared(GpuStarAggState *s, StarShared *sh, dsa_area *area);
 extern bool star_compile_node(GpuStarAggState *s, const char **why);
+extern uint32 star_vis_horizon(Snapshot snapshot);
 
 /* star_scan.c: feed this process's share of the fact table to the star */
 extern void star_scan_fact(GpuStarAggState *s);

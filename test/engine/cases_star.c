@@ -84,6 +84,7 @@ typedef struct profile
 	int			rows_max;
 	int			bad_pct;		/* pages made malformed */
 	int			junk_pct;		/* line pointers not LP_NORMAL */
+	uint32_t	vis_horizon;	/* 0, or tuples' hint bits judged against this snapshot xmin */
 } profile;
 
 static int64_t
@@ -299,6 +300,7 @@ typedef struct spages
 	size_t	   *first;
 	int		   *nrows;
 	uint8_t    *bad;			/* made malformed */
+	int8_t	   *vis;			/* of each row: visible 1, invisible 0, undecided -1 */
 } spages;
 
 
@@ -314,6 +316,85 @@ typedef struct placed
 	size_t		pos[NATTS];		/* each stored attribute's offset in the tuple */
 	size_t		alen[NATTS];	/* and its stored length (0: NULL or absent) */
 } placed;
+
+/*
+ * Give the tuple header at tup hint bits, xmin and xmax that tell its
+ * visibility to a snapshot whose xmin is horizon as HeapTupleSatisfiesMVCC
+ * tells it, chosen at random: visible (1), invisible (0), or not to be
+ * told from the header alone (-1, one tuple in twenty).
+ */
+static int
+vis_header(uint8_t *tup, uint32_t horizon, rng *r)
+{
+	/* keep HEAP_HASNULL .. HEAP_HASOID_OLD and the bits above the xmax's */
+	uint32_t	m = get16(tup + 20) & ~UINT32_C(0x1FF0);
+	uint32_t	before = horizon - 1 - (uint32_t) rng_below(r, horizon - 3 < (1u << 31) - 2 ? horizon - 3 : (1u << 31) - 2);
+	uint32_t	after = horizon + (uint32_t) rng_below(r, 1u << 30);
+	uint32_t	xmin = before,
+				xmax = (uint32_t) rng_next(r);
+	uint64_t	u = rng_below(r, 100);
+	int			want = 1;
+
+	/* the inserter: frozen (any xmin), or committed before the horizon (FrozenTransactionId too) */
+	if (rng_below(r, 4) == 0)
+	{
+		m |= 0x0300;
+		xmin = rng_below(r, 2) ? after : (uint32_t) rng_next(r);
+	}
+	else
+	{
+		m |= 0x0100;
+		if (rng_below(r, 8) == 0)
+			xmin = 2;
+	}
+	if (u < 40)
+		m |= 0x0800 | (uint32_t) (rng_next(r) & 0x04D0);	/* never deleted */
+	else if (u < 50)
+		m |= 0x0080 | (uint32_t) (rng_next(r) & 0x1450);	/* locked only */
+	else if (u < 55)
+		m |= 0x0040 | (uint32_t) (rng_next(r) & 0x0400);	/* an exclusive lock, not a multi */
+	else if (u < 75)
+	{
+		m |= 0x0400 | (uint32_t) (rng_next(r) & 0x0010);	/* deleted before the horizon */
+		xmax = rng_below(r, 8) == 0 ? 2 : before - (uint32_t) rng_below(r, 1000);
+		xmax = xmax < 3 ? 2 : xmax;
+		want = 0;
+	}
+	else if (u < 95)
+	{
+		m = (m & ~UINT32_C(0x0300)) | 0x0200 | (uint32_t) (rng_next(r) & 0x1CD0);	/* aborted */
+		xmin = (uint32_t) rng_next(r);
+		want = 0;
+	}
+	else
+	{
+		want = -1;
+		switch (rng_below(r, 5))
+		{
+			case 0:				/* the inserter not hinted */
+				m = (m & ~UINT32_C(0x0300)) | (uint32_t) (rng_next(r) & 0x1CD0);
+				break;
+			case 1:				/* committed, but perhaps in the snapshot */
+				m = (m & ~UINT32_C(0x0300)) | 0x0100 | 0x0800;
+				xmin = rng_below(r, 4) == 0 ? horizon : after;
+				break;
+			case 2:				/* a deleter not hinted */
+				m |= (uint32_t) (rng_next(r) & 0x0010);
+				break;
+			case 3:				/* deleted, but perhaps in the snapshot */
+				m |= 0x0400;
+				xmax = rng_below(r, 4) == 0 ? horizon : after;
+				break;
+			default:			/* a multixact that updated */
+				m |= 0x1000 | (uint32_t) (rng_next(r) & 0x0410);
+				break;
+		}
+	}
+	put16(tup + 20, m);
+	put32(tup + 0, xmin);
+	put32(tup + 4, xmax);
+	return want;
+}
 
 /*
  * Write rows[first ..] into page p of ps, as many of want as fit, among
@@ -362,6 +443,7 @@ write_page(spages *ps, size_t p, const srow *rows, size_t first, int want, const
 			if (lower + 4 + ALIGN8(len) > upper)
 				break;
 			upper -= (uint32_t) ALIGN8(len);
+			ps->vis[first + n] = pf->vis_horizon ? (int8_t) vis_header(tup, pf->vis_horizon, r) : 1;
 			memcpy(page + upper, tup, len);
 			lp = LP(upper, 1, len);
 			pl[n].lpat = lower;
@@ -474,6 +556,7 @@ spages_build(spages *ps, const srow *rows, size_t nrows, const profile *pf, rng 
 	ps->first = xcalloc(most, sizeof(size_t));
 	ps->nrows = xcalloc(most, sizeof(int));
 	ps->bad = xcalloc(most, 1);
+	ps->vis = xcalloc(nrows + 1, 1);
 	ps->npages = 0;
 	if (ps->base == NULL)
 	{
@@ -518,6 +601,7 @@ fact_pages(size_t nrows, rng *r, size_t *npages)
 	free(ps.first);
 	free(ps.nrows);
 	free(ps.bad);
+	free(ps.vis);
 	*npages = ps.npages;
 	return ps.base;
 }
@@ -529,6 +613,7 @@ spages_free(spages *ps)
 	free(ps->first);
 	free(ps->nrows);
 	free(ps->bad);
+	free(ps->vis);
 }
 
 /* ---- the scenarios' programs ---- */
@@ -1248,9 +1333,11 @@ typedef struct opage
 
 static void
 oracle_page(const gh_prog *prog, const spages *ps, size_t p, const srow *rows, const sdim *dims,
-			opage *op)
+			uint32_t horizon, opage *op)
 {
-	bool		escaped = false;
+	bool		escaped = false,
+				unsure = false;
+	bool		judge = horizon != 0 && !(get16(ps->base + p * PAGE + 10) & 0x0004);
 	int			err = 0;
 
 	op->nkept = 0;
@@ -1265,6 +1352,11 @@ oracle_page(const gh_prog *prog, const spages *ps, size_t p, const srow *rows, c
 	{
 		oresult    *o = &op->kept[op->nkept];
 
+		if (judge && ps->vis[ps->first[p] + i] <= 0)
+		{
+			unsure = unsure || ps->vis[ps->first[p] + i] < 0;
+			continue;
+		}
 		oracle_row(prog, &fact, &rows[ps->first[p] + i], dims, o);
 		if (o->kind == O_KEEP)
 			op->row[op->nkept++] = (long) (ps->first[p] + i);
@@ -1273,7 +1365,8 @@ oracle_page(const gh_prog *prog, const spages *ps, size_t p, const srow *rows, c
 		else if (o->kind == O_ERROR && err == 0)
 			err = o->err;
 	}
-	op->status = escaped ? GH_STAR_PAGE_ESCAPE : err ? GH_STAR_PAGE_ERROR + err : GH_STAR_PAGE_OK;
+	op->status = unsure ? GH_STAR_PAGE_UNSURE : escaped ? GH_STAR_PAGE_ESCAPE :
+		err ? GH_STAR_PAGE_ERROR + err : GH_STAR_PAGE_OK;
 	if (op->status != GH_STAR_PAGE_OK)
 		op->nkept = 0;
 }
@@ -1393,7 +1486,9 @@ run_scenario(gh_engine *e, const scenario *sc, const sdim *sdims, uint8_t *regis
 	size_t		done = 0;
 	const char *why;
 	char		what[64];
+	gh_pagespec spec = fact.spec;
 
+	spec.vis_horizon = sc->pf.vis_horizon;
 	sc->program(prog, r);
 	for (size_t i = 0; i < sc->nrows; i++)
 	{
@@ -1412,7 +1507,7 @@ run_scenario(gh_engine *e, const scenario *sc, const sdim *sdims, uint8_t *regis
 	op = xcalloc(ps.npages, sizeof(opage));
 	for (size_t p = 0; p < ps.npages; p++)
 	{
-		oracle_page(prog, &ps, p, rows, sdims, &op[p]);
+		oracle_page(prog, &ps, p, rows, sdims, spec.vis_horizon, &op[p]);
 		statuses_seen[op[p].status]++;
 	}
 	expect_init(&x, prog->nouts);
@@ -1422,13 +1517,13 @@ run_scenario(gh_engine *e, const scenario *sc, const sdim *sdims, uint8_t *regis
 	case_begin("star scenario %s%s: %zu rows in %zu pages, read in batches, kept with drop masks: "
 			   "each page the oracle's status, the oracle's groups", sc->name,
 			   base != ps.base ? " (pages in registered memory)" : "", sc->nrows, ps.npages);
-	if ((why = gh_prog_check(prog, &fact.spec, (int[]) {3, 1, 1}, prog->ndims)) != NULL)
+	if ((why = gh_prog_check(prog, &spec, (int[]) {3, 1, 1}, prog->ndims)) != NULL)
 	{
 		case_fail("gh_prog_check: %s", why);
 		goto out;
 	}
 	if (!create_dims(e, sdims, prog->ndims, dims) ||
-		!check_ok(gh_star_create(e, prog, &fact.spec, dims, prog->ndims, &s), e,
+		!check_ok(gh_star_create(e, prog, &spec, dims, prog->ndims, &s), e,
 				  "gh_star_create"))
 		goto out;
 	for (int batch = 0; done < nlist || batch == 0; batch++)
@@ -1482,12 +1577,13 @@ run_scenario(gh_engine *e, const scenario *sc, const sdim *sdims, uint8_t *regis
 	compare_result(s, e, prog, &x, sc, rows);
 	if (getenv("GH_TEST_VERBOSE") != NULL)
 	{
-		int			count[4] = {0};
+		int			count[GH_STAR_PAGE_UNSURE + 1] = {0};
 
 		for (size_t p = 0; p < ps.npages; p++)
-			count[op[p].status >= GH_STAR_PAGE_ERROR ? 3 : op[p].status]++;
-		printf("           %d OK, %d BAD, %d ESCAPE, %d ERROR pages; %zu rows aggregated\n",
-			   count[0], count[1], count[2], count[3], x.n);
+			count[op[p].status >= GH_STAR_PAGE_ERROR ? GH_STAR_PAGE_MISSED : op[p].status]++;
+		printf("           %d OK, %d BAD, %d ESCAPE, %d ERROR, %d UNSURE pages; %zu rows aggregated\n",
+			   count[0], count[1], count[2], count[GH_STAR_PAGE_MISSED],
+			   count[GH_STAR_PAGE_UNSURE], x.n);
 	}
 out:
 	case_end();
@@ -1617,6 +1713,11 @@ check_limbs(const gh_groups *g, const expect *x, const srow *rows)
 	{.null_pct = null, .extreme_pct = extreme, .long_text_pct = longtext, .toast_pct = toast, \
 	 .wide_num_pct = wide, .short_tuple_pct = shorttup, .rows_min = rmin, .rows_max = rmax, \
 	 .bad_pct = bad, .junk_pct = junk}
+/* the same, the tuples' visibility told by their hint bits against horizon */
+#define PFV(null, extreme, longtext, toast, wide, shorttup, rmin, rmax, bad, junk, horizon) \
+	{.null_pct = null, .extreme_pct = extreme, .long_text_pct = longtext, .toast_pct = toast, \
+	 .wide_num_pct = wide, .short_tuple_pct = shorttup, .rows_min = rmin, .rows_max = rmax, \
+	 .bad_pct = bad, .junk_pct = junk, .vis_horizon = horizon}
 
 static const scenario scenarios[] = {
 	{"loads", prog_loads, PF(15, 20, 1, 1, 2, 10, 0, 12, 10, 10), 1500, NULL, NULL},
@@ -1636,6 +1737,8 @@ static const scenario scenarios[] = {
 	{"mix", prog_mix, PF(5, 3, 1, 0, 1, 0, 20, 80, 5, 5), 5000, NULL, NULL},
 	{"groups", prog_groups, PF(5, 5, 0, 0, 0, 5, 150, 291, 2, 2), 40000, NULL, NULL},
 	{"limbs", prog_limbs, PF(10, 0, 0, 0, 0, 0, 50, 291, 0, 5), 4000, NULL, check_limbs},
+	{"visibility 1", prog_mix, PFV(5, 3, 1, 0, 1, 0, 1, 12, 3, 5, UINT32_C(3000000000)), 3000, NULL, NULL},
+	{"visibility 2", prog_integers, PFV(5, 25, 0, 0, 0, 0, 1, 8, 3, 5, 100), 2000, NULL, NULL},
 };
 
 /* The scenarios on e, one engine's run. */
@@ -1672,9 +1775,10 @@ run_star_cases(void)
 	fresh = gh_engine_device_bytes(e);
 	make_dims(sdims, &r);
 	run_scenarios(e, sdims, &r);
-	case_begin("the scenarios' pages have every status: OK, BAD, ESCAPE, and ERROR of each data error");
+	case_begin("the scenarios' pages have every status: OK, BAD, ESCAPE, UNSURE, and ERROR of each data error");
 	for (int st = 0; st < GH_STAR_PAGE_ERROR + GH_DATAERR_COUNT_; st++)
-		if ((st <= GH_STAR_PAGE_ESCAPE || st > GH_STAR_PAGE_ERROR) && statuses_seen[st] == 0)
+		if ((st <= GH_STAR_PAGE_ESCAPE || st == GH_STAR_PAGE_UNSURE || st > GH_STAR_PAGE_ERROR) &&
+			statuses_seen[st] == 0)
 			case_fail("no page of status %d", st);
 	case_end();
 	if (registered != NULL)

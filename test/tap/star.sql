@@ -9,11 +9,12 @@
 -- backend's own engine, from pages shipped by buffer number and from rows
 -- read on the CPU (pages not all-visible, quals the device cannot evaluate,
 -- temporary tables).  The ordinary tables are frozen before the test's
--- transaction, so their pages are all-visible.
+-- transaction, so their pages are all-visible, but one, whose tuples the
+-- device judges by their hint bits.
 SET client_min_messages = warning;
 DROP TABLE IF EXISTS sf_big, sf_fact, sf_day, sf_item, sf_store, sf_empty, sf_multi, sf_pair, sf_pair8,
                      sf_store_nk, sf_big_nk, sf_day_na, sf_zone, sf_part, sf_inh, sf_inh_1, sf_inh_2,
-                     sf_lay;
+                     sf_lay, sf_fresh;
 SELECT setseed(0.577);
 CREATE TABLE sf_day (day int PRIMARY KEY, yr int, mon text, season char(6), holiday bool);
 INSERT INTO sf_day SELECT g, 2000 + g / 366, to_char(g % 12 + 1, 'FM00'),
@@ -105,9 +106,25 @@ ALTER TABLE sf_lay ATTACH PARTITION sf_lay_2 FOR VALUES FROM (60000) TO (MAXVALU
 INSERT INTO sf_lay SELECT id, day, store, qty FROM sf_fact;
 VACUUM (FREEZE, ANALYZE) sf_big, sf_day, sf_item, sf_store, sf_empty, sf_multi, sf_pair, sf_pair8, sf_fact,
                          sf_store_nk, sf_big_nk, sf_zone, sf_part, sf_inh, sf_inh_1, sf_inh_2, sf_lay;
+-- never vacuumed: its pages are not all-visible, and the device judges their
+-- tuples by their hint bits (set by the count below, once the WAL of the
+-- transactions that wrote them is flushed): rows of two transactions,
+-- updated and deleted rows, rows of a transaction rolled back
+CREATE TABLE sf_fresh WITH (autovacuum_enabled = false) AS SELECT * FROM sf_fact WHERE id % 2 = 0;
+INSERT INTO sf_fresh SELECT * FROM sf_fact WHERE id % 10 = 1;
+UPDATE sf_fresh SET qty = qty + 1 WHERE id % 11 = 0;
+DELETE FROM sf_fresh WHERE id % 13 = 0;
+BEGIN;
+INSERT INTO sf_fresh SELECT * FROM sf_fact WHERE id % 10 = 3;
+ROLLBACK;
+ANALYZE sf_fresh;
+CHECKPOINT;
+SET gpuhash.enabled = off;
+SELECT count(*) > 0 AS hinted FROM sf_fresh;
+RESET gpuhash.enabled;
 
 BEGIN;
-SELECT plan(428);
+SELECT plan(433);
 SET LOCAL gpuhash.enable_star = on;
 
 \ir lib/digests.sql
@@ -430,6 +447,27 @@ RESET enable_hashjoin;
 RESET enable_mergejoin;
 ALTER TABLE sf_store RESET (parallel_workers);
 RESET parallel_leader_participation;
+
+-- pages that are not all-visible, of transactions that ended before this one:
+-- shipped, their tuples judged by their hint bits on the device, serial and
+-- parallel, where no transaction older than those was running when this one
+-- began (else their pages are read on the CPU)
+SET LOCAL max_parallel_workers_per_gather = 0;
+SELECT * FROM pg_temp.same_rows('pages not all-visible, serial',
+  'SELECT d.yr, s.region, count(*), sum(f.qty), sum(f.amount) FROM sf_fresh f, sf_day d, sf_store s
+    WHERE f.day = d.day AND f.store = s.store GROUP BY 1, 2', 'GpuStarAgg');
+SELECT CASE WHEN (SELECT max(xmin::text::bigint) FROM sf_fresh) <
+                 pg_snapshot_xmin(pg_current_snapshot())::text::bigint
+  THEN matches(pg_temp.plan_text('SELECT d.yr, count(*), sum(f.qty) FROM sf_fresh f
+                                    JOIN sf_day d ON f.day = d.day GROUP BY d.yr', true),
+               'not all-visible=[1-9][0-9]* .* visibility undecided=0',
+               'pages not all-visible are shipped, their tuples judged on the device')
+  ELSE skip('a transaction older than the table''s rows was running', 1) END;
+SELECT pg_temp.parallel_plans(2);
+SELECT * FROM pg_temp.same_rows('pages not all-visible, parallel',
+  'SELECT f.flag, i.cat, count(*), sum(f.qty), avg(f.ratio) FROM sf_fresh f JOIN sf_item i ON f.item = i.item
+    GROUP BY 1, 2', 'GpuStarAgg');
+SELECT pg_temp.parallel_plans(0);
 
 -- pages that are not all-visible: rows read on the CPU (in this transaction)
 SET LOCAL max_parallel_workers_per_gather = 0;
