@@ -58,7 +58,8 @@
  * The fact table is read as a Seq Scan reads it (seq_page_cost per page:
  * the I/O is the same), but no tuple passes through the executor: a page
  * costs STAR_PAGE_COST for pinning and shipping it, and only the rows of
- * pages that are not all-visible (1 - allvisfrac) cost a tuple's CPU (their
+ * pages the device does not read whole (those not all-visible of a table
+ * that is not WAL-logged: shipped_fraction) cost a tuple's CPU (their
  * visibility is checked and they are copied on the CPU).  Quals left on the
  * CPU make every row go through the Seq Scan, as PostgreSQL's would.  The
  * dimensions are read whole (by one process, or in parallel each process its
@@ -174,7 +175,7 @@ typedef struct StarPlan
 	List	   *leaves;			/* a partitioned fact table's partitions (star_fact.c) */
 	double		fact_pages;		/* the table's, or its partitions' summed */
 	double		fact_tuples;
-	double		fact_allvisfrac;
+	double		fact_shipped;	/* the fraction of its pages read whole (shipped_fraction) */
 	int			ndims;
 	Relids	   *comp;			/* each dimension's relations */
 	RelOptInfo **comprel;
@@ -934,7 +935,7 @@ star_costs(StarPlan *sp, Path *path, int workers, int ncpu_quals, double groups,
 	double		divisor = parallel_divisor(workers);
 	double		pages = sp->fact_pages;
 	double		tuples = Max(sp->fact_tuples, 1.0);
-	double		cpu_rows = ncpu_quals > 0 ? tuples : tuples * (1.0 - sp->fact_allvisfrac);
+	double		cpu_rows = ncpu_quals > 0 ? tuples : tuples * (1.0 - sp->fact_shipped);
 	Cost		startup = STAR_STARTUP_COST * cpu_operator_cost +
 		gpuhash_engine_open_cost(workers > 0);
 	Cost		run;
@@ -967,8 +968,26 @@ star_costs(StarPlan *sp, Path *path, int workers, int ncpu_quals, double groups,
 }
 
 /*
- * The fact table's pages, rows and all-visible fraction: the table's, or
- * its partitions' (an appendrel's own are its rows after its quals).
+ * The fraction of rel's pages the device reads whole: the all-visible ones,
+ * and in a WAL-logged table the others too, whose tuples it judges by their
+ * hint bits (star_scan.c; rows not read since their transaction committed
+ * lack them and are read on the CPU once).
+ */
+static double
+shipped_fraction(PlannerInfo *root, RelOptInfo *rel)
+{
+	RangeTblEntry *rte = planner_rt_fetch(rel->relid, root);
+
+	if (rte->rtekind == RTE_RELATION &&
+		get_rel_persistence(rte->relid) == RELPERSISTENCE_PERMANENT)
+		return 1.0;
+	return rel->allvisfrac;
+}
+
+/*
+ * The fact table's pages, rows and the fraction of its pages the device
+ * reads whole: the table's, or its partitions' (an appendrel's own are its
+ * rows after its quals).
  */
 static void
 fact_size(StarPlan *sp)
@@ -979,20 +998,20 @@ fact_size(StarPlan *sp)
 	{
 		sp->fact_pages = (double) sp->factrel->pages;
 		sp->fact_tuples = sp->factrel->tuples;
-		sp->fact_allvisfrac = sp->factrel->allvisfrac;
+		sp->fact_shipped = shipped_fraction(sp->root, sp->factrel);
 		return;
 	}
-	sp->fact_pages = sp->fact_tuples = sp->fact_allvisfrac = 0;
+	sp->fact_pages = sp->fact_tuples = sp->fact_shipped = 0;
 	foreach(lc, sp->leaves)
 	{
 		RelOptInfo *leaf = lfirst(lc);
 
 		sp->fact_pages += (double) leaf->pages;
 		sp->fact_tuples += leaf->tuples;
-		sp->fact_allvisfrac += leaf->allvisfrac * (double) leaf->pages;
+		sp->fact_shipped += shipped_fraction(sp->root, leaf) * (double) leaf->pages;
 	}
 	if (sp->fact_pages > 0)
-		sp->fact_allvisfrac /= sp->fact_pages;
+		sp->fact_shipped /= sp->fact_pages;
 }
 
 /*

@@ -430,8 +430,15 @@ read_pages(StarScan *sc)
 			lsn = PageGetLSN(page) ^ (gpuhash_debug_reread_pages && blk % 2 == 0 ? 1 : 0);
 			if (!PageIsAllVisible(page))
 			{
+				/*
+				 * For the page cache, such a page is named by its own LSN
+				 * (with the bit, apart from the map's LSNs that name
+				 * all-visible pages): a change moves it, and a copy differs
+				 * from the page of the same LSN in hint bits alone.  The
+				 * device caches the copy only of a page it could judge.
+				 */
 				lsn |= GPUHASH_LSN_NOT_ALL_VISIBLE;
-				version = 0;	/* not for the page cache */
+				version = named ? (PageGetLSN(page) | GPUHASH_LSN_NOT_ALL_VISIBLE) : 0;
 			}
 			add_page(sc, blk, buf, lsn, version);
 			LockBuffer(buf, BUFFER_LOCK_UNLOCK);

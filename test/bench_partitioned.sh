@@ -12,7 +12,9 @@
 # not lineorder's), freezes and analyzes it, then runs bench_workload.sh with
 # that schema searched first: the queries read the partitioned lineorder and
 # the workload's dimensions, and each result is checked against
-# PostgreSQL's.  Environment: bench_workload.sh's (one SF).
+# PostgreSQL's.  Environment: bench_workload.sh's (one SF), and VACUUMED=0:
+# the partitions freshly loaded, analyzed but never vacuumed (autovacuum off
+# for them), so that no page is all-visible (into ssbpn_sf<SF>).
 set -euo pipefail
 . "$(dirname "$0")/workload.sh"
 SF=${SF:-1}
@@ -20,7 +22,8 @@ LOADERS=${LOADERS:-8}
 PSQL="psql -X -v ON_ERROR_STOP=1 -q"
 wl_init ssb
 schema=$(wl_schema "$SF")
-part=ssbp_sf${SF//./_}
+VACUUMED=${VACUUMED:-1}
+part=ssbp$([ "$VACUUMED" = 1 ] || echo n)_sf${SF//./_}
 wl_ensure "$schema" "$SF" "$LOADERS"
 rows=$($PSQL -At -c "SELECT count(*) FROM $schema.lineorder")
 copied=-1
@@ -37,7 +40,8 @@ if [ "$copied" != "$rows" ]; then
 	pids=()
 	for y in 1992 1993 1994 1995 1996 1997 1998; do
 		$PSQL -c "CREATE TABLE $part.lineorder_$y PARTITION OF $part.lineorder
-		          FOR VALUES FROM (${y}0101) TO ($((y + 1))0101)" \
+		          FOR VALUES FROM (${y}0101) TO ($((y + 1))0101)
+		          WITH (autovacuum_enabled = $([ "$VACUUMED" = 1 ] && echo true || echo false))" \
 		      -c "INSERT INTO $part.lineorder_$y SELECT * FROM $schema.lineorder
 		          WHERE lo_orderdate >= ${y}0101 AND lo_orderdate < $((y + 1))0101" &
 		pids+=($!)
@@ -49,7 +53,12 @@ if [ "$copied" != "$rows" ]; then
 	# to all and marks the pages all-visible
 	pids=()
 	for t in 1992 1993 1994 1995 1996 1997 1998 other; do
-		$PSQL -c "VACUUM (FREEZE, ANALYZE) $part.lineorder_$t" &
+		if [ "$VACUUMED" = 1 ]; then
+			$PSQL -c "VACUUM (FREEZE, ANALYZE) $part.lineorder_$t" &
+		else
+			$PSQL -c "ALTER TABLE $part.lineorder_$t SET (autovacuum_enabled = false)" \
+			      -c "ANALYZE $part.lineorder_$t" &
+		fi
 		pids+=($!)
 	done
 	for p in "${pids[@]}"; do wait "$p"; done

@@ -3,21 +3,28 @@
 -- from the cache's copies after that, given by name alone where the
 -- visibility map shows them all-visible; a page changed since is read again
 -- (its bit cleared, or its map page's LSN moved), and the results are
--- PostgreSQL's every time; pages of an unlogged table are never cached; a
--- new size empties the cache.  The test clusters give each service worker a
+-- PostgreSQL's every time; pages that are not all-visible are named by their
+-- own LSN, which a change moves; pages of an unlogged table are never cached;
+-- a new size empties the cache.  The test clusters give each service worker a
 -- cache of 4MB (test/pgcluster.sh).
 -- Runs outside a transaction block: VACUUM and ALTER SYSTEM are part of it.
 SET client_min_messages = warning;
 -- committed at once, so that VACUUM can make the pages all-visible right after
 SET synchronous_commit = on;
-DROP TABLE IF EXISTS pc_dim, pc_fact, pc_unlogged;
+DROP TABLE IF EXISTS pc_dim, pc_fact, pc_unlogged, pc_fresh;
 CREATE TABLE pc_dim (k int PRIMARY KEY, g text);
 INSERT INTO pc_dim SELECT g, 'g' || (g % 7) FROM generate_series(0, 99) g;
 -- about 200 pages: they fit a cache of 4MB
 CREATE TABLE pc_fact (id int, k int, v int, pad text);
 INSERT INTO pc_fact SELECT g, g % 100, g % 1000, repeat('x', 40) FROM generate_series(1, 20000) g;
 CREATE UNLOGGED TABLE pc_unlogged AS SELECT * FROM pc_fact;
+-- never vacuumed: no page all-visible; its tuples' hint bits set by a read
+CREATE TABLE pc_fresh WITH (autovacuum_enabled = false) AS SELECT * FROM pc_fact;
 VACUUM (FREEZE, ANALYZE) pc_dim, pc_fact, pc_unlogged;
+ANALYZE pc_fresh;
+SET gpuhash.enabled = off;
+SELECT count(*) > 0 AS hinted FROM pc_fresh;
+RESET gpuhash.enabled;
 -- a backend of the suite's previous file, not gone yet, may have held back
 -- what VACUUM could mark all-visible (pages not all-visible are not shipped):
 -- once more after a pause where it did
@@ -46,8 +53,9 @@ LANGUAGE sql AS $$ INSERT INTO marks SELECT m, * FROM pg_temp.cache() $$;
 SELECT (current_setting('shared_preload_libraries') ~ 'gpuhash'
         AND current_setting('gpuhash.page_cache_size') <> '0') AS cached \gset
 SELECT relpages AS fact_pages FROM pg_class WHERE relname = 'pc_fact' \gset
+SELECT relpages AS fresh_pages FROM pg_class WHERE relname = 'pc_fresh' \gset
 
-SELECT plan(30);
+SELECT plan(39);
 
 \if :cached
 SELECT * FROM pg_temp.same_rows('first read',
@@ -104,6 +112,29 @@ SELECT * FROM pg_temp.same_rows('an unlogged table again',
 SELECT is((SELECT hits || ' ' || misses FROM pg_temp.since('unlogged')), '0 0',
           'pages of an unlogged table do not go through the cache');
 
+-- pages that are not all-visible, judged by their tuples' hint bits: named by
+-- their own LSN, read from their copies the second time, and a page changed
+-- since (its LSN moved) read again
+SELECT pg_temp.mark('fresh');
+SELECT * FROM pg_temp.same_rows('pages not all-visible, first read',
+  'SELECT d.g, count(*), sum(f.v) FROM pc_fresh f JOIN pc_dim d ON f.k = d.k GROUP BY 1', 'GpuStarAgg');
+SELECT cmp_ok((SELECT misses FROM pg_temp.since('fresh')), '>=', :fresh_pages::bigint,
+              'pages not all-visible: the first read ships every page across the bus');
+SELECT pg_temp.mark('fresh again');
+SELECT * FROM pg_temp.same_rows('pages not all-visible, second read',
+  'SELECT d.g, count(*), sum(f.v) FROM pc_fresh f JOIN pc_dim d ON f.k = d.k GROUP BY 1', 'GpuStarAgg');
+SELECT cmp_ok((SELECT hits FROM pg_temp.since('fresh again')), '>=', :fresh_pages::bigint,
+              'pages not all-visible: the second read takes every page from the cache');
+UPDATE pc_fresh SET v = v + 3 WHERE id = 7000;
+SET gpuhash.enabled = off;
+SELECT count(*) > 0 AS hinted FROM pc_fresh;
+RESET gpuhash.enabled;
+SELECT pg_temp.mark('fresh changed');
+SELECT * FROM pg_temp.same_rows('a page not all-visible changed',
+  'SELECT d.g, count(*), sum(f.v) FROM pc_fresh f JOIN pc_dim d ON f.k = d.k GROUP BY 1', 'GpuStarAgg');
+SELECT cmp_ok((SELECT hits FROM pg_temp.since('fresh changed')), '<', :fresh_pages::bigint,
+              'a page not all-visible that changed is not read from its copy');
+
 -- several devices (three simulated by the CPU backend; on a GPU machine, its
 -- GPUs), each reading its share of the pages through the cache: the second
 -- read takes every page from it
@@ -134,7 +165,7 @@ SELECT is((SELECT pages || ' ' || bytes FROM pg_temp.cache()), '0 0',
 ALTER SYSTEM RESET gpuhash.page_cache_size;
 DO $$ BEGIN PERFORM pg_reload_conf(); END $$;
 \else
-SELECT skip('no GPU service with a page cache (gpuhash not preloaded, or gpuhash.page_cache_size = 0)', 30);
+SELECT skip('no GPU service with a page cache (gpuhash not preloaded, or gpuhash.page_cache_size = 0)', 39);
 \endif
 
 SELECT * FROM finish();
