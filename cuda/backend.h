@@ -290,6 +290,8 @@ struct gh_star
 	/* the page cache's slots the pending read fills (engine_pagecache.c) */
 	int32_t    *cache_slot;		/* npages: a slot, or -1 */
 	uint8_t    *cache_ok;		/* npages: the page's status was OK */
+	uint8_t    *copied;			/* the last read's pages read from a copy (NULL: none) */
+	size_t		ncopied;		/* its entries */
 	size_t		cache_npages;	/* entries of the two */
 	uint64_t	cache_epoch;	/* the cache's epoch at the read */
 	/* each of the engine's devices' part of the pending read */

@@ -1018,6 +1018,16 @@ extern void gh_star_free(gh_star *s);
  * copy least recently read (a clock).  Engines without device arrays have
  * no cache.  gh_page_cache_info: its state and counts.
  */
+/*
+ * gh_star_read_copies: which pages of the last read (npages entries, as it
+ * was given) were read from the cache's copies rather than from host memory
+ * (copied[p] = 1).  A copy is the version its name says, so a page whose
+ * name the caller took from it as it was then (its LSN, under its lock) and
+ * that was read from a copy need not be checked for a change made while the
+ * read ran: the read did not look at it.
+ */
+extern void gh_star_read_copies(const gh_star *s, uint8_t *copied, size_t npages);
+
 typedef struct gh_pagename
 {
 	uint64_t	rel;			/* which relation */

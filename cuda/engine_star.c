@@ -391,6 +391,31 @@ select_read(gh_star *s, const uint32_t *pages, const gh_pagename *names, gh_page
 	return GH_OK;
 }
 
+/* Which pages of a read come from the cache's copies (copy NULL: none), for gh_star_read_copies. */
+static gh_status
+note_copies(gh_star *s, const gh_pagecopy *copy, size_t npages)
+{
+	free(s->copied);
+	s->copied = NULL;
+	s->ncopied = 0;
+	if (copy == NULL)
+		return GH_OK;
+	s->copied = gh_malloc(s->e, npages);
+	if (s->copied == NULL)
+		return s->e->status;
+	for (size_t p = 0; p < npages; p++)
+		s->copied[p] = copy[p].from != NULL;
+	s->ncopied = npages;
+	return GH_OK;
+}
+
+void
+gh_star_read_copies(const gh_star *s, uint8_t *copied, size_t npages)
+{
+	for (size_t p = 0; p < npages; p++)
+		copied[p] = s != NULL && s->copied != NULL && p < s->ncopied && s->copied[p];
+}
+
 /* The backends' read, through the page cache where the pages are named. */
 static gh_status
 read_pages(gh_star *s, const void *base, const uint32_t *pages, const gh_pagename *names,
@@ -419,6 +444,13 @@ read_pages(gh_star *s, const void *base, const uint32_t *pages, const gh_pagenam
 			free(copy);
 			return st;
 		}
+	}
+	st = note_copies(s, planned ? copy : NULL, npages);
+	if (st != GH_OK)
+	{
+		free(copy);
+		gh_page_cache_settle(s, NULL, false);
+		return st;
 	}
 	st = select_read(s, pages, names, planned ? copy : NULL, npages, status, &sel, &nread,
 					 &selected);
@@ -639,5 +671,6 @@ gh_star_free(gh_star *s)
 		if (s->bstate[dev] != NULL)
 			s->e->ops->star_free(s, dev);
 	free(s->order);
+	free(s->copied);
 	free(s);
 }

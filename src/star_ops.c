@@ -130,7 +130,8 @@ gh_status
 star_core_pages(StarCore *c, const void *base, const uint32 *pages, const uint64 *lsns,
 				const StarPageNames *names, uint8 *status, size_t npages)
 {
-	uint8	   *res = palloc(Max(npages, 1));
+	uint8	   *res = palloc(2 * Max(npages, 1));
+	uint8	   *copied = res + Max(npages, 1);	/* freed with res */
 	gh_pagename *named = star_page_names(names, npages);
 	gh_status	st;
 	instr_time	t0,
@@ -148,18 +149,22 @@ star_core_pages(StarCore *c, const void *base, const uint32 *pages, const uint64
 	}
 	INSTR_TIME_SET_CURRENT(t1);
 	/*
-	 * The checks touch each page's header and buffer descriptor, cold in
-	 * the CPU's caches: ask for them all first, so the misses overlap.
+	 * A pinned page read from the page cache's copy of the version it had
+	 * when it was pinned is not checked: the read did not look at it.  The
+	 * checks touch each page's header and buffer descriptor, cold in the
+	 * CPU's caches: ask for them all first, so the misses overlap.
 	 */
+	gh_star_read_copies(c->star, copied, npages);
 	for (size_t p = 0; lsns != NULL && p < npages; p++)
-		gpuhash_buffer_prefetch(pages[p]);
+		if (!copied[p])
+			gpuhash_buffer_prefetch(pages[p]);
 	for (size_t p = 0; p < npages; p++)
 	{
 		if (res[p] == GH_STAR_PAGE_MISSED)
 			status[p] = STAR_PAGE_NOT_CACHED;
 		else if (res[p] == GH_STAR_PAGE_BAD)
 			status[p] = STAR_PAGE_READ_AGAIN;
-		else if (lsns != NULL && pages[p] != GH_PAGE_CACHED_ONLY &&
+		else if (lsns != NULL && pages[p] != GH_PAGE_CACHED_ONLY && !copied[p] &&
 				 !gpuhash_buffer_unchanged(pages[p], lsns[p]))
 			status[p] = STAR_PAGE_READ_AGAIN;
 		else if (res[p] == GH_STAR_PAGE_UNSURE)

@@ -43,22 +43,6 @@ names_of(const batches *b, size_t from, size_t to, uint64_t lsn)
 	return n;
 }
 
-/* Read pages [from, to) of base under lsn and keep them but those drop says; false on error. */
-static bool
-read_named(gh_engine *e, gh_star *s, const uint8_t *base, const batches *b, size_t from,
-		   size_t to, uint64_t lsn, const uint8_t *drop)
-{
-	gh_pagename *n = names_of(b, from, to, lsn);
-	uint8_t    *status = xmalloc(to - from + 1);
-	bool		ok = check_ok(gh_star_read_named(s, base, b->ids + from, n, to - from, status), e,
-							  "gh_star_read_named") &&
-		check_ok(gh_star_keep(s, drop), e, "gh_star_keep");
-
-	free(status);
-	free(n);
-	return ok;
-}
-
 static gh_page_cache_info
 info(gh_engine *e)
 {
@@ -66,6 +50,40 @@ info(gh_engine *e)
 
 	gh_page_cache_info_get(e, &i);
 	return i;
+}
+
+/*
+ * Read pages [from, to) of base under lsn and keep them but those drop says;
+ * false on error.  gh_star_read_copies must name as many pages read from
+ * copies as the cache counts hits.
+ */
+static bool
+read_named(gh_engine *e, gh_star *s, const uint8_t *base, const batches *b, size_t from,
+		   size_t to, uint64_t lsn, const uint8_t *drop)
+{
+	gh_pagename *n = names_of(b, from, to, lsn);
+	uint8_t    *status = xmalloc(to - from + 1);
+	uint8_t    *copied = xmalloc(to - from + 1);
+	unsigned long long hits = info(e).hits;
+	bool		ok = check_ok(gh_star_read_named(s, base, b->ids + from, n, to - from, status), e,
+							  "gh_star_read_named");
+
+	if (ok)
+	{
+		size_t		ncopied = 0;
+
+		gh_star_read_copies(s, copied, to - from);
+		for (size_t i = 0; i < to - from; i++)
+			ncopied += copied[i] != 0;
+		if (ncopied != info(e).hits - hits)
+			case_fail("gh_star_read_copies names %zu pages, the cache counts %llu hits", ncopied,
+					  info(e).hits - hits);
+	}
+	ok = ok && check_ok(gh_star_keep(s, drop), e, "gh_star_keep");
+	free(copied);
+	free(status);
+	free(n);
+	return ok;
 }
 
 static gh_groups *
