@@ -165,6 +165,22 @@ SELECT g, avg(x) FROM fo GROUP BY g;
 SELECT g, sum(x), avg(x), sum(y), avg(y) FROM fo WHERE g > 0 GROUP BY g ORDER BY g;
 RESET gpuhash.enable_star;
 
+-- by cost, the dictionary (grouping columns that do not pack) is charged as
+-- PostgreSQL charges a HashAggregate of them: two int8 columns of as many
+-- groups as rows stay PostgreSQL's, one that packs goes to the device
+SET gpuhash.force = off;
+SET gpuhash.min_rows = 0;
+SET max_parallel_workers_per_gather = 0;
+CREATE TABLE gd AS SELECT g::int8 AS a, (g * 7)::int8 AS b, g % 10 AS v
+  FROM generate_series(1, 300000) g;
+ANALYZE gd;
+EXPLAIN (COSTS OFF) SELECT a, b, count(*), sum(v) FROM gd GROUP BY a, b;
+EXPLAIN (COSTS OFF) SELECT a, count(*), sum(v) FROM gd GROUP BY a;
+RESET max_parallel_workers_per_gather;
+RESET gpuhash.min_rows;
+RESET gpuhash.force;
+DROP TABLE gd;
+
 -- turning it off gives PostgreSQL's own plan
 SET gpuhash.enable_groupby = off;
 EXPLAIN (COSTS OFF) SELECT k, count(*) FROM g GROUP BY k;

@@ -316,6 +316,25 @@ pool_planned(List *common, int ndict, bool cpu_aggs)
 }
 
 /*
+ * The dictionary (agg_dict.c) is PostgreSQL's own grouping hash table of
+ * the columns without a packed encoding, on the CPU: charged as PostgreSQL
+ * charges a HashAggregate of rows rows by ndict columns into groups groups,
+ * but for returning the groups (a hash and comparisons a row, and where the
+ * table outgrows hash_mem, what spilling it would cost: a table of millions
+ * of groups is as slow in memory, every lookup a cache miss).  Measured on
+ * one H100: 10^7 rows into 9.5 million groups of two int8 columns, 23.4 s
+ * through the dictionary against PostgreSQL's 8.4.
+ */
+static Cost
+dictionary_cost(PlannerInfo *root, double rows, int width, int ndict, double groups)
+{
+	Path		hashed;
+
+	cost_agg_compat(&hashed, root, AGG_HASHED, NULL, ndict, groups, NIL, 0, 0, rows, width);
+	return Max(hashed.total_cost - groups * cpu_tuple_cost, 0);
+}
+
+/*
  * A GpuHashAgg path in one of the modes over input, producing target.
  * common holds what every mode shares (see gpuhash_upper_paths), parts the
  * partial values of each aggregate for the parallel modes.
@@ -347,9 +366,9 @@ make_agg_path(PlannerInfo *root, RelOptInfo *output_rel, Path *input, PathTarget
 		rows * 0.5 * cpu_operator_cost * ncols +
 		GHA_DEVICE_STARTUP_COST * cpu_operator_cost +
 		gpuhash_engine_open_cost(mode == GHA_MODE_PARTIAL);
-	/* dictionary columns are hashed and compared on the CPU, as HashAgg does */
 	if (ndict > 0)
-		startup += rows * cpu_operator_cost * (ndict + (cpu_aggs ? 1 : 0));
+		startup += dictionary_cost(root, rows, input->pathtarget->width, ndict, groups) +
+			(cpu_aggs ? rows * cpu_operator_cost : 0);
 
 	cpath->path.pathtype = T_CustomScan;
 	cpath->path.parent = output_rel;
@@ -388,7 +407,6 @@ make_agg_path(PlannerInfo *root, RelOptInfo *output_rel, Path *input, PathTarget
 													   fused->fj->inner_keys) : NIL);
 	cpath->custom_private = lappend(cpath->custom_private, fused ? fused->nullable : NIL);
 	cpath->methods = &gpuhash_agg_path_methods;
-	(void) root;
 	return &cpath->path;
 }
 

@@ -130,9 +130,13 @@
 #if PG_VERSION_NUM >= 180000
 #define PathDisabledNodes(path) ((path)->disabled_nodes)
 #define SetPathDisabledNodes(path, n) ((path)->disabled_nodes = (n))
+#define cost_agg_compat(path, root, strategy, aggcosts, ncols, groups, quals, startup, total, \
+						rows, width) \
+	cost_agg(path, root, strategy, aggcosts, ncols, groups, quals, 0, startup, total, rows, width)
 #else
 #define PathDisabledNodes(path) 0
 #define SetPathDisabledNodes(path, n) ((void) (n))
+#define cost_agg_compat cost_agg
 #endif
 
 /*
