@@ -412,11 +412,13 @@ read_pages(StarScan *sc)
 		else
 		{
 			XLogRecPtr	lsn;
+			bool		page_all_visible;
 
 			buf = ReadBufferExtended(sc->rel, MAIN_FORKNUM, blk, RBM_NORMAL, sc->strategy);
 			LockBuffer(buf, BUFFER_LOCK_SHARE);
 			page = BufferGetPage(buf);
-			if (!visible_all || (!PageIsAllVisible(page) && !sc->judged))
+			page_all_visible = PageIsAllVisible(page);
+			if (!visible_all || (!page_all_visible && !sc->judged))
 			{
 				add_visible(sc, buf);
 				UnlockReleaseBuffer(buf);
@@ -428,7 +430,7 @@ read_pages(StarScan *sc)
 			 * meanwhile, with an LSN it does not have)
 			 */
 			lsn = PageGetLSN(page) ^ (gpuhash_debug_reread_pages && blk % 2 == 0 ? 1 : 0);
-			if (!PageIsAllVisible(page))
+			if (!page_all_visible)
 			{
 				/*
 				 * For the page cache, such a page is named by its own LSN

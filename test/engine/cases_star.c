@@ -328,7 +328,9 @@ vis_header(uint8_t *tup, uint32_t horizon, rng *r)
 {
 	/* keep HEAP_HASNULL .. HEAP_HASOID_OLD and the bits above the xmax's */
 	uint32_t	m = get16(tup + 20) & ~UINT32_C(0x1FF0);
-	uint32_t	before = horizon - 1 - (uint32_t) rng_below(r, horizon - 3 < (1u << 31) - 2 ? horizon - 3 : (1u << 31) - 2);
+	/* normal xids that precede the horizon: within 2^31 below it, and at least 3 */
+	uint32_t	span = horizon - 3 < (1u << 31) - 2 ? horizon - 3 : (1u << 31) - 2;
+	uint32_t	before = horizon - 1 - (uint32_t) rng_below(r, span);
 	uint32_t	after = horizon + (uint32_t) rng_below(r, 1u << 30);
 	uint32_t	xmin = before,
 				xmax = (uint32_t) rng_next(r);
