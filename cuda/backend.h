@@ -236,6 +236,7 @@ struct gh_engine
 	long long	broadcast_rows; /* gh_debug_broadcast_rows; < 0: the default */
 	double		group_estimate_scale;	/* gh_debug_group_estimate; 0: none */
 	bool		cluster_always; /* gh_debug_cluster */
+	bool		bcht_key_moves; /* gh_debug_bcht_key_moves */
 
 	struct gh_darray *darrays;	/* every device array still open */
 	size_t		darray_device_bytes;	/* the device memory they hold */

@@ -330,6 +330,7 @@ open_device(gh_engine *e, gh_cuda_state *state, int d, int count)
 					   id, prop.name, prop.major, prop.minor);
 	dev->id = id;
 	dev->sm_count = prop.multiProcessorCount;
+	dev->pair_atomics = prop.major >= 9;
 	state->ndev = d + 1;
 	GH_CUDA_TRY(e, cudaSetDevice(id));
 	GH_CUDA_TRY(e, cudaStreamCreateWithFlags(&dev->stream, cudaStreamNonBlocking));

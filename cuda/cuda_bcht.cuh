@@ -2,108 +2,98 @@
  *
  * cuda_bcht.cuh
  *	  What the BCHT's build (cuda_bcht.cu, cuda_bcht_fill.cu) and lookups
- *	  (cuda_bcht_find.cu) share: the slots' layout, the tags' matching and a
- *	  slot found by tags, the 16-thread tile that reads one bucket while
- *	  building, grid-stride helpers over tiles, and the build's internal step.
+ *	  (cuda_bcht_find.cu) share: the slots' layout, a bucket read whole by
+ *	  one thread, the reach bits, a slot found as a lookup finds it, and the
+ *	  build's internal steps.
  *
- * A slot is a key and its value side by side (16 bytes), so that a lookup
- * reads both in one sector.  While building, a tile of GH_BCHT_BUCKET_SLOTS
- * threads reads a bucket's keys, each lane one slot, and a ballot over the
- * tile says which slot holds a key or is free.
+ * A slot is a key and its value side by side (16 bytes) and a bucket of
+ * GH_BCHT_BUCKET_SLOTS = 4 slots is 64 bytes, so that a lookup reads a
+ * bucket's keys and values in one random access of 64 bytes (on an H100,
+ * random 64-byte reads of a 2 GiB array run at 80% of the rate of 32-byte
+ * ones).
  *
  *-------------------------------------------------------------------------
  */
 #ifndef GPUHASH_CUDA_BCHT_CUH
 #define GPUHASH_CUDA_BCHT_CUH
 
-#include <cooperative_groups.h>
-
 #include "cuda_tables.cuh"
 
-#define BCHT_TILE GH_BCHT_BUCKET_SLOTS
-
-typedef cooperative_groups::thread_block_tile<BCHT_TILE> bcht_tile;
+#define BCHT_SLOTS GH_BCHT_BUCKET_SLOTS
 
 /* Slot s of a table's slots array: its key at word 2s, its value at 2s + 1. */
 #define BCHT_KEY(s) (2 * (s))
 #define BCHT_VAL(s) (2 * (s) + 1)
 
 /*
- * A key's tag: a byte of its first hash h0 = gh_bcht_hash(key, 0, rebuild)
- * that the bucket number (the top bits of h0) does not use, never 0 (the
- * tag of a free slot).
+ * Reach bits, two per bucket: a key whose first bucket this is lives in its
+ * second bucket (REACH_SECOND), in its third (REACH_THIRD).  A lookup goes
+ * on to a later bucket only where they say so (cuda_bcht_find.cu).
  */
-__device__ __forceinline__ uint32_t
-bcht_tag(uint64_t h0)
-{
-	uint32_t	tag = (uint32_t) h0 & 0xff;
+#define REACH_SECOND 1u
+#define REACH_THIRD 2u
 
-	return tag != 0 ? tag : 1;
+/* The reach bits of bucket b. */
+__device__ __forceinline__ uint32_t
+bcht_reach(const gh_bcht_view &t, uint64_t b)
+{
+	return (__ldg(t.reach + b / 16) >> (2 * (b % 16))) & (REACH_SECOND | REACH_THIRD);
 }
 
-/* The bits of the bytes of e that are 0xff (from __vcmpeq4), one per byte. */
-__device__ __forceinline__ uint32_t
-byte_bits(uint32_t e)
+/* Whether the reach bits let a lookup go on to bucket f (1 or 2). */
+__device__ __forceinline__ bool
+bcht_reaches(uint32_t reach, int f)
 {
-	return ((e & 0x01010101u) * 0x01020408u) >> 24;
+	return (reach & (f == 1 ? REACH_SECOND : REACH_THIRD)) != 0;
 }
 
-/* Bit j set where the tag of slot j of a bucket's tags w equals tag. */
-__device__ __forceinline__ uint32_t
-tag_matches(uint4 w, uint32_t tag)
+/* Read bucket b whole: its GH_BCHT_BUCKET_SLOTS slots. */
+__device__ __forceinline__ void
+bcht_load_bucket(const gh_bcht_view &t, uint64_t b, ulonglong2 *slot)
 {
-	uint32_t	rep = tag * 0x01010101u;
+#pragma unroll
+	for (int j = 0; j < BCHT_SLOTS; j++)
+		slot[j] = __ldg(t.slots + b * BCHT_SLOTS + j);
+}
 
-	return byte_bits(__vcmpeq4(w.x, rep)) |
-		byte_bits(__vcmpeq4(w.y, rep)) << 4 |
-		byte_bits(__vcmpeq4(w.z, rep)) << 8 |
-		byte_bits(__vcmpeq4(w.w, rep)) << 12;
+/* The slot j of a bucket read whole that holds key, or -1. */
+__device__ __forceinline__ int
+bcht_match(const ulonglong2 *slot, uint64_t key)
+{
+	int			hit = -1;
+
+#pragma unroll
+	for (int j = BCHT_SLOTS - 1; j >= 0; j--)
+		if (slot[j].x == key)
+			hit = j;
+	return hit;
 }
 
 /*
- * The slot of t holding key (< 0: absent) by the tags of its buckets, one
- * thread alone: each bucket's 16 tags, then only the slots whose tag
- * matches, bucket after bucket until the key is found.  For the build
- * (cuda_bcht_fill.cu) once the tags are written; lookups
- * (cuda_bcht_find.cu) also use the reach bits to skip buckets.
+ * The slot of t holding key (< 0: absent), one thread alone: its first
+ * bucket, then the second and third where the first's reach bits say.  For
+ * the build (cuda_bcht_fill.cu) once the reach bits are written.
  */
 __device__ __forceinline__ int64_t
-bcht_slot_by_tags(const gh_bcht_view &t, uint64_t key)
+bcht_slot_of(const gh_bcht_view &t, uint64_t key)
 {
-	uint32_t	tag = bcht_tag(gh_bcht_hash(key, 0, t.rebuild));
+	uint64_t	b0 = gh_bcht_bucket(key, 0, t.rebuild, t.nbuckets);
+	uint32_t	reach = bcht_reach(t, b0);
 
 	for (int f = 0; f < GH_BCHT_NHASH; f++)
 	{
-		uint64_t	b = gh_bcht_bucket(key, f, t.rebuild, t.nbuckets);
+		uint64_t	b = f == 0 ? b0 : gh_bcht_bucket(key, f, t.rebuild, t.nbuckets);
+		ulonglong2	slot[BCHT_SLOTS];
+		int			j;
 
-		for (uint32_t m = tag_matches(__ldg(t.tags + b), tag); m != 0; m &= m - 1)
-		{
-			uint64_t	s = b * BCHT_TILE + __ffs(m) - 1;
-
-			if (t.slots[s].x == key)
-				return (int64_t) s;
-		}
+		if (f > 0 && !bcht_reaches(reach, f))
+			continue;
+		bcht_load_bucket(t, b, slot);
+		j = bcht_match(slot, key);
+		if (j >= 0)
+			return (int64_t) (b * BCHT_SLOTS + j);
 	}
 	return -1;
-}
-
-/* Tile index and count of a grid of 16-thread tiles. */
-__device__ __forceinline__ size_t
-tile_index(void)
-{
-	return (blockIdx.x * (size_t) blockDim.x + threadIdx.x) / BCHT_TILE;
-}
-
-__device__ __forceinline__ size_t
-tile_count(void)
-{
-	return (size_t) gridDim.x * blockDim.x / BCHT_TILE;
-}
-
-static __device__ __forceinline__ bcht_tile
-this_tile(void)
-{
-	return cooperative_groups::tiled_partition<BCHT_TILE>(cooperative_groups::this_thread_block());
 }
 
 /*
@@ -116,9 +106,9 @@ gh_status	gh_bcht_fill(const gh_cuda_ctx *ctx, gh_bcht_table *t,
 						 double load_factor);
 
 /*
- * Write t's tags and reach bits from its filled slots (cuda_bcht_find.cu
- * says what they are for).
+ * Allocate t's reach bits for t->nbuckets, all clear; the insertions set
+ * them (cuda_bcht_find.cu says what they are for).
  */
-gh_status	gh_bcht_index(const gh_cuda_ctx *ctx, gh_bcht_table *t);
+gh_status	gh_bcht_clear_reach(const gh_cuda_ctx *ctx, gh_bcht_table *t);
 
 #endif							/* GPUHASH_CUDA_BCHT_CUH */

@@ -8,13 +8,15 @@
  *		gh_bcht_fill		distinct hashes and run heads -> filled table
  *
  * Sorted by first bucket, the i-th key of a bucket's run is written to slot i
- * for i < 16: one coalesced pass without atomics.  The rest are inserted by
- * Awad et al.'s cuckoo procedure, a 16-thread tile per bucket; slots hold
- * only keys while inserting, so a last pass writes the row ranges of the
- * keys placement did not put, after gh_bcht_index has written the tags and
- * reach bits the lookups use: that pass finds its keys by them.  An
- * insertion out of evictions rebuilds with new seeds.  See cuda/README,
- * "BCHT".
+ * for i < 4, with its row range: one coalesced pass without atomics.  The
+ * rest are inserted by Awad et al.'s cuckoo procedure, a thread per key
+ * reading its three buckets at once.  Where the device has 16-byte
+ * atomics (compute capability 9.0), a key and its row range move together,
+ * claimed by one compare-and-swap or swapped by one exchange, and the table
+ * is done when the last key is in; elsewhere only keys move, and a last pass
+ * writes the row ranges of the keys placement did not put, found as a lookup
+ * finds them.  Insertions set the reach bits the lookups use.  An insertion
+ * out of evictions rebuilds with new seeds.  See cuda/README, "BCHT".
  *
  *-------------------------------------------------------------------------
  */
@@ -112,60 +114,131 @@ place_in_first_bucket(const uint64_t *__restrict__ dh,
 		warp_first_bucket_rank(dh, base, h, valid, nbuckets, h_empty, &b) : 0;
 	if (valid && !real)
 		*empty_at = t;
-	if (real && rank < BCHT_TILE)
+	if (real && rank < BCHT_SLOTS)
 	{
-		slots[BCHT_KEY(b * BCHT_TILE + rank)] = gh_unhash64(h, GH_SEED_BCHT0);
-		slots[BCHT_VAL(b * BCHT_TILE + rank)] = range_of(heads, ndistinct, n, t);
+		slots[BCHT_KEY(b * BCHT_SLOTS + rank)] = gh_unhash64(h, GH_SEED_BCHT0);
+		slots[BCHT_VAL(b * BCHT_SLOTS + rank)] = range_of(heads, ndistinct, n, t);
 	}
-	k = gh_block_append(noverflow, real && rank >= BCHT_TILE);
-	if (real && rank >= BCHT_TILE)
+	k = gh_block_append(noverflow, real && rank >= BCHT_SLOTS);
+	if (real && rank >= BCHT_SLOTS)
 		overflow[k] = (uint32_t) t;
+}
+/*
+ * A slot's 16 bytes exchanged, or compared and swapped, in one atomic
+ * operation (compute capability 9.0 and newer; the host launches the
+ * PAIRS kernels only there).
+ */
+__device__ __forceinline__ ulonglong2
+slot_exchange(ulonglong2 *slot, ulonglong2 v)
+{
+#if __CUDA_ARCH__ >= 900
+	return atomicExch(slot, v);
+#else
+	__trap();
+	return v;
+#endif
+}
+
+__device__ __forceinline__ ulonglong2
+slot_claim(ulonglong2 *slot, ulonglong2 v)
+{
+#if __CUDA_ARCH__ >= 900
+	return atomicCAS(slot, make_ulonglong2(GH_EMPTY_KEY, GH_EMPTY_KEY), v);
+#else
+	__trap();
+	return v;
+#endif
 }
 
 /*
- * Insert key with the tile (see the file header); false when the eviction
- * chain ran out, in which case the key in hand was lost.
+ * Put cur (a key, and with PAIRS its value) into slot `at`: claim it if
+ * free (claim), else exchange it; the slot's previous key, and with PAIRS
+ * its value, come back.  Without PAIRS only key words move (values are
+ * written afterwards).
  */
-__device__ bool
-bcht_insert(const bcht_tile &tile, unsigned long long *slots,
-			uint64_t nbuckets, uint32_t rebuild, uint64_t key)
+template <bool PAIRS>
+__device__ __forceinline__ ulonglong2
+slot_put(ulonglong2 *slots, uint64_t at, ulonglong2 cur, bool claim)
 {
-	const unsigned lane = tile.thread_rank();
-	unsigned long long cur = key;
+	if (PAIRS)
+		return claim ? slot_claim(slots + at, cur) : slot_exchange(slots + at, cur);
+	else
+	{
+		unsigned long long *k = (unsigned long long *) (slots + at);
+		unsigned long long old = claim ? atomicCAS(k, GH_EMPTY_KEY, cur.x) : atomicExch(k, cur.x);
+
+		return make_ulonglong2(old, 0);
+	}
+}
+
+/* Note that a key of first bucket b0 lives in its bucket f (f > 0). */
+__device__ __forceinline__ void
+set_reach(uint32_t *reach, uint64_t b0, int f)
+{
+	atomicOr(reach + b0 / 16, (f == 1 ? REACH_SECOND : REACH_THIRD) << (2 * (b0 % 16)));
+}
+
+/*
+ * Insert cur, one thread alone (see the file header), trying its buckets
+ * from first_f on (placement has filled the earlier ones); false when the
+ * eviction chain ran out, in which case the key in hand was lost.  The keys
+ * of its buckets are read at once, and the first bucket with a free slot
+ * takes it, at a slot that depends on the key so that threads filling one
+ * bucket try different slots.  A key put in its second or third bucket sets
+ * its first bucket's reach bit; a key moved on leaves it set (a lookup then
+ * reads one bucket more than it needs, never fewer).
+ */
+template <bool PAIRS>
+__device__ bool
+bcht_insert(ulonglong2 *slots, uint32_t *reach, uint64_t nbuckets,
+			uint32_t rebuild, ulonglong2 cur, int first_f)
+{
 	uint64_t	from = UINT64_MAX;	/* the bucket cur was evicted from */
 
 	for (int step = 0;; step++)
 	{
 		uint64_t	b[GH_BCHT_NHASH];
-		uint64_t	rnd = gh_hash64(cur + (uint64_t) step, UINT64_C(0x94d049bb133111eb));
-		unsigned	start = (unsigned) (rnd >> 60);
+		uint64_t	k[GH_BCHT_NHASH][BCHT_SLOTS];
+		uint64_t	rnd = gh_hash64(cur.x + (uint64_t) step, UINT64_C(0x94d049bb133111eb));
+		unsigned	start = (unsigned) (rnd >> 56) % BCHT_SLOTS;
 		int			i;
-		unsigned	victim;
-		unsigned long long old = 0;
+		ulonglong2	old;
 
-		for (int f = 0; f < GH_BCHT_NHASH; f++)
-			b[f] = gh_bcht_bucket(cur, f, rebuild, nbuckets);
+#pragma unroll
 		for (int f = 0; f < GH_BCHT_NHASH; f++)
 		{
-			unsigned long long *bucket = slots + BCHT_KEY(b[f] * BCHT_TILE);
-			unsigned	empty;
+			bool		full = f < first_f;
 
-			if (b[f] == from)
-				continue;		/* full: cur was just taken out of it */
-			/* L2 reads: slots filled by other tiles must be seen */
-			empty = tile.ballot(__ldcg(bucket + BCHT_KEY(lane)) == GH_EMPTY_KEY);
-			/* rotate so that tiles filling one bucket try different slots */
-			empty = ((empty >> start) | (empty << (BCHT_TILE - start))) & 0xffffu;
-			while (empty)
+			b[f] = gh_bcht_bucket(cur.x, f, rebuild, nbuckets);
+			full = full || b[f] == from;
+			/* L2 reads: slots filled by other threads must be seen */
+#pragma unroll
+			for (int j = 0; j < BCHT_SLOTS; j++)
+				k[f][j] = full ? 0 : __ldcg(&slots[b[f] * BCHT_SLOTS + j].x);
+		}
+#pragma unroll
+		for (int f = 0; f < GH_BCHT_NHASH; f++)
+		{
+#pragma unroll
+			for (int jj = 0; jj < BCHT_SLOTS; jj++)
 			{
-				unsigned	leader = (__ffs(empty) - 1 + start) % BCHT_TILE;
+				unsigned	j = (jj + start) % BCHT_SLOTS;
+				uint64_t	kj = k[f][0];
 
-				if (lane == leader)
-					old = atomicCAS(bucket + BCHT_KEY(leader), GH_EMPTY_KEY, cur);
-				old = tile.shfl(old, leader);
-				if (old == GH_EMPTY_KEY)
+#pragma unroll
+				for (int z = 1; z < BCHT_SLOTS; z++)
+					if ((unsigned) z == j)
+						kj = k[f][z];
+				if (kj != GH_EMPTY_KEY)
+					continue;
+				old = slot_put<PAIRS>(slots, b[f] * BCHT_SLOTS + j, cur, true);
+				if (old.x == GH_EMPTY_KEY)
+				{
+					if (f > 0)
+						set_reach(reach, b[0], f);
 					return true;
-				empty &= empty - 1; /* taken meanwhile; try the next */
+				}
+				/* taken meanwhile; try the next */
 			}
 		}
 		if (step == GH_BCHT_MAX_EVICTIONS)
@@ -175,125 +248,67 @@ bcht_insert(const bcht_tile &tile, unsigned long long *slots,
 		i = (int) (rnd % GH_BCHT_NHASH);
 		if (b[i] == from)
 			i = (i + 1) % GH_BCHT_NHASH;
-		victim = (unsigned) (rnd >> 32) % BCHT_TILE;
-		if (lane == victim)
-			old = atomicExch(slots + BCHT_KEY(b[i] * BCHT_TILE + victim), cur);
-		old = tile.shfl(old, victim);
-		if (old == GH_EMPTY_KEY)
+		old = slot_put<PAIRS>(slots, b[i] * BCHT_SLOTS + (unsigned) (rnd >> 32) % BCHT_SLOTS,
+							  cur, false);
+		if (i > 0)
+			set_reach(reach, b[0], i);
+		if (old.x == GH_EMPTY_KEY)
 			return true;
 		from = b[i];
 		cur = old;
+		first_f = 0;
 	}
 }
 
 /*
- * Cuckoo-insert distinct keys: list[0..count) when list is given, else all
- * of 0..count; flag failure.
+ * Cuckoo-insert distinct keys from bucket first_f on, a thread a key:
+ * list[0..count) when list is given, else all of 0..count; flag failure.
+ * With PAIRS each key goes in with its row range, and moves with it.
  */
+template <bool PAIRS>
 __global__ void
 cuckoo_insert_keys(const uint64_t *__restrict__ dh,
-				   const uint32_t *__restrict__ list, size_t count,
-				   uint64_t h_empty, unsigned long long *slots,
+				   const uint32_t *__restrict__ heads, size_t ndistinct, size_t n,
+				   const uint32_t *__restrict__ list, size_t count, int first_f,
+				   uint64_t h_empty, ulonglong2 *slots, uint32_t *reach,
 				   uint64_t nbuckets, uint32_t rebuild,
 				   unsigned long long *failed, unsigned long long *empty_at)
 {
-	bcht_tile	tile = this_tile();
-
-	for (size_t i = tile_index(); i < count; i += tile_count())
+	GH_GRID_STRIDE(i, count)
 	{
 		size_t		t = list != nullptr ? list[i] : i;
 		uint64_t	h = dh[t];
-		unsigned long long stop = 0;
+		ulonglong2	cur;
 
-		if (tile.thread_rank() == 0)
-			stop = *(volatile unsigned long long *) failed;
-		if (tile.shfl(stop, 0))
+		if (*(volatile unsigned long long *) failed)
 			return;
 		if (h == h_empty)
 		{
-			if (tile.thread_rank() == 0)
-				*empty_at = t;
+			*empty_at = t;
 			continue;
 		}
-		if (!bcht_insert(tile, slots, nbuckets, rebuild, gh_unhash64(h, GH_SEED_BCHT0)))
+		cur = make_ulonglong2(gh_unhash64(h, GH_SEED_BCHT0),
+							  PAIRS ? range_of(heads, ndistinct, n, t) : 0);
+		if (!bcht_insert<PAIRS>(slots, reach, nbuckets, rebuild, cur, first_f))
 		{
-			if (tile.thread_rank() == 0)
-				atomicExch(failed, 1ULL);
+			atomicExch(failed, 1ULL);
 			return;
 		}
 	}
 }
 
 /*
- * The slot holding key (< 0: absent), as seen by a tile: up to three
- * coalesced 128-byte bucket reads, stopping at a bucket with a free slot.
- */
-__device__ __forceinline__ int64_t
-bcht_find_slot(const bcht_tile &tile, const uint64_t *__restrict__ slots,
-			   uint64_t nbuckets, uint32_t rebuild, uint64_t key)
-{
-	const unsigned lane = tile.thread_rank();
-
-	for (int f = 0; f < GH_BCHT_NHASH; f++)
-	{
-		uint64_t	b = gh_bcht_bucket(key, f, rebuild, nbuckets);
-		uint64_t	v = __ldg(slots + BCHT_KEY(b * BCHT_TILE + lane));
-		unsigned	hit = tile.ballot(v == key);
-
-		if (hit)
-			return (int64_t) (b * BCHT_TILE + __ffs(hit) - 1);
-		if (tile.ballot(v == GH_EMPTY_KEY))
-			return -1;
-	}
-	return -1;
-}
-
-/*
- * Write every distinct key's row range into its slot's value.  Each tile
- * takes 16 consecutive keys, one per lane, and looks them up in turn.
+ * Where only keys moved while inserting: the row range of every distinct
+ * key (all), or of every key that is not in the slot placement gave it (the
+ * overflow and the keys it evicted), written into its slot.  A warp takes 32
+ * consecutive keys (their placed slots are consecutive too); a key is found
+ * as a lookup finds it, by whole buckets and reach bits.
  */
 __global__ void
-store_all_ranges(const uint64_t *__restrict__ dh,
-				 const uint32_t *__restrict__ heads, size_t ndistinct,
-				 size_t n, uint64_t h_empty,
-				 uint64_t *__restrict__ slots, uint64_t nbuckets, uint32_t rebuild)
-{
-	bcht_tile	tile = this_tile();
-	const unsigned lane = tile.thread_rank();
-
-	for (size_t base = tile_index() * BCHT_TILE; base < ndistinct;
-		 base += tile_count() * BCHT_TILE)
-	{
-		size_t		t = base + lane;
-		uint64_t	h = t < ndistinct ? dh[t] : h_empty;
-		unsigned	todo = tile.ballot(h != h_empty);
-
-		while (todo)
-		{
-			unsigned	src = __ffs(todo) - 1;
-			uint64_t	key = gh_unhash64(tile.shfl(h, src), GH_SEED_BCHT0);
-			int64_t		slot = bcht_find_slot(tile, slots, nbuckets, rebuild, key);
-
-			if (slot >= 0 && lane == src)
-				slots[BCHT_VAL(slot)] = range_of(heads, ndistinct, n, t);
-			todo &= todo - 1;
-		}
-	}
-}
-
-/*
- * After placement and the insertion of the overflow (rebuild 0), with the
- * tags written: the row range of every key that is not in the slot
- * placement gave it (the overflow and the keys it evicted).  A warp checks
- * 32 consecutive keys (their placed slots are consecutive too); each moved
- * key is found by its tags, a sector or two, where reading its buckets
- * whole took up to three 256-byte reads.
- */
-__global__ void
-store_moved_ranges(const uint64_t *__restrict__ dh,
-				   const uint32_t *__restrict__ heads, size_t ndistinct,
-				   size_t n, uint64_t h_empty, gh_bcht_view tv,
-				   uint64_t *__restrict__ slots)
+store_ranges(const uint64_t *__restrict__ dh,
+			 const uint32_t *__restrict__ heads, size_t ndistinct,
+			 size_t n, uint64_t h_empty, gh_bcht_view tv, bool all,
+			 uint64_t *__restrict__ slots)
 {
 	const unsigned lane = threadIdx.x & 31;
 
@@ -303,14 +318,20 @@ store_moved_ranges(const uint64_t *__restrict__ dh,
 		bool		valid = t < ndistinct;
 		uint64_t	h = valid ? dh[t] : h_empty;
 		uint64_t	key = gh_unhash64(h, GH_SEED_BCHT0);
-		uint64_t	b;
-		unsigned	rank = warp_first_bucket_rank(dh, base, h, valid, tv.nbuckets, h_empty, &b);
-		bool		moved = valid && h != h_empty &&
-			(rank >= BCHT_TILE || slots[BCHT_KEY(b * BCHT_TILE + rank)] != key);
+		bool		moved = valid && h != h_empty;
 
+		if (!all)
+		{
+			uint64_t	b;
+			unsigned	rank = warp_first_bucket_rank(dh, base, h, valid, tv.nbuckets,
+													  h_empty, &b);
+
+			moved = moved &&
+				(rank >= BCHT_SLOTS || slots[BCHT_KEY(b * BCHT_SLOTS + rank)] != key);
+		}
 		if (moved)
 		{
-			int64_t		slot = bcht_slot_by_tags(tv, key);
+			int64_t		slot = bcht_slot_of(tv, key);
 
 			if (slot >= 0)
 				slots[BCHT_VAL(slot)] = range_of(heads, ndistinct, n, t);
@@ -336,13 +357,65 @@ read_empty_key_range(const gh_cuda_ctx *ctx, gh_bcht_table *t,
 	return GH_OK;
 }
 
-/* Allocate the table's slots for t->nbuckets buckets, all free. */
+/* Allocate the table's slots for t->nbuckets buckets, all free, and its
+ * reach bits, all clear. */
 static gh_status
 alloc_slots(const gh_cuda_ctx *ctx, gh_bcht_table *t)
 {
-	GH_TRY(t->slots.alloc(ctx, 2 * t->nbuckets * BCHT_TILE, "BCHT slots"));
+	GH_TRY(t->slots.alloc(ctx, 2 * t->nbuckets * BCHT_SLOTS, "BCHT slots"));
 	GH_CUDA_TRY(ctx->e, cudaMemsetAsync(t->slots.p, 0xff, t->slots.bytes(),
 										ctx->d->stream));
+	return gh_bcht_clear_reach(ctx, t);
+}
+
+/* Whether insertions move keys with their values (see the file header). */
+static bool
+moves_pairs(const gh_cuda_ctx *ctx)
+{
+	return ctx->d->pair_atomics && !ctx->e->bcht_key_moves;
+}
+
+/* Launch the cuckoo insertion of count keys (list, or all) from bucket
+ * first_f on; *ok false if one failed. */
+static gh_status
+cuckoo_insert(const gh_cuda_ctx *ctx, gh_bcht_table *t, const uint64_t *dh,
+			  const uint32_t *heads, const uint32_t *list, size_t count,
+			  int first_f, uint64_t h_empty, bool *ok)
+{
+	unsigned long long *sc = (unsigned long long *) ctx->d->scratch;
+	cudaStream_t s = ctx->d->stream;
+	unsigned	grid = gh_cuda_grid(count, GH_CUDA_BLOCK);
+	ulonglong2 *slots = (ulonglong2 *) t->slots.p;
+	uint64_t	failed;
+
+	GH_CUDA_TRY(ctx->e, cudaMemsetAsync(sc + SCRATCH_FAILED, 0, sizeof(uint64_t), s));
+	if (moves_pairs(ctx))
+		cuckoo_insert_keys<true><<<grid, GH_CUDA_BLOCK, 0, s>>>(
+			dh, heads, t->ndistinct, t->n, list, count, first_f, h_empty, slots,
+			t->reach.p, t->nbuckets, t->rebuild, sc + SCRATCH_FAILED, sc + SCRATCH_EMPTY_AT);
+	else
+		cuckoo_insert_keys<false><<<grid, GH_CUDA_BLOCK, 0, s>>>(
+			dh, heads, t->ndistinct, t->n, list, count, first_f, h_empty, slots,
+			t->reach.p, t->nbuckets, t->rebuild, sc + SCRATCH_FAILED, sc + SCRATCH_EMPTY_AT);
+	GH_CUDA_LAUNCHED(ctx->e, "cuckoo_insert_keys");
+	GH_TRY(gh_cuda_read_scratch(ctx, SCRATCH_FAILED, 1, &failed));
+	*ok = failed == 0;
+	return GH_OK;
+}
+
+/* Where only keys moved: write the row ranges (of all keys, or of those
+ * not where placement put them). */
+static gh_status
+store_row_ranges(const gh_cuda_ctx *ctx, gh_bcht_table *t, const uint64_t *dh,
+				 const uint32_t *heads, uint64_t h_empty, bool all)
+{
+	size_t		d = t->ndistinct;
+
+	if (moves_pairs(ctx))
+		return GH_OK;
+	store_ranges<<<gh_cuda_grid(d, GH_CUDA_BLOCK), GH_CUDA_BLOCK, 0, ctx->d->stream>>>(
+		dh, heads, d, t->n, h_empty, t->view(), all, t->slots.p);
+	GH_CUDA_LAUNCHED(ctx->e, "store_ranges");
 	return GH_OK;
 }
 
@@ -362,7 +435,6 @@ place_and_insert(const gh_cuda_ctx *ctx, gh_bcht_table *t, const uint64_t *dh,
 	uint64_t	words[4];
 
 	GH_TRY(overflow.alloc(ctx, d, "BCHT overflow list"));
-	GH_CUDA_TRY(e, cudaMemsetAsync(sc + SCRATCH_FAILED, 0, sizeof(uint64_t), s));
 	GH_CUDA_TRY(e, cudaMemsetAsync(sc + SCRATCH_EMPTY_AT, 0xff, sizeof(uint64_t), s));
 	GH_CUDA_TRY(e, cudaMemsetAsync(sc + SCRATCH_OVERFLOW, 0, sizeof(uint64_t), s));
 	place_in_first_bucket<<<gh_cuda_grid(d, GH_CUDA_BLOCK), GH_CUDA_BLOCK, 0, s>>>(
@@ -373,25 +445,12 @@ place_and_insert(const gh_cuda_ctx *ctx, gh_bcht_table *t, const uint64_t *dh,
 	if (words[1] != UINT64_MAX)
 		GH_TRY(read_empty_key_range(ctx, t, heads, words[1]));
 	*ok = true;
-	if (words[3] > 0)
-	{
-		cuckoo_insert_keys<<<gh_cuda_grid(words[3] * BCHT_TILE, GH_CUDA_BLOCK), GH_CUDA_BLOCK, 0, s>>>(
-			dh, overflow.p, words[3], h_empty, (unsigned long long *) t->slots.p,
-			t->nbuckets, 0, sc + SCRATCH_FAILED, sc + SCRATCH_EMPTY_AT);
-		GH_CUDA_LAUNCHED(e, "cuckoo_insert_keys");
-		GH_TRY(gh_cuda_read_scratch(ctx, SCRATCH_FAILED, 1, words));
-		*ok = words[0] == 0;
-		if (*ok)
-		{
-			GH_TRY(gh_bcht_index(ctx, t));
-			store_moved_ranges<<<gh_cuda_grid(d, GH_CUDA_BLOCK), GH_CUDA_BLOCK, 0, s>>>(
-				dh, heads, d, t->n, h_empty, t->view(), t->slots.p);
-			GH_CUDA_LAUNCHED(e, "store_moved_ranges");
-			return GH_OK;
-		}
-	}
+	if (words[3] == 0)
+		return GH_OK;
+	/* an overflowing key's first bucket is full: placement filled it */
+	GH_TRY(cuckoo_insert(ctx, t, dh, heads, overflow.p, words[3], 1, h_empty, ok));
 	if (*ok)
-		GH_TRY(gh_bcht_index(ctx, t));
+		GH_TRY(store_row_ranges(ctx, t, dh, heads, h_empty, false));
 	return GH_OK;
 }
 
@@ -403,27 +462,13 @@ static gh_status
 insert_all(const gh_cuda_ctx *ctx, gh_bcht_table *t, const uint64_t *dh,
 		   const uint32_t *heads, uint64_t h_empty, bool *ok)
 {
-	gh_engine  *e = ctx->e;
 	cudaStream_t s = ctx->d->stream;
-	unsigned long long *sc = (unsigned long long *) ctx->d->scratch;
-	size_t		d = t->ndistinct;
-	uint64_t	failed;
 
-	GH_CUDA_TRY(e, cudaMemsetAsync(t->slots.p, 0xff, t->slots.bytes(), s));
-	GH_CUDA_TRY(e, cudaMemsetAsync(sc + SCRATCH_FAILED, 0, sizeof(uint64_t), s));
-	cuckoo_insert_keys<<<gh_cuda_grid(d * BCHT_TILE, GH_CUDA_BLOCK), GH_CUDA_BLOCK, 0, s>>>(
-		dh, nullptr, d, h_empty, (unsigned long long *) t->slots.p, t->nbuckets,
-		t->rebuild, sc + SCRATCH_FAILED, sc + SCRATCH_EMPTY_AT);
-	GH_CUDA_LAUNCHED(e, "cuckoo_insert_keys");
-	GH_TRY(gh_cuda_read_scratch(ctx, SCRATCH_FAILED, 1, &failed));
-	*ok = failed == 0;
+	GH_CUDA_TRY(ctx->e, cudaMemsetAsync(t->slots.p, 0xff, t->slots.bytes(), s));
+	GH_TRY(gh_bcht_clear_reach(ctx, t));
+	GH_TRY(cuckoo_insert(ctx, t, dh, heads, nullptr, t->ndistinct, 0, h_empty, ok));
 	if (*ok)
-	{
-		store_all_ranges<<<gh_cuda_grid(d, GH_CUDA_BLOCK), GH_CUDA_BLOCK, 0, s>>>(
-			dh, heads, d, t->n, h_empty, t->slots.p, t->nbuckets,
-			t->rebuild);
-		GH_CUDA_LAUNCHED(e, "store_all_ranges");
-	}
+		GH_TRY(store_row_ranges(ctx, t, dh, heads, h_empty, true));
 	return GH_OK;
 }
 
@@ -435,16 +480,14 @@ gh_bcht_fill(const gh_cuda_ctx *ctx, gh_bcht_table *t, const uint64_t *dh,
 	uint64_t	h_empty = gh_hash64(GH_EMPTY_KEY, GH_SEED_BCHT0);
 	bool		ok = false;
 
-	t->nbuckets = (uint64_t) ceil((double) d / (BCHT_TILE * load_factor));
+	t->nbuckets = (uint64_t) ceil((double) d / (BCHT_SLOTS * load_factor));
 	if (t->nbuckets == 0)
 		t->nbuckets = 1;
 	t->rebuild = 0;
 	GH_TRY(alloc_slots(ctx, t));
 	if (d == 0)
-		return gh_bcht_index(ctx, t);
+		return GH_OK;
 	GH_TRY(place_and_insert(ctx, t, dh, heads, h_empty, &ok));
-	if (ok)
-		return GH_OK;			/* indexed there */
 	for (int growth = 0; !ok && growth <= BCHT_GROWTHS; growth++)
 	{
 		if (growth > 0)
@@ -462,5 +505,5 @@ gh_bcht_fill(const gh_cuda_ctx *ctx, gh_bcht_table *t, const uint64_t *dh,
 		return gh_fail(ctx->e, GH_ERR_INTERNAL,
 					   "BCHT insertion of %zu keys failed after %u rebuilds",
 					   d, (unsigned) t->rebuild);
-	return gh_bcht_index(ctx, t);
+	return GH_OK;
 }

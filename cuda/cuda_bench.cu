@@ -142,8 +142,7 @@ size_t
 gh_cuda_bench_table_bytes(const gh_cuda_part *p)
 {
 	if (p->kind == GH_KIND_BCHT)
-		return 8 * p->bc.n + p->bc.slots.bytes() +
-			p->bc.tags.bytes() + p->bc.reach.bytes();
+		return 8 * p->bc.n + p->bc.slots.bytes() + p->bc.reach.bytes();
 	return 16 * p->hg.n + p->hg.offsets.bytes();
 }
 

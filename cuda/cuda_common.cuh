@@ -47,6 +47,7 @@ typedef struct gh_cuda_dev
 	cudaStream_t stream;		/* everything of this engine on the device */
 	int			sm_count;
 	bool		async_alloc;	/* cudaMallocAsync supported */
+	bool		pair_atomics;	/* 16-byte atomics (compute capability 9.0+) */
 	uint64_t   *scratch;		/* GH_CUDA_SCRATCH_WORDS device words */
 	uint64_t   *pinned;			/* as many pinned host words */
 	/* pinned halves for large copies to the host (gh_cuda_copy_to_host) */

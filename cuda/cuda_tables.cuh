@@ -16,11 +16,12 @@
  * scanned.
  *
  * BCHT (cuda_bcht.cu, cuda_bcht_fill.cu, cuda_bcht_find.cu).  The distinct
- * keys sit in buckets of 16 slots, a slot a key (GH_EMPTY_KEY = free) and
- * its value beside it: its rows as (start << 32) | count into `rows`, where
- * equal keys' rows are contiguous; tags and reach bits (cuda_bcht_find.cu)
- * steer the lookups.  A real key equal to GH_EMPTY_KEY is kept aside
- * (has_empty_key).
+ * keys sit in buckets of GH_BCHT_BUCKET_SLOTS (4) slots, a slot a key
+ * (GH_EMPTY_KEY = free) and its value beside it: its rows as
+ * (start << 32) | count into `rows`, where equal keys' rows are contiguous;
+ * a bucket is 64 bytes, read whole, and reach bits (cuda_bcht_find.cu) say
+ * when a lookup must go on to a key's second or third bucket.  A real key
+ * equal to GH_EMPTY_KEY is kept aside (has_empty_key).
  *
  * Sizes: one partition holds fewer than 2^32 rows, so CSR positions, row
  * ranges and distinct-key indices are 32-bit (engine.c's partitioning by
@@ -151,8 +152,7 @@ gh_status	gh_hg_count(const gh_cuda_ctx *ctx, const gh_hg_table *t,
 
 typedef struct gh_bcht_view
 {
-	const ulonglong2 *slots;	/* nbuckets * 16: key, (start << 32) | count */
-	const uint4 *tags;			/* nbuckets: a byte per slot, 0 = free */
+	const ulonglong2 *slots;	/* nbuckets * 4: key, (start << 32) | count */
 	const uint32_t *reach;		/* 2 bits per bucket, 16 buckets a word */
 	uint64_t	nbuckets;
 	uint32_t	rebuild;
@@ -168,15 +168,14 @@ struct gh_bcht_table
 	size_t		ndistinct;
 	bool		has_empty_key;
 	uint64_t	empty_val;
-	gh_dbuf<uint64_t> slots;	/* nbuckets * 16 pairs of words: key, value */
-	gh_dbuf<uint8_t> tags;		/* nbuckets * 16 */
+	gh_dbuf<uint64_t> slots;	/* nbuckets * 4 pairs of words: key, value */
 	gh_dbuf<uint32_t> reach;	/* (nbuckets + 15) / 16 */
 	gh_dbuf<uint64_t> rows;		/* n, equal keys' rows contiguous */
 
 	gh_bcht_view
 	view() const
 	{
-		gh_bcht_view v = {(const ulonglong2 *) slots.p, (const uint4 *) tags.p, reach.p,
+		gh_bcht_view v = {(const ulonglong2 *) slots.p, reach.p,
 			nbuckets, rebuild, has_empty_key, empty_val};
 
 		return v;
@@ -186,7 +185,7 @@ struct gh_bcht_table
 	size_t
 	bytes() const
 	{
-		return slots.bytes() + tags.bytes() + reach.bytes();
+		return slots.bytes() + reach.bytes();
 	}
 };
 

@@ -1102,6 +1102,15 @@ extern void gh_debug_group_estimate(gh_engine *e, double scale);
 extern void gh_debug_cluster(gh_engine *e, bool always);
 
 /*
+ * Build BCHT tables on the GPU as on devices before compute capability 9.0
+ * (on: keys alone move while inserting and their row ranges are written
+ * afterwards; off: the default, a key and its range move together in one
+ * 16-byte atomic where the device has them), so that tests reach both paths
+ * on any GPU.  No effect on the CPU backend.
+ */
+extern void gh_debug_bcht_key_moves(gh_engine *e, bool on);
+
+/*
  * Keep device arrays on the device up to bytes of them (0: the default, an
  * eighth of the memory limit), so that tests can make an operation split
  * inputs that lie in device memory.

@@ -140,6 +140,13 @@ gh_debug_cluster(gh_engine *e, bool always)
 }
 
 void
+gh_debug_bcht_key_moves(gh_engine *e, bool on)
+{
+	if (e != NULL)
+		e->bcht_key_moves = on;
+}
+
+void
 gh_debug_split_chunk(gh_engine *e, size_t rows)
 {
 	if (e != NULL)

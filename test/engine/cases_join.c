@@ -440,7 +440,8 @@ run_hot_key(gh_engine *e, const test_config *cfg, size_t copies, size_t cap, rng
 /*
  * BCHT at load factors 0.99 (the table nearly full, cuckoo chains long;
  * lookups go on to second and third buckets), 0.75 and 0.5 (most keys in
- * their first bucket).
+ * their first bucket); on the GPU both ways of moving keys while inserting
+ * (with their row ranges, and alone: gh_debug_bcht_key_moves).
  */
 static void
 run_full_bcht(rng *r)
@@ -461,8 +462,11 @@ run_full_bcht(rng *r)
 
 	if (run.quick)
 		cfgs[1].memory_limit = (size_t) 4 << 10;
-	for (int c = 0; c < 4; c++)
+	/* on the GPU, each configuration also with keys moved alone */
+	for (int cm = 0; cm < (run.backend == GH_BACKEND_CUDA ? 8 : 4); cm++)
 	{
+		int			c = cm % 4;
+		bool		key_moves = cm >= 4;
 		gh_engine  *e;
 		char		cname[128];
 
@@ -471,6 +475,7 @@ run_full_bcht(rng *r)
 		case_end();
 		if (e == NULL)
 			continue;
+		gh_debug_bcht_key_moves(e, key_moves);
 		for (size_t i = 0; i < sizeof(inputs) / sizeof(inputs[0]); i++)
 		{
 			dist		d;
@@ -487,7 +492,8 @@ run_full_bcht(rng *r)
 			keys = gen_build_keys(&d, n, r);
 			probe = gen_probe_keys(&d, n, n, 2 * (uint64_t) n, r);
 			join_input_prepare(&in, keys, NULL, n, probe, n);
-			snprintf(in.label, sizeof(in.label), "%s, n=%zu", dist_name(inputs[i].kind), n);
+			snprintf(in.label, sizeof(in.label), "%s, n=%zu%s", dist_name(inputs[i].kind), n,
+					 key_moves ? ", keys moved alone" : "");
 			check_table(e, &cfgs[c], GH_KIND_BCHT, &in, caps, 1);
 			join_input_release(&in);
 			dist_free(&d);
