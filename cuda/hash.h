@@ -95,7 +95,7 @@ gh_bucket_of(uint64_t key, uint64_t nbuckets)
 /* BCHT: slots per bucket, hash functions, eviction bound, default load. */
 #define GH_BCHT_BUCKET_SLOTS	4
 #define GH_BCHT_NHASH			3
-#define GH_BCHT_MAX_EVICTIONS	512
+#define GH_BCHT_MAX_EVICTIONS	4096
 #define GH_BCHT_DEFAULT_LOAD	0.9
 #define GH_BCHT_MAX_REBUILDS	8
 /* An empty BCHT slot.  A real key equal to it is kept aside (see bcht). */
