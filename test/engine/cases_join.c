@@ -440,8 +440,9 @@ run_hot_key(gh_engine *e, const test_config *cfg, size_t copies, size_t cap, rng
 /*
  * BCHT at load factors 0.99 (the table nearly full, cuckoo chains long;
  * lookups go on to second and third buckets), 0.75 and 0.5 (most keys in
- * their first bucket); on the GPU both ways of moving keys while inserting
- * (with their row ranges, and alone: gh_debug_bcht_key_moves).
+ * their first bucket); unique, duplicated, skewed and all-equal keys (the
+ * empty-slot marker among them); on the GPU both ways of moving keys while
+ * inserting (with their row ranges, and alone: gh_debug_bcht_key_moves).
  */
 static void
 run_full_bcht(rng *r)
@@ -456,6 +457,9 @@ run_full_bcht(rng *r)
 		{DIST_UNIQUE, 1000, false},
 		{DIST_UNIQUE, 65537, false},
 		{DIST_DUPS, 65537, false},
+		{DIST_ZIPF, 65537, false},
+		{DIST_EQUAL, 4097, false},
+		{DIST_EQUAL_MAX, 1000, false},
 		{DIST_UNIQUE, MEG, true},
 	};
 	size_t		caps[1] = {65536};
