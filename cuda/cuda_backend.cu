@@ -607,9 +607,9 @@ cuda_probe_free(gh_engine *e, void *probe)
  * HashGraph: keys and rows with the radix sort's alternate buffers (32),
  * offsets (at most 8 / GH_HG_KEYS_PER_BUCKET), heavy-bucket lists and sort
  * storage (~2).  BCHT: the same sort (32); then rows, hashes, run heads and
- * the overflow list (24) with a table of 17 bytes per slot (key, value,
- * tag), 17 / load factor per distinct key: 58 covers load factors down to
- * 0.5.
+ * the overflow list (24) with a table of 16 bytes per slot (key, value; the
+ * reach bits add half a bit), 16 / load factor per distinct key: 58 covers
+ * load factors down to 0.5.
  */
 static size_t
 cuda_build_bytes_per_row(gh_kind kind)

@@ -430,11 +430,12 @@ typedef struct gh_pagespec
 	uint8_t		attalign[GH_PAGE_MAX_ATTS]; /* 1, 2, 4 or 8 */
 	int8_t		out_of[GH_PAGE_MAX_ATTS];
 	/*
-	 * A star's pages (gh_star_read): 0, every tuple is visible; else the
-	 * xmin of the reader's MVCC snapshot, against which the tuples of a page
+	 * 0: every tuple is visible (the pages are all-visible); else the xmin
+	 * of the reader's MVCC snapshot, against which the tuples of a page
 	 * without PD_ALL_VISIBLE are judged by their hint bits
 	 * (gh_tuple_visibility): the invisible ones skipped, and a page with one
-	 * they cannot judge GH_STAR_PAGE_UNSURE.
+	 * they cannot judge GH_STAR_PAGE_UNSURE (gh_star_read) or bad
+	 * (gh_extract_pages, gh_pages_read).
 	 */
 	uint32_t	vis_horizon;
 } gh_pagespec;

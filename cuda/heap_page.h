@@ -20,8 +20,10 @@
  * the page and the tuple before it is followed, and a page that fails a
  * check is reported as malformed (its rows are then read by PostgreSQL's
  * own code, which reports real corruption as PostgreSQL does).  Visibility
- * is the caller's business: these functions return every LP_NORMAL tuple;
- * gh_tuple_visibility tells what a tuple's hint bits alone say of it.
+ * is the caller's business: these functions return every LP_NORMAL tuple of
+ * an all-visible page; gh_tuple_visibility tells what a tuple's hint bits
+ * alone say of it, and gh_page_tuple asks it of the tuples of other pages
+ * where the caller gives a horizon (gh_pagespec.vis_horizon).
  *
  *-------------------------------------------------------------------------
  */
@@ -142,7 +144,11 @@ gh_tuple_visibility(const uint8_t *tup, uint32_t horizon)
  * The columns of line pointer i (0-based) of a page into vals[]/nulls[]
  * (spec->nout entries): 1 if it is a row, 0 if the line pointer is not
  * LP_NORMAL, -1 if the tuple is malformed.  A value is what PostgreSQL's
- * fetch_att makes of it: 1-, 2- and 4-byte values sign-extended.
+ * fetch_att makes of it: 1-, 2- and 4-byte values sign-extended.  Where
+ * spec->vis_horizon is set and the page is not all-visible, the tuple's hint
+ * bits decide (gh_tuple_visibility): 0 for a tuple invisible to the
+ * snapshot, and -1 for one they cannot judge, so that the page is read
+ * some other way, as a malformed one is.
  */
 GH_HOSTDEV static inline int
 gh_page_tuple(const uint8_t *page, const gh_pagespec *spec, int i,
@@ -170,6 +176,13 @@ gh_page_tuple(const uint8_t *page, const gh_pagespec *spec, int i,
 	if (hoff < GH_TUP_BITS_OFF || hoff > len || hoff % 8 != 0 ||
 		(hasnull && GH_TUP_BITS_OFF + (natts + 7) / 8 > hoff))
 		return -1;
+	if (spec->vis_horizon != 0 && !gh_page_all_visible(page))
+	{
+		int			vis = gh_tuple_visibility(tup, spec->vis_horizon);
+
+		if (vis <= 0)
+			return vis;
+	}
 	pos = hoff;
 	for (int a = 0; a < spec->natts; a++)
 	{

@@ -8,13 +8,33 @@
  */
 #include "postgres.h"
 
+#include "access/transam.h"
 #include "storage/buf_internals.h"
 #include "storage/bufmgr.h"
 #include "utils/memutils.h"
+#include "utils/snapmgr.h"
 
 #include "gpuhash.h"
 #include "page_ops.h"
 #include "service.h"
+
+/*
+ * The xmin of an MVCC snapshot, against which the engine judges the tuples
+ * of pages that are not all-visible by their hint bits (gh_tuple_visibility),
+ * or 0: only all-visible pages are read there.  An MVCC snapshot's xmin
+ * precedes every transaction it may see as in progress, so a tuple whose
+ * inserter (or deleter) committed before it is visible (or not) whatever
+ * else the snapshot holds.  Not in recovery, where hint bits and
+ * PD_ALL_VISIBLE are not to be trusted.
+ */
+uint32
+gpuhash_vis_horizon(Snapshot snapshot)
+{
+	if (snapshot == NULL || !IsMVCCSnapshot(snapshot) || snapshot->takenDuringRecovery ||
+		!TransactionIdIsNormal(snapshot->xmin))
+		return 0;
+	return snapshot->xmin;
+}
 
 GhOpPages *
 gpuhash_op_pages_begin(GhOps *ops, const gh_pagespec *spec, size_t max_pages,

@@ -20,6 +20,7 @@
 
 #include "storage/bufpage.h"
 #include "storage/dsm.h"
+#include "utils/snapshot.h"
 
 #include "engine_ops.h"
 
@@ -51,6 +52,12 @@ gpuhash_page_unchanged(Page page, XLogRecPtr lsn)
 		return PageGetLSN(page) == (lsn & ~GPUHASH_LSN_NOT_ALL_VISIBLE);
 	return PageGetLSN(page) == lsn && PageIsAllVisible(page);
 }
+
+/*
+ * The horizon against which the engine judges the tuples of pages that are
+ * not all-visible (gh_pagespec.vis_horizon), or 0 for none (page_ops.c).
+ */
+extern uint32 gpuhash_vis_horizon(Snapshot snapshot);
 
 /* the same check of shared buffer id (buffer number less one), under its content lock */
 extern bool gpuhash_buffer_unchanged(uint32 id, uint64 lsn);

@@ -1,8 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * page_scan.c
- *	  Reading a Seq Scan's heap pages directly, shipping the all-visible
- *	  ones to the engine (see page_scan.h).
+ *	  Reading a Seq Scan's heap pages directly, shipping them to the
+ *	  engine (see page_scan.h).
  *
  *-------------------------------------------------------------------------
  */
@@ -70,6 +70,7 @@ struct GhPageScan
 	Snapshot	snapshot;
 	MemoryContext cxt;
 	bool		ship;
+	bool		judge;			/* pages not all-visible read too (spec.vis_horizon) */
 	bool		plain_tlist;	/* the scan outputs columns: no projection, or Vars only */
 	gh_pagespec spec;
 	AttrNumber	out_att[GH_PAGE_MAX_OUT];	/* heap attribute of each column */
@@ -271,6 +272,19 @@ gpuhash_page_scan_begin(PlanState *input, const Bitmapset *used, GhOps *ops)
 	/* pins held per batch stay a small share of the buffers */
 	ps->max_pages = Min(2048, Max(8, NBuffers / 128));
 	ps->ship = gpuhash_ship_pages;
+
+	/*
+	 * Pages that are not all-visible are read the same way, their tuples
+	 * judged by their hint bits against the snapshot's xmin (heap_page.h,
+	 * gh_page_tuple), a page with one they cannot judge read again below.
+	 * A shipped page is checked by its LSN after the engine read it
+	 * (page_ops.h: GPUHASH_LSN_NOT_ALL_VISIBLE), which only WAL-logged
+	 * tables keep moving; a page taken out here is share-locked throughout.
+	 */
+	ps->spec.vis_horizon = gpuhash_vis_horizon(ps->snapshot);
+	if (ps->ship && !RelationNeedsWAL(rel))
+		ps->spec.vis_horizon = 0;
+	ps->judge = ps->spec.vis_horizon != 0;
 	ps->bufs = palloc(sizeof(Buffer) * ps->max_pages);
 	ps->ids = palloc(sizeof(uint32) * ps->max_pages);
 	ps->lsns = palloc(sizeof(XLogRecPtr) * ps->max_pages);
@@ -389,7 +403,12 @@ settle_shipped(GhPageScan *ps, bool check)
 		}
 		if (!check)
 			LockBuffer(buf, BUFFER_LOCK_SHARE);
-		ps->stats.reread++;
+		/* a page not all-visible that did not change: the engine could not judge a tuple */
+		if ((ps->lsns[p] & GPUHASH_LSN_NOT_ALL_VISIBLE) &&
+			PageGetLSN(BufferGetPage(buf)) == (ps->lsns[p] & ~GPUHASH_LSN_NOT_ALL_VISIBLE))
+			ps->stats.undecided++;
+		else
+			ps->stats.reread++;
 		read_checked(ps, buf);
 		UnlockReleaseBuffer(buf);
 	}
@@ -446,6 +465,7 @@ next_batch(GhPageScan *ps)
 		BlockNumber blk = next_block(ps);
 		Buffer		buf;
 		Page		page;
+		bool		all_visible;
 
 		if (blk == InvalidBlockNumber)
 		{
@@ -456,12 +476,16 @@ next_batch(GhPageScan *ps)
 		buf = ReadBufferExtended(ps->rel, MAIN_FORKNUM, blk, RBM_NORMAL, ps->strategy);
 		LockBuffer(buf, BUFFER_LOCK_SHARE);
 		page = BufferGetPage(buf);
-		if (PageIsAllVisible(page) && !ps->snapshot->takenDuringRecovery)
+		all_visible = PageIsAllVisible(page) && !ps->snapshot->takenDuringRecovery;
+		if (all_visible || (ps->judge && !PageIsNew(page)))
 		{
+			if (!all_visible)
+				ps->stats.not_all_visible++;
 			if (ps->ship)
 			{
 				/* keep the pin: the page stays in its buffer while the engine reads it */
-				ps->lsns[ps->nship] = PageGetLSN(page);
+				ps->lsns[ps->nship] = PageGetLSN(page) |
+					(all_visible ? 0 : GPUHASH_LSN_NOT_ALL_VISIBLE);
 				LockBuffer(buf, BUFFER_LOCK_UNLOCK);
 				ps->ids[ps->nship] = (uint32) (buf - 1);
 				ps->bufs[ps->nship++] = buf;
@@ -480,6 +504,8 @@ next_batch(GhPageScan *ps)
 					UnlockReleaseBuffer(buf);
 					continue;
 				}
+				if (!all_visible)
+					ps->stats.undecided++;
 			}
 		}
 		read_checked(ps, buf);
@@ -604,6 +630,8 @@ gpuhash_page_scan_end(GhPageScan *ps, GhPageStats *stats)
 	stats->direct += ps->stats.direct;
 	stats->checked += ps->stats.checked;
 	stats->reread += ps->stats.reread;
+	stats->not_all_visible += ps->stats.not_all_visible;
+	stats->undecided += ps->stats.undecided;
 	stats->rows_direct += ps->stats.rows_direct;
 	stats->rows_pooled += ps->stats.rows_pooled;
 	MemoryContextDelete(ps->cxt);
@@ -621,6 +649,9 @@ gpuhash_page_stats_explain(const GhPageStats *stats, ExplainState *es)
 								 " reread after a change=" INT64_FORMAT,
 								 stats->shipped, stats->direct, stats->checked, stats->reread);
 
+		if (stats->not_all_visible > 0)
+			s = psprintf("%s not all-visible=" INT64_FORMAT " visibility undecided=" INT64_FORMAT,
+						 s, stats->not_all_visible, stats->undecided);
 		ExplainPropertyText("Heap Pages", s, es);
 		if (stats->rows_direct > 0)
 			ExplainPropertyInteger("Heap Rows Taken Directly", NULL, stats->rows_direct, es);
@@ -634,6 +665,8 @@ gpuhash_page_stats_explain(const GhPageStats *stats, ExplainState *es)
 		ExplainPropertyInteger("Heap Pages Read in Backend", NULL, stats->direct, es);
 		ExplainPropertyInteger("Heap Pages Checked", NULL, stats->checked, es);
 		ExplainPropertyInteger("Heap Pages Reread", NULL, stats->reread, es);
+		ExplainPropertyInteger("Heap Pages Not All-Visible", NULL, stats->not_all_visible, es);
+		ExplainPropertyInteger("Heap Pages Visibility Undecided", NULL, stats->undecided, es);
 		ExplainPropertyInteger("Heap Rows Taken Directly", NULL, stats->rows_direct, es);
 		ExplainPropertyInteger("Heap Rows Pooled by the GPU Service", NULL, stats->rows_pooled,
 							   es);

@@ -2,13 +2,15 @@
  *
  * page_scan.h
  *	  Reading the heap pages of a plain Seq Scan below a gpuhash node
- *	  directly: only the columns the query uses, all-visible pages shipped
- *	  to the engine (the GPU) by buffer number.
+ *	  directly: only the columns the query uses, the pages shipped to the
+ *	  engine (the GPU) by buffer number.
  *
  * The rows come back in a slot shaped as the scan's output, after its quals
  * and projection.  All-visible pages are shipped and checked unchanged
- * afterwards (still all-visible, same LSN) under a share lock; other pages
- * are read with PostgreSQL's visibility checks.  Which scans qualify and why
+ * afterwards (still all-visible, same LSN) under a share lock; others of a
+ * WAL-logged table are shipped too, their tuples judged by their hint bits,
+ * and checked by their LSN; a page the engine cannot judge, and any other,
+ * is read with PostgreSQL's visibility checks.  Which scans qualify and why
  * the checks are enough: src/README, "Reading heap pages".
  *
  *-------------------------------------------------------------------------
@@ -35,6 +37,9 @@ typedef struct GhPageStats
 	int64		direct;			/* taken out by the backend, no visibility checks */
 	int64		checked;		/* tuple by tuple with visibility checks */
 	int64		reread;			/* shipped, changed meanwhile, read again */
+	int64		not_all_visible;	/* of all these, read without PD_ALL_VISIBLE */
+	int64		undecided;		/* ... of which a tuple's hint bits could not
+								 * tell: read again with visibility checks */
 	int64		rows_direct;	/* rows taken in runs (gpuhash_page_scan_next_run) */
 	int64		rows_pooled;	/* ... of which the service put in a pool itself */
 } GhPageStats;

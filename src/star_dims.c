@@ -45,6 +45,7 @@
 
 #include "gpuhash.h"
 #include "keys.h"
+#include "page_ops.h"
 #include "star_state.h"
 #include "star_vm.h"
 
@@ -377,24 +378,6 @@ star_read_dims(GpuStarAggState *s)
 }
 
 /*
- * The xmin of the query's snapshot, against which the device judges the
- * tuples of pages that are not all-visible by their hint bits
- * (gh_tuple_visibility), or 0: only all-visible pages are read there.  An
- * MVCC snapshot's xmin precedes every transaction it may see as in
- * progress, so a tuple whose inserter (or deleter) committed before it is
- * visible (or not) whatever else the snapshot holds.  Not in recovery,
- * where hint bits and PD_ALL_VISIBLE are not to be trusted.
- */
-uint32
-star_vis_horizon(Snapshot snapshot)
-{
-	if (snapshot == NULL || !IsMVCCSnapshot(snapshot) || snapshot->takenDuringRecovery ||
-		!TransactionIdIsNormal(snapshot->xmin))
-		return 0;
-	return snapshot->xmin;
-}
-
-/*
  * The program for this execution; the dimensions are read.  False (why set)
  * where it does not compile with the dimensions as read: the planner's trial
  * compilation counted each dimension's codes by its estimated rows, and
@@ -454,7 +437,7 @@ star_compile_node(GpuStarAggState *s, const char **why_out)
 		spec->out_of[in.fact.attno[o] - 1] = (int8) o;
 	if (in.fact.ncols == 0)
 		spec->out_of[0] = 0;	/* nothing read: one column, to locate rows by */
-	spec->vis_horizon = star_vis_horizon(s->css.ss.ps.state->es_snapshot);
+	spec->vis_horizon = gpuhash_vis_horizon(s->css.ss.ps.state->es_snapshot);
 	s->compiled = sc;
 	return true;
 }

@@ -390,7 +390,7 @@ read_pages(StarScan *sc)
 	 * (page_ops.h: GPUHASH_LSN_NOT_ALL_VISIBLE).  Every process of a query
 	 * has its snapshot, and so the horizon the star was compiled with.
 	 */
-	sc->judged = visible_all && star_vis_horizon(sc->snapshot) != 0 && RelationNeedsWAL(sc->rel);
+	sc->judged = visible_all && gpuhash_vis_horizon(sc->snapshot) != 0 && RelationNeedsWAL(sc->rel);
 	sc->try_cache = named && sc->star->in_service && gpuhash_page_cache_mb != 0;
 	sc->vm->page = InvalidBlockNumber;
 	sc->exhausted = false;

@@ -229,7 +229,6 @@ extern Datum star_dim_rows_value(StarDimRows *r, uint32 code, int col, bool *isn
 extern void star_dims_to_shared(GpuStarAggState *s, StarShared *sh, dsa_area *area);
 extern void star_dims_from_shared(GpuStarAggState *s, StarShared *sh, dsa_area *area);
 extern bool star_compile_node(GpuStarAggState *s, const char **why);
-extern uint32 star_vis_horizon(Snapshot snapshot);
 
 /* star_scan.c: feed this process's share of the fact table to the star */
 extern void star_scan_fact(GpuStarAggState *s);

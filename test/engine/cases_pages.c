@@ -22,6 +22,8 @@
  *	- malformed pages (pd_lower, a line pointer's extent, t_hoff, the NULL
  *	  bitmap, data too short for the columns) reported bad with no rows,
  *	  their neighbours exact
+ *	- pages not all-visible read with a snapshot's horizon: each tuple judged
+ *	  by its hint bits (visible, invisible, or undecided: the page bad)
  *	- invalid arguments: GH_ERR_INVALID with the function's message
  *	- gh_register_host: a no-op on the CPU backend; on CUDA one range per
  *	  process, whose pages read in place give the oracle's rows
@@ -89,6 +91,87 @@ fill_random(uint8_t *p, size_t n, rng *r)
 		for (size_t b = 0; b < 8 && i + b < n; b++)
 			p[i + b] = (uint8_t) (x >> (8 * b));
 	}
+}
+
+/*
+ * Give the tuple header at tup hint bits, xmin and xmax that tell its
+ * visibility to a snapshot whose xmin is horizon as HeapTupleSatisfiesMVCC
+ * tells it, chosen at random: visible (1), invisible (0), or not to be
+ * told from the header alone (-1, one tuple in twenty).
+ */
+int
+gen_vis_header(uint8_t *tup, uint32_t horizon, rng *r)
+{
+	/* keep HEAP_HASNULL .. HEAP_HASOID_OLD and the bits above the xmax's */
+	uint32_t	m = get16(tup + 20) & ~UINT32_C(0x1FF0);
+	/* normal xids that precede the horizon: within 2^31 below it, and at least 3 */
+	uint32_t	span = horizon - 3 < (1u << 31) - 2 ? horizon - 3 : (1u << 31) - 2;
+	uint32_t	before = horizon - 1 - (uint32_t) rng_below(r, span);
+	uint32_t	after = horizon + (uint32_t) rng_below(r, 1u << 30);
+	uint32_t	xmin = before,
+				xmax = (uint32_t) rng_next(r);
+	uint64_t	u = rng_below(r, 100);
+	int			want = 1;
+
+	/* the inserter: frozen (any xmin), or committed before the horizon (FrozenTransactionId too) */
+	if (rng_below(r, 4) == 0)
+	{
+		m |= 0x0300;
+		xmin = rng_below(r, 2) ? after : (uint32_t) rng_next(r);
+	}
+	else
+	{
+		m |= 0x0100;
+		if (rng_below(r, 8) == 0)
+			xmin = 2;
+	}
+	if (u < 40)
+		m |= 0x0800 | (uint32_t) (rng_next(r) & 0x04D0);	/* never deleted */
+	else if (u < 50)
+		m |= 0x0080 | (uint32_t) (rng_next(r) & 0x1450);	/* locked only */
+	else if (u < 55)
+		m |= 0x0040 | (uint32_t) (rng_next(r) & 0x0400);	/* an exclusive lock, not a multi */
+	else if (u < 75)
+	{
+		m |= 0x0400 | (uint32_t) (rng_next(r) & 0x0010);	/* deleted before the horizon */
+		xmax = rng_below(r, 8) == 0 ? 2 : before - (uint32_t) rng_below(r, 1000);
+		xmax = xmax < 3 ? 2 : xmax;
+		want = 0;
+	}
+	else if (u < 95)
+	{
+		m = (m & ~UINT32_C(0x0300)) | 0x0200 | (uint32_t) (rng_next(r) & 0x1CD0);	/* aborted */
+		xmin = (uint32_t) rng_next(r);
+		want = 0;
+	}
+	else
+	{
+		want = -1;
+		switch (rng_below(r, 5))
+		{
+			case 0:				/* the inserter not hinted */
+				m = (m & ~UINT32_C(0x0300)) | (uint32_t) (rng_next(r) & 0x1CD0);
+				break;
+			case 1:				/* committed, but perhaps in the snapshot */
+				m = (m & ~UINT32_C(0x0300)) | 0x0100 | 0x0800;
+				xmin = rng_below(r, 4) == 0 ? horizon : after;
+				break;
+			case 2:				/* a deleter not hinted */
+				m |= (uint32_t) (rng_next(r) & 0x0010);
+				break;
+			case 3:				/* deleted, but perhaps in the snapshot */
+				m |= 0x0400;
+				xmax = rng_below(r, 4) == 0 ? horizon : after;
+				break;
+			default:			/* a multixact that updated */
+				m |= 0x1000 | (uint32_t) (rng_next(r) & 0x0410);
+				break;
+		}
+	}
+	put16(tup + 20, m);
+	put32(tup + 0, xmin);
+	put32(tup + 4, xmax);
+	return want;
 }
 
 /* A value of an attribute: random, or 0, -1, the smallest or the largest. */
@@ -917,6 +1000,96 @@ malformed_page_cases(gh_engine *e, rng *r)
 }
 
 /*
+ * Make page p of ps (built by build_page) all-visible, or not all-visible
+ * with its tuples' visibility to a snapshot of xmin horizon told by their
+ * hint bits (gen_vis_header; every tuple decided where decided is set), and
+ * record what a reader judging them must give: the visible rows, or a bad
+ * page where a tuple's hint bits do not tell.
+ */
+static void
+judge_page(pageset *ps, size_t p, uint32_t horizon, bool all_visible, bool decided, rng *r)
+{
+	uint8_t    *page = ps->base + p * PG_PAGE;
+	int			items = (int) (get16(page + 12) - PG_PAGE_HEADER) / 4;
+	uint32_t	kept = 0,
+				row = 0;
+	bool		undecided = false;
+
+	if (ps->bad[p] != 0)
+		return;					/* a new page: no header to set */
+	put16(page + 10, all_visible ? get16(page + 10) | 4 : get16(page + 10) & ~UINT32_C(4));
+	if (all_visible)
+		return;
+	for (int i = 0; i < items; i++)
+	{
+		uint32_t	lp = get32(page + PG_PAGE_HEADER + 4 * i);
+		int			vis;
+
+		if (((lp >> 15) & 3) != PG_LP_NORMAL)
+			continue;
+		do
+			vis = gen_vis_header(page + (lp & 0x7FFF), horizon, r);
+		while (decided && vis < 0);
+		undecided |= vis < 0;
+		if (vis > 0)
+		{
+			size_t		from = ROW(p, row) * GH_PAGE_MAX_OUT,
+						to = ROW(p, kept) * GH_PAGE_MAX_OUT;
+
+			memmove(&ps->vals[to], &ps->vals[from], GH_PAGE_MAX_OUT * sizeof(uint64_t));
+			memmove(&ps->nulls[to], &ps->nulls[from], GH_PAGE_MAX_OUT);
+			kept++;
+		}
+		row++;
+	}
+	ps->nrows[p] = undecided ? 0 : kept;
+	ps->bad[p] = undecided ? 1 : 0;
+}
+
+/*
+ * Case 3: pages not all-visible read with a horizon (gh_pagespec.vis_horizon):
+ * each tuple judged by its hint bits, the invisible ones skipped, a page with
+ * one they do not tell bad; all-visible pages read whole, whatever their
+ * tuples' headers say.  Horizons near the start of the xid space and past
+ * 2^31 (the comparison is modulo 2^32).
+ */
+static void
+visibility_page_cases(gh_engine *e, rng *r)
+{
+	static const uint32_t horizons[] = {100, UINT32_C(3000000000)};
+
+	for (int h = 0; h < 2; h++)
+	{
+		gh_pagespec s;
+		char		desc[256];
+		size_t		nbase = run.quick ? 30 : 120;
+		size_t		n = nbase + nbase / 2;
+		pageset		ps;
+		uint32_t   *ids;
+
+		random_schema(&s, 0, r);
+		schema_desc(&s, desc, sizeof(desc));
+		s.vis_horizon = horizons[h];
+		pageset_init(&ps, nbase, NULL);
+		for (size_t p = 0; p < nbase; p++)
+		{
+			uint64_t	u = rng_below(r, 4);
+
+			build_page(&ps, p, p % 16 == 5 ? PAGE_NEW : kind_of(p, r), &s, r);
+			judge_page(&ps, p, s.vis_horizon, u == 0, u < 3, r);
+		}
+		ids = page_list(n, nbase, r);
+		case_begin("%zu pages, a quarter all-visible, the others' tuples judged by their hint bits "
+				   "against horizon %u: the visible rows, a page with a tuple they do not tell bad (%s)",
+				   n, s.vis_horizon, desc);
+		check_extract(e, &s, &ps, 0, ps.base, ids, n, 0);
+		case_end();
+		free(ids);
+		pageset_free(&ps);
+	}
+}
+
+/*
  * Call gh_extract_pages with one thing wrong: it must return GH_ERR_INVALID
  * with its own message (another function's message is set first, so a
  * stale one cannot pass).
@@ -1361,6 +1534,7 @@ run_pages_cases(void)
 
 	random_page_cases(e, &r);
 	malformed_page_cases(e, &r);
+	visibility_page_cases(e, &r);
 	invalid_argument_cases(e, &r);
 	register_host_cases(e, &r);
 

@@ -317,86 +317,6 @@ typedef struct placed
 	size_t		alen[NATTS];	/* and its stored length (0: NULL or absent) */
 } placed;
 
-/*
- * Give the tuple header at tup hint bits, xmin and xmax that tell its
- * visibility to a snapshot whose xmin is horizon as HeapTupleSatisfiesMVCC
- * tells it, chosen at random: visible (1), invisible (0), or not to be
- * told from the header alone (-1, one tuple in twenty).
- */
-static int
-vis_header(uint8_t *tup, uint32_t horizon, rng *r)
-{
-	/* keep HEAP_HASNULL .. HEAP_HASOID_OLD and the bits above the xmax's */
-	uint32_t	m = get16(tup + 20) & ~UINT32_C(0x1FF0);
-	/* normal xids that precede the horizon: within 2^31 below it, and at least 3 */
-	uint32_t	span = horizon - 3 < (1u << 31) - 2 ? horizon - 3 : (1u << 31) - 2;
-	uint32_t	before = horizon - 1 - (uint32_t) rng_below(r, span);
-	uint32_t	after = horizon + (uint32_t) rng_below(r, 1u << 30);
-	uint32_t	xmin = before,
-				xmax = (uint32_t) rng_next(r);
-	uint64_t	u = rng_below(r, 100);
-	int			want = 1;
-
-	/* the inserter: frozen (any xmin), or committed before the horizon (FrozenTransactionId too) */
-	if (rng_below(r, 4) == 0)
-	{
-		m |= 0x0300;
-		xmin = rng_below(r, 2) ? after : (uint32_t) rng_next(r);
-	}
-	else
-	{
-		m |= 0x0100;
-		if (rng_below(r, 8) == 0)
-			xmin = 2;
-	}
-	if (u < 40)
-		m |= 0x0800 | (uint32_t) (rng_next(r) & 0x04D0);	/* never deleted */
-	else if (u < 50)
-		m |= 0x0080 | (uint32_t) (rng_next(r) & 0x1450);	/* locked only */
-	else if (u < 55)
-		m |= 0x0040 | (uint32_t) (rng_next(r) & 0x0400);	/* an exclusive lock, not a multi */
-	else if (u < 75)
-	{
-		m |= 0x0400 | (uint32_t) (rng_next(r) & 0x0010);	/* deleted before the horizon */
-		xmax = rng_below(r, 8) == 0 ? 2 : before - (uint32_t) rng_below(r, 1000);
-		xmax = xmax < 3 ? 2 : xmax;
-		want = 0;
-	}
-	else if (u < 95)
-	{
-		m = (m & ~UINT32_C(0x0300)) | 0x0200 | (uint32_t) (rng_next(r) & 0x1CD0);	/* aborted */
-		xmin = (uint32_t) rng_next(r);
-		want = 0;
-	}
-	else
-	{
-		want = -1;
-		switch (rng_below(r, 5))
-		{
-			case 0:				/* the inserter not hinted */
-				m = (m & ~UINT32_C(0x0300)) | (uint32_t) (rng_next(r) & 0x1CD0);
-				break;
-			case 1:				/* committed, but perhaps in the snapshot */
-				m = (m & ~UINT32_C(0x0300)) | 0x0100 | 0x0800;
-				xmin = rng_below(r, 4) == 0 ? horizon : after;
-				break;
-			case 2:				/* a deleter not hinted */
-				m |= (uint32_t) (rng_next(r) & 0x0010);
-				break;
-			case 3:				/* deleted, but perhaps in the snapshot */
-				m |= 0x0400;
-				xmax = rng_below(r, 4) == 0 ? horizon : after;
-				break;
-			default:			/* a multixact that updated */
-				m |= 0x1000 | (uint32_t) (rng_next(r) & 0x0410);
-				break;
-		}
-	}
-	put16(tup + 20, m);
-	put32(tup + 0, xmin);
-	put32(tup + 4, xmax);
-	return want;
-}
 
 /*
  * Write rows[first ..] into page p of ps, as many of want as fit, among
@@ -445,7 +365,7 @@ write_page(spages *ps, size_t p, const srow *rows, size_t first, int want, const
 			if (lower + 4 + ALIGN8(len) > upper)
 				break;
 			upper -= (uint32_t) ALIGN8(len);
-			ps->vis[first + n] = pf->vis_horizon ? (int8_t) vis_header(tup, pf->vis_horizon, r) : 1;
+			ps->vis[first + n] = pf->vis_horizon ? (int8_t) gen_vis_header(tup, pf->vis_horizon, r) : 1;
 			memcpy(page + upper, tup, len);
 			lp = LP(upper, 1, len);
 			pl[n].lpat = lower;

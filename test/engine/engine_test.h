@@ -225,6 +225,13 @@ extern void run_star_cases(void);	/* cases_star.c */
 extern void put16(uint8_t *p, uint32_t v);
 extern void put32(uint8_t *p, uint32_t v);
 extern uint32_t get16(const uint8_t *p);
+/*
+ * Give the heap tuple header at tup hint bits, xmin and xmax that tell its
+ * visibility to an MVCC snapshot whose xmin is horizon, chosen at random:
+ * the visibility HeapTupleSatisfiesMVCC gives it, 1 or 0, or -1 where the
+ * header alone cannot tell (cases_pages.c).
+ */
+extern int	gen_vis_header(uint8_t *tup, uint32_t horizon, rng *r);
 extern uint32_t get32(const uint8_t *p);
 extern void fill_random(uint8_t *p, size_t n, rng *r);
 extern size_t build_tuple(const gh_pagespec *s, rng *r, int null_pct, bool no_data,

@@ -1,7 +1,9 @@
 -- Heap pages read directly (src/page_scan.c): a gpuhash node over a plain
--- Seq Scan of an ordinary table reads its pages itself, shipping all-visible
--- pages to the engine (gpuhash.ship_pages) or taking their columns in the
--- backend, and reading the others with visibility checks.  Every query must
+-- Seq Scan of an ordinary table reads its pages itself, shipping them to the
+-- engine (gpuhash.ship_pages) or taking their columns in the backend; pages
+-- not all-visible (of a logged table, when shipped) have their tuples judged
+-- by their hint bits, and those the hint bits do not tell are read with
+-- visibility checks.  Every query must
 -- return the same rows with gpuhash off and forced on, with shipping on and
 -- off, through the GPU service and the backend's own engine, serial and in
 -- parallel.  EXPLAIN ANALYZE's "Heap Pages" must account for every page of
@@ -11,7 +13,7 @@
 -- ones use local buffers) and are frozen before the tests, outside the
 -- test's transaction.
 SET client_min_messages = warning;
-DROP TABLE IF EXISTS ps_fact, ps_dim, ps_wide, ps_added, ps_dropped, ps_dirty, ps_big;
+DROP TABLE IF EXISTS ps_fact, ps_dim, ps_wide, ps_added, ps_dropped, ps_dirty, ps_big, ps_fresh;
 SELECT setseed(0.31);
 -- 70000 rows: NULLs in every column, skewed and duplicated keys
 CREATE TABLE ps_fact AS
@@ -53,10 +55,22 @@ VACUUM ps_fact, ps_dim, ps_wide, ps_added, ps_dropped, ps_dirty, ps_big;
 UPDATE ps_dirty SET v = -v WHERE v <= 3000 AND v % 7 = 0;
 DELETE FROM ps_dirty WHERE v BETWEEN 30000 AND 31000 AND v % 3 = 0;
 ANALYZE ps_dirty;
+-- never vacuumed (nor by autovacuum): no page all-visible; rows deleted,
+-- updated, and inserted by a transaction rolled back
+CREATE TABLE ps_fresh (k int8, v int8, d date) WITH (autovacuum_enabled = off);
+INSERT INTO ps_fresh
+  SELECT CASE WHEN g % 31 = 0 THEN NULL ELSE g % 700 END, g, date '2020-01-01' + g % 400
+  FROM generate_series(1, 60000) g;
+DELETE FROM ps_fresh WHERE v % 11 = 0;
+UPDATE ps_fresh SET v = -v, d = NULL WHERE v % 13 = 0;
+BEGIN;
+INSERT INTO ps_fresh SELECT 5, 1000000, NULL FROM generate_series(1, 3000);
+ROLLBACK;
+ANALYZE ps_fresh;
 RESET client_min_messages;
 
 BEGIN;
-SELECT plan(138);
+SELECT plan(154);
 -- GpuHashAgg's page reading (GpuStarAgg's is tested in test/tap/star.sql)
 SET LOCAL gpuhash.enable_star = off;
 
@@ -67,13 +81,15 @@ SET LOCAL max_parallel_workers_per_gather = 0;
 -- summed, and the rows taken in runs straight from the page columns (taken)
 CREATE FUNCTION pg_temp.pages(q text, OUT shipped bigint, OUT direct bigint,
                               OUT checked bigint, OUT reread bigint, OUT lines int,
-                              OUT taken bigint, OUT pooled bigint)
+                              OUT taken bigint, OUT pooled bigint, OUT nav bigint,
+                              OUT und bigint)
 LANGUAGE plpgsql AS $$
 DECLARE
   line text;
   m text[];
 BEGIN
   shipped := 0; direct := 0; checked := 0; reread := 0; lines := 0; taken := 0; pooled := 0;
+  nav := 0; und := 0;
   PERFORM set_config('gpuhash.enabled', 'on', true);
   PERFORM set_config('gpuhash.force', 'on', true);
   FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS ON, TIMING OFF, SUMMARY OFF) ' || q LOOP
@@ -84,6 +100,11 @@ BEGIN
       checked := checked + m[3]::bigint;
       reread := reread + m[4]::bigint;
       lines := lines + 1;
+    END IF;
+    m := regexp_match(line, 'not all-visible=(\d+) visibility undecided=(\d+)');
+    IF m IS NOT NULL THEN
+      nav := nav + m[1]::bigint;
+      und := und + m[2]::bigint;
     END IF;
     IF line ~ 'Heap Rows Taken Directly: ' THEN
       taken := taken + substring(line FROM 'Heap Rows Taken Directly: ([0-9]+)')::bigint;
@@ -104,8 +125,10 @@ CREATE FUNCTION pg_temp.visible_pages(VARIADIC rels regclass[]) RETURNS bigint
 LANGUAGE sql AS $$ SELECT sum(relallvisible)::bigint FROM pg_class WHERE oid = ANY (rels) $$;
 
 -- same rows, and every page of rels read once, as expected: the all-visible
--- ones shipped, or in the backend, the others checked; or checked (counted
--- at least, for tables with changed pages)
+-- ones shipped, or in the backend, and so those not all-visible (nav) whose
+-- tuples' hint bits told (all but und of them), the others checked; or some
+-- pages not all-visible read so (tables with changed pages); or some read
+-- again
 CREATE FUNCTION pg_temp.reads_pages(name text, q text, node text, rels regclass[], how text)
 RETURNS SETOF text
 LANGUAGE plpgsql AS $$
@@ -117,13 +140,14 @@ BEGIN
   RETURN QUERY SELECT * FROM pg_temp.same_rows(name, q, node);
   p := pg_temp.pages(q);
   RETURN NEXT is(p.shipped + p.direct + p.checked, want, name || ': every page read once');
-  RETURN NEXT ok(CASE how WHEN 'shipped' THEN p.shipped = visible AND p.checked = want - visible
-                          WHEN 'direct' THEN p.direct = visible AND p.checked = want - visible
-                          WHEN 'mixed' THEN p.checked > 0 AND p.shipped + p.direct > 0
+  RETURN NEXT ok(CASE how WHEN 'shipped' THEN p.shipped = visible + p.nav - p.und AND p.checked = want - p.shipped
+                          WHEN 'direct' THEN p.direct = visible + p.nav - p.und AND p.checked = want - p.direct
+                          WHEN 'mixed' THEN p.nav > p.und AND p.shipped + p.direct > visible
                           WHEN 'reread' THEN p.reread > 0 AND p.reread <= p.checked END,
                  name || ': pages ' || how || ' (shipped ' || p.shipped || ', in backend ' || p.direct ||
                  ', checked ' || p.checked || ', reread ' || p.reread || ' of ' || want ||
-                 ', all-visible ' || visible || ')');
+                 ', all-visible ' || visible || ', not all-visible read ' || p.nav ||
+                 ', undecided ' || p.und || ')');
 END $$;
 
 -- the columns cannot be read from pages: same rows, no Heap Pages line
@@ -182,6 +206,8 @@ SELECT pg_temp.reads_pages('group by k, in the backend', $$
   SELECT k, count(*), sum(v), min(d), sum(f) FROM ps_fact GROUP BY k$$, 'GpuHashAgg', '{ps_fact}', 'direct');
 SELECT pg_temp.reads_pages('fused join, in the backend', $$
   SELECT count(*), sum(d.w) FROM ps_fact f JOIN ps_dim d ON f.k = d.k$$, 'Fused Join', '{ps_fact,ps_dim}', 'direct');
+SELECT pg_temp.reads_pages('never vacuumed, in the backend', $$
+  SELECT k, count(*), sum(v), max(d) FROM ps_fresh GROUP BY k$$, 'GpuHashAgg', '{ps_fresh}', 'mixed');
 RESET gpuhash.ship_pages;
 
 -- shipped to the backend's own engine
@@ -202,9 +228,16 @@ SELECT pg_temp.reads_pages('a column added without a default', $$
 SELECT pg_temp.reads_pages('a table read through a buffer ring', $$
   SELECT k, count(*), sum(v), min(v) FROM ps_big GROUP BY k$$, 'GpuHashAgg', '{ps_big}', 'shipped');
 
--- pages changed since the last VACUUM: read with visibility checks
+-- pages changed since the last VACUUM: their tuples judged by their hint bits
 SELECT pg_temp.reads_pages('changed pages', $$
   SELECT k, count(*), sum(v) FROM ps_dirty GROUP BY k$$, 'GpuHashAgg', '{ps_dirty}', 'mixed');
+-- a table never vacuumed: the first read (PostgreSQL's, for the same rows)
+-- sets the hint bits by which the engine then judges every tuple
+SELECT pg_temp.reads_pages('never vacuumed', $$
+  SELECT k, count(*), sum(v), min(d), count(d) FROM ps_fresh GROUP BY k$$, 'GpuHashAgg', '{ps_fresh}', 'mixed');
+SELECT pg_temp.reads_pages('never vacuumed, fused join', $$
+  SELECT d.w % 10, count(*), sum(f.v) FROM ps_fresh f JOIN ps_dim d ON f.k = d.k GROUP BY 1$$,
+  'Fused Join', '{ps_fresh,ps_dim}', 'mixed');
 -- shipped pages taken as changed: their rows are dropped and read again
 SET LOCAL gpuhash.debug_reread_pages = on;
 SELECT pg_temp.reads_pages('shipped pages read again', $$
@@ -241,6 +274,8 @@ SELECT * FROM pg_temp.same_rows('parallel fused join', $$
   SELECT d.w % 7, count(*), sum(f.v) FROM ps_fact f JOIN ps_dim d ON f.k = d.k GROUP BY 1$$, 'Parallel Seq Scan');
 SELECT * FROM pg_temp.same_rows('parallel, changed pages', $$
   SELECT k % 10, count(*), sum(v) FROM ps_dirty GROUP BY 1$$, 'Parallel Seq Scan');
+SELECT * FROM pg_temp.same_rows('parallel, never vacuumed', $$
+  SELECT k, count(*), sum(v), min(d) FROM ps_fresh GROUP BY k$$, 'Parallel Seq Scan');
 
 -- a pooled aggregation: the GPU service reads the shipped pages' rows into
 -- the pool itself (gpuhash.pool_pages).  With no worker to launch, the
@@ -268,9 +303,12 @@ SELECT is((pg_temp.pages($$SELECT k, count(*), sum(f) FROM ps_fact GROUP BY k$$)
           0::bigint, 'pool from pages: a float aggregate is not encoded by the service');
 SELECT * FROM pg_temp.same_rows('pool from pages: changed pages read with visibility checks', $$
   SELECT k, count(*), sum(v) FROM ps_dirty GROUP BY k$$, 'Parallel Custom Scan (GpuHashAgg)');
-SELECT ok((pg_temp.pages($$SELECT k, count(*), sum(v) FROM ps_dirty GROUP BY k$$)).pooled
-          BETWEEN 1 AND (SELECT count(*) - 1 FROM ps_dirty),
-          'pool from pages: only the all-visible pages pooled by the service');
+SELECT ok(p.pooled > 0 AND p.nav > p.und,
+          'pool from pages: pages not all-visible judged by their hint bits and pooled by the service (' ||
+          p.nav || ' of them, ' || p.und || ' undecided)')
+FROM pg_temp.pages($$SELECT k, count(*), sum(v) FROM ps_dirty GROUP BY k$$) p;
+SELECT * FROM pg_temp.same_rows('pool from pages: never vacuumed', $$
+  SELECT k, count(*), sum(v), min(d), count(d) FROM ps_fresh GROUP BY k$$, 'Parallel Custom Scan (GpuHashAgg)');
 -- a fused join's pool: both sides from pages, join keys made by the service
 SELECT * FROM pg_temp.same_rows('pool from pages: fused join, NULL join keys', $$
   SELECT count(*), sum(d.w), sum(f.v), max(f.d) FROM ps_fact f JOIN ps_dim d ON f.k = d.k$$,
@@ -292,7 +330,7 @@ SELECT * FROM pg_temp.same_rows('pool from pages: fused join, dropped pages read
 SELECT * FROM pg_temp.same_rows('pool from pages: dropped pages read again', $$
   SELECT k, count(*), count(v), sum(v), min(d) FROM ps_fact GROUP BY k$$, 'Parallel Custom Scan (GpuHashAgg)');
 SELECT ok(p.reread > 0 AND
-          p.reread = p.checked - (pg_temp.relpages('ps_fact') - pg_temp.visible_pages('ps_fact')) AND
+          p.reread + p.und = p.checked - (pg_temp.relpages('ps_fact') - pg_temp.visible_pages('ps_fact') - p.nav) AND
           p.pooled BETWEEN 1 AND (SELECT count(*) - 1 FROM ps_fact),
           'pool from pages: dropped pages read again (' || p.reread || ' of them, ' || p.pooled || ' rows pooled)')
 FROM pg_temp.pages($$SELECT k, count(*), sum(v) FROM ps_fact GROUP BY k$$) p;
