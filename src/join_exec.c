@@ -781,7 +781,19 @@ ExecGpuHashJoin(CustomScanState *node)
 		{
 			case GHJ_BUILD:
 				build_inner(s);
-				s->phase = GHJ_CHUNK;
+
+				/*
+				 * No inner key: no outer row can match, and where unmatched
+				 * outer rows are dropped the outer input is not read at all,
+				 * as PostgreSQL's Hash Join does not read it.
+				 */
+				if (s->table == NULL && s->drop_unmatched)
+				{
+					s->rest_pos = 0;
+					s->phase = GHJ_INNER_REST;
+				}
+				else
+					s->phase = GHJ_CHUNK;
 				break;
 			case GHJ_CHUNK:
 				if (!next_chunk(s))
