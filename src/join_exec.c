@@ -719,6 +719,19 @@ next_pair_row(GpuHashJoinState *s)
 	}
 }
 
+/*
+ * The phase after the inner side is built (or kept for a rescan): the outer
+ * rows' chunks; or, where no inner row has a key and unmatched outer rows are
+ * dropped, straight to the unmatched inner rows without reading the outer
+ * input, as PostgreSQL's Hash Join does not read it.
+ */
+static GhjPhase
+phase_after_build(GpuHashJoinState *s)
+{
+	s->rest_pos = 0;
+	return s->table == NULL && s->drop_unmatched ? GHJ_INNER_REST : GHJ_CHUNK;
+}
+
 /* Unmatched (or, for flag-only SEMI, matched) outer rows of the chunk. */
 static TupleTableSlot *
 next_outer_rest(GpuHashJoinState *s)
@@ -781,19 +794,7 @@ ExecGpuHashJoin(CustomScanState *node)
 		{
 			case GHJ_BUILD:
 				build_inner(s);
-
-				/*
-				 * No inner key: no outer row can match, and where unmatched
-				 * outer rows are dropped the outer input is not read at all,
-				 * as PostgreSQL's Hash Join does not read it.
-				 */
-				if (s->table == NULL && s->drop_unmatched)
-				{
-					s->rest_pos = 0;
-					s->phase = GHJ_INNER_REST;
-				}
-				else
-					s->phase = GHJ_CHUNK;
+				s->phase = phase_after_build(s);
 				break;
 			case GHJ_CHUNK:
 				if (!next_chunk(s))
@@ -864,7 +865,7 @@ ReScanGpuHashJoin(CustomScanState *node)
 		/* the inner side and its keys are unchanged: keep the table */
 		if (s->inner_matched)
 			memset(s->inner_matched, 0, Max(s->ninner, 1));
-		s->phase = GHJ_CHUNK;
+		s->phase = phase_after_build(s);
 	}
 	else
 	{
