@@ -70,7 +70,6 @@ struct GhPageScan
 	Snapshot	snapshot;
 	MemoryContext cxt;
 	bool		ship;
-	bool		judge;			/* pages not all-visible read too (spec.vis_horizon) */
 	bool		plain_tlist;	/* the scan outputs columns: no projection, or Vars only */
 	gh_pagespec spec;
 	AttrNumber	out_att[GH_PAGE_MAX_OUT];	/* heap attribute of each column */
@@ -284,7 +283,6 @@ gpuhash_page_scan_begin(PlanState *input, const Bitmapset *used, GhOps *ops)
 	ps->spec.vis_horizon = gpuhash_vis_horizon(ps->snapshot);
 	if (ps->ship && !RelationNeedsWAL(rel))
 		ps->spec.vis_horizon = 0;
-	ps->judge = ps->spec.vis_horizon != 0;
 	ps->bufs = palloc(sizeof(Buffer) * ps->max_pages);
 	ps->ids = palloc(sizeof(uint32) * ps->max_pages);
 	ps->lsns = palloc(sizeof(XLogRecPtr) * ps->max_pages);
@@ -477,7 +475,7 @@ next_batch(GhPageScan *ps)
 		LockBuffer(buf, BUFFER_LOCK_SHARE);
 		page = BufferGetPage(buf);
 		all_visible = PageIsAllVisible(page) && !ps->snapshot->takenDuringRecovery;
-		if (all_visible || (ps->judge && !PageIsNew(page)))
+		if (all_visible || (ps->spec.vis_horizon != 0 && !PageIsNew(page)))
 		{
 			if (!all_visible)
 				ps->stats.not_all_visible++;

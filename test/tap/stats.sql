@@ -70,8 +70,10 @@ END $$;
 -- once a (top-level) statement.  Where nothing is counted, the tests are
 -- skipped.
 -- (gpuhash.debug_fail_after disarmed while pgTAP's own queries run: under
--- gpuhash.force they may plan a GpuStarAgg)
-CREATE FUNCTION pg_temp.st_is(q text, want text, description text) RETURNS text
+-- gpuhash.force they may plan a GpuStarAgg); with pattern, want is a regular
+-- expression the moves must match
+CREATE FUNCTION pg_temp.st_is(q text, want text, description text,
+                               pattern boolean DEFAULT false) RETURNS text
 LANGUAGE plpgsql AS $$
 DECLARE
   fail_after text := current_setting('gpuhash.debug_fail_after');
@@ -83,25 +85,7 @@ BEGIN
   END IF;
   moved := pg_temp.st_moved(q);
   PERFORM set_config('gpuhash.debug_fail_after', '-1', true);
-  r := is(moved, want, description);
-  PERFORM set_config('gpuhash.debug_fail_after', fail_after, true);
-  RETURN r;
-END $$;
-
--- the same, the counters' moves matching the regular expression want
-CREATE FUNCTION pg_temp.st_matches(q text, want text, description text) RETURNS text
-LANGUAGE plpgsql AS $$
-DECLARE
-  fail_after text := current_setting('gpuhash.debug_fail_after');
-  moved text;
-  r text;
-BEGIN
-  IF current_setting('shared_preload_libraries') !~ 'gpuhash' THEN
-    RETURN skip('gpuhash is not preloaded: nothing is counted', 1);
-  END IF;
-  moved := pg_temp.st_moved(q);
-  PERFORM set_config('gpuhash.debug_fail_after', '-1', true);
-  r := matches(moved, want, description);
+  r := CASE WHEN pattern THEN matches(moved, want, description) ELSE is(moved, want, description) END;
   PERFORM set_config('gpuhash.debug_fail_after', fail_after, true);
   RETURN r;
 END $$;
@@ -145,9 +129,10 @@ SELECT pg_temp.st_is('SELECT k % 10, count(*) FROM st_fact GROUP BY 1',
 SET LOCAL gpuhash.debug_fail_after = 0;
 -- (each process of the query whose own operation meets the failure counts a
 -- fallback: the leader, and a worker where it started in time)
-SELECT pg_temp.st_matches('SELECT k % 10, count(*) FROM st_fact GROUP BY 1',
-                          '^groupby_queries\+1 pooled_queries\+1 rows_to_gpu\+ gpu_time\+ cpu_fallbacks\+[123]$',
-                          'a failure in a pooled GROUP BY: the pool fell back (its pages come back as rows)');
+SELECT pg_temp.st_is('SELECT k % 10, count(*) FROM st_fact GROUP BY 1',
+                     '^groupby_queries\+1 pooled_queries\+1 rows_to_gpu\+ gpu_time\+ cpu_fallbacks\+[123]$',
+                     'a failure in a pooled GROUP BY: the pool fell back (its pages come back as rows)',
+                     pattern => true);
 SET LOCAL max_parallel_workers_per_gather = 0;
 SELECT pg_temp.st_is('SELECT k % 10, count(*) FROM st_fact GROUP BY 1',
                      'groupby_queries+1 gpu_time+ cpu_fallbacks+1',
