@@ -40,6 +40,13 @@ bcht_reach(const gh_bcht_view &t, uint64_t b)
 	return (__ldg(t.reach + b / 16) >> (2 * (b % 16))) & (REACH_SECOND | REACH_THIRD);
 }
 
+/* Note that a key of first bucket b0 lives in its bucket f (1 or 2): the build's. */
+__device__ __forceinline__ void
+set_reach(uint32_t *reach, uint64_t b0, int f)
+{
+	atomicOr(reach + b0 / 16, (f == 1 ? REACH_SECOND : REACH_THIRD) << (2 * (b0 % 16)));
+}
+
 /* Whether the reach bits let a lookup go on to bucket f (1 or 2). */
 __device__ __forceinline__ bool
 bcht_reaches(uint32_t reach, int f)

@@ -124,44 +124,27 @@ place_in_first_bucket(const uint64_t *__restrict__ dh,
 }
 
 /*
- * A slot's 16 bytes exchanged, or compared and swapped, in one atomic
- * operation (compute capability 9.0 and newer; the host launches the
- * PAIRS kernels only there).
- */
-__device__ __forceinline__ ulonglong2
-slot_exchange(ulonglong2 *slot, ulonglong2 v)
-{
-#if __CUDA_ARCH__ >= 900
-	return atomicExch(slot, v);
-#else
-	__trap();
-	return v;
-#endif
-}
-
-__device__ __forceinline__ ulonglong2
-slot_claim(ulonglong2 *slot, ulonglong2 v)
-{
-#if __CUDA_ARCH__ >= 900
-	return atomicCAS(slot, make_ulonglong2(GH_EMPTY_KEY, GH_EMPTY_KEY), v);
-#else
-	__trap();
-	return v;
-#endif
-}
-
-/*
  * Put cur (a key, and with PAIRS its value) into slot `at`: claim it if
  * free (claim), else exchange it; the slot's previous key, and with PAIRS
- * its value, come back.  Without PAIRS only key words move (values are
- * written afterwards).
+ * its value, come back.  With PAIRS the slot's 16 bytes move in one atomic
+ * operation (compute capability 9.0 and newer; the host launches the PAIRS
+ * kernels only there); without, only key words move (values are written
+ * afterwards).
  */
 template <bool PAIRS>
 __device__ __forceinline__ ulonglong2
 slot_put(ulonglong2 *slots, uint64_t at, ulonglong2 cur, bool claim)
 {
 	if (PAIRS)
-		return claim ? slot_claim(slots + at, cur) : slot_exchange(slots + at, cur);
+	{
+#if __CUDA_ARCH__ >= 900
+		return claim ? atomicCAS(slots + at, make_ulonglong2(GH_EMPTY_KEY, GH_EMPTY_KEY), cur)
+			: atomicExch(slots + at, cur);
+#else
+		__trap();
+		return cur;
+#endif
+	}
 	else
 	{
 		unsigned long long *k = (unsigned long long *) (slots + at);
@@ -169,13 +152,6 @@ slot_put(ulonglong2 *slots, uint64_t at, ulonglong2 cur, bool claim)
 
 		return make_ulonglong2(old, 0);
 	}
-}
-
-/* Note that a key of first bucket b0 lives in its bucket f (f > 0). */
-__device__ __forceinline__ void
-set_reach(uint32_t *reach, uint64_t b0, int f)
-{
-	atomicOr(reach + b0 / 16, (f == 1 ? REACH_SECOND : REACH_THIRD) << (2 * (b0 % 16)));
 }
 
 /*
