@@ -155,16 +155,14 @@ typedef struct gh_backend_ops
 
 	/*
 	 * Device arrays (engine_darray.c; NULL: host memory only): memory on
-	 * device index dev that outlives operations (device arrays and page
-	 * batches take device index 0; the page cache each device's own), and a
-	 * copy of bytes between any two of host and device memory (src NULL:
-	 * zeros), waited for.
+	 * device index 0 that outlives operations, and a copy of bytes between
+	 * any two of host and device memory (src NULL: zeros), waited for.
 	 * Inputs in device memory reach the operations that accept them
 	 * (gh_aggregate) as host pointers would: the backend's copy of its
 	 * inputs to the device must take either.
 	 */
-	gh_status	(*darray_alloc) (gh_engine *e, int dev, void **p, size_t bytes);
-	void		(*darray_free) (gh_engine *e, int dev, void *p, size_t bytes);
+	gh_status	(*darray_alloc) (gh_engine *e, void **p, size_t bytes);
+	void		(*darray_free) (gh_engine *e, void *p, size_t bytes);
 	gh_status	(*darray_copy) (gh_engine *e, void *dst, const void *src, size_t bytes);
 
 	/*

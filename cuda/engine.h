@@ -991,9 +991,9 @@ extern void gh_star_free(gh_star *s);
 /* ---- the page cache ---- */
 
 /*
- * Copies of heap pages kept in device memory between reads, each on the
- * device that reads its name (on several devices, each device its share),
- * so that a page read again (by a later query over the same table) does not
+ * Copies of heap pages kept on the engine's first device between reads (a
+ * page the cache reads or fills is read by that device), so
+ * that a page read again (by a later query over the same table) does not
  * cross the bus.  The caller names each page it reads (gh_star_read_named):
  * rel and block say which page, lsn which version of it.  A page read under
  * a name with a nonzero lsn is copied into the cache as it is read, and the
@@ -1011,9 +1011,8 @@ extern void gh_star_free(gh_star *s);
  * other way).  A read never replaces a copy it reads itself, so a cache
  * smaller than a read still gives every copy the read found.
  *
- * gh_page_cache_size: the cache may take up to bytes of memory on each of
- * the engine's devices (0, the default: no cache; a size other than the
- * last empties it).  It takes
+ * gh_page_cache_size: the cache may take up to bytes of device memory (0,
+ * the default: no cache; a size other than the last empties it).  It takes
  * them in chunks as it fills, never during an injected failure
  * (gh_debug_inject_failure), and counts them in gh_engine_device_bytes; a
  * chunk the device has no room for is not taken.  Full, it replaces the
@@ -1042,8 +1041,8 @@ typedef struct gh_pagename
 
 typedef struct gh_page_cache_info
 {
-	size_t		size;			/* bytes it may take on each device */
-	size_t		bytes;			/* device memory it holds, on all devices */
+	size_t		size;			/* bytes it may take */
+	size_t		bytes;			/* device memory it holds */
 	uint64_t	pages;			/* copies kept */
 	uint64_t	hits;			/* named pages read from a copy */
 	uint64_t	misses;			/* named pages the cache had no copy of */

@@ -103,13 +103,6 @@ extern int	gh_device_id(const gh_engine *e, int dev);
 extern int	gh_device_ids(const gh_engine *e, uint32_t devmask, int *ids,
 						  int max);
 
-/*
- * The device index that reads a named page on an engine of several devices
- * (engine_star.c): its relation's and its run of blocks', so that a page is
- * read, and cached, by the same device in every read.
- */
-extern int	gh_page_device(const gh_engine *e, const gh_pagename *name);
-
 /* ---- the page cache (engine_pagecache.c) ---- */
 
 extern gh_status gh_page_cache_plan(gh_star *s, const uint32_t *pages,

@@ -14,19 +14,15 @@
  * The copies live in slots of one page each, in chunks of device array
  * memory (the backend's darray_alloc: device memory on the CUDA backend,
  * host memory on the CPU backend) of 64 MB (less for a smaller cache),
- * taken as the cache fills up to its size on each device.  On several
- * devices a page's copy lives on the device that reads its name
- * (gh_page_device), so that each device reads its own share of a cached
- * read from its own memory: every device has its chunks and free slots.
+ * taken as the cache fills up to its size.
  * Each slot has an entry: the name and LSN of the page it holds and a
  * state: free; filling (a read has copied a page into it and its keep has
  * not come yet: only that star may settle it, and nobody reads or replaces
  * it); or kept (a copy any read of that name and LSN may take).  Entries
  * are found by name through chains from a table of heads.  A read takes a
- * free slot of the page's device, then a new chunk there, then the first
- * kept entry of that device the clock hand finds unreferenced since it last
- * passed (a read of a copy references it) and not taken by the read being
- * planned.
+ * free slot, then a new chunk, then the first kept entry the clock hand
+ * finds unreferenced since it last passed (a read of a copy references it)
+ * and not taken by the read being planned.
  *
  * Reads are synchronous (the backend has read every page when star_read
  * returns), so a copy replaced after its read is never read half replaced.
@@ -64,21 +60,16 @@ typedef struct pc_entry
 
 struct gh_pagecache
 {
-	size_t		size;			/* bytes it may take on each device */
+	size_t		size;			/* bytes it may take */
 	size_t		page_size;		/* of its slots; 0: none taken yet */
-	int			ndevices;		/* the engine's, once page_size is set */
 	size_t		per_chunk;		/* slots per chunk */
 	size_t		chunk_bytes;	/* per_chunk * page_size */
-	size_t		max_chunks;		/* on each device */
+	size_t		max_chunks;
 	size_t		nchunks;
-	void	  **chunks;			/* max_chunks * ndevices */
-	uint8_t    *chunk_device;	/* likewise: the device chunk k is on */
-	size_t		dev_chunks[GH_MAX_DEVICES]; /* chunks on each device */
-	bool		dev_full[GH_MAX_DEVICES];	/* no more chunks there: the size, or
-											 * the device */
+	void	  **chunks;			/* max_chunks */
 	size_t		nslots;			/* nchunks * per_chunk */
 	pc_entry   *ent;			/* nslots */
-	int32_t		free_list[GH_MAX_DEVICES];	/* each device's free slots */
+	int32_t		free_list;
 	size_t		nheads;			/* a power of two */
 	int32_t    *heads;
 	size_t		hand;
@@ -87,6 +78,7 @@ struct gh_pagecache
 	uint64_t	misses;
 	uint64_t	epoch;
 	uint32_t	reads;			/* reads planned so far */
+	bool		full;			/* no more chunks: the size, or the device */
 };
 
 /*
@@ -99,13 +91,6 @@ head_of(const struct gh_pagecache *c, uint64_t rel, uint64_t block)
 {
 	return (gh_hash64(rel * 0x9E3779B97F4A7C15ULL ^ (block >> 32), 0) + (uint32_t) block) &
 		(c->nheads - 1);
-}
-
-/* The device slot i is on. */
-static int
-slot_device(const struct gh_pagecache *c, int32_t slot)
-{
-	return c->chunk_device[(size_t) slot / c->per_chunk];
 }
 
 static void *
@@ -137,20 +122,8 @@ release(struct gh_pagecache *c, int32_t i)
 		c->kept--;
 	c->ent[i].state = SLOT_FREE;
 	c->ent[i].owner = NULL;
-	c->ent[i].next = c->free_list[slot_device(c, i)];
-	c->free_list[slot_device(c, i)] = i;
-}
-
-/* No chunks, no free slots, every device open to growth. */
-static void
-reset_devices(struct gh_pagecache *c)
-{
-	for (int d = 0; d < GH_MAX_DEVICES; d++)
-	{
-		c->free_list[d] = -1;
-		c->dev_chunks[d] = 0;
-		c->dev_full[d] = false;
-	}
+	c->ent[i].next = c->free_list;
+	c->free_list = i;
 }
 
 /* Free everything the cache holds; a new epoch. */
@@ -158,19 +131,18 @@ static void
 empty(gh_engine *e, struct gh_pagecache *c)
 {
 	for (size_t k = 0; k < c->nchunks; k++)
-		e->ops->darray_free(e, c->chunk_device[k], c->chunks[k], c->chunk_bytes);
+		e->ops->darray_free(e, c->chunks[k], c->chunk_bytes);
 	free(c->chunks);
-	free(c->chunk_device);
 	free(c->ent);
 	free(c->heads);
 	c->chunks = NULL;
-	c->chunk_device = NULL;
 	c->ent = NULL;
 	c->heads = NULL;
 	c->nchunks = c->nslots = c->nheads = c->hand = 0;
 	c->kept = 0;
-	reset_devices(c);
+	c->free_list = -1;
 	c->page_size = 0;
+	c->full = false;
 	c->epoch++;
 }
 
@@ -189,14 +161,13 @@ gh_page_cache_size(gh_engine *e, size_t bytes)
 		c = calloc(1, sizeof(*c));
 		if (c == NULL)
 			return;
-		reset_devices(c);
+		c->free_list = -1;
 		e->pagecache = c;
 	}
 	if (bytes != c->size)
 		empty(e, c);
 	c->size = bytes;
-	for (int d = 0; d < GH_MAX_DEVICES; d++)
-		c->dev_full[d] = false;
+	c->full = false;
 }
 
 void
@@ -214,64 +185,59 @@ gh_page_cache_info_get(const gh_engine *e, gh_page_cache_info *out)
 	out->misses = c->misses;
 }
 
-/*
- * Add a chunk of slots on device dev to its free list: false if none may or
- * can be had.
- */
+/* Add a chunk of slots to the free list: false if none may or can be had. */
 static bool
-grow(gh_engine *e, struct gh_pagecache *c, int dev)
+grow(gh_engine *e, struct gh_pagecache *c)
 {
 	void	   *chunk;
 	pc_entry   *ent;
 
-	if (c->dev_full[dev] || c->dev_chunks[dev] >= c->max_chunks || e->inject_dev >= 0)
+	if (c->full || c->nchunks >= c->max_chunks || e->inject_dev >= 0)
 		return false;
 	ent = realloc(c->ent, (c->nslots + c->per_chunk) * sizeof(pc_entry));
 	if (ent == NULL)
 		return false;
 	c->ent = ent;
-	if (e->ops->darray_alloc(e, dev, &chunk, c->chunk_bytes) != GH_OK)
+	if (e->ops->darray_alloc(e, &chunk, c->chunk_bytes) != GH_OK)
 	{
-		/* no room on the device: its share of the cache stays as large as it is */
+		/* no room on the device: the cache stays as large as it is */
 		e->status = GH_OK;
 		e->errmsg[0] = '\0';
-		c->dev_full[dev] = true;
+		c->full = true;
 		return false;
 	}
-	c->chunk_device[c->nchunks] = (uint8_t) dev;
 	c->chunks[c->nchunks++] = chunk;
-	c->dev_chunks[dev]++;
 	for (size_t k = 0; k < c->per_chunk; k++)
 	{
 		int32_t		i = (int32_t) (c->nslots + c->per_chunk - 1 - k);
 
 		memset(&c->ent[i], 0, sizeof(pc_entry));
-		c->ent[i].next = c->free_list[dev];
-		c->free_list[dev] = i;
+		c->ent[i].next = c->free_list;
+		c->free_list = i;
 	}
 	c->nslots += c->per_chunk;
 	return true;
 }
 
-/* A slot on device dev for a new copy, out of its chain: -1 if none. */
+/* A slot for a new copy, out of its chain: -1 if none. */
 static int32_t
-victim(gh_engine *e, struct gh_pagecache *c, int dev)
+victim(gh_engine *e, struct gh_pagecache *c)
 {
 	int32_t		i;
 
-	if (c->free_list[dev] < 0)
-		(void) grow(e, c, dev);
-	if (c->free_list[dev] >= 0)
+	if (c->free_list < 0)
+		(void) grow(e, c);
+	if (c->free_list >= 0)
 	{
-		i = c->free_list[dev];
-		c->free_list[dev] = c->ent[i].next;
+		i = c->free_list;
+		c->free_list = c->ent[i].next;
 		return i;
 	}
 	for (size_t step = 0; step < 2 * c->nslots; step++)
 	{
 		i = (int32_t) c->hand;
 		c->hand = (c->hand + 1) % c->nslots;
-		if (c->ent[i].state != SLOT_KEPT || slot_device(c, i) != dev)
+		if (c->ent[i].state != SLOT_KEPT)
 			continue;
 		/* a copy the read being planned takes */
 		if (c->ent[i].read_at == c->reads)
@@ -282,21 +248,16 @@ victim(gh_engine *e, struct gh_pagecache *c, int dev)
 			continue;
 		}
 		release(c, i);
-		c->free_list[dev] = c->ent[i].next;
+		c->free_list = c->ent[i].next;
 		return i;
 	}
 	return -1;
 }
 
-/*
- * The cache set up for pages of page_size bytes on e's devices: false if it
- * cannot be.
- */
+/* The cache set up for pages of page_size bytes: false if it cannot be. */
 static bool
-ready(gh_engine *e, struct gh_pagecache *c, size_t page_size)
+ready(struct gh_pagecache *c, size_t page_size)
 {
-	size_t		all_chunks;
-
 	if (c->page_size == page_size)
 		return true;
 	if (c->page_size != 0 || page_size == 0)
@@ -304,25 +265,20 @@ ready(gh_engine *e, struct gh_pagecache *c, size_t page_size)
 	c->per_chunk = (c->size < CHUNK_BYTES ? c->size : CHUNK_BYTES) / page_size;
 	if (c->per_chunk == 0)
 		return false;
-	c->ndevices = e->opt.ndevices;
 	c->chunk_bytes = c->per_chunk * page_size;
 	c->max_chunks = c->size / c->chunk_bytes;
-	all_chunks = c->max_chunks * (size_t) c->ndevices;
-	if (all_chunks * c->per_chunk > INT32_MAX)
+	if (c->max_chunks * c->per_chunk > INT32_MAX)
 		return false;
 	c->nheads = 1;
-	while (c->nheads < all_chunks * c->per_chunk / 2)
+	while (c->nheads < c->max_chunks * c->per_chunk / 2)
 		c->nheads *= 2;
-	c->chunks = calloc(all_chunks, sizeof(void *));
-	c->chunk_device = calloc(all_chunks, 1);
+	c->chunks = calloc(c->max_chunks, sizeof(void *));
 	c->heads = malloc(c->nheads * sizeof(int32_t));
-	if (c->chunks == NULL || c->chunk_device == NULL || c->heads == NULL)
+	if (c->chunks == NULL || c->heads == NULL)
 	{
 		free(c->chunks);
-		free(c->chunk_device);
 		free(c->heads);
 		c->chunks = NULL;
-		c->chunk_device = NULL;
 		c->heads = NULL;
 		return false;
 	}
@@ -347,7 +303,7 @@ gh_page_cache_plan(gh_star *s, const uint32_t *pages, const gh_pagename *names, 
 	struct gh_pagecache *c = e->pagecache;
 
 	*planned = false;
-	if (names == NULL || c == NULL || c->size == 0 || !ready(e, c, s->spec.page_size))
+	if (names == NULL || c == NULL || c->size == 0 || !ready(c, s->spec.page_size))
 		return GH_OK;
 	s->cache_slot = gh_malloc(e, npages * sizeof(int32_t));
 	s->cache_ok = gh_calloc(e, npages, 1);
@@ -366,7 +322,6 @@ gh_page_cache_plan(gh_star *s, const uint32_t *pages, const gh_pagename *names, 
 	for (size_t p = 0; p < npages; p++)
 	{
 		const gh_pagename *n = &names[p];
-		int			dev = c->ndevices > 1 ? gh_page_device(e, n) : 0;
 		int32_t		i;
 
 		copy[p].from = NULL;
@@ -375,8 +330,7 @@ gh_page_cache_plan(gh_star *s, const uint32_t *pages, const gh_pagename *names, 
 		if (n->lsn == 0)
 			continue;
 		i = find(c, n->rel, n->block);
-		if (i >= 0 && c->ent[i].state == SLOT_KEPT && c->ent[i].lsn == n->lsn &&
-			slot_device(c, i) == dev)
+		if (i >= 0 && c->ent[i].state == SLOT_KEPT && c->ent[i].lsn == n->lsn)
 		{
 			if (!c->ent[i].ref)
 				c->ent[i].ref = 1;
@@ -392,7 +346,7 @@ gh_page_cache_plan(gh_star *s, const uint32_t *pages, const gh_pagename *names, 
 			continue;			/* a read not yet kept fills it, or this one reads it */
 		if (i >= 0)
 			release(c, i);		/* an older version: replaced */
-		i = victim(e, c, dev);
+		i = victim(e, c);
 		if (i < 0)
 			continue;
 		c->ent[i].rel = n->rel;

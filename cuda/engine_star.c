@@ -21,11 +21,11 @@
  * link, all devices at once (gh_for_devices).  A named page goes to the
  * device its relation and block choose, in runs of 16 blocks, so that a
  * page is read by the same device in every batch and every query; an
- * unnamed one by its place in the read.  The page cache keeps a page's
- * copy on that same device (engine_pagecache.c), so each device reads its
- * share of the cached pages from its own memory, never across the link
- * between devices (which measured slower than one device reading every
- * cached page).  The result merges the devices' groups on the host.  Rows added with gh_star_add go
+ * unnamed one by its place in the read.  A page that the page cache reads
+ * or fills goes to device index 0, whose memory holds the cache: read
+ * there from its own memory, not across the link between devices (which
+ * measured slower than one device reading every cached page).  The result
+ * merges the devices' groups on the host.  Rows added with gh_star_add go
  * to device index 0.
  *
  * A star goes through batches: each gh_star_read is followed by its
@@ -255,20 +255,22 @@ gh_star_read(gh_star *s, const void *base, const uint32_t *pages, size_t npages,
 	return gh_star_read_named(s, base, pages, NULL, npages, status);
 }
 
-int
-gh_page_device(const gh_engine *e, const gh_pagename *name)
-{
-	return (int) ((((name->rel * UINT64_C(0x9E3779B97F4A7C15)) >> 40) +
-				   (name->block >> RUN_BLOCKS_LOG2)) % (uint64_t) e->opt.ndevices);
-}
-
-/* The device that reads page p of a read of npages. */
+/* The device that reads page p of a read of npages (copy: the page cache's plan, or NULL). */
 static int
-page_device(const gh_star *s, const gh_pagename *names, size_t p, size_t npages)
+page_device(const gh_star *s, const gh_pagename *names, const gh_pagecopy *copy, size_t p,
+			size_t npages)
 {
+	int			nd = s->e->opt.ndevices;
+	int			dev;
+
 	if (names != NULL)
-		return gh_page_device(s->e, &names[p]);
-	return (int) (p * s->e->opt.ndevices / npages);
+		dev = (int) ((((names[p].rel * UINT64_C(0x9E3779B97F4A7C15)) >> 40) +
+					  (names[p].block >> RUN_BLOCKS_LOG2)) % (uint64_t) nd);
+	else
+		dev = (int) (p * nd / npages);
+	if (copy != NULL && (copy[p].from != NULL || copy[p].to != NULL))
+		dev = 0;
+	return dev;
 }
 
 /*
@@ -313,7 +315,7 @@ split_read(gh_star *s, const uint32_t *pages, const gh_pagename *names, const gh
 	dev_of = a->status + npages;
 	for (size_t p = 0; p < npages; p++)
 	{
-		dev_of[p] = (uint8_t) page_device(s, names, p, npages);
+		dev_of[p] = (uint8_t) page_device(s, names, copy, p, npages);
 		count[dev_of[p]]++;
 	}
 	s->dev_first[0] = 0;

@@ -158,9 +158,9 @@ least_device_memory(bool free_only)
 }
 
 /*
- * The page cache an engine of shape gets on each of its devices
- * (gpuhash.page_cache_size): by default on a GPU a third of the smallest
- * GPU's memory, shared by the workers; none on the CPU backend unless set.
+ * The page cache an engine of shape gets (gpuhash.page_cache_size): by
+ * default on a GPU a third of the smallest GPU's memory, shared by the
+ * workers; none on the CPU backend unless set.
  */
 static size_t
 page_cache_bytes(const GhsShape *shape)

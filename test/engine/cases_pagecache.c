@@ -26,15 +26,11 @@
 
 #include "star_test.h"
 
-/* the cache's pages on all devices: each device holds CACHE_PAGES / ndevices (1 to 3) */
-#define CACHE_PAGES 48
+#define CACHE_PAGES 40
 
 /*
  * names of pages ids[from, to) of b under lsn: all 64 bits used, as the
- * extension's names use them (database and relation, tablespace and block).
- * Each page is a run of blocks of its own, so that on several devices
- * consecutive pages go to the devices in turn (gh_page_device), every
- * device reading and caching its share of a range of pages.
+ * extension's names use them (database and relation, tablespace and block)
  */
 static gh_pagename *
 names_of(const batches *b, size_t from, size_t to, uint64_t lsn)
@@ -43,7 +39,7 @@ names_of(const batches *b, size_t from, size_t to, uint64_t lsn)
 
 	for (size_t i = from; i < to; i++)
 		n[i - from] = (gh_pagename) {UINT64_C(16384) << 32 | 77,
-		UINT64_C(1663) << 32 | (uint64_t) b->ids[i] << 4, lsn};
+		UINT64_C(1663) << 32 | b->ids[i], lsn};
 	return n;
 }
 
@@ -258,7 +254,6 @@ cache_cases(gh_engine *e, gh_dim *dim, const batches *a, const uint8_t *base2)
 	gh_prog    *p = xmalloc(sizeof(gh_prog));
 	size_t		n = a->npages;
 	size_t		psz = fact.spec.page_size;
-	size_t		per_device = CACHE_PAGES / gh_engine_ndevices(e) * psz;
 	bool	   *from_a = xmalloc(n);
 	size_t		before = gh_engine_device_bytes(e);
 	gh_star    *s;
@@ -266,21 +261,20 @@ cache_cases(gh_engine *e, gh_dim *dim, const batches *a, const uint8_t *base2)
 				i1;
 
 	sum_prog(p);
-	gh_page_cache_size(e, per_device);
+	gh_page_cache_size(e, CACHE_PAGES * psz);
 
-	case_begin("a star reading %zu named pages fills a page cache of %d pages, each device its share",
-			   n, CACHE_PAGES);
+	case_begin("a star reading %zu named pages fills a page cache of %d pages", n, CACHE_PAGES);
 	s = new_star(e, p, dim);
 	for (size_t from = 0; s != NULL && from < n; from += 37)
 		if (!read_named(e, s, a->base, a, from, from + 37 < n ? from + 37 : n, 7, NULL))
 			break;
 	i1 = info(e);
 	if (i1.pages != CACHE_PAGES || i1.misses != n || i1.hits != 0 ||
-		i1.bytes != CACHE_PAGES * psz || i1.size != per_device)
-		case_fail("%llu pages, %llu misses, %llu hits, %zu bytes, %zu a device; want %d, %zu, 0, %zu, %zu",
+		i1.bytes != CACHE_PAGES * psz || i1.size != CACHE_PAGES * psz)
+		case_fail("%llu pages, %llu misses, %llu hits, %zu of %zu bytes; want %d, %zu, 0, %zu, %zu",
 				  (unsigned long long) i1.pages, (unsigned long long) i1.misses,
 				  (unsigned long long) i1.hits, i1.bytes, i1.size, CACHE_PAGES, n,
-				  CACHE_PAGES * psz, per_device);
+				  CACHE_PAGES * psz, CACHE_PAGES * psz);
 	for (size_t k = 0; k < n; k++)
 		from_a[k] = true;
 	if (s != NULL)
@@ -400,7 +394,7 @@ cache_cases(gh_engine *e, gh_dim *dim, const batches *a, const uint8_t *base2)
 	case_end();
 
 	case_begin("a new size empties the cache; size 0 frees it and its device memory");
-	gh_page_cache_size(e, 2 * per_device);
+	gh_page_cache_size(e, 2 * CACHE_PAGES * psz);
 	if (info(e).pages != 0 || info(e).bytes != 0)
 		case_fail("%llu pages, %zu bytes after a new size", (unsigned long long) info(e).pages,
 				  info(e).bytes);
