@@ -70,6 +70,7 @@ struct GhPageScan
 	Snapshot	snapshot;
 	MemoryContext cxt;
 	bool		ship;
+	bool		ship_judged;	/* pages not all-visible are shipped too (WAL-logged) */
 	bool		plain_tlist;	/* the scan outputs columns: no projection, or Vars only */
 	gh_pagespec spec;
 	AttrNumber	out_att[GH_PAGE_MAX_OUT];	/* heap attribute of each column */
@@ -278,11 +279,13 @@ gpuhash_page_scan_begin(PlanState *input, const Bitmapset *used, GhOps *ops)
 	 * gh_page_tuple), a page with one they cannot judge read again below.
 	 * A shipped page is checked by its LSN after the engine read it
 	 * (page_ops.h: GPUHASH_LSN_NOT_ALL_VISIBLE), which only WAL-logged
-	 * tables keep moving; a page taken out here is share-locked throughout.
+	 * tables keep moving: an unlogged table's pages that are not all-visible
+	 * are taken out here instead, share-locked throughout, while its
+	 * all-visible pages are shipped (checked by their PD_ALL_VISIBLE, which
+	 * any change clears).
 	 */
 	ps->spec.vis_horizon = gpuhash_vis_horizon(ps->snapshot);
-	if (ps->ship && !RelationNeedsWAL(rel))
-		ps->spec.vis_horizon = 0;
+	ps->ship_judged = RelationNeedsWAL(rel);
 	ps->bufs = palloc(sizeof(Buffer) * ps->max_pages);
 	ps->ids = palloc(sizeof(uint32) * ps->max_pages);
 	ps->lsns = palloc(sizeof(XLogRecPtr) * ps->max_pages);
@@ -479,7 +482,7 @@ next_batch(GhPageScan *ps)
 		{
 			if (!all_visible)
 				ps->stats.not_all_visible++;
-			if (ps->ship)
+			if (ps->ship && (all_visible || ps->ship_judged))
 			{
 				/* keep the pin: the page stays in its buffer while the engine reads it */
 				ps->lsns[ps->nship] = PageGetLSN(page) |

@@ -13,7 +13,7 @@
 -- ones use local buffers) and are frozen before the tests, outside the
 -- test's transaction.
 SET client_min_messages = warning;
-DROP TABLE IF EXISTS ps_fact, ps_dim, ps_wide, ps_added, ps_dropped, ps_dirty, ps_big, ps_fresh;
+DROP TABLE IF EXISTS ps_fact, ps_dim, ps_wide, ps_added, ps_dropped, ps_dirty, ps_big, ps_fresh, ps_fresh_u;
 SELECT setseed(0.31);
 -- 70000 rows: NULLs in every column, skewed and duplicated keys
 CREATE TABLE ps_fact AS
@@ -67,10 +67,16 @@ BEGIN;
 INSERT INTO ps_fresh SELECT 5, 1000000, NULL FROM generate_series(1, 3000);
 ROLLBACK;
 ANALYZE ps_fresh;
+-- the same, unlogged: its pages that are not all-visible are not shipped (no
+-- LSN tells a change) but taken out in the backend, judged the same way
+CREATE UNLOGGED TABLE ps_fresh_u (k int8, v int8, d date) WITH (autovacuum_enabled = off);
+INSERT INTO ps_fresh_u SELECT * FROM ps_fresh;
+DELETE FROM ps_fresh_u WHERE v % 7 = 0;
+ANALYZE ps_fresh_u;
 RESET client_min_messages;
 
 BEGIN;
-SELECT plan(154);
+SELECT plan(162);
 -- GpuHashAgg's page reading (GpuStarAgg's is tested in test/tap/star.sql)
 SET LOCAL gpuhash.enable_star = off;
 
@@ -238,6 +244,12 @@ SELECT pg_temp.reads_pages('never vacuumed', $$
 SELECT pg_temp.reads_pages('never vacuumed, fused join', $$
   SELECT d.w % 10, count(*), sum(f.v) FROM ps_fresh f JOIN ps_dim d ON f.k = d.k GROUP BY 1$$,
   'Fused Join', '{ps_fresh,ps_dim}', 'mixed');
+-- unlogged and never vacuumed: judged in the backend, none shipped
+SELECT pg_temp.reads_pages('never vacuumed, unlogged', $$
+  SELECT k, count(*), sum(v), min(d), count(d) FROM ps_fresh_u GROUP BY k$$, 'GpuHashAgg', '{ps_fresh_u}', 'mixed');
+SELECT pg_temp.reads_pages('never vacuumed, unlogged, fused join', $$
+  SELECT d.w % 10, count(*), sum(f.v) FROM ps_fresh_u f JOIN ps_dim d ON f.k = d.k GROUP BY 1$$,
+  'Fused Join', '{ps_fresh_u,ps_dim}', 'mixed');
 -- shipped pages taken as changed: their rows are dropped and read again
 SET LOCAL gpuhash.debug_reread_pages = on;
 SELECT pg_temp.reads_pages('shipped pages read again', $$
@@ -371,4 +383,4 @@ SELECT * FROM finish();
 ROLLBACK;
 
 SET client_min_messages = warning;
-DROP TABLE ps_fact, ps_dim, ps_wide, ps_added, ps_dropped, ps_dirty, ps_big;
+DROP TABLE ps_fact, ps_dim, ps_wide, ps_added, ps_dropped, ps_dirty, ps_big, ps_fresh, ps_fresh_u;
