@@ -406,7 +406,7 @@ settle_shipped(GhPageScan *ps, bool check)
 			LockBuffer(buf, BUFFER_LOCK_SHARE);
 		/* a page not all-visible that did not change: the engine could not judge a tuple */
 		if ((ps->lsns[p] & GPUHASH_LSN_NOT_ALL_VISIBLE) &&
-			PageGetLSN(BufferGetPage(buf)) == (ps->lsns[p] & ~GPUHASH_LSN_NOT_ALL_VISIBLE))
+			gpuhash_page_unchanged(BufferGetPage(buf), ps->lsns[p]))
 			ps->stats.undecided++;
 		else
 			ps->stats.reread++;

@@ -7,10 +7,11 @@
  *
  * The rows come back in a slot shaped as the scan's output, after its quals
  * and projection.  All-visible pages are shipped and checked unchanged
- * afterwards (still all-visible, same LSN) under a share lock; others of a
- * WAL-logged table are shipped too, their tuples judged by their hint bits,
- * and checked by their LSN; a page the engine cannot judge, and any other,
- * is read with PostgreSQL's visibility checks.  Which scans qualify and why
+ * afterwards (still all-visible, same LSN) under a share lock; the tuples of
+ * the others are judged by their hint bits, on pages of a WAL-logged table
+ * shipped and checked by their LSN, else taken out in the backend under the
+ * share lock; a page whose tuples cannot all be judged, and a page never
+ * initialized, is read with PostgreSQL's visibility checks.  Which scans qualify and why
  * the checks are enough: src/README, "Reading heap pages".
  *
  *-------------------------------------------------------------------------
