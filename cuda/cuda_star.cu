@@ -50,7 +50,8 @@
  * and runs the kernel again over the rows still pending.  A row is
  * aggregated once: only a thread that has its slot updates it.  After each
  * keep or add the table also grows if more than half of it is claimed, so
- * that probes stay short.  gh_star_add copies host rows to the device and
+ * that probes stay short.  While the table holds few groups, each block
+ * aggregates its rows in shared memory first (star_insert_block_kernel).  gh_star_add copies host rows to the device and
  * aggregates them with the same kernel.  The result is listed and copied
  * out as gh_aggregate's is (agg_table_list, agg_copy_out).
  *
@@ -59,11 +60,14 @@
 #include <memory>
 #include <new>
 
-#include "cuda_agg.cuh"
+#include "cuda_agg_block.cuh"
 #include "star_vm.h"
 
 #define STAR_THREADS	128
 #define STAR_MIN_SLOTS	1024
+/* The most slots, and bytes, of a block's table of groups in a keep of few groups. */
+#define STAR_BLOCK_SLOTS	512
+#define STAR_BLOCK_BYTES	(96 * 1024)
 
 /* the star's counters on the device */
 #define COUNT_CLAIMED	0		/* slots of the table claimed */
@@ -348,6 +352,96 @@ star_insert_kernel(size_t n, uint32_t per_page, const uint8_t *status, const uin
 		atomicAdd(counts + COUNT_REFUSED, refused);
 }
 
+/* A group's slot in the star's table, where the group is known to be. */
+struct present_slot
+{
+	unsigned long long *slot_keys;
+	size_t		cap;
+	size_t		w;
+
+	__device__ size_t operator() (uint64_t key) const
+	{
+		return agg_slot(slot_keys, cap, w, key);
+	}
+};
+
+/*
+ * star_insert_kernel for a table of few groups: each block aggregates its
+ * rows in a table of scap slots in its shared memory (cuda_agg_block.cuh)
+ * and adds its groups to the star's table at the end.  A row whose key is
+ * not in the block's table yet first finds or claims its slot in the
+ * star's table as star_insert_kernel does (refused, it stays pending), and
+ * only then takes a slot of the block's table: every key there has its slot
+ * in the star's table, which the block's groups are added to without a
+ * claim.  A row that finds no room in the block's table goes to the star's
+ * table directly.
+ */
+__global__ static void
+star_insert_block_kernel(size_t n, uint32_t per_page, const uint8_t *status, const uint8_t *drop,
+						 const uint64_t *keys, uint8_t *pending, const int64_t *vals,
+						 const uint8_t *nulls, size_t stride, unsigned long long *slot_keys,
+						 unsigned long long *rows, size_t cap, size_t w,
+						 unsigned long long limit, const agg_col_dev *cols, int ncols,
+						 unsigned long long *counts, size_t scap)
+{
+	extern __shared__ __align__(16) unsigned char smem[];
+	block_table bt;
+	unsigned long long inserted = 0,
+				refused = 0;
+
+	block_table_open(&bt, smem, cols, ncols, scap);
+	GH_GRID_STRIDE(i, n)
+	{
+		uint64_t	key;
+		size_t		s,
+					g = 0;
+
+		if (!pending[i])
+			continue;
+		if (status != nullptr)
+		{
+			size_t		p = i / per_page;
+
+			if (status[p] != GH_STAR_PAGE_OK || (drop != nullptr && drop[p]))
+				continue;
+		}
+		key = keys[i];
+		s = block_slot(bt, key, false);
+		if (s == AGG_NO_SLOT)
+		{
+			g = agg_slot(slot_keys, cap, w, key, counts + COUNT_CLAIMED, limit);
+			if (g == AGG_NO_SLOT)
+			{
+				refused++;
+				continue;
+			}
+			s = block_slot(bt, key, true);
+		}
+		pending[i] = 0;
+		inserted++;
+		if (s != AGG_NO_SLOT)
+		{
+			atomicAdd(bt.rows + s, 1ULL);
+			for (int c = 0; c < ncols; c++)
+				agg_update(bt.cols[c], s, vals[c * stride + i],
+						   nulls != nullptr && nulls[c * stride + i] != 0);
+		}
+		else
+		{
+			g *= w;				/* the slot's word offset */
+			atomicAdd(rows + g, 1ULL);
+			for (int c = 0; c < ncols; c++)
+				agg_update(cols[c], g, vals[c * stride + i],
+						   nulls != nullptr && nulls[c * stride + i] != 0);
+		}
+	}
+	block_table_flush(bt, rows, w, cols, ncols, present_slot {slot_keys, cap, w});
+	if (inserted != 0)
+		atomicAdd(counts + COUNT_INSERTED, inserted);
+	if (refused != 0)
+		atomicAdd(counts + COUNT_REFUSED, refused);
+}
+
 /* Every group of one table (cap + 1 slots) into another of the same columns. */
 __global__ static void
 star_move_kernel(size_t cap, size_t w, const unsigned long long *keys,
@@ -401,6 +495,28 @@ grow(const gh_cuda_ctx *ctx, const gh_star *s, cuda_star *cs, size_t cap)
 }
 
 /*
+ * The slots of a block's table of groups for t's columns in a keep
+ * (STAR_BLOCK_SLOTS at most, STAR_BLOCK_BYTES of shared memory, so that two
+ * blocks share an SM); 0: t's slots are too wide for one.
+ */
+static size_t
+block_slots(const gh_cuda_ctx *ctx, const agg_table *t)
+{
+	size_t		fit = agg_shared_capacity(ctx, t);
+	size_t		head = block_head_bytes(t->ncols);
+	size_t		room = STAR_BLOCK_BYTES > head ?
+		(STAR_BLOCK_BYTES - head) / (block_slot_words(t) * 8) : 0;
+
+	if (room > 0)
+		room--;					/* the slot of the key GH_EMPTY_KEY */
+	if (fit > room)
+		fit = room;
+	if (fit > STAR_BLOCK_SLOTS)
+		fit = STAR_BLOCK_SLOTS;
+	return fit >= 64 ? fit : 0;
+}
+
+/*
  * Aggregate rows (star_insert_kernel's arguments) until none is left
  * pending for want of room; *inserted: how many were aggregated.
  */
@@ -419,13 +535,32 @@ insert_rows(const gh_cuda_ctx *ctx, const gh_star *s, cuda_star *cs, size_t n, u
 		agg_table  *t = cs->t.get();
 		size_t		cap = t->cap;
 
+		size_t		scap = block_slots(ctx, t);
+
 		GH_CUDA_TRY(e, cudaMemsetAsync(cs->counts.p + COUNT_REFUSED, 0,
 									   2 * sizeof(unsigned long long), st));
-		star_insert_kernel<<<gh_cuda_wide_grid(ctx, n, GH_CUDA_BLOCK, 8), GH_CUDA_BLOCK, 0, st>>>(
-			n, per_page, status, drop, keys, pending, vals, nulls, stride,
-			t->keys, t->rows, cap, t->w, cap - cap / 8 - 1, t->cols.p,
-			s->prog.nouts, cs->counts.p);
-		GH_CUDA_LAUNCHED(e, "star_insert_kernel");
+		if (scap > 0 && cs->claimed <= scap / 2)
+		{
+			size_t		bytes = block_table_bytes(t, scap);
+			int			per_sm = 0;
+
+			GH_TRY(block_kernel_setup(ctx, star_insert_block_kernel, bytes, &per_sm));
+			star_insert_block_kernel<<<gh_cuda_wide_grid(ctx, n, BLOCK_THREADS, per_sm),
+				BLOCK_THREADS, bytes, st>>>(
+				n, per_page, status, drop, keys, pending, vals, nulls, stride,
+				t->keys, t->rows, cap, t->w, cap - cap / 8 - 1, t->cols.p,
+				s->prog.nouts, cs->counts.p, scap);
+			GH_CUDA_LAUNCHED(e, "star_insert_block_kernel");
+		}
+		else
+		{
+			star_insert_kernel<<<gh_cuda_wide_grid(ctx, n, GH_CUDA_BLOCK, 8), GH_CUDA_BLOCK, 0,
+				st>>>(
+				n, per_page, status, drop, keys, pending, vals, nulls, stride,
+				t->keys, t->rows, cap, t->w, cap - cap / 8 - 1, t->cols.p,
+				s->prog.nouts, cs->counts.p);
+			GH_CUDA_LAUNCHED(e, "star_insert_kernel");
+		}
 		GH_CUDA_TRY(e, cudaMemcpyAsync(counts, cs->counts.p, sizeof(counts),
 									   cudaMemcpyDeviceToHost, st));
 		GH_TRY(gh_cuda_sync(ctx));

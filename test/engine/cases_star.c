@@ -1047,6 +1047,32 @@ prog_groups(gh_prog *p, rng *r)
 	emit(p, GH_OP_END, 0, 0, 0, 0);
 }
 
+/*
+ * Many rows into a dozen groups (flag and NULL flag, a date's low bits):
+ * the keep aggregates them in each block's shared memory first, every
+ * operation on integers, floats with NULLs and extremes, and numeric limbs.
+ */
+static void
+prog_few(gh_prog *p, rng *r)
+{
+	(void) r;
+	memset(p, 0, sizeof(*p));
+	p->nregs = 8;
+	emit(p, GH_OP_LDCOL_INT, 1, 0, 1, C_FLAG);
+	emit(p, GH_OP_KEYPACK, 0, 1, 0, KEYPACK_IMM(0, 1, 1));
+	emit(p, GH_OP_LDCOL_INT, 2, 0, 2, C_I2);
+	emit(p, GH_OP_KEYPACK, 0, 2, 0, KEYPACK_IMM(2, 2, -1));
+	emit(p, GH_OP_LDCOL_INT, 3, 0, 8, C_I8);
+	out_int(p, 3);
+	emit(p, GH_OP_LDCOL_F8, 4, 0, 0, C_F8);
+	out_f8(p, 4);
+	emit(p, GH_OP_LDCOL_NUM, 5, 0, 4, C_N1);
+	out_num(p, 5, 4, -1, 3, ALL_OPS);
+	emit(p, GH_OP_LDCOL_INT, 6, 0, 4, C_I4);
+	out_int(p, 6);
+	emit(p, GH_OP_END, 0, 0, 0, 0);
+}
+
 /* A numeric's limbs summed per group (by flag): rebuilt afterwards into the exact sums. */
 static void
 prog_limbs(gh_prog *p, rng *r)
@@ -1658,6 +1684,7 @@ static const scenario scenarios[] = {
 	{"dims", prog_dims, PF(10, 5, 1, 1, 0, 5, 1, 30, 5, 10), 1500, fix_dims, NULL},
 	{"mix", prog_mix, PF(5, 3, 1, 0, 1, 0, 20, 80, 5, 5), 5000, NULL, NULL},
 	{"groups", prog_groups, PF(5, 5, 0, 0, 0, 5, 150, 291, 2, 2), 40000, NULL, NULL},
+	{"few groups", prog_few, PF(10, 10, 0, 0, 2, 0, 100, 291, 1, 2), 300000, NULL, NULL},
 	{"limbs", prog_limbs, PF(10, 0, 0, 0, 0, 0, 50, 291, 0, 5), 4000, NULL, check_limbs},
 	{"visibility 1", prog_mix, PFV(5, 3, 1, 0, 1, 0, 1, 12, 3, 5, UINT32_C(3000000000)), 3000, NULL, NULL},
 	{"visibility 2", prog_integers, PFV(5, 25, 0, 0, 0, 0, 1, 8, 3, 5, 100), 2000, NULL, NULL},
