@@ -790,8 +790,9 @@ typedef enum gh_opcode
 	GH_OP_NSCALE,				/* dst = a x 10^imm: a's static scale raised by imm */
 	/* text */
 	/* dates: dst = field imm (GH_DATEPART_*) of date a (b = 0: days) or
-	 * timestamp a (b = 1: microseconds), as EXTRACT gives it: a numeric of scale
-	 * 0; an infinite one escapes */
+	 * timestamp a (b = 1: microseconds), as EXTRACT gives it (an integer: the
+	 * compiler makes it a numeric of scale 0 or a double), or as date_trunc
+	 * (a timestamp); what PostgreSQL would not answer with one escapes */
 	GH_OP_DATEPART,
 	GH_OP_TPACK,				/* dst = a's bytes 7c .. 7c + 6 (c = imm >> 8) packed in
 								 * 64 bits, their count in the top byte; imm & 1:
@@ -815,11 +816,32 @@ typedef enum gh_opcode
 	GH_OP_COUNT_
 } gh_opcode;
 
-/* the fields of GH_OP_DATEPART */
+/*
+ * The fields of GH_OP_DATEPART: EXTRACT's (integers; HOUR and MINUTE of
+ * timestamps only), a date's days (DAYS: escapes an infinite one), and
+ * date_trunc's (TRUNC: the timestamp that starts the unit holding a; an
+ * infinite value stays infinite).
+ */
 #define GH_DATEPART_YEAR 0
 #define GH_DATEPART_QUARTER 1
 #define GH_DATEPART_MONTH 2
 #define GH_DATEPART_DAY 3
+#define GH_DATEPART_DOW 4		/* 0 (Sunday) .. 6 */
+#define GH_DATEPART_ISODOW 5	/* 1 (Monday) .. 7 */
+#define GH_DATEPART_DOY 6		/* 1 .. 366 */
+#define GH_DATEPART_WEEK 7		/* ISO 8601 week, 1 .. 53 */
+#define GH_DATEPART_ISOYEAR 8	/* ISO 8601 year, no year 0 */
+#define GH_DATEPART_HOUR 9
+#define GH_DATEPART_MINUTE 10
+#define GH_DATEPART_DAYS 11
+#define GH_DATETRUNC_YEAR 16
+#define GH_DATETRUNC_QUARTER 17
+#define GH_DATETRUNC_MONTH 18
+#define GH_DATETRUNC_WEEK 19
+#define GH_DATETRUNC_DAY 20
+#define GH_DATETRUNC_HOUR 21
+#define GH_DATETRUNC_MINUTE 22
+#define GH_DATETRUNC_SECOND 23
 
 /* comparisons (GH_OP_*CMP imm) */
 #define GH_CMP_EQ 0

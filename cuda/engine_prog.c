@@ -259,7 +259,10 @@ check_fields(const gh_prog *p, const gh_pagespec *spec, const int *dim_ncols, in
 				return say(pc, in, "a scale of 10^%d", imm);
 			break;
 		case GH_OP_DATEPART:
-			if (imm < GH_DATEPART_YEAR || imm > GH_DATEPART_DAY || (in->b != 0 && in->b != 1))
+			if ((in->b != 0 && in->b != 1) || imm < GH_DATEPART_YEAR ||
+				(imm > GH_DATEPART_DAYS && imm < GH_DATETRUNC_YEAR) || imm > GH_DATETRUNC_SECOND ||
+				(in->b == 0 && (imm == GH_DATEPART_HOUR || imm == GH_DATEPART_MINUTE)) ||
+				(in->b == 1 && imm == GH_DATEPART_DAYS))
 				return say(pc, in, "field %d of b = %d", imm, in->b);
 			break;
 		case GH_OP_TPACK:

@@ -554,49 +554,211 @@ gh_numeric_load(const uint8_t *data, uint32_t len, int scale, gh_i128 *x, uint8_
 	return true;
 }
 
+/* PostgreSQL's date2j: the Julian day of a (proleptic Gregorian) date, year 0 = 1 BC */
+GH_HOSTDEV static inline int64_t
+gh_date2j(int64_t y, int64_t m, int64_t d)
+{
+	int64_t		century,
+				julian;
+
+	if (m > 2)
+	{
+		m += 1;
+		y += 4800;
+	}
+	else
+	{
+		m += 13;
+		y += 4799;
+	}
+	century = y / 100;
+	julian = y * 365 - 32167;
+	julian += y / 4 - century + century / 4;
+	julian += 7834 * m / 256 + d;
+	return julian;
+}
+
+/* PostgreSQL's j2day: the day of the week of a Julian day, 0 = Sunday */
+GH_HOSTDEV static inline int
+gh_j2day(int64_t j)
+{
+	int			d = (int) ((j + 1) % 7);
+
+	return d < 0 ? d + 7 : d;
+}
+
+/*
+ * The ISO 8601 week (1 .. 53) of Julian day dayn of year y, and its ISO year
+ * (year 0 = 1 BC): PostgreSQL's date2isoweek and date2isoyear.
+ */
+GH_HOSTDEV static inline void
+gh_isoweek(int64_t y, int64_t dayn, int64_t *week, int64_t *isoyear)
+{
+	int64_t		day4 = gh_date2j(y, 1, 4);
+	int64_t		day0 = gh_j2day(day4 - 1);
+
+	if (dayn < day4 - day0)
+	{
+		y--;
+		day4 = gh_date2j(y, 1, 4);
+		day0 = gh_j2day(day4 - 1);
+	}
+	*week = (dayn - (day4 - day0)) / 7 + 1;
+	if (*week >= 52)
+	{
+		int64_t		next4 = gh_date2j(y + 1, 1, 4);
+		int64_t		next0 = gh_j2day(next4 - 1);
+
+		if (dayn >= next4 - next0)
+		{
+			*week = (dayn - (next4 - next0)) / 7 + 1;
+			y++;
+		}
+	}
+	*isoyear = y;
+}
+
+#define GH_USECS_PER_DAY INT64_C(86400000000)
+/* MIN_TIMESTAMP (4714-11-24 BC) and the first date past the timestamps (294277-01-01) */
+#define GH_MIN_TIMESTAMP INT64_C(-211813488000000000)
+#define GH_DATE_END_TIMESTAMP 106751983
+
 /*
  * Field f (GH_DATEPART_*) of a date (days from 2000-01-01) or, ts, a
  * timestamp (microseconds from then), as PostgreSQL's EXTRACT computes it
- * (j2date, and no year 0: 1 BC is -1).  False for an infinite one.
+ * (j2date, and no year 0: 1 BC is -1); or the timestamp date_trunc makes of
+ * it (GH_DATETRUNC_*: a date is its midnight, as a cast to timestamp makes
+ * it).  False where PostgreSQL's answer is not such an integer (an infinite
+ * value, a field a date does not have) or PostgreSQL raises an error (a date
+ * past the timestamps, a truncation before the first one).
  */
 GH_HOSTDEV static inline bool
 gh_datepart(int64_t v, bool ts, int f, int64_t *out)
 {
-	int64_t		days = v;
-	uint32_t	julian,
-				quad,
-				extra;
-	int			y,
-				mon,
+	int64_t		days = v,
+				tod = 0,
+				jd,
+				julian,
+				y,
+				week,
+				isoyear,
+				start;
+	uint32_t	quad,
+				extra,
+				ju;
+	int			mon,
 				mday;
 
 	if (ts)
 	{
 		if (v == INT64_MIN || v == INT64_MAX)
-			return false;
-		days = v / INT64_C(86400000000);
-		if (v % INT64_C(86400000000) < 0)
+		{
+			/* date_trunc leaves an infinite timestamp as it is */
+			*out = v;
+			return f >= GH_DATETRUNC_YEAR;
+		}
+		days = v / GH_USECS_PER_DAY;
+		tod = v % GH_USECS_PER_DAY;
+		if (tod < 0)
+		{
 			days--;
+			tod += GH_USECS_PER_DAY;
+		}
 	}
-	else if (v == INT32_MIN || v == INT32_MAX)
+	else
+	{
+		if (v == INT32_MIN || v == INT32_MAX)
+		{
+			/* date_trunc of an infinite date: the infinite timestamp */
+			*out = v == INT32_MIN ? INT64_MIN : INT64_MAX;
+			return f >= GH_DATETRUNC_YEAR;
+		}
+		if (f == GH_DATEPART_DAYS)
+		{
+			*out = v;
+			return true;
+		}
+		if (f == GH_DATEPART_HOUR || f == GH_DATEPART_MINUTE ||
+			(f >= GH_DATETRUNC_YEAR && v >= GH_DATE_END_TIMESTAMP))
+			return false;
+	}
+	if (f == GH_DATEPART_DAYS)
 		return false;
-	julian = (uint32_t) (days + 2451545) + 32044;	/* POSTGRES_EPOCH_JDATE */
-	quad = julian / 146097;
-	extra = (julian - quad * 146097) * 4 + 3;
-	julian += 60 + quad * 3 + extra / 146097;
-	quad = julian / 1461;
-	julian -= quad * 1461;
-	y = (int) (julian * 4 / 1461);
-	julian = ((y != 0) ? ((julian + 305) % 365) : ((julian + 306) % 366)) + 123;
-	y += (int) quad * 4;
+	jd = days + 2451545;		/* POSTGRES_EPOCH_JDATE */
+	julian = jd + 32044;
+	ju = (uint32_t) julian;
+	quad = ju / 146097;
+	extra = (ju - quad * 146097) * 4 + 3;
+	ju += 60 + quad * 3 + extra / 146097;
+	quad = ju / 1461;
+	ju -= quad * 1461;
+	y = (int64_t) (ju * 4 / 1461);
+	ju = ((y != 0) ? ((ju + 305) % 365) : ((ju + 306) % 366)) + 123;
+	y += (int64_t) quad * 4;
 	y -= 4800;
-	quad = julian * 2141 / 65536;
-	mday = (int) (julian - 7834 * quad / 256);
+	quad = ju * 2141 / 65536;
+	mday = (int) (ju - 7834 * quad / 256);
 	mon = (int) ((quad + 10) % 12 + 1);
-	*out = f == GH_DATEPART_YEAR ? (y > 0 ? y : y - 1) :
-		f == GH_DATEPART_QUARTER ? (mon - 1) / 3 + 1 :
-		f == GH_DATEPART_MONTH ? mon : mday;
-	return true;
+	switch (f)
+	{
+		case GH_DATEPART_YEAR:
+			*out = y > 0 ? y : y - 1;
+			return true;
+		case GH_DATEPART_QUARTER:
+			*out = (mon - 1) / 3 + 1;
+			return true;
+		case GH_DATEPART_MONTH:
+			*out = mon;
+			return true;
+		case GH_DATEPART_DAY:
+			*out = mday;
+			return true;
+		case GH_DATEPART_DOW:
+			*out = gh_j2day(jd);
+			return true;
+		case GH_DATEPART_ISODOW:
+			*out = gh_j2day(jd) == 0 ? 7 : gh_j2day(jd);
+			return true;
+		case GH_DATEPART_DOY:
+			*out = jd - gh_date2j(y, 1, 1) + 1;
+			return true;
+		case GH_DATEPART_WEEK:
+		case GH_DATEPART_ISOYEAR:
+			gh_isoweek(y, jd, &week, &isoyear);
+			*out = f == GH_DATEPART_WEEK ? week : isoyear > 0 ? isoyear : isoyear - 1;
+			return true;
+		case GH_DATEPART_HOUR:
+			*out = tod / INT64_C(3600000000);
+			return true;
+		case GH_DATEPART_MINUTE:
+			*out = tod / INT64_C(60000000) % 60;
+			return true;
+		case GH_DATETRUNC_YEAR:
+			start = gh_date2j(y, 1, 1) - 2451545;
+			break;
+		case GH_DATETRUNC_QUARTER:
+			start = gh_date2j(y, (mon - 1) / 3 * 3 + 1, 1) - 2451545;
+			break;
+		case GH_DATETRUNC_MONTH:
+			start = gh_date2j(y, mon, 1) - 2451545;
+			break;
+		case GH_DATETRUNC_WEEK:
+			start = days - (gh_j2day(jd) + 6) % 7;
+			break;
+		case GH_DATETRUNC_DAY:
+		case GH_DATETRUNC_HOUR:
+		case GH_DATETRUNC_MINUTE:
+		case GH_DATETRUNC_SECOND:
+			start = days;
+			break;
+		default:
+			return false;
+	}
+	*out = start * GH_USECS_PER_DAY +
+		(f == GH_DATETRUNC_HOUR ? tod - tod % INT64_C(3600000000) :
+		 f == GH_DATETRUNC_MINUTE ? tod - tod % INT64_C(60000000) :
+		 f == GH_DATETRUNC_SECOND ? tod - tod % INT64_C(1000000) : 0);
+	return *out >= GH_MIN_TIMESTAMP;
 }
 
 /*

@@ -308,5 +308,13 @@ ANALYZE st_pfact;
 EXPLAIN (COSTS OFF) SELECT d_year, sum(f_price), count(*) FROM st_pfact JOIN st_date ON f_date = d_key
   GROUP BY d_year;
 
+-- date and time functions on the device: date_trunc of a date made a
+-- timestamp, EXTRACT's ISO weekday, days between dates; a numeric key of a
+-- declared scale
+EXPLAIN (COSTS OFF) SELECT date_trunc('month', f_when::timestamp), extract(isodow FROM f_when), f_price,
+    count(*), sum(f_when - date '1994-01-01') FROM st_fact GROUP BY 1, 2, 3;
+SELECT star_same($$SELECT date_trunc('month', f_when::timestamp), extract(isodow FROM f_when), f_price,
+    count(*), sum(f_when - date '1994-01-01') FROM st_fact GROUP BY 1, 2, 3$$) AS date_functions;
+
 DROP FUNCTION star_explain(text), star_same(text);
 DROP TABLE st_fact, st_date, st_part, st_cust, st_nation, st_offer, st_odd, st_pfact, st_pfact_2;

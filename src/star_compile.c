@@ -56,6 +56,7 @@
 #include "nodes/nodeFuncs.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/datetime.h"
 #include "utils/fmgroids.h"
 #include "utils/numeric.h"
 #include "parser/scansup.h"
@@ -83,6 +84,7 @@ typedef struct Sv
 	int			scale;			/* SV_NUM */
 	int			digits;			/* SV_NUM: at most this many digits at that scale */
 	bool		bpchar;			/* SV_TEXT */
+	bool		integral;		/* SV_FLOAT: an integer's value (never -0 nor NaN) */
 } Sv;
 
 typedef struct Cx
@@ -571,6 +573,14 @@ c_arith(Cx *cx, const char *name, Oid result, Sv a, Sv b)
 	switch (a.kind)
 	{
 		case SV_INT:
+			if (a.type == DATEOID && b.type == DATEOID && name[0] == '-' && result == INT4OID)
+			{
+				/* date_mi: days apart, of finite dates (an infinite one escapes) */
+				emit(cx, GH_OP_DATEPART, a.reg, a.reg, 0, GH_DATEPART_DAYS);
+				emit(cx, GH_OP_DATEPART, b.reg, b.reg, 0, GH_DATEPART_DAYS);
+				op = GH_OP_ISUB;
+				break;
+			}
 			if (!int_type(a.type) || !int_type(b.type) || !int_type(result))
 				return fail(cx, "arithmetic on these types");
 			op = name[0] == '+' ? GH_OP_IADD : name[0] == '-' ? GH_OP_ISUB :
@@ -701,42 +711,115 @@ c_cast(Cx *cx, Oid result, Node *arg)
 	}
 	if (from == FLOAT4OID && result == FLOAT8OID)
 		return r;				/* a float4 is held as its double already */
+	if (from == DATEOID && result == TIMESTAMPOID)
+	{
+		/* date2timestamp: midnight; past the timestamps it escapes */
+		emit(cx, GH_OP_DATEPART, a.reg, a.reg, 0, GH_DATETRUNC_DAY);
+		return r;
+	}
 	return fail(cx, "a cast the device does not have");
 }
 
 /*
- * EXTRACT(field FROM a date or timestamp) of the fields year, quarter, month
- * and day: a numeric of scale 0, as PostgreSQL's (without time zone: a
- * timestamptz's fields depend on the session's)
+ * The unit a constant text names, as PostgreSQL's EXTRACT and date_part
+ * (special: DecodeUnits, then DecodeSpecial: 'year', 'years', 'y', 'dow' ...)
+ * or date_trunc (DecodeUnits alone) decode it: its DTK_* value, or -1.
+ */
+static int
+unit_of(Node *field, bool special)
+{
+	char	   *name;
+	int			type,
+				val;
+
+	if (!IsA(field, Const) || ((Const *) field)->constisnull)
+		return -1;
+	name = text_to_cstring(DatumGetTextPP(((Const *) field)->constvalue));
+	name = downcase_truncate_identifier(name, strlen(name), false);
+	type = DecodeUnits(0, name, &val);
+	if (type == UNKNOWN_FIELD && special)
+		type = DecodeSpecial(0, name, &val);
+	return type == UNITS ? val : -1;
+}
+
+/*
+ * EXTRACT(field FROM a date or timestamp) and date_part(field, timestamp) of
+ * the fields year, quarter, month, day, dow, isodow, doy, week and isoyear,
+ * and of a timestamp hour and minute: EXTRACT's numeric of scale 0, or
+ * date_part's double, as PostgreSQL's (without time zone: a timestamptz's
+ * fields depend on the session's).  date_trunc(field, timestamp) to a year,
+ * quarter, month, week, day, hour, minute or second.
  */
 static Sv
-c_extract(Cx *cx, FuncExpr *f)
+c_datefunc(Cx *cx, FuncExpr *f, bool trunc, bool as_double)
 {
-	Const	   *field = linitial(f->args);
-	char	   *name;
+	int			unit = unit_of(linitial(f->args), !trunc);
 	int			which;
 	Sv			a;
 
-	if (!IsA(field, Const) || field->constisnull)
-		return fail(cx, "EXTRACT of a field that is not a constant");
-	name = text_to_cstring(DatumGetTextPP(field->constvalue));
-	name = downcase_truncate_identifier(name, strlen(name), false);
-	if (strcmp(name, "year") == 0)
-		which = GH_DATEPART_YEAR;
-	else if (strcmp(name, "quarter") == 0)
-		which = GH_DATEPART_QUARTER;
-	else if (strcmp(name, "month") == 0)
-		which = GH_DATEPART_MONTH;
-	else if (strcmp(name, "day") == 0)
-		which = GH_DATEPART_DAY;
-	else
-		return fail(cx, "EXTRACT of a field the device does not compute");
+	switch (unit)
+	{
+		case DTK_YEAR:
+			which = trunc ? GH_DATETRUNC_YEAR : GH_DATEPART_YEAR;
+			break;
+		case DTK_QUARTER:
+			which = trunc ? GH_DATETRUNC_QUARTER : GH_DATEPART_QUARTER;
+			break;
+		case DTK_MONTH:
+			which = trunc ? GH_DATETRUNC_MONTH : GH_DATEPART_MONTH;
+			break;
+		case DTK_WEEK:
+			which = trunc ? GH_DATETRUNC_WEEK : GH_DATEPART_WEEK;
+			break;
+		case DTK_DAY:
+			which = trunc ? GH_DATETRUNC_DAY : GH_DATEPART_DAY;
+			break;
+		case DTK_HOUR:
+			which = trunc ? GH_DATETRUNC_HOUR : GH_DATEPART_HOUR;
+			break;
+		case DTK_MINUTE:
+			which = trunc ? GH_DATETRUNC_MINUTE : GH_DATEPART_MINUTE;
+			break;
+		case DTK_SECOND:
+			which = trunc ? GH_DATETRUNC_SECOND : -1;
+			break;
+		case DTK_DOW:
+			which = trunc ? -1 : GH_DATEPART_DOW;
+			break;
+		case DTK_ISODOW:
+			which = trunc ? -1 : GH_DATEPART_ISODOW;
+			break;
+		case DTK_DOY:
+			which = trunc ? -1 : GH_DATEPART_DOY;
+			break;
+		case DTK_ISOYEAR:
+			which = trunc ? -1 : GH_DATEPART_ISOYEAR;
+			break;
+		default:
+			which = -1;
+			break;
+	}
+	if (which < 0)
+		return fail(cx, "a date or time field the device does not compute");
 	a = c_expr(cx, lsecond(f->args));
 	if (FAILED(cx))
 		return a;
-	if (a.kind != SV_INT || (a.type != DATEOID && a.type != TIMESTAMPOID))
-		return fail(cx, "EXTRACT of a value that is not a date or timestamp");
+	if (a.kind != SV_INT || (a.type != DATEOID && a.type != TIMESTAMPOID) ||
+		(trunc && a.type != TIMESTAMPOID))
+		return fail(cx, "a date or time function of a value that is not a date or timestamp");
+	if (a.type == DATEOID && (which == GH_DATEPART_HOUR || which == GH_DATEPART_MINUTE))
+		return fail(cx, "a time field of a date");	/* PostgreSQL raises the error */
 	emit(cx, GH_OP_DATEPART, a.reg, a.reg, a.type == TIMESTAMPOID ? 1 : 0, which);
+	if (trunc)
+		return a;				/* a timestamp */
+	if (as_double)
+	{
+		emit(cx, GH_OP_I2F, a.reg, a.reg, 0, 0);
+		a.kind = SV_FLOAT;
+		a.type = FLOAT8OID;
+		a.integral = true;
+		return a;
+	}
 	a.kind = SV_NUM;
 	a.type = NUMERICOID;
 	a.scale = 0;
@@ -749,7 +832,11 @@ c_funcexpr(Cx *cx, FuncExpr *f)
 {
 	if ((f->funcid == F_EXTRACT_TEXT_DATE || f->funcid == F_EXTRACT_TEXT_TIMESTAMP) &&
 		list_length(f->args) == 2)
-		return c_extract(cx, f);
+		return c_datefunc(cx, f, false, false);
+	if (f->funcid == F_DATE_PART_TEXT_TIMESTAMP && list_length(f->args) == 2)
+		return c_datefunc(cx, f, false, true);
+	if (f->funcid == F_DATE_TRUNC_TEXT_TIMESTAMP && list_length(f->args) == 2)
+		return c_datefunc(cx, f, true, false);
 	if ((f->funcformat == COERCE_IMPLICIT_CAST || f->funcformat == COERCE_EXPLICIT_CAST) &&
 		list_length(f->args) == 1 && f->funcid < FirstGenbkiObjectId)
 		return c_cast(cx, f->funcresulttype, linitial(f->args));
@@ -1043,6 +1130,19 @@ c_expr(Cx *cx, Node *node)
 
 /* ---- grouping columns ---- */
 
+/*
+ * The scale of a numeric grouping column's values packed in its key: that
+ * of its declared type (numeric(p, s): every value's display scale is s), or
+ * 0 (EXTRACT's integers).
+ */
+static int
+numeric_key_scale(Oid type, int32 typmod)
+{
+	if (type != NUMERICOID || typmod < (int32) VARHDRSZ)
+		return 0;
+	return (int) (((uint32) (typmod - VARHDRSZ)) & 0xffff);
+}
+
 /* bits of a packed grouping column of type (0: cannot be packed) */
 int
 star_key_bits(Oid type, int32 typmod)
@@ -1061,7 +1161,9 @@ star_key_bits(Oid type, int32 typmod)
 		case TIMEOID:
 		case TIMESTAMPOID:
 		case TIMESTAMPTZOID:
-		case NUMERICOID:		/* of scale 0 and at most 18 digits (star_compile) */
+		case NUMERICOID:		/* at most 18 digits at its declared scale (star_compile) */
+		case FLOAT4OID:			/* integral ones (star_compile), as GH_OP_F2ORD orders them */
+		case FLOAT8OID:
 			return 64;
 		case TEXTOID:
 		case VARCHAROID:
@@ -1132,8 +1234,23 @@ star_unpack_field(Oid type, int32 typmod, uint64 bits)
 	}
 	if (type == INT8OID || type == TIMEOID || type == TIMESTAMPOID || type == TIMESTAMPTZOID)
 		return Int64GetDatum((int64) bits);
+	if (type == FLOAT4OID || type == FLOAT8OID)
+	{
+		/* GH_OP_F2ORD's order undone */
+		int64		ord = (int64) bits;
+		uint64		b = (uint64) (ord >= 0 ? ord : ord ^ PG_INT64_MAX);
+		double		d;
+
+		memcpy(&d, &b, sizeof(d));
+		return type == FLOAT4OID ? Float4GetDatum((float4) d) : Float8GetDatum(d);
+	}
 	if (type == NUMERICOID)
-		return NumericGetDatum(int64_to_numeric((int64) bits));
+	{
+		int			scale = numeric_key_scale(type, typmod);
+
+		return NumericGetDatum(scale > 0 ? int64_div_fast_to_numeric((int64) bits, scale) :
+							   int64_to_numeric((int64) bits));
+	}
 	return gpuhash_unpack_key(type, bits);
 }
 
@@ -1270,6 +1387,22 @@ key_bits_cleared(void)
 	return gpuhash_debug_star_key_bits > 0 ? 64 - gpuhash_debug_star_key_bits : 0;
 }
 
+/*
+ * May prog escape on fixed-width values alone?  GH_OP_DATEPART does, where
+ * PostgreSQL's answer is not an integer (EXTRACT's infinity) or is an
+ * error (a date past the timestamps, date_mi of an infinite date), so that
+ * the alternative gives PostgreSQL's answer or error.  (Every varlena column
+ * may escape too: star_path.c, star_may_escape.)
+ */
+bool
+star_prog_may_escape(const gh_prog *prog)
+{
+	for (int pc = 0; pc < prog->ncode; pc++)
+		if (prog->code[pc].op == GH_OP_DATEPART)
+			return true;
+	return false;
+}
+
 StarCompiled *
 star_compile(StarCompileInput *in, const char **why)
 {
@@ -1404,8 +1537,19 @@ star_compile(StarCompileInput *in, const char **why)
 			}
 			if (v.kind == SV_TEXT)
 				emit(&cx, GH_OP_TPACK, v.reg, v.reg, 0, v.bpchar ? 1 : 0);
+			else if (v.kind == SV_FLOAT && v.integral)
+			{
+				/*
+				 * date_part's doubles hold integers: never -0, which equals 0
+				 * but shows otherwise (a group shows its first row's key,
+				 * which a key of bits cannot tell), nor NaN
+				 */
+				emit(&cx, GH_OP_F2ORD, v.reg, v.reg, 0, 0);
+			}
 			else if (v.kind != SV_INT &&
-					 !(v.kind == SV_NUM && v.scale == 0 && v.digits <= 18))
+					 !(v.kind == SV_NUM && v.digits <= 18 &&
+					   v.scale == numeric_key_scale(exprType(lsecond(grp)),
+													exprTypmod(lsecond(grp)))))
 			{
 				fail(&cx, "a grouping column the device cannot pack");
 				break;

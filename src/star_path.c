@@ -1275,6 +1275,7 @@ star_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 	int			g;
 	bool		any_checked = false;
 	bool		may_escape;
+	StarCompiled *trial = NULL;
 	Path	   *alt = NULL;
 
 	if (prev_upper_paths_hook)
@@ -1569,7 +1570,7 @@ star_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 		in->groups = groups;
 		in->grouptypes = grouptypes;
 		in->aggs = aggs;
-		if (star_compile(in, &why) == NULL)
+		if ((trial = star_compile(in, &why)) == NULL)
 		{
 			sp.why = why;
 			GIVE_UP("the program does not compile");
@@ -1604,7 +1605,7 @@ star_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 	 * an Agg beside it, and so where a fact row may escape the device or
 	 * groups collide under a hashed key (there the query fails without it)
 	 */
-	may_escape = star_may_escape(&sp, groups, grouptypes);
+	may_escape = star_may_escape(&sp, groups, grouptypes) || star_prog_may_escape(trial->prog);
 	if ((any_checked || may_escape) &&
 		(alt = alternative_path(root, output_rel, input_rel->cheapest_total_path, group_exprs,
 								aggrefs, groups_est)) == NULL && any_checked)

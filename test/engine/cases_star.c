@@ -940,12 +940,20 @@ prog_dates(gh_prog *p, rng *r)
 	}
 	cmp(p, GH_OP_ICMP, 3, 1, 23, GH_CMP_LE);
 	out_int(p, 3);
-	for (int f = GH_DATEPART_YEAR; f <= GH_DATEPART_DAY; f++)
+	for (int f = GH_DATEPART_YEAR; f <= GH_DATETRUNC_SECOND; f++)
 	{
-		emit(p, GH_OP_DATEPART, 3, 1, 0, f);
-		out_num(p, 3, 0, 0, 1, ALL_OPS);
-		emit(p, GH_OP_DATEPART, 3, 2, 1, f);
-		out_num(p, 3, 0, 0, 1, ALL_OPS);
+		if (f > GH_DATEPART_DAYS && f < GH_DATETRUNC_YEAR)
+			continue;
+		if (f != GH_DATEPART_HOUR && f != GH_DATEPART_MINUTE)
+		{
+			emit(p, GH_OP_DATEPART, 3, 1, 0, f);
+			out_int(p, 3);
+		}
+		if (f != GH_DATEPART_DAYS)
+		{
+			emit(p, GH_OP_DATEPART, 3, 2, 1, f);
+			out_int(p, 3);
+		}
 	}
 	emit(p, GH_OP_END, 0, 0, 0, 0);
 }

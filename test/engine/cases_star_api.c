@@ -306,6 +306,18 @@ spoil_prog(gh_prog *p, int k, int *ncols, int *ndims, bool *direct)
 		case 63:
 			set_instr(p, PC_KEYPACK, GH_OP_KEYMIX, 0, 0, 0, -1);
 			return "KEYMIX clearing -1 bits";
+		case 64:
+			set_instr(p, PC_LDF8, GH_OP_DATEPART, 7, 5, 0, GH_DATEPART_DAYS + 1);
+			return "DATEPART of a field between EXTRACT's and date_trunc's";
+		case 65:
+			set_instr(p, PC_LDF8, GH_OP_DATEPART, 7, 5, 0, GH_DATEPART_HOUR);
+			return "DATEPART of a date's hour";
+		case 66:
+			set_instr(p, PC_LDF8, GH_OP_DATEPART, 7, 5, 1, GH_DATEPART_DAYS);
+			return "DATEPART of a timestamp's days";
+		case 67:
+			set_instr(p, PC_LDF8, GH_OP_DATEPART, 7, 5, 1, GH_DATETRUNC_SECOND + 1);
+			return "DATEPART past date_trunc's fields";
 		default:
 			return NULL;
 	}
@@ -449,6 +461,28 @@ sound_prog(gh_prog *p, int k)
 			out_num(p, GH_PROG_MAX_REGS - 1, 255, -128, 1, 0);
 			emit(p, GH_OP_END, 0, 0, 0, 0);
 			return "the last register, 64 outputs, KEYPACK shift 63 and NULL bit 63, scale 255, limb -128";
+		case 6:
+			memset(p, 0, sizeof(*p));
+			p->nregs = 4;
+			emit(p, GH_OP_LDCOL_INT, 1, 0, 4, C_DATE);
+			emit(p, GH_OP_LDCOL_INT, 2, 0, 8, C_TS);
+			for (int f = GH_DATEPART_YEAR; f <= GH_DATETRUNC_SECOND; f++)
+			{
+				if (f > GH_DATEPART_DAYS && f < GH_DATETRUNC_YEAR)
+					continue;
+				if (f != GH_DATEPART_HOUR && f != GH_DATEPART_MINUTE)
+				{
+					emit(p, GH_OP_DATEPART, 3, 1, 0, f);
+					out_int(p, 3);
+				}
+				if (f != GH_DATEPART_DAYS)
+				{
+					emit(p, GH_OP_DATEPART, 3, 2, 1, f);
+					out_int(p, 3);
+				}
+			}
+			emit(p, GH_OP_END, 0, 0, 0, 0);
+			return "DATEPART of every field a date and a timestamp have";
 		default:
 			return NULL;
 	}

@@ -260,15 +260,57 @@ scell_image(stype t, const scell *c, uint8_t *buf)
 
 /* ---- the interpreter ---- */
 
+/* floor division and modulo */
+static int64_t
+fdiv(int64_t a, int64_t b)
+{
+	return a / b - (a % b != 0 && (a < 0) != (b < 0));
+}
+
+static int64_t
+fmod64(int64_t a, int64_t b)
+{
+	return a - fdiv(a, b) * b;
+}
+
+/* days from 2000-01-01 of civil date y-m-d (year 0 = 1 BC), H. Hinnant's days_from_civil */
+static int64_t
+civil_days(int64_t y, int64_t m, int64_t d)
+{
+	int64_t		era,
+				yoe,
+				doy,
+				doe;
+
+	y -= m <= 2;
+	era = fdiv(y, 400);
+	yoe = y - era * 400;
+	doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
+	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return era * 146097 + doe - 719468 - 10957;
+}
+
+/* ISO weeks in year y: 53 where it starts on a Thursday, or on a Wednesday in a leap year */
+static int
+iso_weeks(int64_t y)
+{
+	int64_t		p = fmod64(y + fdiv(y, 4) - fdiv(y, 100) + fdiv(y, 400), 7);
+	int64_t		q = fmod64(y - 1 + fdiv(y - 1, 4) - fdiv(y - 1, 100) + fdiv(y - 1, 400), 7);
+
+	return p == 4 || q == 3 ? 53 : 52;
+}
+
 /*
- * EXTRACT's field f of a date or timestamp, by another way than the
- * engine's (days to a civil date by eras of 400 years, as in H. Hinnant's
- * chrono algorithms): false where infinite
+ * EXTRACT's field f of a date or timestamp, or date_trunc's timestamp, by
+ * another way than the engine's (days to a civil date by eras of 400 years,
+ * as in H. Hinnant's chrono algorithms; ISO weeks by the ordinal day and the
+ * weekday): false where PostgreSQL gives no integer or raises an error
  */
 static bool
 civil_field(int64_t v, bool ts, int f, int64_t *out)
 {
 	int64_t		z,
+				tod,
 				era,
 				doe,
 				yoe,
@@ -276,11 +318,30 @@ civil_field(int64_t v, bool ts, int f, int64_t *out)
 				mp,
 				d,
 				m,
-				y;
+				y,
+				dow,
+				ordinal,
+				week,
+				wy,
+				start;
 
 	if (ts ? (v == INT64_MIN || v == INT64_MAX) : (v == INT32_MIN || v == INT32_MAX))
+	{
+		*out = ts ? v : v == INT32_MIN ? INT64_MIN : INT64_MAX;
+		return f >= GH_DATETRUNC_YEAR;
+	}
+	if (!ts && f == GH_DATEPART_DAYS)
+	{
+		*out = v;
+		return true;
+	}
+	if (f == GH_DATEPART_DAYS ||
+		(!ts && (f == GH_DATEPART_HOUR || f == GH_DATEPART_MINUTE)) ||
+		(!ts && f >= GH_DATETRUNC_YEAR && v >= 106751983))
 		return false;
-	z = ts ? (v >= 0 ? v / 86400000000 : -((-v + 86400000000 - 1) / 86400000000)) : v;
+	z = ts ? fdiv(v, 86400000000) : v;
+	tod = ts ? fmod64(v, 86400000000) : 0;
+	dow = fmod64(z + 6, 7);		/* 2000-01-01 was a Saturday */
 	z += 10957 + 719468;		/* days from 1970-03-01 to 2000-01-01, then to 0000-03-01 */
 	era = (z >= 0 ? z : z - 146096) / 146097;
 	doe = z - era * 146097;
@@ -290,10 +351,81 @@ civil_field(int64_t v, bool ts, int f, int64_t *out)
 	d = doy - (153 * mp + 2) / 5 + 1;
 	m = mp < 10 ? mp + 3 : mp - 9;
 	y = yoe + era * 400 + (m <= 2);
-	*out = f == GH_DATEPART_YEAR ? (y > 0 ? y : y - 1) :
-		f == GH_DATEPART_QUARTER ? (m - 1) / 3 + 1 :
-		f == GH_DATEPART_MONTH ? m : d;
-	return true;
+	z = ts ? fdiv(v, 86400000000) : v;
+	ordinal = z - civil_days(y, 1, 1) + 1;
+	week = (ordinal - (dow == 0 ? 7 : dow) + 10) / 7;
+	wy = y;
+	if (week < 1)
+		week = iso_weeks(--wy);
+	else if (week > iso_weeks(y))
+	{
+		week = 1;
+		wy++;
+	}
+	switch (f)
+	{
+		case GH_DATEPART_YEAR:
+			*out = y > 0 ? y : y - 1;
+			return true;
+		case GH_DATEPART_QUARTER:
+			*out = (m - 1) / 3 + 1;
+			return true;
+		case GH_DATEPART_MONTH:
+			*out = m;
+			return true;
+		case GH_DATEPART_DAY:
+			*out = d;
+			return true;
+		case GH_DATEPART_DOW:
+			*out = dow;
+			return true;
+		case GH_DATEPART_ISODOW:
+			*out = dow == 0 ? 7 : dow;
+			return true;
+		case GH_DATEPART_DOY:
+			*out = ordinal;
+			return true;
+		case GH_DATEPART_WEEK:
+			*out = week;
+			return true;
+		case GH_DATEPART_ISOYEAR:
+			*out = wy > 0 ? wy : wy - 1;
+			return true;
+		case GH_DATEPART_HOUR:
+			*out = tod / 3600000000;
+			return true;
+		case GH_DATEPART_MINUTE:
+			*out = (tod / 60000000) % 60;
+			return true;
+		case GH_DATETRUNC_YEAR:
+			start = civil_days(y, 1, 1) * 86400000000;
+			break;
+		case GH_DATETRUNC_QUARTER:
+			start = civil_days(y, (m - 1) / 3 * 3 + 1, 1) * 86400000000;
+			break;
+		case GH_DATETRUNC_MONTH:
+			start = civil_days(y, m, 1) * 86400000000;
+			break;
+		case GH_DATETRUNC_WEEK:
+			start = (z - (dow == 0 ? 6 : dow - 1)) * 86400000000;
+			break;
+		case GH_DATETRUNC_DAY:
+			start = z * 86400000000;
+			break;
+		case GH_DATETRUNC_HOUR:
+			start = z * 86400000000 + tod / 3600000000 * 3600000000;
+			break;
+		case GH_DATETRUNC_MINUTE:
+			start = z * 86400000000 + tod / 60000000 * 60000000;
+			break;
+		case GH_DATETRUNC_SECOND:
+			start = z * 86400000000 + tod / 1000000 * 1000000;
+			break;
+		default:
+			return false;
+	}
+	*out = start;
+	return start >= INT64_C(-211813488000000000);
 }
 
 typedef struct oreg

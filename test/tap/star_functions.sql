@@ -1,0 +1,140 @@
+-- Differential tests of the date and time functions GpuStarAgg evaluates on
+-- the device (star_compile.c, c_datefunc; GH_OP_DATEPART): EXTRACT and
+-- date_part of every field it computes, date_trunc to every unit it
+-- truncates to, a date cast to a timestamp, and the days between two dates;
+-- and of the fact table's grouping columns it packs beside integers, dates
+-- and short text: numerics of a declared scale and date_part's doubles.  Every query runs with gpuhash off and forced on and
+-- must return the same rows, and the "on" plan must use GpuStarAgg.  The
+-- dates span 4000 BC to 5874897 AD, the timestamps 4000 BC to 294276 AD;
+-- a second table holds infinite dates and timestamps, where PostgreSQL's
+-- answer is not an integer (EXTRACT's infinity) or is an error: the node runs
+-- its alternative plan there and gives PostgreSQL's rows or error.
+SET client_min_messages = warning;
+DROP TABLE IF EXISTS sfn_fact, sfn_inf, sfn_store;
+SELECT setseed(0.31);
+CREATE TABLE sfn_store (store int PRIMARY KEY, region text);
+INSERT INTO sfn_store SELECT g, (ARRAY['N', 'S', 'E', NULL])[g % 4 + 1] FROM generate_series(0, 40) g;
+CREATE TABLE sfn_fact (id int, store int, d date, ts timestamp, f8 float8,
+                       n numeric(10,3), n0 numeric(12,0), v int);
+INSERT INTO sfn_fact
+  SELECT g, g % 45,
+         CASE WHEN g % 41 = 0 THEN NULL
+              WHEN g % 7 = 0 THEN date '4000-01-01 BC' + (random() * 2000000)::int
+              WHEN g % 11 = 0 THEN date '5874897-12-31' - (random() * 2000000)::int
+              ELSE date '1990-01-01' + (random() * 20000)::int END,
+         CASE WHEN g % 43 = 0 THEN NULL
+              WHEN g % 5 = 0 THEN timestamp '4000-01-01 00:00 BC' + random() * interval '80000000 days'
+              WHEN g % 13 = 0 THEN timestamp '294276-12-31 23:59:59' - random() * interval '200000 days'
+              ELSE timestamp '1999-12-31 23:00' + random() * interval '3000 days' END,
+         (ARRAY[0.0, -0.0, 'NaN', '-Infinity', 'Infinity', 1.5, -2.25, NULL, 1e300,
+                -1e-300]::float8[])[1 + g % 10],
+         CASE WHEN g % 13 = 0 THEN NULL ELSE ((g % 2001) - 1000) / 7.0 END,
+         CASE WHEN g % 17 = 0 THEN NULL ELSE (g % 300)::int8 * 1000000007 - 150000000000 END,
+         g % 10
+  FROM generate_series(1, 60000) g;
+-- the same with infinite dates and timestamps among them
+CREATE TABLE sfn_inf AS SELECT * FROM sfn_fact;
+UPDATE sfn_inf SET d = CASE WHEN id % 2 = 0 THEN 'infinity' ELSE '-infinity' END::date,
+                   ts = CASE WHEN id % 3 = 0 THEN '-infinity' ELSE 'infinity' END::timestamp
+ WHERE id % 97 = 0;
+VACUUM (FREEZE, ANALYZE) sfn_store, sfn_fact, sfn_inf;
+
+BEGIN;
+SELECT plan(72);
+SET LOCAL gpuhash.enable_star = on;
+SET LOCAL gpuhash.min_rows = 0;
+
+\ir lib/digests.sql
+\ir lib/helpers.sql
+
+CREATE FUNCTION pg_temp.function_cases(tag text) RETURNS SETOF text
+LANGUAGE plpgsql AS $$
+BEGIN
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' EXTRACT of every field of a date',
+    'SELECT extract(year FROM f.d), extract(quarter FROM f.d), s.region, count(*),
+            sum(extract(month FROM f.d)), sum(extract(day FROM f.d)), sum(extract(dow FROM f.d)),
+            sum(extract(isodow FROM f.d)), sum(extract(doy FROM f.d)), avg(extract(doy FROM f.d))
+       FROM sfn_fact f JOIN sfn_store s ON f.store = s.store GROUP BY 1, 2, 3', 'GpuStarAgg');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' ISO weeks and years of dates, in the key',
+    'SELECT extract(isoyear FROM f.d), extract(week FROM f.d), extract(dow FROM f.d), count(*), sum(f.v)
+       FROM sfn_fact f GROUP BY 1, 2, 3', 'GpuStarAgg');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' EXTRACT of a timestamp''s fields, hours and minutes',
+    'SELECT extract(hour FROM f.ts), extract(minute FROM f.ts) < 30, count(*),
+            sum(extract(year FROM f.ts)), sum(extract(week FROM f.ts)), sum(extract(isoyear FROM f.ts)),
+            sum(extract(doy FROM f.ts)), avg(extract(isodow FROM f.ts))
+       FROM sfn_fact f GROUP BY 1, 2', 'GpuStarAgg');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' date_part: doubles, of timestamps and dates',
+    'SELECT date_part(''dow'', f.ts), date_part(''month'', f.d), count(*),
+            sum(date_part(''year'', f.d)), sum(date_part(''hour'', f.d)), avg(date_part(''minute'', f.ts))
+       FROM sfn_fact f WHERE f.d < date ''294276-01-01'' GROUP BY 1, 2', 'GpuStarAgg');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' date_trunc to years, quarters, months and weeks',
+    'SELECT date_trunc(''year'', f.ts), date_trunc(''quarter'', f.ts), s.region, count(*),
+            min(date_trunc(''month'', f.ts)), max(date_trunc(''week'', f.ts))
+       FROM sfn_fact f JOIN sfn_store s ON f.store = s.store GROUP BY 1, 2, 3', 'GpuStarAgg');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' date_trunc to days, hours, minutes and seconds',
+    'SELECT date_trunc(''day'', f.ts), count(*), min(date_trunc(''hour'', f.ts)),
+            max(date_trunc(''minute'', f.ts)), min(date_trunc(''second'', f.ts))
+       FROM sfn_fact f GROUP BY 1', 'GpuStarAgg');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' units spelled as PostgreSQL also reads them',
+    'SELECT date_trunc(''MONS'', f.ts), date_trunc(''weeks'', f.ts) < timestamp ''2001-01-01'',
+            extract(YEARS FROM f.d), count(*)
+       FROM sfn_fact f GROUP BY 1, 2, 3', 'GpuStarAgg');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' a date cast to a timestamp, truncated, in a qual',
+    'SELECT date_trunc(''month'', f.d::timestamp), count(*) FROM sfn_fact f
+      WHERE f.d < date ''294276-01-01'' AND date_trunc(''year'', f.d::timestamp) <> timestamp ''2000-01-01''
+      GROUP BY 1', 'GpuStarAgg');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' days between dates: sums, a qual, a key',
+    'SELECT (f.d - date ''2000-01-01'') % 7, count(*), sum(f.d - date ''1990-01-01''),
+            min(date ''2020-02-29'' - f.d)
+       FROM sfn_fact f JOIN sfn_store s ON f.store = s.store
+      WHERE f.d - date ''1999-06-01'' > -5000000 GROUP BY 1', 'GpuStarAgg');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' date_part''s doubles as keys, with a dimension''s',
+    'SELECT date_part(''year'', f.ts), s.region, date_part(''isodow'', f.d), count(*)
+       FROM sfn_fact f JOIN sfn_store s ON f.store = s.store WHERE f.d < date ''294276-01-01''
+      GROUP BY 1, 2, 3', 'GpuStarAgg');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' not a star: a float column as a key (-0 shows as the first row has it)',
+    'SELECT f.f8, count(*), sum(f.v) FROM sfn_fact f GROUP BY 1', 'GpuStarAgg', false);
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' numeric keys of a declared scale, negative and NULL',
+    'SELECT f.n, f.n0, count(*), sum(f.v) FROM sfn_fact f GROUP BY 1, 2', 'GpuStarAgg');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' a numeric key with a dimension''s, in a qual',
+    'SELECT f.n, s.region, count(*) FROM sfn_fact f JOIN sfn_store s ON f.store = s.store
+      WHERE f.n > -50 GROUP BY 1, 2', 'GpuStarAgg');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' infinite dates and timestamps: the alternative''s rows',
+    'SELECT extract(year FROM f.d), extract(month FROM f.ts), count(*) FROM sfn_inf f GROUP BY 1, 2', 'GpuStarAgg');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' date_trunc of infinite values',
+    'SELECT date_trunc(''month'', f.ts), count(*) FROM sfn_inf f
+      WHERE f.ts < timestamp ''2000-06-01'' OR f.ts = ''infinity'' GROUP BY 1', 'GpuStarAgg');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' not a star: a field the device does not compute',
+    'SELECT extract(epoch FROM f.d), count(*) FROM sfn_fact f GROUP BY 1', 'GpuStarAgg', false);
+  -- PostgreSQL's errors, from the alternative plan
+  RETURN NEXT is(pg_temp.rows_digest('SELECT sum(f.d - date ''2000-01-01'') FROM sfn_inf f'),
+                 'error 22008: cannot subtract infinite dates',
+                 tag || ' days to an infinite date: PostgreSQL''s error');
+  RETURN NEXT is(pg_temp.rows_digest('SELECT date_trunc(''month'', f.d::timestamp), count(*) FROM sfn_fact f GROUP BY 1'),
+                 'error 22008: date out of range for timestamp',
+                 tag || ' a date past the timestamps: PostgreSQL''s error');
+  RETURN NEXT is(pg_temp.rows_digest('SELECT date_trunc(''week'', f.ts), count(*) FROM sfn_fact f
+                                       WHERE f.ts < timestamp ''4714-11-30 BC'' GROUP BY 1'),
+                 '0 ' || md5(''),
+                 tag || ' nothing before the first timestamp');
+END $$;
+
+SET LOCAL max_parallel_workers_per_gather = 0;
+SELECT * FROM pg_temp.function_cases('serial');
+
+SET LOCAL statement_timeout = '2min';
+SELECT pg_temp.parallel_plans(2);
+SELECT * FROM pg_temp.function_cases('parallel');
+
+-- the alternative ran where a row held an infinite value, and not where none did
+SET LOCAL gpuhash.force = on;
+SELECT matches(pg_temp.plan_text('SELECT extract(year FROM f.d), count(*) FROM sfn_inf f GROUP BY 1', true),
+  'Alternative Plan: ran', 'EXPLAIN ANALYZE: the alternative ran for an infinite date');
+SELECT doesnt_match(pg_temp.plan_text('SELECT extract(year FROM f.d), count(*) FROM sfn_fact f GROUP BY 1', true),
+  'Alternative Plan: ran', 'EXPLAIN ANALYZE: no alternative where every date is finite');
+RESET gpuhash.force;
+
+SELECT * FROM finish();
+ROLLBACK;
+
+DROP TABLE sfn_fact, sfn_inf, sfn_store;
