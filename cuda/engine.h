@@ -789,10 +789,13 @@ typedef enum gh_opcode
 	GH_OP_NNEG,
 	GH_OP_NSCALE,				/* dst = a x 10^imm: a's static scale raised by imm */
 	/* text */
-	/* dates: dst = field imm (GH_DATEPART_*) of date a (b = 0: days) or
-	 * timestamp a (b = 1: microseconds), as EXTRACT gives it (an integer: the
-	 * compiler makes it a numeric of scale 0 or a double), or as date_trunc
-	 * (a timestamp); what PostgreSQL would not answer with one escapes */
+	/* dates: dst = field imm & 255 (GH_DATEPART_*) of date a (b = 0: days)
+	 * or timestamp a (b = 1: microseconds), as EXTRACT gives it (an integer:
+	 * the compiler makes it a numeric of scale 0 or a double), or as
+	 * date_trunc (a timestamp); imm >> 8: a time zone's fixed offset in
+	 * seconds east of UTC, for a timestamptz (its local time's fields) or a
+	 * date or truncation made a timestamptz; what PostgreSQL would not answer
+	 * with one escapes */
 	GH_OP_DATEPART,
 	GH_OP_TPACK,				/* dst = a's bytes 7c .. 7c + 6 (c = imm >> 8) packed in
 								 * 64 bits, their count in the top byte; imm & 1:

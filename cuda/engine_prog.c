@@ -259,11 +259,20 @@ check_fields(const gh_prog *p, const gh_pagespec *spec, const int *dim_ncols, in
 				return say(pc, in, "a scale of 10^%d", imm);
 			break;
 		case GH_OP_DATEPART:
-			if ((in->b != 0 && in->b != 1) || imm < GH_DATEPART_YEAR ||
-				(imm > GH_DATEPART_DAYS && imm < GH_DATETRUNC_YEAR) || imm > GH_DATETRUNC_SECOND ||
-				(in->b == 0 && (imm == GH_DATEPART_HOUR || imm == GH_DATEPART_MINUTE)) ||
-				(in->b == 1 && imm == GH_DATEPART_DAYS))
-				return say(pc, in, "field %d of b = %d", imm, in->b);
+			{
+				int			field = imm & 255;
+				int			offset = imm >> 8;
+
+				if ((in->b != 0 && in->b != 1) ||
+					(field > GH_DATEPART_DAYS && field < GH_DATETRUNC_YEAR) ||
+					field > GH_DATETRUNC_SECOND ||
+					(in->b == 0 && (field == GH_DATEPART_HOUR || field == GH_DATEPART_MINUTE)) ||
+					(in->b == 1 && field == GH_DATEPART_DAYS) ||
+					offset <= -86400 || offset >= 86400 ||
+					(offset != 0 && in->b == 0 && field < GH_DATETRUNC_YEAR))
+					return say(pc, in, "field %d of b = %d, time zone offset %d s", field, in->b,
+							   offset);
+			}
 			break;
 		case GH_OP_TPACK:
 			if (imm < 0 || (imm & 0xfc) != 0 || (imm >> 8) > 255)

@@ -622,19 +622,25 @@ gh_isoweek(int64_t y, int64_t dayn, int64_t *week, int64_t *isoyear)
 /* MIN_TIMESTAMP (4714-11-24 BC) and the first date past the timestamps (294277-01-01) */
 #define GH_MIN_TIMESTAMP INT64_C(-211813488000000000)
 #define GH_DATE_END_TIMESTAMP 106751983
+#define GH_END_TIMESTAMP INT64_C(9223371331200000000)
 
 /*
- * Field f (GH_DATEPART_*) of a date (days from 2000-01-01) or, ts, a
+ * Field imm & 255 (GH_DATEPART_*) of a date (days from 2000-01-01) or, ts, a
  * timestamp (microseconds from then), as PostgreSQL's EXTRACT computes it
  * (j2date, and no year 0: 1 BC is -1); or the timestamp date_trunc makes of
  * it (GH_DATETRUNC_*: a date is its midnight, as a cast to timestamp makes
- * it).  False where PostgreSQL's answer is not such an integer (an infinite
- * value, a field a date does not have) or PostgreSQL raises an error (a date
- * past the timestamps, a truncation before the first one).
+ * it).  imm >> 8 is a time zone's fixed offset in seconds east of UTC (0:
+ * none): a timestamptz's fields are those of its local time, and a date or
+ * a truncation becomes the timestamptz of its local time.  False where
+ * PostgreSQL's answer is not such an integer (an infinite value, a field a
+ * date does not have) or PostgreSQL raises an error (a date past the
+ * timestamps, a truncation before the first one).
  */
 GH_HOSTDEV static inline bool
-gh_datepart(int64_t v, bool ts, int f, int64_t *out)
+gh_datepart(int64_t v, bool ts, int imm, int64_t *out)
 {
+	int			f = imm & 255;
+	int64_t		offset = (int64_t) (imm >> 8) * INT64_C(1000000);
 	int64_t		days = v,
 				tod = 0,
 				jd,
@@ -657,6 +663,7 @@ gh_datepart(int64_t v, bool ts, int f, int64_t *out)
 			*out = v;
 			return f >= GH_DATETRUNC_YEAR;
 		}
+		v += offset;			/* local time (a valid timestamp leaves room) */
 		days = v / GH_USECS_PER_DAY;
 		tod = v % GH_USECS_PER_DAY;
 		if (tod < 0)
@@ -754,11 +761,12 @@ gh_datepart(int64_t v, bool ts, int f, int64_t *out)
 		default:
 			return false;
 	}
-	*out = start * GH_USECS_PER_DAY +
+	*out = start * GH_USECS_PER_DAY - offset +
 		(f == GH_DATETRUNC_HOUR ? tod - tod % INT64_C(3600000000) :
 		 f == GH_DATETRUNC_MINUTE ? tod - tod % INT64_C(60000000) :
 		 f == GH_DATETRUNC_SECOND ? tod - tod % INT64_C(1000000) : 0);
-	return *out >= GH_MIN_TIMESTAMP;
+	/* IS_VALID_TIMESTAMP */
+	return *out >= GH_MIN_TIMESTAMP && *out < GH_END_TIMESTAMP;
 }
 
 /*

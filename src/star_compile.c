@@ -56,6 +56,7 @@
 #include "nodes/nodeFuncs.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
+#include "pgtime.h"
 #include "utils/datetime.h"
 #include "utils/fmgroids.h"
 #include "utils/numeric.h"
@@ -678,7 +679,25 @@ c_opexpr(Cx *cx, OpExpr *op)
 	return c_arith(cx, name, op->opresulttype, a, b);
 }
 
-/* casts between integers, integers to numeric and float8, float4 to float8 */
+/*
+ * The session time zone's offset in seconds east of UTC, into *east, where
+ * the zone has one offset only (UTC, or a fixed offset: a timestamptz's
+ * local time is then the instant plus it); false where its offset changes
+ * (daylight saving time), which the device does not follow.
+ */
+static bool
+fixed_zone_offset(int *east)
+{
+	long		gmtoff;
+
+	if (session_timezone == NULL || !pg_get_timezone_offset(session_timezone, &gmtoff) ||
+		gmtoff <= -86400 || gmtoff >= 86400)
+		return false;
+	*east = (int) gmtoff;
+	return true;
+}
+
+/* casts between integers, integers to numeric and float8, float4 to float8, dates to timestamps */
 static Sv
 c_cast(Cx *cx, Oid result, Node *arg)
 {
@@ -711,10 +730,18 @@ c_cast(Cx *cx, Oid result, Node *arg)
 	}
 	if (from == FLOAT4OID && result == FLOAT8OID)
 		return r;				/* a float4 is held as its double already */
-	if (from == DATEOID && result == TIMESTAMPOID)
+	if (from == DATEOID && (result == TIMESTAMPOID || result == TIMESTAMPTZOID))
 	{
-		/* date2timestamp: midnight; past the timestamps it escapes */
-		emit(cx, GH_OP_DATEPART, a.reg, a.reg, 0, GH_DATETRUNC_DAY);
+		/*
+		 * date2timestamp: midnight; date2timestamptz: the local midnight's
+		 * instant, in a zone of one offset; outside the timestamps it escapes
+		 */
+		int			east = 0;
+
+		if (result == TIMESTAMPTZOID && !fixed_zone_offset(&east))
+			return fail(cx, "a date made a timestamptz in a time zone of changing offsets");
+		emit(cx, GH_OP_DATEPART, a.reg, a.reg, 0, GH_DATETRUNC_DAY | east * 256);
+		r.type = result;
 		return r;
 	}
 	return fail(cx, "a cast the device does not have");
@@ -804,12 +831,21 @@ c_datefunc(Cx *cx, FuncExpr *f, bool trunc, bool as_double)
 	a = c_expr(cx, lsecond(f->args));
 	if (FAILED(cx))
 		return a;
-	if (a.kind != SV_INT || (a.type != DATEOID && a.type != TIMESTAMPOID) ||
-		(trunc && a.type != TIMESTAMPOID))
+	if (a.kind != SV_INT ||
+		(a.type != DATEOID && a.type != TIMESTAMPOID && a.type != TIMESTAMPTZOID) ||
+		(trunc && a.type == DATEOID))
 		return fail(cx, "a date or time function of a value that is not a date or timestamp");
 	if (a.type == DATEOID && (which == GH_DATEPART_HOUR || which == GH_DATEPART_MINUTE))
 		return fail(cx, "a time field of a date");	/* PostgreSQL raises the error */
-	emit(cx, GH_OP_DATEPART, a.reg, a.reg, a.type == TIMESTAMPOID ? 1 : 0, which);
+	if (a.type == TIMESTAMPTZOID)
+	{
+		int			east;
+
+		if (!fixed_zone_offset(&east))
+			return fail(cx, "a timestamptz's fields in a time zone of changing offsets");
+		which |= east * 256;
+	}
+	emit(cx, GH_OP_DATEPART, a.reg, a.reg, a.type == DATEOID ? 0 : 1, which);
 	if (trunc)
 		return a;				/* a timestamp */
 	if (as_double)
@@ -830,12 +866,14 @@ c_datefunc(Cx *cx, FuncExpr *f, bool trunc, bool as_double)
 static Sv
 c_funcexpr(Cx *cx, FuncExpr *f)
 {
-	if ((f->funcid == F_EXTRACT_TEXT_DATE || f->funcid == F_EXTRACT_TEXT_TIMESTAMP) &&
-		list_length(f->args) == 2)
+	if ((f->funcid == F_EXTRACT_TEXT_DATE || f->funcid == F_EXTRACT_TEXT_TIMESTAMP ||
+		 f->funcid == F_EXTRACT_TEXT_TIMESTAMPTZ) && list_length(f->args) == 2)
 		return c_datefunc(cx, f, false, false);
-	if (f->funcid == F_DATE_PART_TEXT_TIMESTAMP && list_length(f->args) == 2)
+	if ((f->funcid == F_DATE_PART_TEXT_TIMESTAMP || f->funcid == F_DATE_PART_TEXT_TIMESTAMPTZ) &&
+		list_length(f->args) == 2)
 		return c_datefunc(cx, f, false, true);
-	if (f->funcid == F_DATE_TRUNC_TEXT_TIMESTAMP && list_length(f->args) == 2)
+	if ((f->funcid == F_DATE_TRUNC_TEXT_TIMESTAMP || f->funcid == F_DATE_TRUNC_TEXT_TIMESTAMPTZ) &&
+		list_length(f->args) == 2)
 		return c_datefunc(cx, f, true, false);
 	if ((f->funcformat == COERCE_IMPLICIT_CAST || f->funcformat == COERCE_EXPLICIT_CAST) &&
 		list_length(f->args) == 1 && f->funcid < FirstGenbkiObjectId)

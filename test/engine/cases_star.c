@@ -955,6 +955,21 @@ prog_dates(gh_prog *p, rng *r)
 			out_int(p, 3);
 		}
 	}
+	/* timestamptz in zones of fixed offsets east and west; dates made timestamptz */
+	for (int f = GH_DATEPART_YEAR; f <= GH_DATETRUNC_SECOND; f += 3)
+	{
+		int			offset = f % 2 ? 19800 : -36000;
+
+		if ((f > GH_DATEPART_DAYS && f < GH_DATETRUNC_YEAR) || f == GH_DATEPART_DAYS)
+			continue;
+		emit(p, GH_OP_DATEPART, 3, 2, 1, f | offset * 256);
+		out_int(p, 3);
+		if (f >= GH_DATETRUNC_YEAR)
+		{
+			emit(p, GH_OP_DATEPART, 3, 1, 0, f | -offset * 256);
+			out_int(p, 3);
+		}
+	}
 	emit(p, GH_OP_END, 0, 0, 0, 0);
 }
 

@@ -306,8 +306,33 @@ iso_weeks(int64_t y)
  * as in H. Hinnant's chrono algorithms; ISO weeks by the ordinal day and the
  * weekday): false where PostgreSQL gives no integer or raises an error
  */
+static bool civil_local(int64_t v, bool ts, int f, int64_t *out);
+
+/*
+ * The same with a time zone's fixed offset (imm >> 8, seconds east): a
+ * timestamptz's fields are its local time's, a truncation the local one's
+ * instant, a date its local midnight; a result outside the timestamps fails
+ */
 static bool
-civil_field(int64_t v, bool ts, int f, int64_t *out)
+civil_field(int64_t v, bool ts, int imm, int64_t *out)
+{
+	int			f = imm & 255;
+	int64_t		east = (int64_t) (imm >> 8) * 1000000;
+	bool		ok;
+
+	if (ts && v != INT64_MIN && v != INT64_MAX)
+		v += east;
+	ok = civil_local(v, ts, f, out);
+	if (ok && f >= GH_DATETRUNC_YEAR && *out != INT64_MIN && *out != INT64_MAX)
+	{
+		*out -= east;
+		ok = *out >= INT64_C(-211813488000000000) && *out < INT64_C(9223371331200000000);
+	}
+	return ok;
+}
+
+static bool
+civil_local(int64_t v, bool ts, int f, int64_t *out)
 {
 	int64_t		z,
 				tod,

@@ -15,7 +15,7 @@ SELECT setseed(0.31);
 CREATE TABLE sfn_store (store int PRIMARY KEY, region text);
 INSERT INTO sfn_store SELECT g, (ARRAY['N', 'S', 'E', NULL])[g % 4 + 1] FROM generate_series(0, 40) g;
 CREATE TABLE sfn_fact (id int, store int, d date, ts timestamp, f8 float8,
-                       n numeric(10,3), n0 numeric(12,0), v int);
+                       n numeric(10,3), n0 numeric(12,0), v int, tz timestamptz);
 INSERT INTO sfn_fact
   SELECT g, g % 45,
          CASE WHEN g % 41 = 0 THEN NULL
@@ -30,8 +30,9 @@ INSERT INTO sfn_fact
                 -1e-300]::float8[])[1 + g % 10],
          CASE WHEN g % 13 = 0 THEN NULL ELSE ((g % 2001) - 1000) / 7.0 END,
          CASE WHEN g % 17 = 0 THEN NULL ELSE (g % 300)::int8 * 1000000007 - 150000000000 END,
-         g % 10
+         g % 10, NULL
   FROM generate_series(1, 60000) g;
+UPDATE sfn_fact SET tz = ts AT TIME ZONE 'America/New_York' WHERE ts > timestamp '1000-01-01';
 -- the same with infinite dates and timestamps among them
 CREATE TABLE sfn_inf AS SELECT * FROM sfn_fact;
 UPDATE sfn_inf SET d = CASE WHEN id % 2 = 0 THEN 'infinity' ELSE '-infinity' END::date,
@@ -40,7 +41,7 @@ UPDATE sfn_inf SET d = CASE WHEN id % 2 = 0 THEN 'infinity' ELSE '-infinity' END
 VACUUM (FREEZE, ANALYZE) sfn_store, sfn_fact, sfn_inf;
 
 BEGIN;
-SELECT plan(72);
+SELECT plan(93);
 SET LOCAL gpuhash.enable_star = on;
 SET LOCAL gpuhash.min_rows = 0;
 
@@ -119,8 +120,71 @@ BEGIN
                  tag || ' nothing before the first timestamp');
 END $$;
 
+-- a timestamptz's fields are those of its local time: on the device where the
+-- session's time zone has one offset, PostgreSQL's own plan where it has several
+CREATE FUNCTION pg_temp.zone_cases(zone text, star boolean) RETURNS SETOF text
+LANGUAGE plpgsql AS $$
+DECLARE
+  tag text := 'time zone ' || zone;
+BEGIN
+  PERFORM set_config('timezone', zone, true);
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ': date_trunc of a timestamptz, in the key',
+    'SELECT date_trunc(''week'', f.tz), date_trunc(''hour'', f.tz) < timestamptz ''2001-01-01 12:00+00'',
+            count(*), min(date_trunc(''day'', f.tz)), max(date_trunc(''month'', f.tz))
+       FROM sfn_fact f GROUP BY 1, 2', 'GpuStarAgg', star);
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ': EXTRACT and date_part of a timestamptz',
+    'SELECT extract(hour FROM f.tz), extract(dow FROM f.tz), count(*), sum(date_part(''doy'', f.tz)),
+            sum(extract(minute FROM f.tz))
+       FROM sfn_fact f GROUP BY 1, 2', 'GpuStarAgg', star);
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ': date_trunc of a date (a timestamptz)',
+    'SELECT date_trunc(''month'', f.d), s.region, count(*) FROM sfn_fact f JOIN sfn_store s ON f.store = s.store
+      WHERE f.d < date ''294276-01-01'' GROUP BY 1, 2', 'GpuStarAgg', star);
+END $$;
+
 SET LOCAL max_parallel_workers_per_gather = 0;
 SELECT * FROM pg_temp.function_cases('serial');
+SELECT * FROM pg_temp.zone_cases('UTC', true);
+SELECT * FROM pg_temp.zone_cases('-08', true);
+SELECT * FROM pg_temp.zone_cases('America/New_York', false);
+
+-- a generic plan made in one zone runs in another: compiled for the zone of the
+-- execution, or PostgreSQL's own plan where that zone's offset changes
+SET LOCAL gpuhash.force = on;
+SET LOCAL plan_cache_mode = force_generic_plan;
+SET LOCAL timezone = 'UTC';
+PREPARE sfn_zone AS SELECT date_trunc('month', f.tz), count(*) FROM sfn_fact f GROUP BY 1;
+CREATE FUNCTION pg_temp.prepared_rows() RETURNS TABLE (m timestamptz, n bigint)
+LANGUAGE plpgsql AS $$
+BEGIN
+  RETURN QUERY EXECUTE 'EXECUTE sfn_zone';
+END $$;
+-- the prepared statement's rows in zone, or (prepared false) those of the same
+-- query planned afresh with gpuhash off
+CREATE FUNCTION pg_temp.zone_rows(zone text, prepared boolean) RETURNS text
+LANGUAGE plpgsql AS $$
+DECLARE
+  r text;
+BEGIN
+  PERFORM set_config('timezone', zone, true);
+  IF prepared THEN
+    SELECT md5(string_agg(x::text, '|' ORDER BY x::text)) INTO r FROM pg_temp.prepared_rows() x;
+  ELSE
+    PERFORM set_config('gpuhash.enabled', 'off', true);
+    SELECT md5(string_agg(x::text, '|' ORDER BY x::text)) INTO r
+      FROM (SELECT date_trunc('month', f.tz), count(*) FROM sfn_fact f GROUP BY 1) x;
+    PERFORM set_config('gpuhash.enabled', 'on', true);
+  END IF;
+  RETURN r;
+END $$;
+SELECT ok(pg_temp.plan_text('EXECUTE sfn_zone') ~ 'GpuStarAgg', 'the generic plan is a GpuStarAgg');
+SELECT is(pg_temp.zone_rows('+03', true), pg_temp.zone_rows('+03', false),
+          'a generic plan of UTC run at +03: the same rows as PostgreSQL''s');
+SELECT is(pg_temp.zone_rows('America/New_York', true), pg_temp.zone_rows('America/New_York', false),
+          'a generic plan of UTC run in a zone of changing offsets: the same rows as PostgreSQL''s');
+DEALLOCATE sfn_zone;
+RESET plan_cache_mode;
+RESET gpuhash.force;
+SET LOCAL timezone = 'UTC';
 
 SET LOCAL statement_timeout = '2min';
 SELECT pg_temp.parallel_plans(2);
