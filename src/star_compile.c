@@ -863,6 +863,81 @@ c_datefunc(Cx *cx, FuncExpr *f, bool trunc, bool as_double)
 	return a;
 }
 
+/*
+ * abs() of an integer, float or numeric: negated where below zero (an
+ * integer's smallest value raises PostgreSQL's out-of-range error, 22003);
+ * a float's -0 becomes 0, as fabs makes it.
+ */
+static Sv
+c_abs(Cx *cx, FuncExpr *f)
+{
+	Sv			a = c_expr(cx, linitial(f->args));
+	Sv			zero;
+	int			t,
+				skip;
+
+	if (FAILED(cx))
+		return a;
+	if (a.kind == SV_INT && int_type(a.type))
+		zero = c_datum(cx, INT8OID, Int64GetDatum(0), false);
+	else if (a.kind == SV_FLOAT)
+		zero = c_datum(cx, FLOAT8OID, Float8GetDatum(0.0), false);
+	else if (a.kind == SV_NUM)
+	{
+		zero = c_datum(cx, NUMERICOID, NumericGetDatum(int64_to_numeric(0)), false);
+		rescale(cx, &zero, a.scale);
+	}
+	else
+		return fail(cx, "abs() of this type");
+	if (FAILED(cx))
+		return zero;
+	t = alloc_reg(cx);
+	emit(cx, a.kind == SV_INT ? GH_OP_ICMP : a.kind == SV_FLOAT ? GH_OP_FCMP : GH_OP_NCMP,
+		 t, a.reg, zero.reg, GH_CMP_LT);
+	skip = emit(cx, GH_OP_JFALSE, 0, t, 0, 0);
+	free_reg(cx, t);
+	emit(cx, a.kind == SV_INT ? GH_OP_INEG : a.kind == SV_FLOAT ? GH_OP_FNEG : GH_OP_NNEG,
+		 a.reg, a.reg, 0, a.kind == SV_INT ? int_width(f->funcresulttype) : 0);
+	land(cx, skip);
+	if (a.kind == SV_FLOAT)
+		emit(cx, GH_OP_FADD, a.reg, a.reg, zero.reg, 0);
+	free_reg(cx, zero.reg);
+	return a;
+}
+
+/* NULLIF(a, b): a, or NULL where a = b (by the node's equality operator) */
+static Sv
+c_nullif(Cx *cx, NullIfExpr *n)
+{
+	char	   *name;
+	Sv			a,
+				b,
+				r,
+				t;
+	int			skip;
+
+	if (!builtin_operator(n->opno) || (name = get_opname(n->opno)) == NULL ||
+		strcmp(name, "=") != 0 || list_length(n->args) != 2)
+		return fail(cx, "a NULLIF of an operator the device does not have");
+	a = c_expr(cx, linitial(n->args));
+	if (FAILED(cx))
+		return a;
+	r = a;
+	r.reg = alloc_reg(cx);
+	emit(cx, GH_OP_MOVE, r.reg, a.reg, 0, 0);
+	b = c_expr(cx, lsecond(n->args));
+	if (FAILED(cx))
+		return b;
+	t = c_compare(cx, a, b, GH_CMP_EQ, n->inputcollid);
+	if (FAILED(cx))
+		return t;
+	skip = emit(cx, GH_OP_JFALSE, 0, t.reg, 0, 0);
+	free_reg(cx, t.reg);
+	emit(cx, GH_OP_SETNULL, r.reg, 0, 0, 0);
+	land(cx, skip);
+	return r;
+}
+
 static Sv
 c_funcexpr(Cx *cx, FuncExpr *f)
 {
@@ -875,6 +950,12 @@ c_funcexpr(Cx *cx, FuncExpr *f)
 	if ((f->funcid == F_DATE_TRUNC_TEXT_TIMESTAMP || f->funcid == F_DATE_TRUNC_TEXT_TIMESTAMPTZ) &&
 		list_length(f->args) == 2)
 		return c_datefunc(cx, f, true, false);
+	if ((f->funcid == F_ABS_INT2 || f->funcid == F_ABS_INT4 || f->funcid == F_ABS_INT8 ||
+		 f->funcid == F_INT2ABS || f->funcid == F_INT4ABS || f->funcid == F_INT8ABS ||
+		 f->funcid == F_ABS_FLOAT4 || f->funcid == F_ABS_FLOAT8 || f->funcid == F_FLOAT4ABS ||
+		 f->funcid == F_FLOAT8ABS || f->funcid == F_ABS_NUMERIC || f->funcid == F_NUMERIC_ABS) &&
+		list_length(f->args) == 1)
+		return c_abs(cx, f);
 	if ((f->funcformat == COERCE_IMPLICIT_CAST || f->funcformat == COERCE_EXPLICIT_CAST) &&
 		list_length(f->args) == 1 && f->funcid < FirstGenbkiObjectId)
 		return c_cast(cx, f->funcresulttype, linitial(f->args));
@@ -1139,6 +1220,8 @@ c_expr(Cx *cx, Node *node)
 		case T_CaseExpr:
 		case T_CoalesceExpr:
 			return c_case(cx, node);
+		case T_NullIfExpr:
+			return c_nullif(cx, (NullIfExpr *) node);
 		case T_CaseTestExpr:
 			{
 				Sv			r;

@@ -1,10 +1,12 @@
 -- Differential tests of the date and time functions GpuStarAgg evaluates on
 -- the device (star_compile.c, c_datefunc; GH_OP_DATEPART): EXTRACT and
 -- date_part of every field it computes, date_trunc to every unit it
--- truncates to, a date cast to a timestamp, and the days between two dates;
--- and of the fact table's grouping columns it packs beside integers, dates
--- and short text: numerics of a declared scale and date_part's doubles.  Every query runs with gpuhash off and forced on and
--- must return the same rows, and the "on" plan must use GpuStarAgg.  The
+-- truncates to, a date cast to a timestamp, and the days between two dates,
+-- of timestamptz too in time zones of one offset; abs() and NULLIF; and of
+-- the fact table's grouping columns it packs beside integers, dates and
+-- short text: numerics of a declared scale and date_part's doubles.  Every
+-- query runs with gpuhash off and forced on and must return the same rows,
+-- and the "on" plan must use GpuStarAgg.  The
 -- dates span 4000 BC to 5874897 AD, the timestamps 4000 BC to 294276 AD;
 -- a second table holds infinite dates and timestamps, where PostgreSQL's
 -- answer is not an integer (EXTRACT's infinity) or is an error: the node runs
@@ -15,7 +17,7 @@ SELECT setseed(0.31);
 CREATE TABLE sfn_store (store int PRIMARY KEY, region text);
 INSERT INTO sfn_store SELECT g, (ARRAY['N', 'S', 'E', NULL])[g % 4 + 1] FROM generate_series(0, 40) g;
 CREATE TABLE sfn_fact (id int, store int, d date, ts timestamp, f8 float8,
-                       n numeric(10,3), n0 numeric(12,0), v int, tz timestamptz);
+                       n numeric(10,3), n0 numeric(12,0), v int, tz timestamptz, i4 int);
 INSERT INTO sfn_fact
   SELECT g, g % 45,
          CASE WHEN g % 41 = 0 THEN NULL
@@ -30,7 +32,7 @@ INSERT INTO sfn_fact
                 -1e-300]::float8[])[1 + g % 10],
          CASE WHEN g % 13 = 0 THEN NULL ELSE ((g % 2001) - 1000) / 7.0 END,
          CASE WHEN g % 17 = 0 THEN NULL ELSE (g % 300)::int8 * 1000000007 - 150000000000 END,
-         g % 10, NULL
+         g % 10, NULL, CASE WHEN g % 1000 = 0 THEN -2147483648 ELSE g - 30000 END
   FROM generate_series(1, 60000) g;
 UPDATE sfn_fact SET tz = ts AT TIME ZONE 'America/New_York' WHERE ts > timestamp '1000-01-01';
 -- the same with infinite dates and timestamps among them
@@ -41,7 +43,7 @@ UPDATE sfn_inf SET d = CASE WHEN id % 2 = 0 THEN 'infinity' ELSE '-infinity' END
 VACUUM (FREEZE, ANALYZE) sfn_store, sfn_fact, sfn_inf;
 
 BEGIN;
-SELECT plan(93);
+SELECT plan(103);
 SET LOCAL gpuhash.enable_star = on;
 SET LOCAL gpuhash.min_rows = 0;
 
@@ -107,6 +109,17 @@ BEGIN
       WHERE f.ts < timestamp ''2000-06-01'' OR f.ts = ''infinity'' GROUP BY 1', 'GpuStarAgg');
   RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' not a star: a field the device does not compute',
     'SELECT extract(epoch FROM f.d), count(*) FROM sfn_fact f GROUP BY 1', 'GpuStarAgg', false);
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' abs() of integers, numerics and floats (-0 made 0)',
+    'SELECT abs(f.v - 5), count(*), sum(abs(f.n)), max(abs(f.f8)), min(abs(f.f8)), sum(abs(f.i4)),
+            sum(abs(f.f8)) FILTER (WHERE f.f8 = 0)
+       FROM sfn_fact f WHERE f.i4 > -2147483648 GROUP BY 1', 'GpuStarAgg');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' NULLIF of integers and numerics',
+    'SELECT f.v, sum(f.i4 / NULLIF(f.id % 7, 0)), count(NULLIF(f.n, 0)), sum(NULLIF(f.n, 1.000)),
+            count(*) FILTER (WHERE NULLIF(f.v, 3) IS NULL)
+       FROM sfn_fact f GROUP BY 1', 'GpuStarAgg');
+  RETURN NEXT is(pg_temp.rows_digest('SELECT sum(abs(f.i4)) FROM sfn_fact f'),
+                 'error 22003: integer out of range',
+                 tag || ' abs() of the smallest integer: PostgreSQL''s error');
   -- PostgreSQL's errors, from the alternative plan
   RETURN NEXT is(pg_temp.rows_digest('SELECT sum(f.d - date ''2000-01-01'') FROM sfn_inf f'),
                  'error 22008: cannot subtract infinite dates',
