@@ -905,6 +905,71 @@ c_abs(Cx *cx, FuncExpr *f)
 	return a;
 }
 
+/*
+ * GREATEST and LEAST of integers, dates, timestamps, floats or numerics:
+ * PostgreSQL's, NULLs left out (NULL only where every argument is); each
+ * argument evaluated, in order.  Numerics are compared at one static scale,
+ * each keeping its own display scale.
+ */
+static Sv
+c_minmax(Cx *cx, MinMaxExpr *m)
+{
+	int			cmp = m->op == IS_GREATEST ? GH_CMP_GT : GH_CMP_LT;
+	Sv			r = {0};
+	bool		first = true;
+	ListCell   *lc;
+
+	foreach(lc, m->args)
+	{
+		Sv			x = c_expr(cx, lfirst(lc));
+		int			xnull,
+					rnull,
+					worse,
+					xc,
+					rc,
+					t;
+
+		if (FAILED(cx))
+			return x;
+		if (first)
+		{
+			if (x.kind == SV_TEXT)
+				return fail(cx, "GREATEST or LEAST of text");
+			r = x;
+			r.type = m->minmaxtype;
+			first = false;
+			continue;
+		}
+		if (x.kind != r.kind)
+			return fail(cx, "GREATEST or LEAST of values of different kinds");
+		if (x.kind == SV_NUM)
+		{
+			rescale(cx, &x, r.scale);
+			rescale(cx, &r, x.scale);
+			r.digits = Max(r.digits, x.digits);
+		}
+		xnull = emit(cx, GH_OP_JNULL, 0, x.reg, 0, 0);
+		rnull = emit(cx, GH_OP_JNULL, 0, r.reg, 0, 0);
+		xc = alloc_reg(cx);
+		rc = alloc_reg(cx);
+		t = alloc_reg(cx);
+		emit(cx, GH_OP_MOVE, xc, x.reg, 0, 0);
+		emit(cx, GH_OP_MOVE, rc, r.reg, 0, 0);
+		emit(cx, x.kind == SV_INT ? GH_OP_ICMP : x.kind == SV_FLOAT ? GH_OP_FCMP : GH_OP_NCMP,
+			 t, xc, rc, cmp);
+		worse = emit(cx, GH_OP_JFALSE, 0, t, 0, 0);
+		free_reg(cx, t);
+		free_reg(cx, xc);
+		free_reg(cx, rc);
+		land(cx, rnull);
+		emit(cx, GH_OP_MOVE, r.reg, x.reg, 0, 0);
+		land(cx, xnull);
+		land(cx, worse);
+		free_reg(cx, x.reg);
+	}
+	return r;
+}
+
 /* NULLIF(a, b): a, or NULL where a = b (by the node's equality operator) */
 static Sv
 c_nullif(Cx *cx, NullIfExpr *n)
@@ -1222,6 +1287,8 @@ c_expr(Cx *cx, Node *node)
 			return c_case(cx, node);
 		case T_NullIfExpr:
 			return c_nullif(cx, (NullIfExpr *) node);
+		case T_MinMaxExpr:
+			return c_minmax(cx, (MinMaxExpr *) node);
 		case T_CaseTestExpr:
 			{
 				Sv			r;

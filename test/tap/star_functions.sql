@@ -2,9 +2,10 @@
 -- the device (star_compile.c, c_datefunc; GH_OP_DATEPART): EXTRACT and
 -- date_part of every field it computes, date_trunc to every unit it
 -- truncates to, a date cast to a timestamp, and the days between two dates,
--- of timestamptz too in time zones of one offset; abs() and NULLIF; and of
--- the fact table's grouping columns it packs beside integers, dates and
--- short text: numerics of a declared scale and date_part's doubles.  Every
+-- of timestamptz too in time zones of one offset; abs(), NULLIF, GREATEST and
+-- LEAST; and of the fact table's grouping columns it packs beside integers,
+-- dates and short text: numerics of a declared scale and date_part's
+-- doubles.  Every
 -- query runs with gpuhash off and forced on and must return the same rows,
 -- and the "on" plan must use GpuStarAgg.  The
 -- dates span 4000 BC to 5874897 AD, the timestamps 4000 BC to 294276 AD;
@@ -43,7 +44,7 @@ UPDATE sfn_inf SET d = CASE WHEN id % 2 = 0 THEN 'infinity' ELSE '-infinity' END
 VACUUM (FREEZE, ANALYZE) sfn_store, sfn_fact, sfn_inf;
 
 BEGIN;
-SELECT plan(103);
+SELECT plan(107);
 SET LOCAL gpuhash.enable_star = on;
 SET LOCAL gpuhash.min_rows = 0;
 
@@ -117,6 +118,11 @@ BEGIN
     'SELECT f.v, sum(f.i4 / NULLIF(f.id % 7, 0)), count(NULLIF(f.n, 0)), sum(NULLIF(f.n, 1.000)),
             count(*) FILTER (WHERE NULLIF(f.v, 3) IS NULL)
        FROM sfn_fact f GROUP BY 1', 'GpuStarAgg');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' GREATEST and LEAST (NULLs left out, numerics'' scales kept)',
+    'SELECT greatest(f.v, 4), least(f.v, 7, f.store), count(*), sum(greatest(f.n, 1.5555, NULL)),
+            sum(least(f.n, f.n0, 2)), max(greatest(f.f8, -1)), min(least(f.d, date ''2000-01-01'')),
+            count(greatest(f.n, NULL))
+       FROM sfn_fact f GROUP BY 1, 2', 'GpuStarAgg');
   RETURN NEXT is(pg_temp.rows_digest('SELECT sum(abs(f.i4)) FROM sfn_fact f'),
                  'error 22003: integer out of range',
                  tag || ' abs() of the smallest integer: PostgreSQL''s error');
