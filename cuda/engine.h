@@ -788,6 +788,9 @@ typedef enum gh_opcode
 	GH_OP_NMUL,					/* scale: the sum of a's and b's */
 	GH_OP_NNEG,
 	GH_OP_NSCALE,				/* dst = a x 10^imm: a's static scale raised by imm */
+	GH_OP_N2F,					/* dst = numeric a of static scale imm as the double
+								 * nearest it (numeric_float8's); a numeric beyond
+								 * 2^53 or of a scale above 19 escapes */
 	/* text */
 	/* dates: dst = field imm & 255 (GH_DATEPART_*) of date a (b = 0: days)
 	 * or timestamp a (b = 1: microseconds), as EXTRACT gives it (an integer:

@@ -111,6 +111,7 @@ static const opinfo OPERANDS[GH_OP_COUNT_] = {
 	[GH_OP_NMUL] = {"NMUL", RD_A | RD_B | WR_DST},
 	[GH_OP_NNEG] = {"NNEG", RD_A | WR_DST},
 	[GH_OP_NSCALE] = {"NSCALE", RD_A | WR_DST},
+	[GH_OP_N2F] = {"N2F", RD_A | WR_DST},
 	[GH_OP_DATEPART] = {"DATEPART", RD_A | WR_DST},
 	[GH_OP_TPACK] = {"TPACK", RD_A | WR_DST | TEXT_A},
 	[GH_OP_KEYPACK] = {"KEYPACK", RD_A},
@@ -253,6 +254,10 @@ check_fields(const gh_prog *p, const gh_pagespec *spec, const int *dim_ncols, in
 		case GH_OP_TCMP:
 			if ((imm & ~GH_CMP_BPCHAR) != GH_CMP_EQ && (imm & ~GH_CMP_BPCHAR) != GH_CMP_NE)
 				return say(pc, in, "text comparison %d, not EQ or NE (| GH_CMP_BPCHAR)", imm);
+			break;
+		case GH_OP_N2F:
+			if (imm < 0 || imm > 38)
+				return say(pc, in, "a numeric of static scale %d", imm);
 			break;
 		case GH_OP_NSCALE:
 			if (imm < 0)

@@ -1138,6 +1138,21 @@ gh_vm_run(const gh_prog *prog, const gh_vmdim *dims, const gh_vmcols *c, gh_vmou
 					gh_reg_set_i128(d, -x);
 					break;
 				}
+			case GH_OP_N2F:
+				{
+					/*
+					 * x and 10^imm are exact doubles, so one division rounds
+					 * to the double nearest x / 10^imm, as strtod of the
+					 * numeric's text does
+					 */
+					gh_i128		x = a->null ? 0 : gh_reg_i128(a);
+
+					if (x > ((gh_i128) 1 << 53) || x < -((gh_i128) 1 << 53) || in.imm > 19)
+						return GH_VM_ESCAPE;
+					d->null = a->null;
+					gh_reg_set_f8(d, (double) (int64_t) x / (double) gh_pow10_u64(in.imm));
+					break;
+				}
 			case GH_OP_NSCALE:
 				{
 					gh_i128		x = 0;

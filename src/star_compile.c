@@ -697,7 +697,7 @@ fixed_zone_offset(int *east)
 	return true;
 }
 
-/* casts between integers, integers to numeric and float8, float4 to float8, dates to timestamps */
+/* casts between integers, integers to numeric and float8, float4 and numeric to float8, dates to timestamps */
 static Sv
 c_cast(Cx *cx, Oid result, Node *arg)
 {
@@ -730,6 +730,14 @@ c_cast(Cx *cx, Oid result, Node *arg)
 	}
 	if (from == FLOAT4OID && result == FLOAT8OID)
 		return r;				/* a float4 is held as its double already */
+	if (from == NUMERICOID && result == FLOAT8OID)
+	{
+		/* numeric_float8: the double nearest the value (GH_OP_N2F) */
+		emit(cx, GH_OP_N2F, a.reg, a.reg, 0, a.scale);
+		r.kind = SV_FLOAT;
+		r.integral = false;
+		return r;
+	}
 	if (from == DATEOID && (result == TIMESTAMPOID || result == TIMESTAMPTZOID))
 	{
 		/*
@@ -1578,15 +1586,16 @@ key_bits_cleared(void)
 /*
  * May prog escape on fixed-width values alone?  GH_OP_DATEPART does, where
  * PostgreSQL's answer is not an integer (EXTRACT's infinity) or is an
- * error (a date past the timestamps, date_mi of an infinite date), so that
- * the alternative gives PostgreSQL's answer or error.  (Every varlena column
+ * error (a date past the timestamps, date_mi of an infinite date), and
+ * GH_OP_N2F on a numeric beyond 2^53; so the alternative gives PostgreSQL's
+ * answer or error.  (Every varlena column
  * may escape too: star_path.c, star_may_escape.)
  */
 bool
 star_prog_may_escape(const gh_prog *prog)
 {
 	for (int pc = 0; pc < prog->ncode; pc++)
-		if (prog->code[pc].op == GH_OP_DATEPART)
+		if (prog->code[pc].op == GH_OP_DATEPART || prog->code[pc].op == GH_OP_N2F)
 			return true;
 	return false;
 }

@@ -841,6 +841,12 @@ prog_numerics(gh_prog *p, rng *r)
 	emit(p, GH_OP_LDCONST, 10, 0, 0, konst(p, 12345, 0, false, 4));
 	emit(p, GH_OP_NADD, 10, 10, 1, 0);
 	out_num(p, 10, 4, -1, 2, ALL_OPS);
+	emit(p, GH_OP_N2F, 12, 1, 0, 4);
+	out_f8(p, 12);
+	emit(p, GH_OP_N2F, 12, 6, 0, 7);
+	out_f8(p, 12);
+	emit(p, GH_OP_N2F, 12, 9, 0, 4);
+	out_f8(p, 12);
 	emit(p, GH_OP_NSCALE, 11, 1, 0, 20);
 	out_num(p, 11, 24, 0, 3, ALL_OPS);
 	emit(p, GH_OP_END, 0, 0, 0, 0);

@@ -318,6 +318,9 @@ spoil_prog(gh_prog *p, int k, int *ncols, int *ndims, bool *direct)
 		case 67:
 			set_instr(p, PC_LDF8, GH_OP_DATEPART, 7, 5, 1, GH_DATETRUNC_SECOND + 1);
 			return "DATEPART past date_trunc's fields";
+		case 68:
+			set_instr(p, PC_LDF8, GH_OP_N2F, 7, 4, 0, 39);
+			return "N2F of a numeric of static scale 39";
 		default:
 			return NULL;
 	}
@@ -380,6 +383,7 @@ every_opcode(gh_prog *p)
 	emit(p, GH_OP_NMUL, 22, 12, 12, 0);
 	emit(p, GH_OP_NNEG, 22, 22, 0, 0);
 	emit(p, GH_OP_NSCALE, 22, 22, 0, 2);
+	emit(p, GH_OP_N2F, 21, 22, 0, 2);
 	emit(p, GH_OP_DATEPART, 22, 8, 0, GH_DATEPART_YEAR);
 	emit(p, GH_OP_TPACK, 23, 13, 0, 1);
 	emit(p, GH_OP_KEYMIX, 0, 23, 0, 0);

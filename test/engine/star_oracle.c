@@ -1031,6 +1031,40 @@ oracle_row(const gh_prog *p, const stable *t, const srow *row, const sdim *dims,
 				if (!a.null)
 					set_num(d, -reg_num(&a));
 				break;
+			case GH_OP_N2F:
+				{
+					/* as PostgreSQL: the numeric's text, read by strtod */
+					i128		x = a.null ? 0 : reg_num(&a);
+					u128		m = x < 0 ? -(u128) x : (u128) x;
+					char		digits[48],
+								text[64];
+					int			n,
+								len,
+								k = 0;
+
+					*d = (oreg) {a.null, 0, 0, 0};
+					if (a.null)
+						break;
+					if (m > ((u128) 1 << 53) || in->imm > 19)
+					{
+						out->kind = O_ESCAPE;
+						return;
+					}
+					n = u128_digits(m, digits);
+					if (x < 0)
+						text[k++] = '-';
+					/* the digits, zeros in front so that one comes before the point */
+					len = n > in->imm ? n : in->imm + 1;
+					for (int j = 0; j < len; j++)
+					{
+						if (in->imm > 0 && j == len - in->imm)
+							text[k++] = '.';
+						text[k++] = j < len - n ? '0' : digits[j - (len - n)];
+					}
+					text[k] = '\0';
+					set_f8(d, strtod(text, NULL));
+					break;
+				}
 			case GH_OP_NSCALE:
 				{
 					i128		x;

@@ -2,23 +2,24 @@
 -- the device (star_compile.c, c_datefunc; GH_OP_DATEPART): EXTRACT and
 -- date_part of every field it computes, date_trunc to every unit it
 -- truncates to, a date cast to a timestamp, and the days between two dates,
--- of timestamptz too in time zones of one offset; abs(), NULLIF, GREATEST and
--- LEAST; and of the fact table's grouping columns it packs beside integers,
--- dates and short text: numerics of a declared scale and date_part's
--- doubles.  Every
--- query runs with gpuhash off and forced on and must return the same rows,
--- and the "on" plan must use GpuStarAgg.  The
--- dates span 4000 BC to 5874897 AD, the timestamps 4000 BC to 294276 AD;
--- a second table holds infinite dates and timestamps, where PostgreSQL's
--- answer is not an integer (EXTRACT's infinity) or is an error: the node runs
--- its alternative plan there and gives PostgreSQL's rows or error.
+-- of timestamptz too in time zones of one offset; abs(), NULLIF, GREATEST,
+-- LEAST and numerics made doubles; and of the fact table's grouping columns
+-- it packs beside integers, dates and short text: numerics of a declared
+-- scale and date_part's doubles.  Every query runs with gpuhash off and
+-- forced on and must return the same rows, and the "on" plan must use
+-- GpuStarAgg.  The dates span 4000 BC to 5874897 AD, the timestamps 4000 BC
+-- to 294276 AD; a second table holds infinite dates and timestamps, where
+-- PostgreSQL's answer is not an integer (EXTRACT's infinity) or is an error:
+-- the node runs its alternative plan there and gives PostgreSQL's rows or
+-- error, as it does for a numeric beyond 2^53 made a double.
 SET client_min_messages = warning;
 DROP TABLE IF EXISTS sfn_fact, sfn_inf, sfn_store;
 SELECT setseed(0.31);
 CREATE TABLE sfn_store (store int PRIMARY KEY, region text);
 INSERT INTO sfn_store SELECT g, (ARRAY['N', 'S', 'E', NULL])[g % 4 + 1] FROM generate_series(0, 40) g;
 CREATE TABLE sfn_fact (id int, store int, d date, ts timestamp, f8 float8,
-                       n numeric(10,3), n0 numeric(12,0), v int, tz timestamptz, i4 int);
+                       n numeric(10,3), n0 numeric(12,0), v int, tz timestamptz, i4 int,
+                       nb numeric(20,0));
 INSERT INTO sfn_fact
   SELECT g, g % 45,
          CASE WHEN g % 41 = 0 THEN NULL
@@ -33,7 +34,8 @@ INSERT INTO sfn_fact
                 -1e-300]::float8[])[1 + g % 10],
          CASE WHEN g % 13 = 0 THEN NULL ELSE ((g % 2001) - 1000) / 7.0 END,
          CASE WHEN g % 17 = 0 THEN NULL ELSE (g % 300)::int8 * 1000000007 - 150000000000 END,
-         g % 10, NULL, CASE WHEN g % 1000 = 0 THEN -2147483648 ELSE g - 30000 END
+         g % 10, NULL, CASE WHEN g % 1000 = 0 THEN -2147483648 ELSE g - 30000 END,
+         CASE WHEN g % 500 = 0 THEN 12345678901234567890 ELSE g::int8 * 1000003 END
   FROM generate_series(1, 60000) g;
 UPDATE sfn_fact SET tz = ts AT TIME ZONE 'America/New_York' WHERE ts > timestamp '1000-01-01';
 -- the same with infinite dates and timestamps among them
@@ -44,7 +46,7 @@ UPDATE sfn_inf SET d = CASE WHEN id % 2 = 0 THEN 'infinity' ELSE '-infinity' END
 VACUUM (FREEZE, ANALYZE) sfn_store, sfn_fact, sfn_inf;
 
 BEGIN;
-SELECT plan(107);
+SELECT plan(115);
 SET LOCAL gpuhash.enable_star = on;
 SET LOCAL gpuhash.min_rows = 0;
 
@@ -123,6 +125,12 @@ BEGIN
             sum(least(f.n, f.n0, 2)), max(greatest(f.f8, -1)), min(least(f.d, date ''2000-01-01'')),
             count(greatest(f.n, NULL))
        FROM sfn_fact f GROUP BY 1, 2', 'GpuStarAgg');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' numerics made doubles (the nearest, as PostgreSQL''s)',
+    'SELECT f.v, max(f.n::float8), min(f.n0::float8 / 3), count(*) FILTER (WHERE f.n::float8 > 12.5),
+            max((f.n * f.n)::float8), min((f.v * 0.1)::float8)
+       FROM sfn_fact f GROUP BY 1', 'GpuStarAgg');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' a numeric beyond 2^53 made a double: the alternative''s rows',
+    'SELECT f.v, max(f.nb::float8), min(f.nb::float8) FROM sfn_fact f GROUP BY 1', 'GpuStarAgg');
   RETURN NEXT is(pg_temp.rows_digest('SELECT sum(abs(f.i4)) FROM sfn_fact f'),
                  'error 22003: integer out of range',
                  tag || ' abs() of the smallest integer: PostgreSQL''s error');
