@@ -946,21 +946,7 @@ prog_dates(gh_prog *p, rng *r)
 	}
 	cmp(p, GH_OP_ICMP, 3, 1, 23, GH_CMP_LE);
 	out_int(p, 3);
-	for (int f = GH_DATEPART_YEAR; f <= GH_DATETRUNC_SECOND; f++)
-	{
-		if (f > GH_DATEPART_DAYS && f < GH_DATETRUNC_YEAR)
-			continue;
-		if (f != GH_DATEPART_HOUR && f != GH_DATEPART_MINUTE)
-		{
-			emit(p, GH_OP_DATEPART, 3, 1, 0, f);
-			out_int(p, 3);
-		}
-		if (f != GH_DATEPART_DAYS)
-		{
-			emit(p, GH_OP_DATEPART, 3, 2, 1, f);
-			out_int(p, 3);
-		}
-	}
+	out_every_datepart(p, 1, 2, 3);
 	/* timestamptz in zones of fixed offsets east and west; dates made timestamptz */
 	for (int f = GH_DATEPART_YEAR; f <= GH_DATETRUNC_SECOND; f += 3)
 	{

@@ -470,21 +470,7 @@ sound_prog(gh_prog *p, int k)
 			p->nregs = 4;
 			emit(p, GH_OP_LDCOL_INT, 1, 0, 4, C_DATE);
 			emit(p, GH_OP_LDCOL_INT, 2, 0, 8, C_TS);
-			for (int f = GH_DATEPART_YEAR; f <= GH_DATETRUNC_SECOND; f++)
-			{
-				if (f > GH_DATEPART_DAYS && f < GH_DATETRUNC_YEAR)
-					continue;
-				if (f != GH_DATEPART_HOUR && f != GH_DATEPART_MINUTE)
-				{
-					emit(p, GH_OP_DATEPART, 3, 1, 0, f);
-					out_int(p, 3);
-				}
-				if (f != GH_DATEPART_DAYS)
-				{
-					emit(p, GH_OP_DATEPART, 3, 2, 1, f);
-					out_int(p, 3);
-				}
-			}
+			out_every_datepart(p, 1, 2, 3);
 			emit(p, GH_OP_END, 0, 0, 0, 0);
 			return "DATEPART of every field a date and a timestamp have";
 		default:

@@ -110,3 +110,27 @@ begin_keyed_by_id(gh_prog *p)
 	emit(p, GH_OP_LDCOL_INT, 0, 0, 4, C_ID);
 	emit(p, GH_OP_KEYPACK, 0, 0, 0, KEYPACK_IMM(0, 32, -1));
 }
+
+/*
+ * GH_OP_DATEPART of every field of date register d and timestamp register
+ * ts (the fields each has), each into register r and output as an int64.
+ */
+void
+out_every_datepart(gh_prog *p, int d, int ts, int r)
+{
+	for (int f = GH_DATEPART_YEAR; f <= GH_DATETRUNC_SECOND; f++)
+	{
+		if (f > GH_DATEPART_DAYS && f < GH_DATETRUNC_YEAR)
+			continue;
+		if (f != GH_DATEPART_HOUR && f != GH_DATEPART_MINUTE)
+		{
+			emit(p, GH_OP_DATEPART, r, d, 0, f);
+			out_int(p, r);
+		}
+		if (f != GH_DATEPART_DAYS)
+		{
+			emit(p, GH_OP_DATEPART, r, ts, 1, f);
+			out_int(p, r);
+		}
+	}
+}

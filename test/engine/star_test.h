@@ -159,6 +159,7 @@ extern void out_int(gh_prog *p, int a);
 extern void out_f8(gh_prog *p, int a);
 /* numeric a of static scale: limbs j0 .. j0 + n - 1 (ops) and its display scale (max) */
 extern void out_num(gh_prog *p, int a, int scale, int j0, int n, int ops);
+extern void out_every_datepart(gh_prog *p, int d, int ts, int r);
 extern void cmp(gh_prog *p, int op, int dst, int a, int b, int how);
 /* a program of 32 registers; register 0 the row's id, by which the row is keyed */
 extern void begin_keyed_by_id(gh_prog *p);
