@@ -778,12 +778,13 @@ unit_of(Node *field, bool special)
 }
 
 /*
- * EXTRACT(field FROM a date or timestamp) and date_part(field, timestamp) of
- * the fields year, quarter, month, day, dow, isodow, doy, week and isoyear,
- * and of a timestamp hour and minute: EXTRACT's numeric of scale 0, or
- * date_part's double, as PostgreSQL's (without time zone: a timestamptz's
- * fields depend on the session's).  date_trunc(field, timestamp) to a year,
- * quarter, month, week, day, hour, minute or second.
+ * EXTRACT(field FROM a date, timestamp or timestamptz) and date_part(field,
+ * timestamp or timestamptz) of the fields year, quarter, month, day, dow,
+ * isodow, doy, week and isoyear, and of a timestamp hour and minute:
+ * EXTRACT's numeric of scale 0, or date_part's double, as PostgreSQL's.
+ * date_trunc(field, timestamp or timestamptz) to a year, quarter, month,
+ * week, day, hour, minute or second.  A timestamptz's local time is taken in
+ * the session's time zone, where it has one offset (fixed_zone_offset).
  */
 static Sv
 c_datefunc(Cx *cx, FuncExpr *f, bool trunc, bool as_double)
@@ -933,8 +934,6 @@ c_minmax(Cx *cx, MinMaxExpr *m)
 		int			xnull,
 					rnull,
 					worse,
-					xc,
-					rc,
 					t;
 
 		if (FAILED(cx))
@@ -958,17 +957,11 @@ c_minmax(Cx *cx, MinMaxExpr *m)
 		}
 		xnull = emit(cx, GH_OP_JNULL, 0, x.reg, 0, 0);
 		rnull = emit(cx, GH_OP_JNULL, 0, r.reg, 0, 0);
-		xc = alloc_reg(cx);
-		rc = alloc_reg(cx);
 		t = alloc_reg(cx);
-		emit(cx, GH_OP_MOVE, xc, x.reg, 0, 0);
-		emit(cx, GH_OP_MOVE, rc, r.reg, 0, 0);
 		emit(cx, x.kind == SV_INT ? GH_OP_ICMP : x.kind == SV_FLOAT ? GH_OP_FCMP : GH_OP_NCMP,
-			 t, xc, rc, cmp);
+			 t, x.reg, r.reg, cmp);
 		worse = emit(cx, GH_OP_JFALSE, 0, t, 0, 0);
 		free_reg(cx, t);
-		free_reg(cx, xc);
-		free_reg(cx, rc);
 		land(cx, rnull);
 		emit(cx, GH_OP_MOVE, r.reg, x.reg, 0, 0);
 		land(cx, xnull);
