@@ -735,7 +735,6 @@ c_cast(Cx *cx, Oid result, Node *arg)
 		/* numeric_float8: the double nearest the value (GH_OP_N2F) */
 		emit(cx, GH_OP_N2F, a.reg, a.reg, 0, a.scale);
 		r.kind = SV_FLOAT;
-		r.integral = false;
 		return r;
 	}
 	if (from == DATEOID && (result == TIMESTAMPOID || result == TIMESTAMPTZOID))
@@ -786,55 +785,37 @@ unit_of(Node *field, bool special)
  * week, day, hour, minute or second.  A timestamptz's local time is taken in
  * the session's time zone, where it has one offset (fixed_zone_offset).
  */
+/* the GH_OP_DATEPART field of each unit for EXTRACT and date_trunc (-1: none) */
+static const struct
+{
+	int			dtk;
+	int			part;
+	int			trunc;
+}			date_units[] = {
+	{DTK_YEAR, GH_DATEPART_YEAR, GH_DATETRUNC_YEAR},
+	{DTK_QUARTER, GH_DATEPART_QUARTER, GH_DATETRUNC_QUARTER},
+	{DTK_MONTH, GH_DATEPART_MONTH, GH_DATETRUNC_MONTH},
+	{DTK_WEEK, GH_DATEPART_WEEK, GH_DATETRUNC_WEEK},
+	{DTK_DAY, GH_DATEPART_DAY, GH_DATETRUNC_DAY},
+	{DTK_HOUR, GH_DATEPART_HOUR, GH_DATETRUNC_HOUR},
+	{DTK_MINUTE, GH_DATEPART_MINUTE, GH_DATETRUNC_MINUTE},
+	{DTK_SECOND, -1, GH_DATETRUNC_SECOND},
+	{DTK_DOW, GH_DATEPART_DOW, -1},
+	{DTK_ISODOW, GH_DATEPART_ISODOW, -1},
+	{DTK_DOY, GH_DATEPART_DOY, -1},
+	{DTK_ISOYEAR, GH_DATEPART_ISOYEAR, -1},
+};
+
 static Sv
 c_datefunc(Cx *cx, FuncExpr *f, bool trunc, bool as_double)
 {
 	int			unit = unit_of(linitial(f->args), !trunc);
-	int			which;
+	int			which = -1;
 	Sv			a;
 
-	switch (unit)
-	{
-		case DTK_YEAR:
-			which = trunc ? GH_DATETRUNC_YEAR : GH_DATEPART_YEAR;
-			break;
-		case DTK_QUARTER:
-			which = trunc ? GH_DATETRUNC_QUARTER : GH_DATEPART_QUARTER;
-			break;
-		case DTK_MONTH:
-			which = trunc ? GH_DATETRUNC_MONTH : GH_DATEPART_MONTH;
-			break;
-		case DTK_WEEK:
-			which = trunc ? GH_DATETRUNC_WEEK : GH_DATEPART_WEEK;
-			break;
-		case DTK_DAY:
-			which = trunc ? GH_DATETRUNC_DAY : GH_DATEPART_DAY;
-			break;
-		case DTK_HOUR:
-			which = trunc ? GH_DATETRUNC_HOUR : GH_DATEPART_HOUR;
-			break;
-		case DTK_MINUTE:
-			which = trunc ? GH_DATETRUNC_MINUTE : GH_DATEPART_MINUTE;
-			break;
-		case DTK_SECOND:
-			which = trunc ? GH_DATETRUNC_SECOND : -1;
-			break;
-		case DTK_DOW:
-			which = trunc ? -1 : GH_DATEPART_DOW;
-			break;
-		case DTK_ISODOW:
-			which = trunc ? -1 : GH_DATEPART_ISODOW;
-			break;
-		case DTK_DOY:
-			which = trunc ? -1 : GH_DATEPART_DOY;
-			break;
-		case DTK_ISOYEAR:
-			which = trunc ? -1 : GH_DATEPART_ISOYEAR;
-			break;
-		default:
-			which = -1;
-			break;
-	}
+	for (int k = 0; k < lengthof(date_units); k++)
+		if (date_units[k].dtk == unit)
+			which = trunc ? date_units[k].trunc : date_units[k].part;
 	if (which < 0)
 		return fail(cx, "a date or time field the device does not compute");
 	a = c_expr(cx, lsecond(f->args));
@@ -1327,9 +1308,10 @@ c_expr(Cx *cx, Node *node)
 static int
 numeric_key_scale(Oid type, int32 typmod)
 {
-	if (type != NUMERICOID || typmod < (int32) VARHDRSZ)
-		return 0;
-	return (int) (((uint32) (typmod - VARHDRSZ)) & 0xffff);
+	StarPayload p;
+
+	star_payload_numeric(&p, type, typmod);
+	return p.scale;
 }
 
 /* bits of a packed grouping column of type (0: cannot be packed) */
@@ -1423,16 +1405,10 @@ star_unpack_field(Oid type, int32 typmod, uint64 bits)
 	}
 	if (type == INT8OID || type == TIMEOID || type == TIMESTAMPOID || type == TIMESTAMPTZOID)
 		return Int64GetDatum((int64) bits);
-	if (type == FLOAT4OID || type == FLOAT8OID)
-	{
-		/* GH_OP_F2ORD's order undone */
-		int64		ord = (int64) bits;
-		uint64		b = (uint64) (ord >= 0 ? ord : ord ^ PG_INT64_MAX);
-		double		d;
-
-		memcpy(&d, &b, sizeof(d));
-		return type == FLOAT4OID ? Float4GetDatum((float4) d) : Float8GetDatum(d);
-	}
+	if (type == FLOAT4OID)		/* GH_OP_F2ORD's order undone */
+		return Float4GetDatum((float4) gpuhash_float_unorder((int64) bits));
+	if (type == FLOAT8OID)
+		return Float8GetDatum(gpuhash_float_unorder((int64) bits));
 	if (type == NUMERICOID)
 	{
 		int			scale = numeric_key_scale(type, typmod);

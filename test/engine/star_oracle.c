@@ -335,6 +335,7 @@ static bool
 civil_local(int64_t v, bool ts, int f, int64_t *out)
 {
 	int64_t		z,
+				zc,
 				tod,
 				era,
 				doe,
@@ -367,16 +368,15 @@ civil_local(int64_t v, bool ts, int f, int64_t *out)
 	z = ts ? fdiv(v, 86400000000) : v;
 	tod = ts ? fmod64(v, 86400000000) : 0;
 	dow = fmod64(z + 6, 7);		/* 2000-01-01 was a Saturday */
-	z += 10957 + 719468;		/* days from 1970-03-01 to 2000-01-01, then to 0000-03-01 */
-	era = (z >= 0 ? z : z - 146096) / 146097;
-	doe = z - era * 146097;
+	zc = z + 10957 + 719468;	/* days from 1970-03-01 to 2000-01-01, then to 0000-03-01 */
+	era = (zc >= 0 ? zc : zc - 146096) / 146097;
+	doe = zc - era * 146097;
 	yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
 	doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
 	mp = (5 * doy + 2) / 153;
 	d = doy - (153 * mp + 2) / 5 + 1;
 	m = mp < 10 ? mp + 3 : mp - 9;
 	y = yoe + era * 400 + (m <= 2);
-	z = ts ? fdiv(v, 86400000000) : v;
 	ordinal = z - civil_days(y, 1, 1) + 1;
 	week = (ordinal - (dow == 0 ? 7 : dow) + 10) / 7;
 	wy = y;
