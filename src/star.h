@@ -116,6 +116,7 @@ typedef struct StarAggCols
 {
 	int			col;			/* its first output column, -1: none (count(*)) */
 	GhaNumCols	num;			/* numeric sum/avg: its limbs and display scale */
+	int			scale;			/* numeric min/max: the scale of its integers */
 } StarAggCols;
 
 /* The program made for one execution, and how to read its groups back. */
@@ -162,6 +163,8 @@ extern void star_payload_numeric(StarPayload *p, Oid type, int32 typmod);
 extern int	star_key_bits(Oid type, int32 typmod);
 extern bool star_key_hashed(StarCompileInput *in);
 extern Datum star_unpack_field(Oid type, int32 typmod, uint64 bits);
+extern int	star_numeric_minmax_scale(int32 typmod);
+extern Datum star_numeric_scaled(int64 v, int scale);
 extern int	star_text_chunks(Oid type, int32 typmod);
 extern Datum star_text_datum(Oid type, int32 typmod, const char *bytes, int len);
 

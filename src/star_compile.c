@@ -1314,6 +1314,30 @@ numeric_key_scale(Oid type, int32 typmod)
 	return p.scale;
 }
 
+/*
+ * The declared scale of a numeric(p, s) of typmod, p at most 18, which the
+ * device orders as scaled 64-bit integers (star_path.c, numeric_minmax);
+ * -1: none declared, or wider.
+ */
+int
+star_numeric_minmax_scale(int32 typmod)
+{
+	StarPayload p;
+
+	if (typmod < (int32) VARHDRSZ)
+		return -1;
+	star_payload_numeric(&p, NUMERICOID, typmod);
+	return p.digits <= 18 ? p.scale : -1;
+}
+
+/* a numeric of scale s as a scaled integer back as a numeric (display scale s) */
+Datum
+star_numeric_scaled(int64 v, int scale)
+{
+	return NumericGetDatum(scale > 0 ? int64_div_fast_to_numeric(v, scale) :
+						   int64_to_numeric(v));
+}
+
 /* bits of a packed grouping column of type (0: cannot be packed) */
 int
 star_key_bits(Oid type, int32 typmod)
@@ -1410,12 +1434,7 @@ star_unpack_field(Oid type, int32 typmod, uint64 bits)
 	if (type == FLOAT8OID)
 		return Float8GetDatum(gpuhash_float_unorder((int64) bits));
 	if (type == NUMERICOID)
-	{
-		int			scale = numeric_key_scale(type, typmod);
-
-		return NumericGetDatum(scale > 0 ? int64_div_fast_to_numeric((int64) bits, scale) :
-							   int64_to_numeric((int64) bits));
-	}
+		return star_numeric_scaled((int64) bits, numeric_key_scale(type, typmod));
 	return gpuhash_unpack_key(type, bits);
 }
 
@@ -1822,6 +1841,18 @@ star_compile(StarCompileInput *in, const char **why)
 		else if (v.kind == SV_FLOAT)
 		{
 			emit(&cx, GH_OP_F2ORD, v.reg, v.reg, 0, 0);
+			set_out(p, nouts, GH_INT64, op == GHA_MIN ? GH_AGG_MIN : GH_AGG_MAX);
+			emit(&cx, GH_OP_OUT_INT, nouts, v.reg, 0, 0);
+		}
+		else if (v.kind == SV_NUM && (op == GHA_MIN || op == GHA_MAX))
+		{
+			/* numeric_minmax (star_path.c): a declared scale, 18 digits */
+			if (v.digits > 18 || v.scale != star_numeric_minmax_scale(exprTypmod(arg)))
+			{
+				fail(&cx, "a numeric minimum or maximum of no declared scale");
+				break;
+			}
+			ac->scale = v.scale;
 			set_out(p, nouts, GH_INT64, op == GHA_MIN ? GH_AGG_MIN : GH_AGG_MAX);
 			emit(&cx, GH_OP_OUT_INT, nouts, v.reg, 0, 0);
 		}

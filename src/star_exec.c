@@ -928,6 +928,15 @@ group_row(GpuStarAggState *s, TupleTableSlot *slot)
 		}
 		else if (s->argtypes[a] == NUMERICOID && (s->ops[a] == GHA_SUM || s->ops[a] == GHA_AVG))
 			*v = gha_numeric_final(s->ops[a] == GHA_AVG, g, &ac->num, i, n);
+		else if (s->argtypes[a] == NUMERICOID && (s->ops[a] == GHA_MIN || s->ops[a] == GHA_MAX))
+		{
+			/* a scaled integer (star_compile.c) */
+			const gh_aggresult *r = &g->cols[ac->col];
+
+			*n = r->nonnull[i] == 0;
+			*v = *n ? (Datum) 0 :
+				star_numeric_scaled(s->ops[a] == GHA_MIN ? r->imin[i] : r->imax[i], ac->scale);
+		}
 		else
 			*v = gpuhash_agg_final(s->ops[a], s->argtypes[a], g, ac->col, i, n,
 								   s->numeric_buf[a]);

@@ -868,6 +868,46 @@ plain_inputs(List *group_exprs, List *aggrefs)
 	return true;
 }
 
+/*
+ * min or max of a numeric of a declared scale and at most 18 digits (a
+ * numeric(p, s) column, p <= 18): every value shows s digits, so the device
+ * orders them as scaled 64-bit integers and the extreme comes back exactly
+ * as PostgreSQL's numeric_smaller or numeric_larger gives it.  op: GHA_MIN
+ * or GHA_MAX.
+ */
+static bool
+numeric_minmax(Aggref *agg, GhaOp *op)
+{
+	char	   *name = gpuhash_agg_catalog_name(agg);
+	Node	   *arg;
+
+	if (name == NULL || agg->aggstar || list_length(agg->args) != 1)
+		return false;
+	arg = (Node *) linitial_node(TargetEntry, agg->args)->expr;
+	if (exprType(arg) != NUMERICOID || star_numeric_minmax_scale(exprTypmod(arg)) < 0)
+		return false;
+	if (strcmp(name, "min") == 0)
+		*op = GHA_MIN;
+	else if (strcmp(name, "max") == 0)
+		*op = GHA_MAX;
+	else
+		return false;
+	return true;
+}
+
+/*
+ * Is a star here forced (gpuhash.force)?  Not in a subquery that reads the
+ * outer query's values (a correlated SubPlan, a LATERAL subquery): that one
+ * runs again for every outer row, each time reading the whole fact table,
+ * where PostgreSQL's plan may look up a few rows by an index (TPC-H's Q2:
+ * 1,201 runs over partsupp); its cost decides.
+ */
+static bool
+forced(PlannerInfo *root)
+{
+	return gpuhash_force && (root->parent_root == NULL || root->parent_root->plan_params == NIL);
+}
+
 /* ---- costs ---- */
 
 /*
@@ -1206,7 +1246,7 @@ make_star_path(StarPlan *sp, RelOptInfo *output_rel, List *priv, Path *factpath,
 	cpath->flags = CUSTOMPATH_SUPPORT_PROJECTION;
 	star_costs(sp, &cpath->path, parallel ? factpath->parallel_workers : 0, ncpu_quals, groups,
 			   dimpaths, filters, ngroups_dim, npayloads);
-	if (gpuhash_force)
+	if (forced(sp->root))
 	{
 		/*
 		 * forced, the pipeline beats gpuhash's other nodes, forced too: a
@@ -1498,8 +1538,7 @@ star_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 	/* the aggregates */
 	if (!gpuhash_agg_output_aggrefs((Node *) output_rel->reltarget->exprs, group_exprs,
 									&aggrefs, &cpu_aggs) ||
-		!gpuhash_agg_output_aggrefs(gextra->havingQual, group_exprs, &aggrefs, &cpu_aggs) ||
-		cpu_aggs)
+		!gpuhash_agg_output_aggrefs(gextra->havingQual, group_exprs, &aggrefs, &cpu_aggs))
 		GIVE_UP("an aggregate the device does not compute");
 	foreach(lc, aggrefs)
 	{
@@ -1510,7 +1549,8 @@ star_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 		Node	   *arg = NULL,
 				   *filter = NULL;
 
-		if (!gpuhash_agg_classify(agg, &op, &argtype, &transfn) || op == GHA_CPU)
+		if (!gpuhash_agg_classify(agg, &op, &argtype, &transfn) ||
+			(op == GHA_CPU && !numeric_minmax(agg, &op)))
 			GIVE_UP("an aggregate the device does not compute");
 		if (!agg->aggstar)
 		{
@@ -1692,7 +1732,7 @@ star_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 			 * forced, the Gather is scaled as its star is: else its own
 			 * setup cost would always lose to the serial star's
 			 */
-			if (gpuhash_force)
+			if (forced(root))
 				for (int i = 0; i < 3; i++)
 					gpuhash_scale_forced_cost(gather);
 			elog(DEBUG1, "gpuhash: GpuStarAgg offered, in parallel, at cost %.2f..%.2f",

@@ -3,8 +3,8 @@
 -- date_part of every field it computes, date_trunc to every unit it
 -- truncates to, a date cast to a timestamp, and the days between two dates,
 -- of timestamptz too in time zones of one offset; abs(), NULLIF, GREATEST,
--- LEAST and numerics made doubles; and of the fact table's grouping columns
--- it packs beside integers, dates and short text: numerics of a declared
+-- LEAST, numerics made doubles, min and max of numerics; and of the fact
+-- table's grouping columns it packs beside integers, dates and short text: numerics of a declared
 -- scale and date_part's doubles.  Every query runs with gpuhash off and
 -- forced on and must return the same rows, and the "on" plan must use
 -- GpuStarAgg.  The dates span 4000 BC to 5874897 AD, the timestamps 4000 BC
@@ -15,8 +15,11 @@
 SET client_min_messages = warning;
 DROP TABLE IF EXISTS sfn_fact, sfn_inf, sfn_store;
 SELECT setseed(0.31);
-CREATE TABLE sfn_store (store int PRIMARY KEY, region text);
-INSERT INTO sfn_store SELECT g, (ARRAY['N', 'S', 'E', NULL])[g % 4 + 1] FROM generate_series(0, 40) g;
+CREATE TABLE sfn_store (store int PRIMARY KEY, region text, rate numeric(6,2));
+INSERT INTO sfn_store
+  SELECT g, (ARRAY['N', 'S', 'E', NULL])[g % 4 + 1],
+         CASE WHEN g % 9 = 0 THEN NULL ELSE (g * 7 % 23 - 11) * 0.25 END
+  FROM generate_series(0, 40) g;
 CREATE TABLE sfn_fact (id int, store int, d date, ts timestamp, f8 float8,
                        n numeric(10,3), n0 numeric(12,0), v int, tz timestamptz, i4 int,
                        nb numeric(20,0));
@@ -40,13 +43,14 @@ INSERT INTO sfn_fact
 UPDATE sfn_fact SET tz = ts AT TIME ZONE 'America/New_York' WHERE ts > timestamp '1000-01-01';
 -- the same with infinite dates and timestamps among them
 CREATE TABLE sfn_inf AS SELECT * FROM sfn_fact;
+UPDATE sfn_inf SET n = 'NaN' WHERE id % 89 = 0;
 UPDATE sfn_inf SET d = CASE WHEN id % 2 = 0 THEN 'infinity' ELSE '-infinity' END::date,
                    ts = CASE WHEN id % 3 = 0 THEN '-infinity' ELSE 'infinity' END::timestamp
  WHERE id % 97 = 0;
 VACUUM (FREEZE, ANALYZE) sfn_store, sfn_fact, sfn_inf;
 
 BEGIN;
-SELECT plan(115);
+SELECT plan(139);
 SET LOCAL gpuhash.enable_star = on;
 SET LOCAL gpuhash.min_rows = 0;
 
@@ -102,6 +106,22 @@ BEGIN
     'SELECT f.f8, count(*), sum(f.v) FROM sfn_fact f GROUP BY 1', 'GpuStarAgg', false);
   RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' numeric keys of a declared scale, negative and NULL',
     'SELECT f.n, f.n0, count(*), sum(f.v) FROM sfn_fact f GROUP BY 1, 2', 'GpuStarAgg');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' min and max of numerics of a declared scale, of the fact and a dimension',
+    'SELECT s.region, f.v, min(f.n), max(f.n), min(f.n0), max(f.n0), max(s.rate), min(s.rate),
+            min(f.n) FILTER (WHERE f.n IS NULL), max(f.n0) FILTER (WHERE f.v > 4), count(*)
+       FROM sfn_fact f JOIN sfn_store s ON f.store = s.store GROUP BY 1, 2', 'GpuStarAgg');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' min and max of numerics in HAVING, of no rows',
+    'SELECT f.v, max(f.n) FROM sfn_fact f WHERE f.n0 > 0 GROUP BY 1 HAVING min(f.n) < -100
+     UNION ALL SELECT -1, max(f.n) FROM sfn_fact f WHERE f.v > 100', 'GpuStarAgg');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' min and max of numerics in a correlated subquery, run again per row',
+    'SELECT f.v, (SELECT max(s.rate) - min(s.rate) FROM sfn_store s WHERE s.store > f.v * 3)
+       FROM (SELECT DISTINCT v FROM sfn_fact) f', 'SubPlan');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' a numeric NaN''s maximum: the alternative''s rows',
+    'SELECT f.v, max(f.n), min(f.n) FROM sfn_inf f GROUP BY 1', 'GpuStarAgg');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' not a star: min of a numeric of no declared scale',
+    'SELECT f.v, min(f.n * 2) FROM sfn_fact f GROUP BY 1', 'GpuStarAgg', false);
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' not a star: max of a numeric of 20 digits',
+    'SELECT f.v, max(f.nb) FROM sfn_fact f GROUP BY 1', 'GpuStarAgg', false);
   RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' a numeric key with a dimension''s, in a qual',
     'SELECT f.n, s.region, count(*) FROM sfn_fact f JOIN sfn_store s ON f.store = s.store
       WHERE f.n > -50 GROUP BY 1, 2', 'GpuStarAgg');
