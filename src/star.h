@@ -42,7 +42,7 @@
 
 #define GPUHASH_STAR_NAME "GpuStarAgg"
 
-/* the 7-byte chunks a wide text grouping column may take (star_text_chunks) */
+/* the 7-byte chunks a wide text grouping column may take (star_key_bits) */
 #define STAR_TEXT_CHUNKS	8
 
 /* custom_private positions */
@@ -108,7 +108,7 @@ typedef struct StarField
 	int			nullbit;		/* -1: never NULL */
 	int			outcol;			/* mixed key: the output column holding it, else -1 */
 	int			nchunks;		/* a wide text: its 7-byte chunks, in outcol .. outcol +
-								 * nchunks - 1 (star_text_chunks); 0: not one */
+								 * nchunks - 1 (star_key_bits); 0: not one */
 } StarField;
 
 /* An aggregate's output columns (StarCompiled). */
@@ -156,16 +156,14 @@ extern void star_fact_plan(PlannerInfo *root, Plan *factplan, Index fact, List *
 extern int	star_fact_scans(PlanState *fact, ScanState ***scans);
 
 extern bool star_expr_ok(Node *expr, StarCompileInput *in, const char **why);
-extern bool star_group_type_ok(Oid type, int32 typmod);
 extern StarCompiled *star_compile(StarCompileInput *in, const char **why);
 extern bool star_prog_may_escape(const gh_prog *prog);
 extern void star_payload_numeric(StarPayload *p, Oid type, int32 typmod);
-extern int	star_key_bits(Oid type, int32 typmod);
+extern int	star_key_bits(Oid type, int32 typmod, int textbytes);
 extern bool star_key_hashed(StarCompileInput *in);
 extern Datum star_unpack_field(Oid type, int32 typmod, uint64 bits);
 extern int	star_numeric_minmax_scale(int32 typmod);
 extern Datum star_numeric_scaled(int64 v, int scale);
-extern int	star_text_chunks(Oid type, int32 typmod);
 extern Datum star_text_datum(Oid type, int32 typmod, const char *bytes, int len);
 
 /* star_path.c */

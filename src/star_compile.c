@@ -1338,9 +1338,12 @@ star_numeric_scaled(int64 v, int scale)
 						   int64_to_numeric(v));
 }
 
-/* bits of a packed grouping column of type (0: cannot be packed) */
+/*
+ * bits of a packed grouping column of type (0: cannot be packed); a text
+ * one is kept in at most textbytes bytes (star_path.c, text_key_bytes)
+ */
 int
-star_key_bits(Oid type, int32 typmod)
+star_key_bits(Oid type, int32 typmod, int textbytes)
 {
 	switch (type)
 	{
@@ -1364,42 +1367,16 @@ star_key_bits(Oid type, int32 typmod)
 		case VARCHAROID:
 		case BPCHAROID:
 			/*
-			 * at most 7 bytes (gh_text_pack), a declared length that says so;
-			 * longer, a word per 7-byte chunk, hashed (star_text_chunks)
+			 * at most 7 bytes packed in one word (gh_text_pack); longer, a
+			 * word per 7-byte chunk, each a field of the hashed key with its
+			 * own output column, whose minimum and maximum must agree in
+			 * every group (so the groups are exact)
 			 */
-			if (typmod > (int32) VARHDRSZ &&
-				(typmod - VARHDRSZ) * pg_database_encoding_max_length() <= 7)
-				return 64;
-			return 64 * star_text_chunks(type, typmod);
+			if (textbytes <= 0 || textbytes > 7 * STAR_TEXT_CHUNKS)
+				return 0;
+			return textbytes <= 7 ? 64 : 64 * ((textbytes + 6) / 7);
 	}
 	return 0;
-}
-
-bool
-star_group_type_ok(Oid type, int32 typmod)
-{
-	return star_key_bits(type, typmod) > 0;
-}
-
-/*
- * The 7-byte chunks a grouping column of text wider than 7 bytes is kept
- * in, each a field of the hashed key with its own output column, whose
- * minimum and maximum must agree in every group (so the groups are exact);
- * 0 where its declared length allows more than STAR_TEXT_CHUNKS of them, or
- * none is declared.
- */
-int
-star_text_chunks(Oid type, int32 typmod)
-{
-	int			bytes;
-
-	if ((type != TEXTOID && type != VARCHAROID && type != BPCHAROID) ||
-		typmod <= (int32) VARHDRSZ)
-		return 0;
-	bytes = (typmod - VARHDRSZ) * pg_database_encoding_max_length();
-	if (bytes <= 7 || (bytes + 6) / 7 > STAR_TEXT_CHUNKS)
-		return 0;
-	return (bytes + 6) / 7;
 }
 
 /* bytes of a text grouping column back as a Datum of its type (bpchar padded) */
@@ -1535,7 +1512,7 @@ key_field(StarCompileInput *in, int g, StarField *f)
 	}
 	else
 	{
-		f->width = star_key_bits((Oid) linitial_int(gt), lsecond_int(gt));
+		f->width = star_key_bits((Oid) linitial_int(gt), lsecond_int(gt), lfourth_int(gt));
 		f->nchunks = f->width > 64 ? f->width / 64 : 0;
 		if (!never_null(in, lsecond(grp)))
 			f->nullbit = 0;

@@ -97,6 +97,7 @@
 #include "parser/parse_clause.h"
 #include "parser/parse_oper.h"
 #include "parser/parsetree.h"
+#include "mb/pg_wchar.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
@@ -869,6 +870,75 @@ plain_inputs(List *group_exprs, List *aggrefs)
 }
 
 /*
+ * The most bytes a text grouping expression of the fact table is kept in on
+ * the device (star_key_bits): its declared length where that is at most
+ * STAR_TEXT_CHUNKS chunks of 7 bytes; else (text, varchar without a length,
+ * or a longer one) the longest value its statistics show (most common
+ * values and histogram bounds), with a chunk to spare where the histogram
+ * says values went unseen, or every chunk where it has none.  A longer
+ * value escapes (GH_OP_TPACK), and the node runs its alternative.  0: its
+ * statistics show longer values, which stay off the device.
+ */
+static int
+text_key_bytes(PlannerInfo *root, Node *expr)
+{
+	Oid			type = exprType(expr);
+	int32		typmod = exprTypmod(expr);
+	int			most = 7 * STAR_TEXT_CHUNKS;
+	VariableStatData vardata;
+	int			longest = -1;
+	bool		unseen = false;
+
+	if (type != TEXTOID && type != VARCHAROID && type != BPCHAROID)
+		return 0;
+
+	/*
+	 * a bpchar of no declared length keeps its trailing spaces, which its
+	 * equality ignores: a group would show its first row's, which the
+	 * device's trimmed chunks cannot tell
+	 */
+	if (type == BPCHAROID && typmod < (int32) VARHDRSZ)
+		return 0;
+	if (typmod > (int32) VARHDRSZ &&
+		(typmod - VARHDRSZ) * pg_database_encoding_max_length() <= most)
+		return (typmod - VARHDRSZ) * pg_database_encoding_max_length();
+	examine_variable(root, expr, 0, &vardata);
+	if (HeapTupleIsValid(vardata.statsTuple))
+	{
+		static const int kinds[] = {STATISTIC_KIND_MCV, STATISTIC_KIND_HISTOGRAM};
+
+		for (int k = 0; k < lengthof(kinds); k++)
+		{
+			AttStatsSlot sslot;
+
+			if (!get_attstatsslot(&sslot, vardata.statsTuple, kinds[k], InvalidOid,
+								  ATTSTATSSLOT_VALUES))
+				continue;
+			longest = Max(longest, 0);
+			unseen |= kinds[k] == STATISTIC_KIND_HISTOGRAM;
+			for (int i = 0; i < sslot.nvalues; i++)
+			{
+				char	   *v = DatumGetPointer(sslot.values[i]);
+				int			len = VARATT_IS_EXTENDED(v) && !VARATT_IS_SHORT(v) ? most + 1 :
+				VARSIZE_ANY_EXHDR(v);
+
+				longest = Max(longest, len);
+			}
+			free_attstatsslot(&sslot);
+		}
+		/* values wider than analyze keeps (WIDTH_THRESHOLD) are in no slot */
+		if (((Form_pg_statistic) GETSTRUCT(vardata.statsTuple))->stawidth > most)
+			longest = most + 1;
+	}
+	ReleaseVariableStats(vardata);
+	if (longest < 0)
+		return most;
+	if (longest > most)
+		return 0;
+	return Min(most, Max(longest, 1) + (unseen ? 7 : 0));
+}
+
+/*
  * min or max of a numeric of a declared scale and at most 18 digits (a
  * numeric(p, s) column, p <= 18): every value shows s digits, so the device
  * orders them as scaled 64-bit integers and the extreme comes back exactly
@@ -1506,6 +1576,7 @@ star_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 		Node	   *expr = list_nth(group_exprs, g++);
 		int			d = dim_of(&sp, pull_varnos(root, expr));
 		Oid			coll = exprCollation(expr);
+		int			textbytes = 0;
 
 		if (contain_volatile_functions(expr))
 			GIVE_UP("a volatile grouping expression");
@@ -1525,13 +1596,15 @@ star_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 		{
 			Node	   *rw = rewrite(&sp, expr);
 
-			if (!sp.ok || !star_group_type_ok(exprType(expr), exprTypmod(expr)) ||
+			textbytes = text_key_bytes(root, expr);
+			if (!sp.ok || star_key_bits(exprType(expr), exprTypmod(expr), textbytes) == 0 ||
 				!device_ok(&sp, rw) ||
 				(OidIsValid(coll) && !gpuhash_collation_ok(coll)))
 				GIVE_UP("a grouping expression the device cannot evaluate or pack");
 			groups = lappend(groups, list_make2(makeInteger(-1), rw));
 		}
-		grouptypes = lappend(grouptypes, list_make3_int(exprType(expr), exprTypmod(expr), coll));
+		grouptypes = lappend(grouptypes, list_make4_int(exprType(expr), exprTypmod(expr), coll,
+														textbytes));
 		groupeq = lappend(groupeq, list_make2_oid(eqop, coll));
 	}
 

@@ -124,7 +124,7 @@ SELECT count(*) > 0 AS hinted FROM sf_fresh;
 RESET gpuhash.enabled;
 
 BEGIN;
-SELECT plan(433);
+SELECT plan(472);
 SET LOCAL gpuhash.enable_star = on;
 
 \ir lib/digests.sql
@@ -254,7 +254,7 @@ BEGIN
   RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' wide text under the C collation, a qual on it',
     'SELECT f.tag COLLATE "C", count(*), min(f.qty) FROM sf_fact f JOIN sf_day d ON f.day = d.day
       WHERE f.mode IN (''MAIL'', ''ÄIR λ'', '''') GROUP BY 1', 'GpuStarAgg');
-  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' not a star: a grouping text without a declared length',
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' not a star: a text key whose statistics show values over 56 bytes',
     'SELECT f.note, count(*) FROM sf_fact f JOIN sf_day d ON f.day = d.day GROUP BY 1', 'GpuStarAgg', false);
   RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' EXTRACT of the fact table''s dates',
     'SELECT extract(year FROM f.shipped), extract(QUARTER FROM f.shipped), s.region, count(*),
@@ -569,6 +569,42 @@ UPDATE sf_wide SET a = 999999999999.999999, b = 999999999999.999999, c = 9999999
  WHERE day = 77 AND a = (SELECT max(a) FROM sf_wide WHERE day = 77);
 ANALYZE sf_wide;
 SELECT * FROM pg_temp.in_each_mode('escapes');
+
+-- text grouping columns of no declared length (text, varchar, bpchar) are kept
+-- in the bytes their statistics show, in one word where that is at most 7, else
+-- in hashed 7-byte chunks; a value longer than the statistics saw escapes, and
+-- the alternative runs (sf_words_later: analyzed before its longer values came)
+CREATE TABLE sf_words AS
+  SELECT day, qty, (ARRAY['ab', 'c', 'defg', '', NULL, 'x y'])[id % 6 + 1] AS w,
+         ('word-number-' || id % 40)::varchar AS v, ('pad' || id % 5 || repeat(' ', id % 5 % 3))::bpchar AS b
+    FROM sf_fact;
+CREATE TABLE sf_words_later AS SELECT * FROM sf_words;
+ANALYZE sf_words, sf_words_later;
+UPDATE sf_words_later SET w = 'longer than seen', v = v || repeat('v', 60) WHERE qty = 42;
+CREATE FUNCTION pg_temp.text_keys(tag text) RETURNS SETOF text
+LANGUAGE plpgsql AS $$
+DECLARE
+  q text := 'SELECT w.w, d.yr, count(*), sum(w.qty) FROM %s w JOIN sf_day d ON w.day = d.day
+               GROUP BY 1, 2';
+  qv text := 'SELECT w.v, d.yr, count(*), max(w.qty) FROM %s w JOIN sf_day d ON w.day = d.day
+                GROUP BY 1, 2';
+BEGIN
+  PERFORM set_config('gpuhash.force', 'on', true);
+  RETURN NEXT pg_temp.analyzed_shows(format(q, 'sf_words'),
+                                      'Alternative Plan: not needed',
+                                      tag || ': a short text of no declared length, on the device');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ': a short text of no declared length',
+                                               format(q, 'sf_words'), 'GpuStarAgg');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ': a varchar of no declared length',
+                                               format(qv, 'sf_words'), 'GpuStarAgg');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ': not a star: a bpchar of no declared length (its trailing spaces, which equality ignores, show)',
+    'SELECT w.b, count(*) FROM sf_words w JOIN sf_day d ON w.day = d.day GROUP BY 1', 'GpuStarAgg', false);
+  RETURN QUERY SELECT * FROM pg_temp.alternative_runs(tag || ', a text longer than its statistics showed',
+    format(q, 'sf_words_later'), 'a row of the fact table holds a value the device cannot evaluate');
+  RETURN QUERY SELECT * FROM pg_temp.alternative_runs(tag || ', a varchar longer than its statistics showed',
+    format(qv, 'sf_words_later'), 'a row of the fact table holds a value the device cannot evaluate');
+END $$;
+SELECT * FROM pg_temp.in_each_mode('text_keys');
 
 -- a group key wider than 64 bits is a hash of its fields, under which two
 -- groups may collide (made certain by keeping 2 bits of it): the star carries
