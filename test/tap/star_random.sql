@@ -4,7 +4,8 @@
 -- grouped on its key), each joined or left out at random, with random
 -- quals on the dimensions and the fact table, grouping columns from both,
 -- and two or three aggregates of fact expressions (numeric, integer, CASE,
--- FILTER).  The fact table has NULL keys, keys no dimension holds and a
+-- FILTER, numeric min and max; a text key of no declared length).  The
+-- fact table has NULL keys, keys no dimension holds and a
 -- skewed date.  Every query runs with gpuhash off, then forced serial,
 -- parallel, parallel with the leader not taking part, and serial on several
 -- devices (three simulated by the CPU backend; on a GPU machine, its GPUs),
@@ -33,13 +34,14 @@ CREATE TABLE rs_promo (shop int, promo text);
 INSERT INTO rs_promo SELECT g, CASE WHEN g % 3 = 0 THEN 'none' ELSE 'p' || (g % 5) END
   FROM generate_series(1, 150) g;
 CREATE TABLE rs_fact (id int, day int, item int, shop int, qty int, amount numeric(10,2),
-                      disc numeric(4,2), flag int);
+                      disc numeric(4,2), flag int, note text);
 INSERT INTO rs_fact
   SELECT g, CASE WHEN g % 50 = 0 THEN NULL ELSE (power(random(), 2) * 2000)::int END,
          CASE WHEN g % 37 = 0 THEN NULL ELSE (random() * 3100)::int END,
          (random() * 210)::int, (random() * 50)::int,
          CASE WHEN g % 29 = 0 THEN NULL ELSE (random() * 10000)::numeric(10,2) END,
-         (g % 11) / 100.0, CASE WHEN g % 7 = 0 THEN NULL ELSE g % 5 END
+         (g % 11) / 100.0, CASE WHEN g % 7 = 0 THEN NULL ELSE g % 5 END,
+         CASE WHEN g % 19 = 0 THEN NULL WHEN g % 5 = 0 THEN 'a note ' || (g % 9) ELSE 'n' || (g % 3) END
   FROM generate_series(1, 40000) g;
 VACUUM (FREEZE, ANALYZE) rs_fact, rs_day, rs_item, rs_shop, rs_tag;
 VACUUM (FREEZE) rs_promo;
@@ -65,10 +67,11 @@ DECLARE
   aggs text[] := ARRAY['sum(f.amount)', 'count(*)', 'avg(f.qty)', 'min(f.qty)', 'max(f.qty)',
                        'sum(f.amount * f.disc)', 'sum(f.amount * (1 - f.disc))', 'count(f.flag)',
                        'sum(f.qty) FILTER (WHERE f.disc > 0.04)',
-                       'sum(CASE WHEN f.qty > 25 THEN f.amount ELSE 0 END)'];
+                       'sum(CASE WHEN f.qty > 25 THEN f.amount ELSE 0 END)', 'min(f.amount)',
+                       'max(f.disc) FILTER (WHERE f.qty > 10)'];
   fquals text[] := ARRAY['f.qty < 30', 'f.disc BETWEEN 0.02 AND 0.07', '(f.qty > 40 OR f.flag = 1)',
                          'f.flag IS NOT NULL', 'f.amount > 500', 'f.id % 3 <> 1'];
-  fgroups text[] := ARRAY['f.flag', 'f.qty / 10', 'f.shop % 4'];
+  fgroups text[] := ARRAY['f.flag', 'f.qty / 10', 'f.shop % 4', 'f.note'];
 BEGIN
   PERFORM setseed(0.2718);
   FOR i IN 1..n LOOP
