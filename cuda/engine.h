@@ -752,8 +752,10 @@ typedef enum gh_opcode
 	GH_OP_LDCOL_F8,
 	GH_OP_LDCOL_NUM,			/* dst = numeric column imm at static scale b */
 	GH_OP_LDCOL_TEXT,			/* dst = varlena column imm (text, varchar, bpchar) */
-	GH_OP_PROBE,				/* look key a up in dimension imm: drop if NULL or absent */
-	GH_OP_LDDIM,				/* dst = dimension imm >> 8's column imm & 255, of its row */
+	GH_OP_PROBE,				/* look key a up in dimension imm, as b says
+								 * (GH_PROBE_*) */
+	GH_OP_LDDIM,				/* dst = dimension imm >> 8's column imm & 255, of its row
+								 * (NULL where a LEFT probe found none) */
 	/* integers: b's PostgreSQL width in imm (16, 32, 64) for the range checks */
 	GH_OP_IADD,					/* dst = a + b */
 	GH_OP_ISUB,
@@ -821,6 +823,16 @@ typedef enum gh_opcode
 	GH_OP_OUT_NULL,				/* output columns dst .. dst + imm - 1 are NULL */
 	GH_OP_COUNT_
 } gh_opcode;
+
+/*
+ * GH_OP_PROBE's joins: INNER drops a row whose key is NULL or absent; LEFT
+ * keeps it, and the dimension's values load as NULL (a LEFT JOIN of the
+ * fact table); ANTI drops a row whose key is present, keeping a NULL or
+ * absent one (NOT EXISTS), and loads nothing of the dimension.
+ */
+#define GH_PROBE_INNER	0
+#define GH_PROBE_LEFT	1
+#define GH_PROBE_ANTI	2
 
 /*
  * The fields of GH_OP_DATEPART: EXTRACT's (integers; HOUR and MINUTE of

@@ -243,6 +243,8 @@ check_fields(const gh_prog *p, const gh_pagespec *spec, const int *dim_ncols, in
 		case GH_OP_PROBE:
 			if (imm < 0 || imm >= p->ndims)
 				return say(pc, in, "dimension %d, only %d dimensions", imm, p->ndims);
+			if (in->b != GH_PROBE_INNER && in->b != GH_PROBE_LEFT && in->b != GH_PROBE_ANTI)
+				return say(pc, in, "join %d is not a GH_PROBE_*", in->b);
 			break;
 		case GH_OP_LDDIM:
 			if (imm < 0 || (imm >> 8) >= p->ndims)
@@ -372,8 +374,8 @@ check_paths(const gh_prog *p, pathstate *st)
 			s.written |= UINT32_C(1) << in->dst;
 			s.text = (s.text & ~(UINT32_C(1) << in->dst)) | ((uint32_t) text << in->dst);
 		}
-		if (in->op == GH_OP_PROBE)
-			s.probed |= UINT32_C(1) << in->imm;
+		if (in->op == GH_OP_PROBE && in->b != GH_PROBE_ANTI)
+			s.probed |= UINT32_C(1) << in->imm;	/* an anti probe loads nothing */
 		if (in->op == GH_OP_OUT_INT || in->op == GH_OP_OUT_F8)
 			s.outs |= UINT64_C(1) << in->dst;
 		else if (in->op == GH_OP_OUT_NUM || in->op == GH_OP_OUT_NULL)

@@ -980,9 +980,9 @@ gh_vm_run(const gh_prog *prog, const gh_vmdim *dims, const gh_vmcols *c, gh_vmou
 				}
 			case GH_OP_PROBE:
 				{
-					int64_t		row;
+					int64_t		row = a->null ? -1 : gh_vm_probe(&dims[in.imm], (uint64_t) a->lo);
 
-					if (a->null || (row = gh_vm_probe(&dims[in.imm], (uint64_t) a->lo)) < 0)
+					if (in.b == GH_PROBE_ANTI ? row >= 0 : row < 0 && in.b != GH_PROBE_LEFT)
 						return GH_VM_DROP;
 					dimrow[in.imm] = row;
 					break;
@@ -992,6 +992,14 @@ gh_vm_run(const gh_prog *prog, const gh_vmdim *dims, const gh_vmcols *c, gh_vmou
 					const gh_dimcol *col = &dims[in.imm >> 8].cols[in.imm & 255];
 					int64_t		row = dimrow[in.imm >> 8];
 
+					if (row < 0)
+					{
+						/* a LEFT probe's absent row */
+						d->null = 1;
+						d->lo = d->hi = 0;
+						d->dscale = 0;
+						break;
+					}
 					d->null = col->nulls ? col->nulls[row] : 0;
 					d->lo = col->lo[row];
 					d->hi = col->hi ? col->hi[row] : 0;

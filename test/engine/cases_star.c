@@ -1024,6 +1024,36 @@ prog_dims(gh_prog *p, rng *r)
 	emit(p, GH_OP_END, 0, 0, 0, 0);
 }
 
+/*
+ * prog_dims's dimensions joined otherwise: 0 and 2 LEFT (a missing or NULL
+ * key keeps the row, the dimension's columns NULL: counted, summed and
+ * ordered as such), 1 ANTI (a present key drops the row, a missing or
+ * NULL one keeps it).
+ */
+static void
+prog_dims_joined(gh_prog *p, rng *r)
+{
+	(void) r;
+	begin_keyed_by_id(p);
+	p->ndims = 3;
+	emit(p, GH_OP_LDCOL_INT, 1, 0, 8, C_K);
+	emit(p, GH_OP_PROBE, 0, 1, GH_PROBE_LEFT, 0);
+	emit(p, GH_OP_LDDIM, 2, 0, 0, 0 << 8 | 0);
+	out_int(p, 2);
+	emit(p, GH_OP_LDDIM, 3, 0, 0, 0 << 8 | 1);
+	out_num(p, 3, 2, 0, 3, ALL_OPS);
+	emit(p, GH_OP_LDCOL_INT, 4, 0, 4, C_I4);
+	emit(p, GH_OP_PROBE, 0, 4, GH_PROBE_ANTI, 1);
+	emit(p, GH_OP_LDDIM, 5, 0, 0, 0 << 8 | 2);
+	out_int(p, 5);
+	emit(p, GH_OP_LDCOL_TEXT, 6, 0, 0, C_T);
+	emit(p, GH_OP_TPACK, 7, 6, 0, 0);
+	emit(p, GH_OP_PROBE, 0, 7, GH_PROBE_LEFT, 2);
+	emit(p, GH_OP_LDDIM, 8, 0, 0, 2 << 8 | 0);
+	out_int(p, 8);
+	emit(p, GH_OP_END, 0, 0, 0, 0);
+}
+
 /* Rare errors of several kinds and rare escapes among many rows a page. */
 static void
 prog_mix(gh_prog *p, rng *r)
@@ -1697,6 +1727,7 @@ static const scenario scenarios[] = {
 	{"dates", prog_dates, PF(10, 30, 0, 0, 0, 5, 1, 20, 5, 10), 800, fix_dates, NULL},
 	{"keys", prog_keys, PF(15, 0, 2, 0, 0, 5, 10, 100, 5, 5), 3000, NULL, NULL},
 	{"dims", prog_dims, PF(10, 5, 1, 1, 0, 5, 1, 30, 5, 10), 1500, fix_dims, NULL},
+	{"dims joined", prog_dims_joined, PF(10, 5, 1, 1, 0, 5, 1, 30, 5, 10), 1500, fix_dims, NULL},
 	{"mix", prog_mix, PF(5, 3, 1, 0, 1, 0, 20, 80, 5, 5), 5000, NULL, NULL},
 	{"groups", prog_groups, PF(5, 5, 0, 0, 0, 5, 150, 291, 2, 2), 40000, NULL, NULL},
 	{"few groups", prog_few, PF(10, 10, 0, 0, 2, 0, 100, 291, 1, 2), 300000, NULL, NULL},

@@ -706,7 +706,7 @@ oracle_row(const gh_prog *p, const stable *t, const srow *row, const sdim *dims,
 		   oresult *out)
 {
 	oreg		r[GH_PROG_MAX_REGS];
-	size_t		dimrow[GH_PROG_MAX_DIMS];
+	int64_t		dimrow[GH_PROG_MAX_DIMS];
 	uint64_t	key = 0;
 
 	memset(r, 0, sizeof(r));
@@ -846,22 +846,33 @@ oracle_row(const gh_prog *p, const stable *t, const srow *row, const sdim *dims,
 					const sdim *dm = &dims[in->imm];
 					size_t		i = 0;
 
+					bool		found;
+
 					while (!a.null && i < dm->n && dm->keys[i] != (uint64_t) a.lo)
 						i++;
-					if (a.null || i == dm->n)
+					found = !a.null && i < dm->n;
+					if (in->b == GH_PROBE_ANTI ? found : !found && in->b != GH_PROBE_LEFT)
 					{
 						out->kind = O_DROP;
 						return;
 					}
-					dimrow[in->imm] = i;
+					dimrow[in->imm] = found ? (int64_t) i : -1;
 					break;
 				}
 			case GH_OP_LDDIM:
 				{
 					const sdim *dm = &dims[in->imm >> 8];
 					int			c = in->imm & 255;
-					size_t		i = dimrow[in->imm >> 8];
+					int64_t		i = dimrow[in->imm >> 8];
 
+					if (i < 0)
+					{
+						/* a LEFT probe found no row: NULL */
+						d->null = true;
+						d->lo = d->hi = 0;
+						d->dscale = 0;
+						break;
+					}
 					d->null = dm->nulls[c] != NULL && dm->nulls[c][i];
 					d->lo = dm->lo[c][i];
 					d->hi = dm->hi[c] != NULL ? dm->hi[c][i] : 0;
