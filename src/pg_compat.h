@@ -26,13 +26,16 @@
 
 /*
  * PostgreSQL 16 marks a Var or PlaceHolderVar above an outer join with the
- * joins that can null it (varnullingrels, phnullingrels); older releases
- * have no such marks.
+ * joins that can null it (varnullingrels, phnullingrels), and gives each
+ * outer join a range table index of its own among a join's relids; older
+ * releases have no such marks.
  */
 #if PG_VERSION_NUM >= 160000
+#define RelidsWithoutOuterJoins(root, relids) bms_difference((relids), (root)->outer_join_rels)
 #define VarClearNullingRels(var) ((var)->varnullingrels = NULL)
 #define PlaceHolderVarClearNullingRels(phv) ((phv)->phnullingrels = NULL)
 #else
+#define RelidsWithoutOuterJoins(root, relids) (relids)
 #define VarClearNullingRels(var) ((void) (var))
 #define PlaceHolderVarClearNullingRels(phv) ((void) (phv))
 #endif

@@ -17,6 +17,14 @@
 #include "scantuple.h"
 
 /* expr without the outer joins that null its Vars (see pg_compat.h) */
+static Node *without_nullingrels(Node *node, void *context);
+
+Node *
+gpuhash_without_nullingrels(Node *node)
+{
+	return without_nullingrels(node, NULL);
+}
+
 static Node *
 without_nullingrels(Node *node, void *context)
 {

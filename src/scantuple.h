@@ -31,6 +31,8 @@ extern List *gpuhash_scan_tlist_add_vars(List *scan_tlist, Node *node);
 extern List *gpuhash_scan_tlist_add_expr(List *scan_tlist, Expr *expr);
 /* planner: the entry that holds expr (an error where none does) */
 extern AttrNumber gpuhash_scan_tlist_find(List *scan_tlist, Expr *expr);
+/* planner: a copy of node whose Vars no outer join nulls (a LEFT JOIN's inner side's) */
+extern Node *gpuhash_without_nullingrels(Node *node);
 /* planner: node's Vars with the nulling joins of their entries (scantuple.c) */
 extern Node *gpuhash_scan_tlist_align(List *scan_tlist, Node *node);
 /* planner: find each entry in the inputs' target lists */

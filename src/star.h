@@ -78,6 +78,7 @@
 #define STAR_DIM_FILTER			8	/* Integer: the dimension whose keys filter this one's rows, or -1 */
 #define STAR_DIM_EST_ROWS		9	/* Float: its rows as estimated (the filter's worth); written
 									 * with a decimal point, so that it is read back a Float */
+#define STAR_DIM_JOIN			10	/* Integer: GH_PROBE_INNER, or _LEFT (a LEFT JOIN's) */
 
 /* what the compiler needs to know of a payload value */
 typedef struct StarPayload
@@ -138,6 +139,7 @@ typedef struct StarCompileInput
 	List	   *quals;
 	List	   *joinquals;		/* evaluated once every dimension is looked up */
 	List	   *dims;			/* STAR_PRIV_DIMS */
+	uint64		left_dims;		/* bit d: dimension d is LEFT-joined (STAR_DIM_JOIN) */
 	List	   *groups;			/* STAR_PRIV_GROUPS */
 	List	   *grouptypes;
 	List	   *aggs;			/* STAR_PRIV_AGGS */

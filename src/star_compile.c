@@ -1509,6 +1509,9 @@ key_field(StarCompileInput *in, int g, StarField *f)
 		f->width = 1;
 		while ((1 << f->width) < codes && f->width < 32)
 			f->width++;
+		/* a LEFT JOIN's dimension: no code where it finds no row */
+		if (in->left_dims >> f->dim & 1)
+			f->nullbit = 0;
 	}
 	else
 	{
@@ -1616,7 +1619,8 @@ star_compile(StarCompileInput *in, const char **why)
 			fail(&cx, "a join key the device does not compare exactly");
 			break;
 		}
-		emit(&cx, GH_OP_PROBE, 0, k.reg, 0, d);
+		emit(&cx, GH_OP_PROBE, 0, k.reg,
+			 (in->left_dims >> d & 1) ? GH_PROBE_LEFT : GH_PROBE_INNER, d);
 		free_reg(&cx, k.reg);
 		d++;
 	}

@@ -307,6 +307,15 @@ star_read_dim(GpuStarAggState *s, int d)
 				star_dim_rows_append(dim->rows_by_code, gvals, gnulls) :
 				gha_dict_lookup(dim->dict, gvals, gnulls);
 			a->nulls[dim->npayload][r] = 0;
+			if (dim->left)
+			{
+				/* the group of the rows a LEFT JOIN finds no row for, too */
+				int			g = 0;
+
+				while (g < dim->ngroups && gnulls[g])
+					g++;
+				dim->null_group |= g == dim->ngroups;
+			}
 		}
 		a->n = r + 1;
 	}
@@ -399,6 +408,9 @@ star_compile_node(GpuStarAggState *s, const char **why_out)
 	in.quals = s->quals;
 	in.joinquals = s->joinquals;
 	in.dims = s->dims_plan;
+	for (int d = 0; d < s->ndims; d++)
+		if (s->dims[d].left)
+			in.left_dims |= UINT64_C(1) << d;
 	in.groups = s->groups;
 	in.grouptypes = s->grouptypes;
 	in.aggs = s->aggs;

@@ -172,6 +172,7 @@ reset_execution(GpuStarAggState *s)
 		s->dims[d].ncodes = 0;
 		s->dims[d].rows = 0;
 		s->dims[d].escaped = false;
+		s->dims[d].null_group = false;
 		s->dims[d].complete = false;
 		s->dims[d].filtering = false;
 		s->dims[d].removed = 0;
@@ -268,6 +269,7 @@ BeginGpuStarAgg(CustomScanState *node, EState *estate, int eflags)
 		ds->partial = reads_a_share(ds->ps, NULL);
 		ds->checked = intVal(list_nth(dim, STAR_DIM_UNIQUENESS)) == STAR_DIM_CHECK;
 		ds->semi = intVal(list_nth(dim, STAR_DIM_UNIQUENESS)) == STAR_DIM_SEMI;
+		ds->left = intVal(list_nth(dim, STAR_DIM_JOIN)) == GH_PROBE_LEFT;
 		ds->row_codes = key_is_grouped(ds);
 		ds->filter_source = intVal(list_nth(dim, STAR_DIM_FILTER));
 		ds->est_rows = floatVal(list_nth(dim, STAR_DIM_EST_ROWS));
@@ -442,6 +444,21 @@ make_star(GpuStarAggState *s)
 							psprintf("GpuStarAgg cannot hold a numeric value of \"%s\" on the device",
 									 s->dims[d].name),
 							"The value is NaN or infinite, or needs more than 38 digits.");
+			return;
+		}
+	for (int d = 0; d < s->ndims; d++)
+		if (s->dims[d].null_group ||
+			(s->shared != NULL && s->shared->dim_null_group && s->dims[d].partial))
+		{
+			/*
+			 * its group of no row would show as the one of that row: a NULL
+			 * code and that row's code are two groups the same (key_field)
+			 */
+			use_alternative(s, psprintf("LEFT-joined %s has a row NULL in every grouping column",
+										s->dims[d].name),
+							psprintf("GpuStarAgg cannot tell the rows LEFT JOIN \"%s\" finds none for from its rows NULL in every grouping column",
+									 s->dims[d].name),
+							"Both would be one group of NULLs.");
 			return;
 		}
 	semi_keys_distinct(s);
@@ -1078,6 +1095,7 @@ init_shared(GpuStarAggState *s, StarShared *sh)
 	sh->use_alt = false;
 	sh->escaped = false;
 	sh->dim_escaped = false;
+	sh->dim_null_group = false;
 	sh->failure = GH_OK;
 	sh->failure_msg[0] = '\0';
 	sh->leader_finishes = parallel_leader_participation;
@@ -1170,7 +1188,10 @@ read_shares(GpuStarAggState *s)
 			}
 		SpinLockAcquire(&sh->mutex);
 		for (int d = 0; d < s->ndims; d++)
+		{
 			sh->dim_escaped |= s->dims[d].escaped && s->dims[d].partial;
+			sh->dim_null_group |= s->dims[d].null_group && s->dims[d].partial;
+		}
 		sh->dim_readers--;
 		if (!sh->leader_finishes && sh->dim_readers == 0 && !sh->dims_closed)
 			makes = sh->dims_closed = true;

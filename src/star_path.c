@@ -105,6 +105,7 @@
 
 #include "gpuhash.h"
 #include "keys.h"
+#include "scantuple.h"
 #include "service.h"
 #include "star.h"
 
@@ -150,6 +151,7 @@
 #define SD_CLAUSE		5
 #define SD_KEYTYPE		6
 #define SD_UNIQUENESS	7		/* Integer: STAR_DIM_UNIQUE, _CHECK or _SEMI (star.h) */
+#define SD_JOIN			8		/* Integer: GH_PROBE_INNER or _LEFT (engine.h) */
 
 static create_upper_paths_hook_type prev_upper_paths_hook = NULL;
 
@@ -183,6 +185,7 @@ typedef struct StarPlan
 	List	  **payload;		/* each dimension's payload expressions */
 	List	   *payload_info;	/* per payload value: (dim, col, type, typmod) */
 	bool	   *semi;			/* each dimension: the right side of a semi join */
+	bool	   *left;			/* ... or of a LEFT JOIN of the fact table */
 	bool		ok;
 	const char *why;
 } StarPlan;
@@ -190,32 +193,36 @@ typedef struct StarPlan
 /* ---- the shape of the query ---- */
 
 /*
- * The query's special joins, all semi joins (IN and EXISTS) of the fact
- * table alone with one dimension (a component of relations the query's
- * other relations do not join): those dimensions are marked semi, and
- * need not be unique (star_exec.c keeps one row of each key; nothing of
- * them is read above the join).  False for any other outer, semi or anti
+ * The query's special joins, all semi joins (IN and EXISTS) or LEFT JOINs
+ * of the fact table alone with one dimension (a component of relations the
+ * query's other relations do not join).  A semi join's dimension need not
+ * be unique (star_exec.c keeps one row of each key; nothing of it is read
+ * above the join); a LEFT JOIN's keeps the fact rows it does not join, its
+ * values NULL (GH_PROBE_LEFT).  False for any other outer, semi or anti
  * join.
  */
 static bool
-semi_joins(StarPlan *sp)
+special_joins(StarPlan *sp)
 {
 	ListCell   *lc;
 
 	sp->semi = palloc0(sizeof(bool) * Max(sp->ndims, 1));
+	sp->left = palloc0(sizeof(bool) * Max(sp->ndims, 1));
 	foreach(lc, sp->root->join_info_list)
 	{
 		SpecialJoinInfo *sj = lfirst_node(SpecialJoinInfo, lc);
 		int			d;
 
-		if (sj->jointype != JOIN_SEMI || !bms_equal(sj->min_lefthand, bms_make_singleton(sp->fact)))
+		if ((sj->jointype != JOIN_SEMI && sj->jointype != JOIN_LEFT) ||
+			!bms_equal(sj->min_lefthand, bms_make_singleton(sp->fact)))
 			return false;
 		for (d = 0; d < sp->ndims; d++)
 			if (bms_equal(sp->comp[d], sj->syn_righthand))
 				break;
 		if (d == sp->ndims)
 			return false;
-		sp->semi[d] = true;
+		sp->semi[d] = sj->jointype == JOIN_SEMI;
+		sp->left[d] = sj->jointype == JOIN_LEFT;
 	}
 	return true;
 }
@@ -307,7 +314,8 @@ find_components(StarPlan *sp, Relids all)
 	{
 		SpecialJoinInfo *sj = lfirst_node(SpecialJoinInfo, lc);
 
-		if (sj->jointype != JOIN_SEMI || !bms_is_subset(sj->syn_righthand, others) ||
+		if ((sj->jointype != JOIN_SEMI && sj->jointype != JOIN_LEFT) ||
+			!bms_is_subset(sj->syn_righthand, others) ||
 			bms_overlap(sj->syn_righthand, placed))
 			return false;
 		sp->comp[sp->ndims++] = bms_copy(sj->syn_righthand);
@@ -354,6 +362,18 @@ find_components(StarPlan *sp, Relids all)
 }
 
 /*
+ * Is ri a clause of LEFT-joined dimension d's ON condition (one that is not
+ * pushed down, over the fact table and d)?  Those with d alone its plan
+ * applies; the others decide which rows join, and must be its key.
+ */
+static bool
+left_join_clause(StarPlan *sp, int d, RestrictInfo *ri)
+{
+	return !ri->is_pushed_down && bms_overlap(ri->required_relids, sp->comp[d]) &&
+		bms_is_member(sp->fact, ri->required_relids);
+}
+
+/*
  * The join clauses no dimension's plan applies, as RestrictInfos: the
  * equalities of equivalence classes across dimensions (a class with a
  * member of the fact table is the dimensions' keys already), then the
@@ -391,7 +411,8 @@ join_clauses(StarPlan *sp, Relids all, List **clauses)
 			int			d;
 
 			for (d = 0; d < sp->ndims; d++)
-				if (bms_is_subset(ri->required_relids, sp->comp[d]))
+				if (bms_is_subset(ri->required_relids, sp->comp[d]) ||
+					(sp->left[d] && left_join_clause(sp, d, ri)))
 					break;
 			if (d == sp->ndims)
 				result = list_append_unique_ptr(result, ri);
@@ -408,10 +429,11 @@ join_clauses(StarPlan *sp, Relids all, List **clauses)
 	return true;
 }
 
-/* the dimension whose relations hold all of relids, or -1 */
+/* the dimension whose relations hold all of relids (outer joins aside), or -1 */
 static int
 dim_of(StarPlan *sp, Relids relids)
 {
+	relids = RelidsWithoutOuterJoins(sp->root, relids);
 	if (bms_is_empty(relids) || bms_is_member(sp->fact, relids))
 		return -1;
 	for (int d = 0; d < sp->ndims; d++)
@@ -453,14 +475,18 @@ rewrite_mutator(Node *node, StarPlan *sp)
 		}
 	}
 	varnos = pull_varnos(sp->root, node);
-	if ((d = dim_of(sp, varnos)) >= 0 && !gpuhash_expr_may_fail(node))
+	if ((d = dim_of(sp, varnos)) >= 0 && !gpuhash_expr_may_fail(node) &&
+		(!sp->left[d] || !contain_nonstrict_functions(node)))
 	{
 		/*
 		 * The largest part that reads dimension d alone and cannot fail: a
 		 * payload value, which d's plan computes for every row it returns,
 		 * joined or not, where PostgreSQL computes it for the joined rows
 		 * alone.  A part that may fail is evaluated on the device, its
-		 * parts payloads, or keeps the query off the pipeline.
+		 * parts payloads, or keeps the query off the pipeline.  Of a LEFT
+		 * JOIN's dimension only a strict part, NULL as the device loads it
+		 * where the join finds no row (GH_PROBE_LEFT); IS NULL, COALESCE and
+		 * the like run on the device over its parts.
 		 */
 		ListCell   *lc;
 		int			col = 0;
@@ -502,6 +528,9 @@ plan_input(StarPlan *sp)
 	StarCompileInput *in = palloc0(sizeof(StarCompileInput));
 
 	in->fact.desc = sp->factdesc;
+	for (int d = 0; d < sp->ndims; d++)
+		if (sp->left[d])
+			in->left_dims |= UINT64_C(1) << d;
 	in->npayloads = list_length(sp->payload_info);
 	in->payloads = palloc0(sizeof(StarPayload) * Max(in->npayloads, 1));
 	for (int p = 0; p < in->npayloads; p++)
@@ -711,7 +740,9 @@ pair_key(Node *hi, Node *lo)
 
 /*
  * One join clause of a dimension, f = r: its fact column and its dimension
- * side, which must be of exact key types of one family; false if not.
+ * side (reading the dimension: a LEFT JOIN's ON clause need be no
+ * equivalence class's), which must be of exact key types of one family,
+ * compared by a hashable equality; false if not.
  */
 static bool
 key_clause(StarPlan *sp, RestrictInfo *ri, Var **factvar, Node **dimexpr)
@@ -734,6 +765,7 @@ key_clause(StarPlan *sp, RestrictInfo *ri, Var **factvar, Node **dimexpr)
 	}
 	if (!IsA(l, Var) || ((Var *) l)->varno != sp->fact ||
 		bms_is_member(sp->fact, pull_varnos(root, r)) ||
+		bms_is_empty(pull_varnos(root, r)) || !op_hashjoinable(op->opno, exprType(l)) ||
 		!exact_key_type(exprType(l)) || !exact_key_type(exprType(r)) ||
 		(exprType(l) != exprType(r) &&
 		 !(gpuhash_exact_family(exprType(l)) == GHX_INTEGER &&
@@ -790,8 +822,19 @@ dimension_join(StarPlan *sp, int d, Expr **clause, Node **factkey, Node **dimexp
 	if (rel == NULL || rel->cheapest_total_path == NULL)
 		return false;
 	sp->comprel[d] = rel;
-	clauses = InnerJoinImpliedEqualities(root, joinrelids,
-											   bms_make_singleton(sp->fact), rel);
+	if (sp->left[d])
+	{
+		ListCell   *lc;
+
+		/* a LEFT JOIN's ON clauses are no equivalence class's */
+		clauses = NIL;
+		foreach(lc, sp->factrel->joininfo)
+			if (left_join_clause(sp, d, lfirst(lc)))
+				clauses = lappend(clauses, lfirst(lc));
+	}
+	else
+		clauses = InnerJoinImpliedEqualities(root, joinrelids,
+											 bms_make_singleton(sp->fact), rel);
 	if (list_length(clauses) == 1)
 	{
 		if (!key_clause(sp, linitial(clauses), &f1, &r1))
@@ -984,7 +1027,8 @@ forced(PlannerInfo *root)
  * Which dimension's keys filter each dimension's rows as they are read, by
  * position (-1: none).  Every fact row a star keeps joins a row of every
  * dimension, so a row of dimension d whose key no row of a dimension e on
- * the same fact key holds can meet no fact row.  Where such an e is
+ * the same fact key holds can meet no fact row (unless e is LEFT-joined: not
+ * a source).  Where such an e is
  * estimated smaller than d and is read before it -- by the process that
  * reads d, or in a parallel star by the leader before any process reads its
  * share of d -- d's rows are checked against a Bloom filter of e's keys
@@ -1010,7 +1054,7 @@ dim_filters(StarPlan *sp, List *dims, List *dimpaths)
 		{
 			RelOptInfo *erel = sp->comprel[e];
 
-			if (e == d || erel->rows >= best ||
+			if (e == d || sp->left[e] || erel->rows >= best ||
 				list_member_ptr(erel->partial_pathlist, list_nth(dimpaths, e)) ||
 				!equal(factkey, list_nth(list_nth(dims, e), SD_FACTKEY)))
 				continue;
@@ -1420,7 +1464,7 @@ star_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 	/* the fact table and the dimensions */
 	sp.root = root;
 	sp.ok = true;
-	sp.fact = choose_fact(root, input_rel->relids);
+	sp.fact = choose_fact(root, RelidsWithoutOuterJoins(root, input_rel->relids));
 	if (sp.fact == 0 || !fact_readable(root, sp.fact))
 		GIVE_UP("the largest relation is not a table the pipeline reads");
 	sp.factrel = root->simple_rel_array[sp.fact];
@@ -1436,7 +1480,8 @@ star_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 	fact_size(&sp);
 	if (!gpuhash_force && sp.fact_tuples < (double) gpuhash_min_rows)
 		GIVE_UP("the fact table has fewer rows than gpuhash.min_rows");
-	if (!find_components(&sp, input_rel->relids) || !semi_joins(&sp))
+	if (!find_components(&sp, RelidsWithoutOuterJoins(root, input_rel->relids)) ||
+		!special_joins(&sp))
 		GIVE_UP("the relations are not a star of inner joins");
 	sp.comprel = palloc0(sizeof(RelOptInfo *) * Max(sp.ndims, 1));
 	sp.payload = palloc0(sizeof(List *) * Max(sp.ndims, 1));
@@ -1461,9 +1506,11 @@ star_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 		dims = lappend(dims,
 					   list_concat(list_make5(rewrite(&sp, factkey), dimexpr, NIL, NIL,
 											  makeString(dim_name(root->simple_rte_array[x]))),
-								   list_make3(clause, makeInteger((int) keytype),
+								   list_make4(clause, makeInteger((int) keytype),
 											  makeInteger(sp.semi[d] ? STAR_DIM_SEMI :
-														  checked ? STAR_DIM_CHECK : STAR_DIM_UNIQUE))));
+														  checked ? STAR_DIM_CHECK : STAR_DIM_UNIQUE),
+											  makeInteger(sp.left[d] ? GH_PROBE_LEFT :
+														  GH_PROBE_INNER))));
 	}
 
 	/*
@@ -1474,7 +1521,7 @@ star_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 	 * fail).  Their values of one dimension become payloads, which cannot
 	 * fail (rewrite_mutator).
 	 */
-	if (!join_clauses(&sp, input_rel->relids, &joinris))
+	if (!join_clauses(&sp, RelidsWithoutOuterJoins(root, input_rel->relids), &joinris))
 		GIVE_UP("a join clause of a semi join's dimension");
 	foreach(lc, joinris)
 	{
@@ -1584,6 +1631,14 @@ star_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 		{
 			/* read from the dimension, through its dictionary */
 			List	   *dim = list_nth(dims, d);
+
+			/*
+			 * a LEFT JOIN's: NULL where the join finds no row, as a NULL code
+			 * (key_field) -- so strict, and no row of its own NULL in every
+			 * grouping column (star_dims.c)
+			 */
+			if (sp.left[d] && contain_nonstrict_functions(expr))
+				GIVE_UP("a grouping column of a LEFT JOIN's dimension not NULL where it finds no row");
 
 			if (!hashable || !OidIsValid(eqop) ||
 				(OidIsValid(coll) && !gpuhash_collation_ok(coll)))
@@ -1719,6 +1774,8 @@ star_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 	 * groups collide under a hashed key (there the query fails without it)
 	 */
 	may_escape = star_may_escape(&sp, groups, grouptypes) || star_prog_may_escape(trial->prog);
+	for (int d = 0; d < sp.ndims; d++)
+		may_escape |= sp.left[d] && list_nth(list_nth(dims, d), SD_GROUPS) != NIL;	/* star_dims.c */
 	if ((any_checked || may_escape) &&
 		(alt = alternative_path(root, output_rel, input_rel->cheapest_total_path, group_exprs,
 								aggrefs, groups_est)) == NULL && any_checked)
@@ -1876,23 +1933,25 @@ plan_star(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path, List *tlist
 										list_concat(list_copy(list_nth(dim, SD_GROUPS)),
 													list_nth(dim, SD_PAYLOAD)));
 		List	   *dtlist = NIL;
+		List	   *pdim;
 		ListCell   *lc3;
 
 		foreach(lc3, exprs)
-			dtlist = lappend(dtlist, makeTargetEntry((Expr *) copyObject(lfirst(lc3)),
-													 list_length(dtlist) + 1, NULL, false));
+			dtlist = lappend(dtlist,
+							 makeTargetEntry((Expr *) gpuhash_without_nullingrels(lfirst(lc3)),
+											 list_length(dtlist) + 1, NULL, false));
 		dplan = change_plan_targetlist(dplan, dtlist, dplan->parallel_safe);
 		plans = lappend(plans, dplan);
-		pdims = lappend(pdims,
-						list_concat(list_make5(makeInteger(1),
-											   list_make1_oid((Oid) intVal(list_nth(dim, SD_KEYTYPE))),
-											   list_make1(list_nth(dim, SD_FACTKEY)),
-											   makeInteger(list_length(list_nth(dim, SD_GROUPS))),
-											   makeInteger(list_length(list_nth(dim, SD_PAYLOAD)))),
-									list_make5(list_nth(dim, SD_NAME), list_nth(dim, SD_CLAUSE),
-											   list_nth(dim, SD_UNIQUENESS),
-											   makeInteger(list_nth_int(filters, d)),
-											   makeFloat(psprintf("%.1f", dpath->parent->rows)))));
+		pdim = list_concat(list_make5(makeInteger(1),
+									  list_make1_oid((Oid) intVal(list_nth(dim, SD_KEYTYPE))),
+									  list_make1(list_nth(dim, SD_FACTKEY)),
+									  makeInteger(list_length(list_nth(dim, SD_GROUPS))),
+									  makeInteger(list_length(list_nth(dim, SD_PAYLOAD)))),
+						   list_make5(list_nth(dim, SD_NAME), list_nth(dim, SD_CLAUSE),
+									  list_nth(dim, SD_UNIQUENESS),
+									  makeInteger(list_nth_int(filters, d)),
+									  makeFloat(psprintf("%.1f", dpath->parent->rows))));
+		pdims = lappend(pdims, lappend(pdim, list_nth(dim, SD_JOIN)));
 		d++;
 	}
 	/* the alternative, as planned: it computes the scan tuple itself */

@@ -124,7 +124,7 @@ SELECT count(*) > 0 AS hinted FROM sf_fresh;
 RESET gpuhash.enabled;
 
 BEGIN;
-SELECT plan(472);
+SELECT plan(523);
 SET LOCAL gpuhash.enable_star = on;
 
 \ir lib/digests.sql
@@ -261,8 +261,11 @@ BEGIN
             sum(extract(day FROM f.shipped)), avg(extract(month FROM f.shipped))
        FROM sf_fact f JOIN sf_store s ON f.store = s.store
       WHERE extract(month FROM f.shipped) <> 3 GROUP BY 1, 2, 3', 'GpuStarAgg');
-  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' not a star: an outer join',
-    'SELECT d.yr, count(*) FROM sf_fact f LEFT JOIN sf_day d ON f.day = d.day GROUP BY d.yr', 'GpuStarAgg', false);
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' a LEFT JOIN of the fact table',
+    'SELECT d.yr, count(*) FROM sf_fact f LEFT JOIN sf_day d ON f.day = d.day GROUP BY d.yr', 'GpuStarAgg');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' not a star: a dimension''s LEFT JOIN of the fact table',
+    'SELECT d.yr, count(*), sum(f.qty) FROM sf_fact f RIGHT JOIN sf_day d ON f.day = d.day GROUP BY d.yr',
+    'GpuStarAgg', false);
 END $$;
 
 SET LOCAL max_parallel_workers_per_gather = 0;
@@ -605,6 +608,42 @@ BEGIN
     format(qv, 'sf_words_later'), 'a row of the fact table holds a value the device cannot evaluate');
 END $$;
 SELECT * FROM pg_temp.in_each_mode('text_keys');
+
+-- LEFT JOINs of the fact table (GH_PROBE_LEFT): a fact row whose key is NULL
+-- or missing is kept, the dimension's values NULL; a NULL code groups it,
+-- which a dimension's own row NULL in every grouping column would show the
+-- same: the alternative runs then
+CREATE FUNCTION pg_temp.left_joins(tag text) RETURNS SETOF text
+LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM set_config('gpuhash.force', 'on', true);
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ': LEFT JOIN, grouped by its column',
+    'SELECT s.region, count(*), sum(f.qty), count(s.zone), max(s.zone) FROM sf_fact f
+       LEFT JOIN sf_store s ON f.store = s.store AND s.zone < 30 GROUP BY 1', 'GpuStarAgg');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ': LEFT JOIN, a plain aggregate of its values',
+    'SELECT count(*), count(s.zone), sum(s.zone), min(s.zone), sum(COALESCE(s.zone, -1)),
+            count(*) FILTER (WHERE s.store IS NULL)
+       FROM sf_fact f LEFT JOIN sf_store s ON f.store = s.store AND s.region <> ''C''', 'GpuStarAgg');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ': LEFT JOIN, a WHERE that keeps its missing rows',
+    'SELECT d.yr, count(*), sum(f.qty) FROM sf_fact f JOIN sf_day d ON f.day = d.day
+       LEFT JOIN sf_store s ON f.store = s.store AND s.zone > 20
+      WHERE s.zone IS NULL OR f.qty > 90 GROUP BY 1', 'GpuStarAgg');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ': two LEFT JOINs and an inner one, a snowflake''s',
+    'SELECT d.yr, i.brand, z.zname, count(*), sum(f.amount) FROM sf_fact f JOIN sf_day d ON f.day = d.day
+       LEFT JOIN sf_item i ON f.item = i.item AND i.size < 10
+       LEFT JOIN (sf_store s JOIN sf_zone z ON s.zone = z.zone) ON f.store = s.store
+      GROUP BY 1, 2, 3', 'GpuStarAgg');
+  RETURN QUERY SELECT * FROM pg_temp.alternative_runs(tag || ', a LEFT JOIN''s row NULL in every grouping column',
+    'SELECT i.cat, count(*), sum(f.qty) FROM sf_fact f LEFT JOIN sf_item i ON f.item = i.item GROUP BY 1',
+    'LEFT-joined sf_item has a row NULL in every grouping column');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ': not a star: an ON clause of the fact table alone',
+    'SELECT s.region, count(*) FROM sf_fact f LEFT JOIN sf_store s ON f.store = s.store AND f.qty > 10
+      GROUP BY 1', 'GpuStarAgg', false);
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ': not a star: grouped by a value not NULL where it finds no row',
+    'SELECT COALESCE(s.region, ''none''), count(*) FROM sf_fact f LEFT JOIN sf_store s ON f.store = s.store
+      GROUP BY 1', 'GpuStarAgg', false);
+END $$;
+SELECT * FROM pg_temp.in_each_mode('left_joins');
 
 -- a group key wider than 64 bits is a hash of its fields, under which two
 -- groups may collide (made certain by keeping 2 bits of it): the star carries
