@@ -148,12 +148,15 @@ SELECT count(*), sum(f_price) FROM st_fact JOIN st_part ON f_part = p_key
 SELECT c_key, c_region, c_nation, count(*), sum(f_qty) FROM st_fact JOIN st_cust ON f_cust = c_key
  WHERE c_key < 8 GROUP BY c_key, c_region, c_nation ORDER BY 1;
 
--- not a star: a dimension not unique on its key, an outer join; a
--- snowflake (customers and their nations: unique on the customer's key) is
+-- not a star: a dimension not unique on its key; a LEFT JOIN of the fact
+-- table is (the dimension's values NULL where it finds no row), and a
+-- snowflake (customers and their nations: unique on the customer's key)
 EXPLAIN (COSTS OFF)
 SELECT p_size, count(*) FROM st_fact JOIN st_part ON f_small = p_size GROUP BY p_size;
 EXPLAIN (COSTS OFF)
 SELECT d_year, count(*) FROM st_fact LEFT JOIN st_date ON f_date = d_key GROUP BY d_year;
+SELECT d_year, count(*), count(d_key) FROM st_fact LEFT JOIN st_date ON f_date = d_key AND d_year > 1995
+ GROUP BY d_year ORDER BY 1;
 EXPLAIN (COSTS OFF)
 SELECT n_name, count(*) FROM st_fact JOIN st_cust ON f_cust = c_key
   JOIN st_nation ON c_nation = n_key GROUP BY n_name;

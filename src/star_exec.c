@@ -1321,6 +1321,9 @@ ExplainGpuStarAgg(CustomScanState *node, List *ancestors, ExplainState *es)
 		List	   *dim = lfirst(lc);
 		char	   *text = psprintf("%s%s on %s", strVal(list_nth(dim, STAR_DIM_NAME)),
 									s->dims[i].semi ? " (semi join)" :
+									s->dims[i].left && s->dims[i].row_codes ?
+									" (left join, a group per row)" :
+									s->dims[i].left ? " (left join)" :
 									s->dims[i].row_codes ? " (a group per row)" : "",
 									shown(s, list_nth(dim, STAR_DIM_CLAUSES), context, prefix));
 
