@@ -74,11 +74,12 @@
 #define STAR_DIM_UNIQUENESS		7	/* Integer: how the dimension is unique on its key: */
 #define STAR_DIM_UNIQUE			0	/* provably (a unique index) */
 #define STAR_DIM_CHECK			1	/* by statistics only: its keys are checked */
-#define STAR_DIM_SEMI			2	/* not needed: the right side of a semi join */
+#define STAR_DIM_SEMI			2	/* not needed: the right side of a semi or anti join */
 #define STAR_DIM_FILTER			8	/* Integer: the dimension whose keys filter this one's rows, or -1 */
 #define STAR_DIM_EST_ROWS		9	/* Float: its rows as estimated (the filter's worth); written
 									 * with a decimal point, so that it is read back a Float */
-#define STAR_DIM_JOIN			10	/* Integer: GH_PROBE_INNER, or _LEFT (a LEFT JOIN's) */
+#define STAR_DIM_JOIN			10	/* Integer: GH_PROBE_INNER, _LEFT (a LEFT JOIN's) or _ANTI (an
+									 * anti join's, STAR_DIM_SEMI too) */
 
 /* what the compiler needs to know of a payload value */
 typedef struct StarPayload
@@ -140,6 +141,7 @@ typedef struct StarCompileInput
 	List	   *joinquals;		/* evaluated once every dimension is looked up */
 	List	   *dims;			/* STAR_PRIV_DIMS */
 	uint64		left_dims;		/* bit d: dimension d is LEFT-joined (STAR_DIM_JOIN) */
+	uint64		anti_dims;		/* ... anti-joined */
 	List	   *groups;			/* STAR_PRIV_GROUPS */
 	List	   *grouptypes;
 	List	   *aggs;			/* STAR_PRIV_AGGS */

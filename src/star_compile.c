@@ -1620,7 +1620,8 @@ star_compile(StarCompileInput *in, const char **why)
 			break;
 		}
 		emit(&cx, GH_OP_PROBE, 0, k.reg,
-			 (in->left_dims >> d & 1) ? GH_PROBE_LEFT : GH_PROBE_INNER, d);
+			 (in->left_dims >> d & 1) ? GH_PROBE_LEFT :
+			 (in->anti_dims >> d & 1) ? GH_PROBE_ANTI : GH_PROBE_INNER, d);
 		free_reg(&cx, k.reg);
 		d++;
 	}

@@ -409,8 +409,12 @@ star_compile_node(GpuStarAggState *s, const char **why_out)
 	in.joinquals = s->joinquals;
 	in.dims = s->dims_plan;
 	for (int d = 0; d < s->ndims; d++)
+	{
 		if (s->dims[d].left)
 			in.left_dims |= UINT64_C(1) << d;
+		if (s->dims[d].anti)
+			in.anti_dims |= UINT64_C(1) << d;
+	}
 	in.groups = s->groups;
 	in.grouptypes = s->grouptypes;
 	in.aggs = s->aggs;

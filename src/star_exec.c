@@ -270,6 +270,7 @@ BeginGpuStarAgg(CustomScanState *node, EState *estate, int eflags)
 		ds->checked = intVal(list_nth(dim, STAR_DIM_UNIQUENESS)) == STAR_DIM_CHECK;
 		ds->semi = intVal(list_nth(dim, STAR_DIM_UNIQUENESS)) == STAR_DIM_SEMI;
 		ds->left = intVal(list_nth(dim, STAR_DIM_JOIN)) == GH_PROBE_LEFT;
+		ds->anti = intVal(list_nth(dim, STAR_DIM_JOIN)) == GH_PROBE_ANTI;
 		ds->row_codes = key_is_grouped(ds);
 		ds->filter_source = intVal(list_nth(dim, STAR_DIM_FILTER));
 		ds->est_rows = floatVal(list_nth(dim, STAR_DIM_EST_ROWS));
@@ -1320,6 +1321,7 @@ ExplainGpuStarAgg(CustomScanState *node, List *ancestors, ExplainState *es)
 	{
 		List	   *dim = lfirst(lc);
 		char	   *text = psprintf("%s%s on %s", strVal(list_nth(dim, STAR_DIM_NAME)),
+									s->dims[i].anti ? " (anti join)" :
 									s->dims[i].semi ? " (semi join)" :
 									s->dims[i].left && s->dims[i].row_codes ?
 									" (left join, a group per row)" :

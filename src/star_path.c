@@ -186,6 +186,7 @@ typedef struct StarPlan
 	List	   *payload_info;	/* per payload value: (dim, col, type, typmod) */
 	bool	   *semi;			/* each dimension: the right side of a semi join */
 	bool	   *left;			/* ... or of a LEFT JOIN of the fact table */
+	bool	   *anti;			/* ... or of an anti join (also semi: no columns) */
 	bool		ok;
 	const char *why;
 } StarPlan;
@@ -193,13 +194,14 @@ typedef struct StarPlan
 /* ---- the shape of the query ---- */
 
 /*
- * The query's special joins, all semi joins (IN and EXISTS) or LEFT JOINs
- * of the fact table alone with one dimension (a component of relations the
- * query's other relations do not join).  A semi join's dimension need not
- * be unique (star_exec.c keeps one row of each key; nothing of it is read
- * above the join); a LEFT JOIN's keeps the fact rows it does not join, its
- * values NULL (GH_PROBE_LEFT).  False for any other outer, semi or anti
- * join.
+ * The query's special joins, all semi joins (IN and EXISTS), anti joins
+ * (NOT EXISTS) or LEFT JOINs of the fact table alone with one dimension (a
+ * component of relations the query's other relations do not join).  A semi
+ * or anti join's dimension need not be unique (star_exec.c keeps one row of
+ * each key; nothing of it is read above the join; the anti join keeps the
+ * fact rows it does not find, GH_PROBE_ANTI); a LEFT JOIN's keeps the fact
+ * rows it does not join, its values NULL (GH_PROBE_LEFT).  False for any
+ * other outer, semi or anti join.
  */
 static bool
 special_joins(StarPlan *sp)
@@ -208,12 +210,14 @@ special_joins(StarPlan *sp)
 
 	sp->semi = palloc0(sizeof(bool) * Max(sp->ndims, 1));
 	sp->left = palloc0(sizeof(bool) * Max(sp->ndims, 1));
+	sp->anti = palloc0(sizeof(bool) * Max(sp->ndims, 1));
 	foreach(lc, sp->root->join_info_list)
 	{
 		SpecialJoinInfo *sj = lfirst_node(SpecialJoinInfo, lc);
 		int			d;
 
-		if ((sj->jointype != JOIN_SEMI && sj->jointype != JOIN_LEFT) ||
+		if ((sj->jointype != JOIN_SEMI && sj->jointype != JOIN_LEFT &&
+			 sj->jointype != JOIN_ANTI) ||
 			!bms_equal(sj->min_lefthand, bms_make_singleton(sp->fact)))
 			return false;
 		for (d = 0; d < sp->ndims; d++)
@@ -221,8 +225,9 @@ special_joins(StarPlan *sp)
 				break;
 		if (d == sp->ndims)
 			return false;
-		sp->semi[d] = sj->jointype == JOIN_SEMI;
+		sp->semi[d] = sj->jointype == JOIN_SEMI || sj->jointype == JOIN_ANTI;
 		sp->left[d] = sj->jointype == JOIN_LEFT;
+		sp->anti[d] = sj->jointype == JOIN_ANTI;
 	}
 	return true;
 }
@@ -314,7 +319,8 @@ find_components(StarPlan *sp, Relids all)
 	{
 		SpecialJoinInfo *sj = lfirst_node(SpecialJoinInfo, lc);
 
-		if ((sj->jointype != JOIN_SEMI && sj->jointype != JOIN_LEFT) ||
+		if ((sj->jointype != JOIN_SEMI && sj->jointype != JOIN_LEFT &&
+			 sj->jointype != JOIN_ANTI) ||
 			!bms_is_subset(sj->syn_righthand, others) ||
 			bms_overlap(sj->syn_righthand, placed))
 			return false;
@@ -362,14 +368,16 @@ find_components(StarPlan *sp, Relids all)
 }
 
 /*
- * Is ri a clause of LEFT-joined dimension d's ON condition (one that is not
- * pushed down, over the fact table and d)?  Those with d alone its plan
- * applies; the others decide which rows join, and must be its key.
+ * Is ri a clause of the ON condition of dimension d's LEFT or anti join
+ * (one that is not pushed down, over the fact table and d)?  Those with d
+ * alone its plan applies; the others decide which rows join, and must be
+ * its key.
  */
 static bool
-left_join_clause(StarPlan *sp, int d, RestrictInfo *ri)
+on_clause(StarPlan *sp, int d, RestrictInfo *ri)
 {
-	return !ri->is_pushed_down && bms_overlap(ri->required_relids, sp->comp[d]) &&
+	return (sp->left[d] || sp->anti[d]) && !ri->is_pushed_down &&
+		bms_overlap(ri->required_relids, sp->comp[d]) &&
 		bms_is_member(sp->fact, ri->required_relids);
 }
 
@@ -412,7 +420,7 @@ join_clauses(StarPlan *sp, Relids all, List **clauses)
 
 			for (d = 0; d < sp->ndims; d++)
 				if (bms_is_subset(ri->required_relids, sp->comp[d]) ||
-					(sp->left[d] && left_join_clause(sp, d, ri)))
+					on_clause(sp, d, ri))
 					break;
 			if (d == sp->ndims)
 				result = list_append_unique_ptr(result, ri);
@@ -529,8 +537,12 @@ plan_input(StarPlan *sp)
 
 	in->fact.desc = sp->factdesc;
 	for (int d = 0; d < sp->ndims; d++)
+	{
 		if (sp->left[d])
 			in->left_dims |= UINT64_C(1) << d;
+		if (sp->anti[d])
+			in->anti_dims |= UINT64_C(1) << d;
+	}
 	in->npayloads = list_length(sp->payload_info);
 	in->payloads = palloc0(sizeof(StarPayload) * Max(in->npayloads, 1));
 	for (int p = 0; p < in->npayloads; p++)
@@ -822,14 +834,14 @@ dimension_join(StarPlan *sp, int d, Expr **clause, Node **factkey, Node **dimexp
 	if (rel == NULL || rel->cheapest_total_path == NULL)
 		return false;
 	sp->comprel[d] = rel;
-	if (sp->left[d])
+	if (sp->left[d] || sp->anti[d])
 	{
 		ListCell   *lc;
 
-		/* a LEFT JOIN's ON clauses are no equivalence class's */
+		/* a LEFT or anti join's ON clauses are no equivalence class's */
 		clauses = NIL;
 		foreach(lc, sp->factrel->joininfo)
-			if (left_join_clause(sp, d, lfirst(lc)))
+			if (on_clause(sp, d, lfirst(lc)))
 				clauses = lappend(clauses, lfirst(lc));
 	}
 	else
@@ -1027,8 +1039,8 @@ forced(PlannerInfo *root)
  * Which dimension's keys filter each dimension's rows as they are read, by
  * position (-1: none).  Every fact row a star keeps joins a row of every
  * dimension, so a row of dimension d whose key no row of a dimension e on
- * the same fact key holds can meet no fact row (unless e is LEFT-joined: not
- * a source).  Where such an e is
+ * the same fact key holds can meet no fact row (unless e is LEFT- or
+ * anti-joined: not a source).  Where such an e is
  * estimated smaller than d and is read before it -- by the process that
  * reads d, or in a parallel star by the leader before any process reads its
  * share of d -- d's rows are checked against a Bloom filter of e's keys
@@ -1054,7 +1066,7 @@ dim_filters(StarPlan *sp, List *dims, List *dimpaths)
 		{
 			RelOptInfo *erel = sp->comprel[e];
 
-			if (e == d || sp->left[e] || erel->rows >= best ||
+			if (e == d || sp->left[e] || sp->anti[e] || erel->rows >= best ||
 				list_member_ptr(erel->partial_pathlist, list_nth(dimpaths, e)) ||
 				!equal(factkey, list_nth(list_nth(dims, e), SD_FACTKEY)))
 				continue;
@@ -1510,6 +1522,7 @@ star_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 											  makeInteger(sp.semi[d] ? STAR_DIM_SEMI :
 														  checked ? STAR_DIM_CHECK : STAR_DIM_UNIQUE),
 											  makeInteger(sp.left[d] ? GH_PROBE_LEFT :
+														  sp.anti[d] ? GH_PROBE_ANTI :
 														  GH_PROBE_INNER))));
 	}
 

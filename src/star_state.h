@@ -59,6 +59,7 @@ typedef struct StarDimState
 	bool		checked;		/* unique by statistics only: its keys are checked */
 	bool		semi;			/* a semi join's right side: one row of each key kept */
 	bool		left;			/* a LEFT JOIN's right side (GH_PROBE_LEFT) */
+	bool		anti;			/* an anti join's (GH_PROBE_ANTI; semi too) */
 	bool		null_group;		/* left, and a row NULL in every grouping column was read */
 	bool		row_codes;		/* its key is a grouping column: a code per row, unhashed */
 	bool		escaped;		/* a numeric value the device cannot hold was read */

@@ -124,7 +124,7 @@ SELECT count(*) > 0 AS hinted FROM sf_fresh;
 RESET gpuhash.enabled;
 
 BEGIN;
-SELECT plan(523);
+SELECT plan(553);
 SET LOCAL gpuhash.enable_star = on;
 
 \ir lib/digests.sql
@@ -186,9 +186,12 @@ BEGIN
       WHERE f.qty IN (SELECT k FROM sf_multi WHERE v % 3 <> 1)
         AND EXISTS (SELECT 1 FROM sf_store_nk s WHERE s.store = f.store AND s.region <> ''C'')
       GROUP BY d.yr', 'GpuStarAgg');
-  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' not a star: an anti join',
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' an anti join',
     'SELECT d.yr, count(*) FROM sf_fact f JOIN sf_day d ON f.day = d.day
-      WHERE NOT EXISTS (SELECT 1 FROM sf_multi m WHERE m.k = f.qty) GROUP BY d.yr', 'GpuStarAgg', false);
+      WHERE NOT EXISTS (SELECT 1 FROM sf_multi m WHERE m.k = f.qty) GROUP BY d.yr', 'GpuStarAgg');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' not a star: NOT IN (a subplan, NULL-aware)',
+    'SELECT d.yr, count(*) FROM sf_fact f JOIN sf_day d ON f.day = d.day
+      WHERE f.qty NOT IN (SELECT k FROM sf_multi) GROUP BY d.yr', 'GpuStarAgg', false);
   RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' a subquery as a dimension',
     'SELECT d.yr, count(*), sum(f.qty) FROM sf_fact f
        JOIN (SELECT day, max(yr) AS yr FROM sf_day GROUP BY day) d ON f.day = d.day
@@ -644,6 +647,30 @@ BEGIN
       GROUP BY 1', 'GpuStarAgg', false);
 END $$;
 SELECT * FROM pg_temp.in_each_mode('left_joins');
+
+-- anti joins of the fact table (NOT EXISTS; a LEFT JOIN kept where it finds
+-- no row): a fact row whose key is NULL or missing is kept (GH_PROBE_ANTI);
+-- the dimension need not be unique
+CREATE FUNCTION pg_temp.anti_joins(tag text) RETURNS SETOF text
+LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM set_config('gpuhash.force', 'on', true);
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ': NOT EXISTS, with an inner join',
+    'SELECT d.yr, count(*), sum(f.qty) FROM sf_fact f JOIN sf_day d ON f.day = d.day
+      WHERE NOT EXISTS (SELECT 1 FROM sf_store s WHERE s.store = f.store AND s.zone < 25)
+      GROUP BY 1', 'GpuStarAgg');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ': NOT EXISTS of keys held twice, NULL keys kept',
+    'SELECT count(*), count(f.qty), sum(f.amount) FROM sf_fact f
+      WHERE NOT EXISTS (SELECT 1 FROM sf_multi m WHERE m.k = f.qty AND m.v > 20)', 'GpuStarAgg');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ': a LEFT JOIN kept where it finds no row',
+    'SELECT f.flag, count(*) FROM sf_fact f LEFT JOIN sf_item i ON f.item = i.item AND i.size > 5
+      WHERE i.item IS NULL GROUP BY 1', 'GpuStarAgg');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ': not a star: NOT EXISTS with a clause over both sides',
+    'SELECT count(*) FROM sf_fact f
+      WHERE NOT EXISTS (SELECT 1 FROM sf_store s WHERE s.store = f.store AND s.zone > f.qty)',
+    'GpuStarAgg', false);
+END $$;
+SELECT * FROM pg_temp.in_each_mode('anti_joins');
 
 -- a group key wider than 64 bits is a hash of its fields, under which two
 -- groups may collide (made certain by keeping 2 bits of it): the star carries
