@@ -1,16 +1,17 @@
 -- GpuStarAgg over queries a seeded generator makes: one to four dimensions
--- out of five (a primary key, none but unique data, none and no statistics
--- of a small table, a semi or anti join's right side holding keys twice, a
--- LEFT JOIN's, a subquery grouped on its key), each joined or left out at random, with random
--- quals on the dimensions and the fact table, grouping columns from both,
--- and two or three aggregates of fact expressions (numeric, integer, CASE,
--- FILTER, numeric min and max; a text key of no declared length).  The
--- fact table has NULL keys, keys no dimension holds and a
+-- out of five (a primary key, none but unique data, none and no statistics of
+-- a small table, a semi or anti join's right side holding keys twice, a LEFT
+-- JOIN's, a subquery grouped on its key), each joined or left out at random,
+-- with random quals on the dimensions and the fact table, grouping columns
+-- from both, and two or three aggregates of fact expressions (numeric,
+-- integer, CASE, FILTER, numeric min and max; a text key of no declared
+-- length).  The fact table has NULL keys, keys no dimension holds and a
 -- skewed date.  Every query runs with gpuhash off, then forced serial,
 -- parallel, parallel with the leader not taking part, and serial on several
 -- devices (three simulated by the CPU backend; on a GPU machine, its GPUs),
--- each reading its share of the fact table's pages: the same rows each time (a test per mode, naming the queries that differ), and most
--- queries must be stars (so that a generator that makes none cannot pass).
+-- each reading its share of the fact table's pages: the same rows each time
+-- (a test per mode, naming the queries that differ), and most queries must be
+-- stars (so that a generator that makes none cannot pass).
 SET client_min_messages = warning;
 DROP TABLE IF EXISTS rs_fact, rs_day, rs_item, rs_shop, rs_tag, rs_promo;
 SELECT setseed(0.3141);
