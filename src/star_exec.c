@@ -437,31 +437,32 @@ make_star(GpuStarAggState *s)
 
 	INSTR_TIME_SET_CURRENT(start);
 	for (int d = 0; d < s->ndims; d++)
-		if (s->dims[d].escaped || (s->shared != NULL && s->shared->dim_escaped && s->dims[d].partial))
+	{
+		bool		others = s->shared != NULL && s->dims[d].partial;	/* shares read elsewhere */
+		const char *name = s->dims[d].name;
+
+		if (s->dims[d].escaped || (others && s->shared->dim_escaped))
 		{
 			/* a numeric value the device cannot hold: no star (star_dims.c) */
-			use_alternative(s, psprintf("%s holds a numeric value the device cannot hold",
-										s->dims[d].name),
+			use_alternative(s, psprintf("%s holds a numeric value the device cannot hold", name),
 							psprintf("GpuStarAgg cannot hold a numeric value of \"%s\" on the device",
-									 s->dims[d].name),
+									 name),
 							"The value is NaN or infinite, or needs more than 38 digits.");
 			return;
 		}
-	for (int d = 0; d < s->ndims; d++)
-		if (s->dims[d].null_group ||
-			(s->shared != NULL && s->shared->dim_null_group && s->dims[d].partial))
+		if (s->dims[d].null_group || (others && s->shared->dim_null_group))
 		{
 			/*
 			 * its group of no row would show as the one of that row: a NULL
 			 * code and that row's code are two groups the same (key_field)
 			 */
-			use_alternative(s, psprintf("LEFT-joined %s has a row NULL in every grouping column",
-										s->dims[d].name),
+			use_alternative(s, psprintf("LEFT-joined %s has a row NULL in every grouping column", name),
 							psprintf("GpuStarAgg cannot tell the rows LEFT JOIN \"%s\" finds none for from its rows NULL in every grouping column",
-									 s->dims[d].name),
+									 name),
 							"Both would be one group of NULLs.");
 			return;
 		}
+	}
 	semi_keys_distinct(s);
 	arrays = palloc0(sizeof(StarDimArrays) * Max(s->ndims, 1));
 	if (!star_compile_node(s, &why))
