@@ -81,6 +81,7 @@
 #include "catalog/pg_class.h"
 #include "catalog/pg_statistic.h"
 #include "catalog/pg_type.h"
+#include "mb/pg_wchar.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/clauses.h"
@@ -97,7 +98,6 @@
 #include "parser/parse_clause.h"
 #include "parser/parse_oper.h"
 #include "parser/parsetree.h"
-#include "mb/pg_wchar.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
@@ -151,7 +151,7 @@
 #define SD_CLAUSE		5
 #define SD_KEYTYPE		6
 #define SD_UNIQUENESS	7		/* Integer: STAR_DIM_UNIQUE, _CHECK or _SEMI (star.h) */
-#define SD_JOIN			8		/* Integer: GH_PROBE_INNER or _LEFT (engine.h) */
+#define SD_JOIN			8		/* Integer: GH_PROBE_INNER, _LEFT or _ANTI (engine.h) */
 
 static create_upper_paths_hook_type prev_upper_paths_hook = NULL;
 
@@ -1494,7 +1494,7 @@ star_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 		GIVE_UP("the fact table has fewer rows than gpuhash.min_rows");
 	if (!find_components(&sp, RelidsWithoutOuterJoins(root, input_rel->relids)) ||
 		!special_joins(&sp))
-		GIVE_UP("the relations are not a star of inner joins");
+		GIVE_UP("the relations are not a star of the fact table's inner, semi, anti and LEFT joins");
 	sp.comprel = palloc0(sizeof(RelOptInfo *) * Max(sp.ndims, 1));
 	sp.payload = palloc0(sizeof(List *) * Max(sp.ndims, 1));
 
