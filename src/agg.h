@@ -113,6 +113,7 @@ extern GhaDict *gha_dict_create(PlanState *parent, List *types, List *eqops,
 								const Oid *cpu_types, const Oid *cpu_collations,
 								MemoryContext cxt);
 extern uint32 gha_dict_lookup(GhaDict *d, const Datum *values, const bool *isnull);
+extern int64 gha_dict_find(GhaDict *d, const Datum *values, const bool *isnull);
 extern void gha_dict_advance(GhaDict *d, uint32 id, int a, Datum value, bool isnull);
 extern Datum gha_dict_key(GhaDict *d, uint32 id, int col, bool *isnull);
 extern Datum gha_dict_agg(GhaDict *d, uint32 id, int a, bool *isnull);

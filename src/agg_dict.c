@@ -106,19 +106,37 @@ gha_dict_create(PlanState *parent, List *types, List *eqops, List *collations,
 	return d;
 }
 
-uint32
-gha_dict_lookup(GhaDict *d, const Datum *values, const bool *isnull)
+/* the entry of values, made where isnew is not NULL and there is none; or NULL */
+static TupleHashEntry
+dict_entry(GhaDict *d, const Datum *values, const bool *isnull, bool *isnew)
 {
 	TupleHashEntry entry;
-	bool		isnew;
-	DictEntryState *st;
 
 	ExecClearTuple(d->slot);
 	memcpy(d->slot->tts_values, values, sizeof(Datum) * d->ncols);
 	memcpy(d->slot->tts_isnull, isnull, sizeof(bool) * d->ncols);
 	ExecStoreVirtualTuple(d->slot);
-	entry = LookupTupleHashEntry(d->table, d->slot, &isnew, NULL);
+	entry = LookupTupleHashEntry(d->table, d->slot, isnew, NULL);
 	MemoryContextReset(d->tempcxt);
+	return entry;
+}
+
+/* the id of values' group, or -1 where there is none (none is made) */
+int64
+gha_dict_find(GhaDict *d, const Datum *values, const bool *isnull)
+{
+	TupleHashEntry entry = dict_entry(d, values, isnull, NULL);
+
+	return entry ? (int64) (*(DictEntryState **) TupleHashEntryGetAdditional(d->table, entry))->id : -1;
+}
+
+uint32
+gha_dict_lookup(GhaDict *d, const Datum *values, const bool *isnull)
+{
+	bool		isnew;
+	TupleHashEntry entry = dict_entry(d, values, isnull, &isnew);
+	DictEntryState *st;
+
 	if (!isnew)
 		return (*(DictEntryState **) TupleHashEntryGetAdditional(d->table, entry))->id;
 

@@ -142,6 +142,8 @@ typedef struct StarCompileInput
 	List	   *dims;			/* STAR_PRIV_DIMS */
 	uint64		left_dims;		/* bit d: dimension d is LEFT-joined (STAR_DIM_JOIN) */
 	uint64		anti_dims;		/* ... anti-joined */
+	const int64 *null_codes;	/* LEFT-joined dimension d's code of its rows NULL in
+								 * every grouping column, or -1; NULL: none known */
 	List	   *groups;			/* STAR_PRIV_GROUPS */
 	List	   *grouptypes;
 	List	   *aggs;			/* STAR_PRIV_AGGS */

@@ -1672,6 +1672,19 @@ star_compile(StarCompileInput *in, const char **why)
 				 (f->dim << 8) | intVal(list_nth(dim, STAR_DIM_NPAYLOAD)));
 			v.kind = SV_INT;
 			v.type = INT4OID;
+			if ((in->left_dims >> f->dim & 1) && in->null_codes && in->null_codes[f->dim] >= 0)
+			{
+				/*
+				 * a LEFT JOIN's row of no dimension row: the group of the
+				 * dimension's rows NULL in every grouping column, which show
+				 * the same (else a NULL code, shown so)
+				 */
+				int			skip = emit(&cx, GH_OP_JNOTNULL, 0, v.reg, 0, 0);
+
+				emit(&cx, GH_OP_LDCONST, v.reg, 0, 0, add_const(&cx, in->null_codes[f->dim], 0,
+																 false, 0));
+				land(&cx, skip);
+			}
 		}
 		else
 		{

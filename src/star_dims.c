@@ -307,15 +307,6 @@ star_read_dim(GpuStarAggState *s, int d)
 				star_dim_rows_append(dim->rows_by_code, gvals, gnulls) :
 				gha_dict_lookup(dim->dict, gvals, gnulls);
 			a->nulls[dim->npayload][r] = 0;
-			if (dim->left)
-			{
-				/* the group of the rows a LEFT JOIN finds no row for, too */
-				int			g = 0;
-
-				while (g < dim->ngroups && gnulls[g])
-					g++;
-				dim->null_group |= g == dim->ngroups;
-			}
 		}
 		a->n = r + 1;
 	}
@@ -401,6 +392,7 @@ star_compile_node(GpuStarAggState *s, const char **why_out)
 	gh_pagespec *spec;
 	int			maxatt = 0;
 	int			codes[GH_PROG_MAX_DIMS];
+	int64		null_codes[GH_PROG_MAX_DIMS];
 
 	for (int d = 0; d < s->ndims; d++)
 		codes[d] = s->dims[d].ncodes;
@@ -410,11 +402,24 @@ star_compile_node(GpuStarAggState *s, const char **why_out)
 	in.dims = s->dims_plan;
 	for (int d = 0; d < s->ndims; d++)
 	{
-		if (s->dims[d].left)
+		StarDimState *dim = &s->dims[d];
+
+		null_codes[d] = -1;
+		if (dim->left && dim->dict != NULL)
+		{
+			/* the code of its rows NULL in every grouping column, if any */
+			Datum	   *values = palloc0(sizeof(Datum) * Max(dim->ngroups, 1));
+			bool	   *nulls = palloc(sizeof(bool) * Max(dim->ngroups, 1));
+
+			memset(nulls, true, sizeof(bool) * Max(dim->ngroups, 1));
+			null_codes[d] = gha_dict_find(dim->dict, values, nulls);
+		}
+		if (dim->left)
 			in.left_dims |= UINT64_C(1) << d;
-		if (s->dims[d].anti)
+		if (dim->anti)
 			in.anti_dims |= UINT64_C(1) << d;
 	}
+	in.null_codes = null_codes;
 	in.groups = s->groups;
 	in.grouptypes = s->grouptypes;
 	in.aggs = s->aggs;

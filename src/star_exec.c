@@ -172,7 +172,6 @@ reset_execution(GpuStarAggState *s)
 		s->dims[d].ncodes = 0;
 		s->dims[d].rows = 0;
 		s->dims[d].escaped = false;
-		s->dims[d].null_group = false;
 		s->dims[d].complete = false;
 		s->dims[d].filtering = false;
 		s->dims[d].removed = 0;
@@ -437,32 +436,16 @@ make_star(GpuStarAggState *s)
 
 	INSTR_TIME_SET_CURRENT(start);
 	for (int d = 0; d < s->ndims; d++)
-	{
-		bool		others = s->shared != NULL && s->dims[d].partial;	/* shares read elsewhere */
-		const char *name = s->dims[d].name;
-
-		if (s->dims[d].escaped || (others && s->shared->dim_escaped))
+		if (s->dims[d].escaped || (s->shared != NULL && s->shared->dim_escaped && s->dims[d].partial))
 		{
 			/* a numeric value the device cannot hold: no star (star_dims.c) */
-			use_alternative(s, psprintf("%s holds a numeric value the device cannot hold", name),
+			use_alternative(s, psprintf("%s holds a numeric value the device cannot hold",
+										s->dims[d].name),
 							psprintf("GpuStarAgg cannot hold a numeric value of \"%s\" on the device",
-									 name),
+									 s->dims[d].name),
 							"The value is NaN or infinite, or needs more than 38 digits.");
 			return;
 		}
-		if (s->dims[d].null_group || (others && s->shared->dim_null_group))
-		{
-			/*
-			 * its group of no row would show as the one of that row: a NULL
-			 * code and that row's code are two groups the same (key_field)
-			 */
-			use_alternative(s, psprintf("LEFT-joined %s has a row NULL in every grouping column", name),
-							psprintf("GpuStarAgg cannot tell the rows LEFT JOIN \"%s\" finds none for from its rows NULL in every grouping column",
-									 name),
-							"Both would be one group of NULLs.");
-			return;
-		}
-	}
 	semi_keys_distinct(s);
 	arrays = palloc0(sizeof(StarDimArrays) * Max(s->ndims, 1));
 	if (!star_compile_node(s, &why))
@@ -1097,7 +1080,6 @@ init_shared(GpuStarAggState *s, StarShared *sh)
 	sh->use_alt = false;
 	sh->escaped = false;
 	sh->dim_escaped = false;
-	sh->dim_null_group = false;
 	sh->failure = GH_OK;
 	sh->failure_msg[0] = '\0';
 	sh->leader_finishes = parallel_leader_participation;
@@ -1190,10 +1172,7 @@ read_shares(GpuStarAggState *s)
 			}
 		SpinLockAcquire(&sh->mutex);
 		for (int d = 0; d < s->ndims; d++)
-		{
 			sh->dim_escaped |= s->dims[d].escaped && s->dims[d].partial;
-			sh->dim_null_group |= s->dims[d].null_group && s->dims[d].partial;
-		}
 		sh->dim_readers--;
 		if (!sh->leader_finishes && sh->dim_readers == 0 && !sh->dims_closed)
 			makes = sh->dims_closed = true;

@@ -1646,9 +1646,9 @@ star_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 			List	   *dim = list_nth(dims, d);
 
 			/*
-			 * a LEFT JOIN's: NULL where the join finds no row, as a NULL code
-			 * (key_field) -- so strict, and no row of its own NULL in every
-			 * grouping column (star_dims.c)
+			 * a LEFT JOIN's: NULL where the join finds no row (the code of its
+			 * rows NULL in every grouping column, or none: star_compile.c) --
+			 * so strict
 			 */
 			if (sp.left[d] && contain_nonstrict_functions(expr))
 				GIVE_UP("a grouping column of a LEFT JOIN's dimension not NULL where it finds no row");
@@ -1787,8 +1787,6 @@ star_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 	 * groups collide under a hashed key (there the query fails without it)
 	 */
 	may_escape = star_may_escape(&sp, groups, grouptypes) || star_prog_may_escape(trial->prog);
-	for (int d = 0; d < sp.ndims; d++)
-		may_escape |= sp.left[d] && list_nth(list_nth(dims, d), SD_GROUPS) != NIL;	/* star_dims.c */
 	if ((any_checked || may_escape) &&
 		(alt = alternative_path(root, output_rel, input_rel->cheapest_total_path, group_exprs,
 								aggrefs, groups_est)) == NULL && any_checked)

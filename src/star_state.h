@@ -60,7 +60,6 @@ typedef struct StarDimState
 	bool		semi;			/* a semi join's right side: one row of each key kept */
 	bool		left;			/* a LEFT JOIN's right side (GH_PROBE_LEFT) */
 	bool		anti;			/* an anti join's (GH_PROBE_ANTI; semi too) */
-	bool		null_group;		/* left, and a row NULL in every grouping column was read */
 	bool		row_codes;		/* its key is a grouping column: a code per row, unhashed */
 	bool		escaped;		/* a numeric value the device cannot hold was read */
 	/* the filter of its rows by a smaller dimension's keys (star_dim_filter.c) */
@@ -104,8 +103,6 @@ typedef struct StarShared
 	bool		escaped;
 	/* a process's share of a dimension held a numeric the device cannot hold */
 	bool		dim_escaped;
-	/* ... or, LEFT-joined, a row NULL in every grouping column (star_dims.c) */
-	bool		dim_null_group;
 	int			failure;		/* gh_status: why, if the device failed (failed, alone) */
 	char		failure_msg[256];
 	/* what a worker needs to read the groups back (decode) */

@@ -124,7 +124,7 @@ SELECT count(*) > 0 AS hinted FROM sf_fresh;
 RESET gpuhash.enabled;
 
 BEGIN;
-SELECT plan(553);
+SELECT plan(562);
 SET LOCAL gpuhash.enable_star = on;
 
 \ir lib/digests.sql
@@ -613,9 +613,9 @@ END $$;
 SELECT * FROM pg_temp.in_each_mode('text_keys');
 
 -- LEFT JOINs of the fact table (GH_PROBE_LEFT): a fact row whose key is NULL
--- or missing is kept, the dimension's values NULL; a NULL code groups it,
--- which a dimension's own row NULL in every grouping column would show the
--- same: the alternative runs then
+-- or missing is kept, the dimension's values NULL; it takes the code of the
+-- dimension's rows NULL in every grouping column, which show the same, or a
+-- NULL code where there are none
 CREATE FUNCTION pg_temp.left_joins(tag text) RETURNS SETOF text
 LANGUAGE plpgsql AS $$
 BEGIN
@@ -636,9 +636,15 @@ BEGIN
        LEFT JOIN sf_item i ON f.item = i.item AND i.size < 10
        LEFT JOIN (sf_store s JOIN sf_zone z ON s.zone = z.zone) ON f.store = s.store
       GROUP BY 1, 2, 3', 'GpuStarAgg');
-  RETURN QUERY SELECT * FROM pg_temp.alternative_runs(tag || ', a LEFT JOIN''s row NULL in every grouping column',
-    'SELECT i.cat, count(*), sum(f.qty) FROM sf_fact f LEFT JOIN sf_item i ON f.item = i.item GROUP BY 1',
-    'LEFT-joined sf_item has a row NULL in every grouping column');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ': LEFT JOIN, its rows NULL in every grouping column one group with the missing',
+    'SELECT i.cat, count(*), sum(f.qty), count(i.item) FROM sf_fact f LEFT JOIN sf_item i ON f.item = i.item
+      GROUP BY 1', 'GpuStarAgg');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ': LEFT JOIN of a dimension read in shares, NULL groups',
+    'SELECT b.grp, count(*), sum(b.w), count(b.price) FROM sf_fact f LEFT JOIN sf_big b ON f.id = b.k AND b.w > 3
+      GROUP BY 1', 'GpuStarAgg');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ': LEFT JOIN, two grouping columns of it, NULL together in some rows',
+    'SELECT i.cat, i.size % 3, d.yr, count(*) FROM sf_fact f LEFT JOIN sf_item i ON f.item = i.item
+       AND i.size < 20 JOIN sf_day d ON f.day = d.day GROUP BY 1, 2, 3', 'GpuStarAgg');
   RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ': not a star: an ON clause of the fact table alone',
     'SELECT s.region, count(*) FROM sf_fact f LEFT JOIN sf_store s ON f.store = s.store AND f.qty > 10
       GROUP BY 1', 'GpuStarAgg', false);
