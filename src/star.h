@@ -50,7 +50,8 @@
 #define STAR_PRIV_QUALS			1	/* List: the quals the device evaluates */
 #define STAR_PRIV_DIMS			2	/* List of StarDim lists (star_dim_*) */
 #define STAR_PRIV_GROUPS		3	/* List per grouping column: (Integer dim, expr or NIL) */
-#define STAR_PRIV_GROUPTYPES	4	/* List per grouping column: (type, typmod, collation) */
+#define STAR_PRIV_GROUPTYPES	4	/* List per grouping column: (type, typmod, collation, the
+									 * bytes a text is kept in: star_key_bits) */
 #define STAR_PRIV_AGGS			5	/* List per aggregate: (op, argtype, arg, filter) */
 #define STAR_PRIV_PAYLOADS		6	/* List per payload value: (dim, column, type, typmod) */
 #define STAR_PRIV_PARALLEL		7	/* Integer: 1 if the node runs under a Gather */
