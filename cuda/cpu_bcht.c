@@ -209,12 +209,11 @@ gh_cpu_bcht_build(gh_engine *e, const uint64_t *keys, const uint64_t *rows,
 			bc->empty_key_at = d;
 			ncuckoo--;
 		}
-	/* ceil(ncuckoo / (16 * load_factor)) */
+	/* ceil(ncuckoo / (4 * load_factor)), a whole number of regions */
 	bc->nbuckets = (uint64_t) ((double) ncuckoo / (GH_BCHT_BUCKET_SLOTS * load_factor));
 	if ((double) bc->nbuckets * GH_BCHT_BUCKET_SLOTS * load_factor < (double) ncuckoo)
 		bc->nbuckets++;
-	if (bc->nbuckets < 1)
-		bc->nbuckets = 1;
+	bc->nbuckets = gh_bcht_round_buckets(bc->nbuckets);
 
 	st = bcht_alloc_slots(e, bc, &fill);
 	for (bc->rebuild = 0; st == GH_OK; bc->rebuild++)
@@ -236,7 +235,7 @@ gh_cpu_bcht_build(gh_engine *e, const uint64_t *keys, const uint64_t *rows,
 						 "could not build a BCHT of %zu distinct keys", ncuckoo);
 			break;
 		}
-		bc->nbuckets += bc->nbuckets / 8 + 1;
+		bc->nbuckets = gh_bcht_round_buckets(bc->nbuckets + bc->nbuckets / 8 + 1);
 		st = bcht_alloc_slots(e, bc, &fill);
 	}
 	free(fill);

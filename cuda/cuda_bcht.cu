@@ -16,8 +16,8 @@
  * sorted by h0 = gh_hash64(key, GH_SEED_BCHT0), the hash behind a key's
  * first bucket, rather than by the key: equal keys still form runs (h0 is a
  * bijection; gh_unhash64 gives the key back), and the distinct keys come
- * out in the order of their first buckets, which placement needs
- * (cuda_bcht_fill.cu).  A full 64-bit radix sort costs eight passes, so the
+ * out in the order of their first buckets, so region after region, as the
+ * fill needs (cuda_bcht_fill.cu).  A full 64-bit radix sort costs eight passes, so the
  * sort runs on the top K bits only (K a multiple of 8, at least
  * log2(n) + 3: four passes for 2^27 keys), which already orders the keys
  * by first bucket.  Rows that agree on those K bits form groups, nearly all

@@ -117,11 +117,48 @@ gh_bcht_hash(uint64_t key, int i, uint32_t rebuild)
 	return gh_hash64(key, gh_bcht_seed(i, rebuild));
 }
 
-/* The i-th BCHT bucket of a key. */
+/*
+ * BCHT regions: a key's first and second buckets lie in one region of
+ * GH_BCHT_REGION consecutive buckets (all of a smaller table), chosen by
+ * h0 = gh_bcht_hash(key, 0, 0), and its third anywhere, so that a region's
+ * keys can be placed in one block's shared memory (cuda_bcht_fill.cu).  A
+ * table of more buckets than a region has a whole number of regions.  A
+ * power of two.
+ */
+#define GH_BCHT_REGION			2048
+
+/* The buckets of one region of a table of nbuckets. */
+GH_HD uint64_t
+gh_bcht_region_buckets(uint64_t nbuckets)
+{
+	return nbuckets < GH_BCHT_REGION ? nbuckets : GH_BCHT_REGION;
+}
+
+/* At least nbuckets (and 1), a whole number of regions. */
+GH_HD uint64_t
+gh_bcht_round_buckets(uint64_t nbuckets)
+{
+	if (nbuckets <= GH_BCHT_REGION)
+		return nbuckets < 1 ? 1 : nbuckets;
+	return (nbuckets + GH_BCHT_REGION - 1) / GH_BCHT_REGION * GH_BCHT_REGION;
+}
+
+/*
+ * The i-th BCHT bucket of a key.  The first bucket of rebuild 0 is
+ * gh_range(h0, nbuckets), so that keys sorted by h0 come in the order of
+ * their first buckets (and of their regions); the first of a later rebuild
+ * and every second bucket are elsewhere in that bucket's region.
+ */
 GH_HD uint64_t
 gh_bcht_bucket(uint64_t key, int i, uint32_t rebuild, uint64_t nbuckets)
 {
-	return gh_range(gh_bcht_hash(key, i, rebuild), nbuckets);
+	uint64_t	h = gh_bcht_hash(key, i, rebuild);
+
+	if (i == 2 || (i == 0 && rebuild == 0) || nbuckets <= GH_BCHT_REGION)
+		return gh_range(h, nbuckets);
+	/* GH_BCHT_REGION is a power of two: no division */
+	return (gh_range(gh_bcht_hash(key, 0, 0), nbuckets) & ~(uint64_t) (GH_BCHT_REGION - 1)) +
+		gh_range(h, GH_BCHT_REGION);
 }
 
 #endif							/* GPUHASH_HASH_H */
