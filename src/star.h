@@ -81,6 +81,8 @@
 									 * with a decimal point, so that it is read back a Float */
 #define STAR_DIM_JOIN			10	/* Integer: GH_PROBE_INNER, _LEFT (a LEFT JOIN's) or _ANTI (an
 									 * anti join's, STAR_DIM_SEMI too) */
+#define STAR_DIM_NULL_ROW		11	/* List: a LEFT JOIN's dimension, each grouping column's value (a
+									 * Const) where the join finds no row; else NIL */
 
 /* what the compiler needs to know of a payload value */
 typedef struct StarPayload

@@ -407,12 +407,14 @@ star_compile_node(GpuStarAggState *s, const char **why_out)
 		null_codes[d] = -1;
 		if (dim->left && dim->dict != NULL)
 		{
-			/* the code of its rows NULL in every grouping column, if any */
-			Datum	   *values = palloc0(sizeof(Datum) * Max(dim->ngroups, 1));
-			bool	   *nulls = palloc(sizeof(bool) * Max(dim->ngroups, 1));
-
-			memset(nulls, true, sizeof(bool) * Max(dim->ngroups, 1));
-			null_codes[d] = gha_dict_find(dim->dict, values, nulls);
+			/*
+			 * the code of its grouping values where the join finds no row: of
+			 * its rows NULL in every grouping column, if any, or the group
+			 * make_star added for values not all NULL
+			 */
+			null_codes[d] = gha_dict_find(dim->dict, dim->null_values, dim->null_isnull);
+			if (dim->null_row_set && null_codes[d] < 0)
+				elog(ERROR, "gpuhash: a GpuStarAgg's LEFT JOIN has no group for its rows of no dimension row");
 		}
 		if (dim->left)
 			in.left_dims |= UINT64_C(1) << d;

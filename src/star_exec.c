@@ -207,13 +207,34 @@ key_is_grouped(StarDimState *ds)
 {
 	List	   *tlist = ds->ps->plan->targetlist;
 
-	if (ds->semi)
+	/* a group of no row (null_row) might equal a row's */
+	if (ds->semi || ds->null_row_set)
 		return false;
 	for (int g = 0; g < ds->ngroups; g++)
 		if (equal(linitial_node(TargetEntry, tlist)->expr,
 				  list_nth_node(TargetEntry, tlist, 1 + g)->expr))
 			return true;
 	return false;
+}
+
+/*
+ * A LEFT JOIN's dimension's grouping values where the join finds no row, as
+ * planned (NULL for every column where the list is shorter: STAR_DIM_NULL_ROW).
+ */
+static void
+null_row(StarDimState *ds, List *consts)
+{
+	ds->null_values = palloc0(sizeof(Datum) * Max(ds->ngroups, 1));
+	ds->null_isnull = palloc(sizeof(bool) * Max(ds->ngroups, 1));
+	ds->null_row_set = false;
+	for (int g = 0; g < ds->ngroups; g++)
+	{
+		Const	   *c = g < list_length(consts) ? list_nth_node(Const, consts, g) : NULL;
+
+		ds->null_isnull[g] = c == NULL || c->constisnull;
+		ds->null_values[g] = ds->null_isnull[g] ? (Datum) 0 : c->constvalue;
+		ds->null_row_set |= !ds->null_isnull[g];
+	}
 }
 
 static void
@@ -270,6 +291,7 @@ BeginGpuStarAgg(CustomScanState *node, EState *estate, int eflags)
 		ds->semi = intVal(list_nth(dim, STAR_DIM_UNIQUENESS)) == STAR_DIM_SEMI;
 		ds->left = intVal(list_nth(dim, STAR_DIM_JOIN)) == GH_PROBE_LEFT;
 		ds->anti = intVal(list_nth(dim, STAR_DIM_JOIN)) == GH_PROBE_ANTI;
+		null_row(ds, list_nth(dim, STAR_DIM_NULL_ROW));
 		ds->row_codes = key_is_grouped(ds);
 		ds->filter_source = intVal(list_nth(dim, STAR_DIM_FILTER));
 		ds->est_rows = floatVal(list_nth(dim, STAR_DIM_EST_ROWS));
@@ -447,6 +469,14 @@ make_star(GpuStarAggState *s)
 			return;
 		}
 	semi_keys_distinct(s);
+	for (int d = 0; d < s->ndims; d++)
+		if (s->dims[d].null_row_set && s->dims[d].dict != NULL)
+		{
+			/* the group of a LEFT JOIN's rows of no dimension row */
+			(void) gha_dict_lookup(s->dims[d].dict, s->dims[d].null_values,
+								   s->dims[d].null_isnull);
+			s->dims[d].ncodes = (int) s->dims[d].dict->nentries;
+		}
 	arrays = palloc0(sizeof(StarDimArrays) * Max(s->ndims, 1));
 	if (!star_compile_node(s, &why))
 	{

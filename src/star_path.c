@@ -152,6 +152,8 @@
 #define SD_KEYTYPE		6
 #define SD_UNIQUENESS	7		/* Integer: STAR_DIM_UNIQUE, _CHECK or _SEMI (star.h) */
 #define SD_JOIN			8		/* Integer: GH_PROBE_INNER, _LEFT or _ANTI (engine.h) */
+#define SD_NULL_ROW		9		/* List: a LEFT JOIN's, each grouping column's Const where it
+								 * finds no row (STAR_DIM_NULL_ROW) */
 
 static create_upper_paths_hook_type prev_upper_paths_hook = NULL;
 
@@ -450,7 +452,65 @@ dim_of(StarPlan *sp, Relids relids)
 	return -1;
 }
 
+/*
+ * A LEFT JOIN's dimension's grouping expression where the join finds no
+ * row: its Vars NULL, and its placeholders too (they are computed below the
+ * join, so they go NULL with the row, whatever they hold).
+ */
+static Node *
+null_row_mutator(Node *node, void *context)
+{
+	if (node == NULL)
+		return NULL;
+	if (IsA(node, Var) || IsA(node, PlaceHolderVar))
+		return (Node *) makeNullConst(exprType(node), exprTypmod(node), exprCollation(node));
+	return expression_tree_mutator(node, null_row_mutator, context);
+}
+
+/* Its value there, folded to a constant; NULL where it does not fold. */
+static Const *
+null_row_value(PlannerInfo *root, Node *expr)
+{
+	Node	   *folded = eval_const_expressions(root, null_row_mutator(copyObject(expr), NULL));
+
+	return IsA(folded, Const) ? (Const *) folded : NULL;
+}
+
 /* ---- rewriting the fact side's expressions (star.h) ---- */
+
+static bool device_ok(StarPlan *sp, Node *rewritten);
+static Node *left_part(StarPlan *sp, int d, Node *node);
+
+/* node, an expression of dimension d alone, as a payload value (INNER_VAR) */
+static Node *
+payload_var(StarPlan *sp, int d, Node *node)
+{
+	ListCell   *lc;
+	int			col = 0;
+
+	foreach(lc, sp->payload[d])
+	{
+		if (equal(lfirst(lc), node))
+			break;
+		col++;
+	}
+	if (lc == NULL)
+	{
+		sp->payload[d] = lappend(sp->payload[d], node);
+		sp->payload_info = lappend(sp->payload_info,
+								   list_make4_int(d, col, exprType(node), exprTypmod(node)));
+	}
+	for (int p = 0; p < list_length(sp->payload_info); p++)
+	{
+		List	   *pi = list_nth(sp->payload_info, p);
+
+		if (linitial_int(pi) == d && lsecond_int(pi) == col)
+			return (Node *) makeVar(INNER_VAR, p + 1, exprType(node), exprTypmod(node),
+									exprCollation(node), 0);
+	}
+	elog(ERROR, "gpuhash: a GpuStarAgg payload was not listed");
+	return NULL;
+}
 
 static Node *
 rewrite_mutator(Node *node, StarPlan *sp)
@@ -483,8 +543,7 @@ rewrite_mutator(Node *node, StarPlan *sp)
 		}
 	}
 	varnos = pull_varnos(sp->root, node);
-	if ((d = dim_of(sp, varnos)) >= 0 && !gpuhash_expr_may_fail(node) &&
-		(!sp->left[d] || !contain_nonstrict_functions(node)))
+	if ((d = dim_of(sp, varnos)) >= 0 && !gpuhash_expr_may_fail(node))
 	{
 		/*
 		 * The largest part that reads dimension d alone and cannot fail: a
@@ -492,35 +551,62 @@ rewrite_mutator(Node *node, StarPlan *sp)
 		 * joined or not, where PostgreSQL computes it for the joined rows
 		 * alone.  A part that may fail is evaluated on the device, its
 		 * parts payloads, or keeps the query off the pipeline.  Of a LEFT
-		 * JOIN's dimension only a strict part, NULL as the device loads it
-		 * where the join finds no row (GH_PROBE_LEFT); IS NULL, COALESCE and
-		 * the like run on the device over its parts.
+		 * JOIN's dimension, a strict part, NULL as the device loads it where
+		 * the join finds no row (GH_PROBE_LEFT); other parts: left_part.
 		 */
-		ListCell   *lc;
-		int			col = 0;
-
-		foreach(lc, sp->payload[d])
-		{
-			if (equal(lfirst(lc), node))
-				break;
-			col++;
-		}
-		if (lc == NULL)
-		{
-			sp->payload[d] = lappend(sp->payload[d], node);
-			sp->payload_info = lappend(sp->payload_info,
-									   list_make4_int(d, col, exprType(node), exprTypmod(node)));
-		}
-		for (int p = 0; p < list_length(sp->payload_info); p++)
-		{
-			List	   *pi = list_nth(sp->payload_info, p);
-
-			if (linitial_int(pi) == d && lsecond_int(pi) == col)
-				return (Node *) makeVar(INNER_VAR, p + 1, exprType(node), exprTypmod(node),
-										exprCollation(node), 0);
-		}
+		if (!sp->left[d] || !contain_nonstrict_functions(node))
+			return payload_var(sp, d, node);
+		return left_part(sp, d, node);
 	}
 	return expression_tree_mutator(node, rewrite_mutator, sp);
+}
+
+/*
+ * A part of a LEFT JOIN's dimension d alone, not strict, that cannot fail:
+ * evaluated on the device over its strict parts (payloads) where the device
+ * can (IS NULL, COALESCE, CASE); else, where its value over NULLs folds to
+ * a constant c (null_row_value), a payload that d's plan computes, and c
+ * where the join finds no row: CASE WHEN <present> IS NULL THEN c ELSE
+ * <payload> END, present a payload of d that is true in every row it has
+ * (`d.name IS NULL OR d.name LIKE 'a%'`, of text the device does not read).
+ */
+static Node *
+left_part(StarPlan *sp, int d, Node *node)
+{
+	int			npayload = list_length(sp->payload[d]);
+	int			ninfo = list_length(sp->payload_info);
+	const char *why = sp->why;
+	Node	   *parts = expression_tree_mutator(node, rewrite_mutator, sp);
+	Const	   *c;
+	CaseExpr   *ce;
+	CaseWhen   *cw;
+	NullTest   *nt;
+
+	if ((sp->ok && device_ok(sp, parts)) || (c = null_row_value(sp->root, node)) == NULL)
+		return parts;
+	/* the parts made payloads above go unused */
+	sp->payload[d] = list_truncate(sp->payload[d], npayload);
+	sp->payload_info = list_truncate(sp->payload_info, ninfo);
+	sp->ok = true;
+	sp->why = why;
+	if (c->constisnull)
+		return payload_var(sp, d, node);	/* NULL as loaded where it finds no row */
+
+	nt = makeNode(NullTest);
+	nt->arg = (Expr *) payload_var(sp, d, (Node *) makeBoolConst(true, false));
+	nt->nulltesttype = IS_NULL;
+	nt->location = -1;
+	cw = makeNode(CaseWhen);
+	cw->expr = (Expr *) nt;
+	cw->result = (Expr *) c;
+	cw->location = -1;
+	ce = makeNode(CaseExpr);
+	ce->casetype = exprType(node);
+	ce->casecollid = exprCollation(node);
+	ce->args = list_make1(cw);
+	ce->defresult = (Expr *) payload_var(sp, d, node);
+	ce->location = -1;
+	return (Node *) ce;
 }
 
 static Node *
@@ -1524,6 +1610,7 @@ star_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 											  makeInteger(sp.left[d] ? GH_PROBE_LEFT :
 														  sp.anti[d] ? GH_PROBE_ANTI :
 														  GH_PROBE_INNER))));
+		llast(dims) = lappend(llast(dims), NIL);	/* SD_NULL_ROW */
 	}
 
 	/*
@@ -1646,12 +1733,18 @@ star_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 			List	   *dim = list_nth(dims, d);
 
 			/*
-			 * a LEFT JOIN's: NULL where the join finds no row (the code of its
-			 * rows NULL in every grouping column, or none: star_compile.c) --
-			 * so strict
+			 * a LEFT JOIN's: where the join finds no row, its value over NULLs,
+			 * which must be a constant (the row then takes that group's code:
+			 * star_compile_node)
 			 */
-			if (sp.left[d] && contain_nonstrict_functions(expr))
-				GIVE_UP("a grouping column of a LEFT JOIN's dimension not NULL where it finds no row");
+			if (sp.left[d])
+			{
+				Const	   *c = null_row_value(root, expr);
+
+				if (c == NULL)
+					GIVE_UP("a grouping column of a LEFT JOIN's dimension not constant where it finds no row");
+				lfirst(list_nth_cell(dim, SD_NULL_ROW)) = lappend(list_nth(dim, SD_NULL_ROW), c);
+			}
 
 			if (!hashable || !OidIsValid(eqop) ||
 				(OidIsValid(coll) && !gpuhash_collation_ok(coll)))
@@ -1962,7 +2055,8 @@ plan_star(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path, List *tlist
 									  list_nth(dim, SD_UNIQUENESS),
 									  makeInteger(list_nth_int(filters, d)),
 									  makeFloat(psprintf("%.1f", dpath->parent->rows))));
-		pdims = lappend(pdims, lappend(pdim, list_nth(dim, SD_JOIN)));
+		pdims = lappend(pdims, lappend(lappend(pdim, list_nth(dim, SD_JOIN)),
+									   list_nth(dim, SD_NULL_ROW)));
 		d++;
 	}
 	/* the alternative, as planned: it computes the scan tuple itself */

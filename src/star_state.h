@@ -61,6 +61,10 @@ typedef struct StarDimState
 	bool		left;			/* a LEFT JOIN's right side (GH_PROBE_LEFT) */
 	bool		anti;			/* an anti join's (GH_PROBE_ANTI; semi too) */
 	bool		row_codes;		/* its key is a grouping column: a code per row, unhashed */
+	/* a LEFT JOIN's: its grouping values where the join finds no row */
+	Datum	   *null_values;
+	bool	   *null_isnull;
+	bool		null_row_set;	/* some of them not NULL: a group the star adds */
 	bool		escaped;		/* a numeric value the device cannot hold was read */
 	/* the filter of its rows by a smaller dimension's keys (star_dim_filter.c) */
 	int			filter_source;	/* that dimension, or -1 */

@@ -124,7 +124,7 @@ SELECT count(*) > 0 AS hinted FROM sf_fresh;
 RESET gpuhash.enabled;
 
 BEGIN;
-SELECT plan(562);
+SELECT plan(604);
 SET LOCAL gpuhash.enable_star = on;
 
 \ir lib/digests.sql
@@ -614,8 +614,9 @@ SELECT * FROM pg_temp.in_each_mode('text_keys');
 
 -- LEFT JOINs of the fact table (GH_PROBE_LEFT): a fact row whose key is NULL
 -- or missing is kept, the dimension's values NULL; it takes the code of the
--- dimension's rows NULL in every grouping column, which show the same, or a
--- NULL code where there are none
+-- dimension's grouping values over NULLs (folded to constants when planned):
+-- of its rows NULL in every grouping column, which show the same, or a NULL
+-- code where there are none; a group added where they are not all NULL
 CREATE FUNCTION pg_temp.left_joins(tag text) RETURNS SETOF text
 LANGUAGE plpgsql AS $$
 BEGIN
@@ -648,9 +649,33 @@ BEGIN
   RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ': not a star: an ON clause of the fact table alone',
     'SELECT s.region, count(*) FROM sf_fact f LEFT JOIN sf_store s ON f.store = s.store AND f.qty > 10
       GROUP BY 1', 'GpuStarAgg', false);
-  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ': not a star: grouped by a value not NULL where it finds no row',
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ': grouped by a value not NULL where it finds no row',
     'SELECT COALESCE(s.region, ''none''), count(*) FROM sf_fact f LEFT JOIN sf_store s ON f.store = s.store
-      GROUP BY 1', 'GpuStarAgg', false);
+       AND s.zone < 30 GROUP BY 1', 'GpuStarAgg');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ': where it finds no row, the group of some of its rows',
+    'SELECT COALESCE(i.cat, ''cat1''), count(*), sum(f.qty), count(i.item) FROM sf_fact f
+       LEFT JOIN sf_item i ON f.item = i.item AND i.size < 10 GROUP BY 1', 'GpuStarAgg');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ': a CASE over it and a column of it, one NULL where it finds no row',
+    'SELECT CASE WHEN s.zone IS NULL THEN ''no zone'' ELSE s.region END, s.manager, d.yr, count(*)
+       FROM sf_fact f JOIN sf_day d ON f.day = d.day
+       LEFT JOIN sf_store s ON f.store = s.store AND s.zone > 10 GROUP BY 1, 2, 3', 'GpuStarAgg');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ': grouped by its key and a value not NULL where it finds no row',
+    'SELECT s.store, COALESCE(s.manager, ''?''), count(*), sum(f.qty) FROM sf_fact f
+       LEFT JOIN sf_store s ON f.store = s.store AND s.zone < 30 GROUP BY 1, 2', 'GpuStarAgg');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ': a WHERE over its text, true where it finds no row',
+    'SELECT d.yr, count(*), sum(f.qty) FROM sf_fact f JOIN sf_day d ON f.day = d.day
+       LEFT JOIN sf_store s ON f.store = s.store AND s.zone > 20
+      WHERE s.manager IS NULL OR s.manager LIKE ''m1%'' GROUP BY 1', 'GpuStarAgg');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ': aggregates over its text, not strict',
+    'SELECT f.flag, count(*) FILTER (WHERE s.manager NOT LIKE ''m1%'' OR s.manager IS NULL),
+            sum(CASE WHEN s.manager LIKE ''m%'' THEN s.zone END), count(*)
+       FROM sf_fact f LEFT JOIN sf_store s ON f.store = s.store AND s.zone < 40 GROUP BY 1', 'GpuStarAgg');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ': not a star: a WHERE over its text, known only when run where it finds no row',
+    'SELECT count(*) FROM sf_fact f LEFT JOIN sf_store s ON f.store = s.store AND s.zone > 20
+      WHERE COALESCE(s.manager, current_setting(''TimeZone'')) LIKE ''U%''', 'GpuStarAgg', false);
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ': not a star: where it finds no row, a value known only when run',
+    'SELECT COALESCE(s.region, current_setting(''TimeZone'')), count(*) FROM sf_fact f
+       LEFT JOIN sf_store s ON f.store = s.store AND s.zone < 30 GROUP BY 1', 'GpuStarAgg', false);
 END $$;
 SELECT * FROM pg_temp.in_each_mode('left_joins');
 

@@ -1,7 +1,8 @@
 -- GpuStarAgg over queries a seeded generator makes: one to four dimensions
 -- out of five (a primary key, none but unique data, none and no statistics of
 -- a small table, a semi or anti join's right side holding keys twice, a LEFT
--- JOIN's, a subquery grouped on its key), each joined or left out at random,
+-- JOIN's (its values in WHERE and GROUP BY through COALESCE, IS NULL, LIKE), a
+-- subquery grouped on its key), each joined or left out at random,
 -- with random quals on the dimensions and the fact table, grouping columns
 -- from both, and two or three aggregates of fact expressions (numeric,
 -- integer, CASE, FILTER, numeric min and max; a text key of no declared
@@ -92,11 +93,13 @@ BEGIN
         WHEN 'shop' THEN
           IF random() < 0.3 THEN
             frm[1] := frm[1] || ' LEFT JOIN rs_shop s ON f.shop = s.shop AND s.region <> ''N''';
+            IF random() < 0.4 THEN cond := cond || (ARRAY['(s.city IS NULL OR s.city LIKE ''city1%'')', 'COALESCE(s.city, ''city2'') <> ''city3'''])[1 + floor(random() * 2)::int]; END IF;
+            IF random() < 0.6 THEN grp := grp || (ARRAY['s.region', 's.city', 'COALESCE(s.city, ''none'')', 'COALESCE(s.region, ''S'')'])[1 + floor(random() * 4)::int]; END IF;
           ELSE
             frm := frm || 'rs_shop s'::text; cond := cond || 'f.shop = s.shop'::text;
             IF random() < 0.5 THEN cond := cond || (ARRAY['s.region = ''N''', 's.city IS NOT NULL', 's.region IN (''E'', ''W'')'])[1 + floor(random() * 3)::int]; END IF;
+            IF random() < 0.6 THEN grp := grp || (ARRAY['s.region', 's.city'])[1 + floor(random() * 2)::int]; END IF;
           END IF;
-          IF random() < 0.6 THEN grp := grp || (ARRAY['s.region', 's.city'])[1 + floor(random() * 2)::int]; END IF;
         WHEN 'tag' THEN
           cond := cond || (ARRAY['f.item IN (SELECT t.item FROM rs_tag t WHERE t.tag <> ''t3'')',
                                  'EXISTS (SELECT 1 FROM rs_tag t WHERE t.item = f.item)',
