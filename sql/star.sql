@@ -157,6 +157,12 @@ EXPLAIN (COSTS OFF)
 SELECT d_year, count(*) FROM st_fact LEFT JOIN st_date ON f_date = d_key GROUP BY d_year;
 SELECT d_year, count(*), count(d_key) FROM st_fact LEFT JOIN st_date ON f_date = d_key AND d_year > 1995
  GROUP BY d_year ORDER BY 1;
+-- where it finds no row: a grouping value not NULL, a WHERE over its text true
+EXPLAIN (COSTS OFF)
+SELECT COALESCE(d_month, 'none'), count(*) FROM st_fact LEFT JOIN st_date ON f_date = d_key AND d_year > 1995
+ WHERE d_month IS NULL OR d_month LIKE '1%' GROUP BY 1;
+SELECT COALESCE(d_month, 'none'), count(*) FROM st_fact LEFT JOIN st_date ON f_date = d_key AND d_year > 1995
+ WHERE d_month IS NULL OR d_month LIKE '1%' GROUP BY 1 ORDER BY 1;
 EXPLAIN (COSTS OFF)
 SELECT n_name, count(*) FROM st_fact JOIN st_cust ON f_cust = c_key
   JOIN st_nation ON c_nation = n_key GROUP BY n_name;
