@@ -453,6 +453,47 @@ dim_of(StarPlan *sp, Relids relids)
 }
 
 /*
+ * The columns a query reads ungrouped, outside aggregates, because a primary
+ * key it groups by determines them (the parser checked each and recorded the
+ * key in constraintDeps): its target list and HAVING walked as the parser's
+ * check_ungrouped_columns walks them, stopping at grouped expressions and
+ * aggregates.
+ */
+typedef struct DepsWalk
+{
+	List	   *grouped;		/* the GROUP BY's expressions, as written */
+	List	   *vars;			/* the columns found */
+} DepsWalk;
+
+static bool
+dependent_walker(Node *node, DepsWalk *w)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Aggref) || IsA(node, GroupingFunc) || list_member(w->grouped, node))
+		return false;
+	if (IsA(node, Var))
+	{
+		if (((Var *) node)->varlevelsup == 0)
+			w->vars = list_append_unique(w->vars, node);
+		return false;
+	}
+	return expression_tree_walker(node, dependent_walker, w);
+}
+
+static List *
+dependent_columns(Query *parse)
+{
+	DepsWalk	w = {get_sortgrouplist_exprs(parse->groupClause, parse->targetList), NIL};
+	ListCell   *lc;
+
+	foreach(lc, parse->targetList)
+		(void) dependent_walker((Node *) lfirst_node(TargetEntry, lc)->expr, &w);
+	(void) dependent_walker(parse->havingQual, &w);
+	return w.vars;
+}
+
+/*
  * A LEFT JOIN's dimension's grouping expression where the join finds no
  * row: its Vars NULL, and its placeholders too (they are computed below the
  * join, so they go NULL with the row, whatever they hold).
@@ -1552,7 +1593,7 @@ star_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 			return;
 	}
 	if ((parse->groupClause == NIL && !parse->hasAggs) || parse->groupingSets != NIL ||
-		parse->constraintDeps != NIL || parse->hasTargetSRFs || gextra == NULL ||
+		parse->hasTargetSRFs || gextra == NULL ||
 		gextra->patype != PARTITIONWISE_AGGREGATE_NONE ||
 		root->placeholder_list != NIL || root->hasLateralRTEs)
 		return;
@@ -1699,7 +1740,8 @@ star_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 	 * shows: grouped by again (they change no group), so that the node
 	 * computes them.  A plain column of the target list with a sort-group
 	 * reference outside the grouping is one: the parser allows no other
-	 * (constraintDeps aside, which keep the star off).
+	 * but the columns a query reads ungrouped because a primary key it
+	 * groups by determines them (constraintDeps), grouped by again too.
 	 */
 	foreach(lc, parse->targetList)
 	{
@@ -1714,6 +1756,23 @@ star_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 								 NULL, &hashable);
 		group_exprs = lappend(group_exprs, tle->expr);
 		group_ops = lappend(group_ops, list_make2_oid(eqop, hashable));
+	}
+	if (parse->constraintDeps != NIL)
+	{
+		List	   *deps = dependent_columns(parse);
+
+		foreach(lc, deps)
+		{
+			Oid			eqop;
+			bool		hashable;
+
+			if (list_member(group_exprs, lfirst(lc)))
+				continue;
+			get_sort_group_operators(exprType(lfirst(lc)), false, true, false, NULL, &eqop,
+									 NULL, &hashable);
+			group_exprs = lappend(group_exprs, lfirst(lc));
+			group_ops = lappend(group_ops, list_make2_oid(eqop, hashable));
+		}
 	}
 	g = 0;
 	foreach(lc, group_ops)

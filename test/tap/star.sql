@@ -124,7 +124,7 @@ SELECT count(*) > 0 AS hinted FROM sf_fresh;
 RESET gpuhash.enabled;
 
 BEGIN;
-SELECT plan(604);
+SELECT plan(622);
 SET LOCAL gpuhash.enable_star = on;
 
 \ir lib/digests.sql
@@ -678,6 +678,27 @@ BEGIN
        LEFT JOIN sf_store s ON f.store = s.store AND s.zone < 30 GROUP BY 1', 'GpuStarAgg', false);
 END $$;
 SELECT * FROM pg_temp.in_each_mode('left_joins');
+
+-- columns read ungrouped because a primary key the query groups by determines
+-- them (constraintDeps): grouped by again, changing no group; a column inside a
+-- grouped expression is not one of them
+CREATE FUNCTION pg_temp.dependent_columns(tag text) RETURNS SETOF text
+LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM set_config('gpuhash.force', 'on', true);
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ': columns a grouped key determines',
+    'SELECT s.store, s.region, upper(s.manager), count(*), sum(f.qty) FROM sf_fact f
+       JOIN sf_store s ON f.store = s.store GROUP BY s.store', 'GpuStarAgg');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ': in HAVING and ORDER BY, two dimensions',
+    'SELECT s.store, d.yr, s.zone, count(*), sum(f.amount) FROM sf_fact f
+       JOIN sf_store s ON f.store = s.store JOIN sf_day d ON f.day = d.day
+      GROUP BY s.store, d.yr HAVING s.manager IS NOT NULL ORDER BY s.region, 4 DESC', 'GpuStarAgg');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ': a column inside a grouped expression is not grouped by',
+    'SELECT s.store, i.size % 3, s.region, count(*) FROM sf_fact f
+       JOIN sf_store s ON f.store = s.store JOIN sf_item i ON f.item = i.item
+      GROUP BY s.store, i.size % 3', 'GpuStarAgg');
+END $$;
+SELECT * FROM pg_temp.in_each_mode('dependent_columns');
 
 -- anti joins of the fact table (NOT EXISTS; a LEFT JOIN kept where it finds
 -- no row): a fact row whose key is NULL or missing is kept (GH_PROBE_ANTI);
