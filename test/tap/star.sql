@@ -124,7 +124,7 @@ SELECT count(*) > 0 AS hinted FROM sf_fresh;
 RESET gpuhash.enabled;
 
 BEGIN;
-SELECT plan(622);
+SELECT plan(628);
 SET LOCAL gpuhash.enable_star = on;
 
 \ir lib/digests.sql
@@ -670,6 +670,10 @@ BEGIN
     'SELECT f.flag, count(*) FILTER (WHERE s.manager NOT LIKE ''m1%'' OR s.manager IS NULL),
             sum(CASE WHEN s.manager LIKE ''m%'' THEN s.zone END), count(*)
        FROM sf_fact f LEFT JOIN sf_store s ON f.store = s.store AND s.zone < 40 GROUP BY 1', 'GpuStarAgg');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ': a dimension read in shares, grouped and filtered where it finds no row',
+    'SELECT COALESCE(b.grp, ''none''), count(*), sum(f.qty) FROM sf_fact f
+       LEFT JOIN sf_big b ON f.id = b.k AND b.w > 3
+      WHERE b.grp IS NULL OR b.grp LIKE ''grp1%'' GROUP BY 1', 'GpuStarAgg');
   RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ': not a star: a WHERE over its text, known only when run where it finds no row',
     'SELECT count(*) FROM sf_fact f LEFT JOIN sf_store s ON f.store = s.store AND s.zone > 20
       WHERE COALESCE(s.manager, current_setting(''TimeZone'')) LIKE ''U%''', 'GpuStarAgg', false);
