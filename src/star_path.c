@@ -1558,6 +1558,7 @@ star_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 	Expr	   *last_shown = NULL;
 	List	   *group_ops = NIL;
 	int			ngrouped;
+	List	   *regrouped = NIL;	/* columns grouped by again (below) */
 	List	   *priv;
 	ListCell   *lc;
 	Relation	rel;
@@ -1746,33 +1747,23 @@ star_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 	foreach(lc, parse->targetList)
 	{
 		TargetEntry *tle = lfirst_node(TargetEntry, lc);
+
+		if (parse->groupClause != NIL && tle->ressortgroupref != 0 && IsA(tle->expr, Var))
+			regrouped = lappend(regrouped, tle->expr);
+	}
+	if (parse->constraintDeps != NIL)
+		regrouped = list_concat(regrouped, dependent_columns(parse));
+	foreach(lc, regrouped)
+	{
 		Oid			eqop;
 		bool		hashable;
 
-		if (parse->groupClause == NIL || tle->ressortgroupref == 0 || !IsA(tle->expr, Var) ||
-			list_member(group_exprs, tle->expr))
+		if (list_member(group_exprs, lfirst(lc)))
 			continue;
-		get_sort_group_operators(exprType((Node *) tle->expr), false, true, false, NULL, &eqop,
+		get_sort_group_operators(exprType(lfirst(lc)), false, true, false, NULL, &eqop,
 								 NULL, &hashable);
-		group_exprs = lappend(group_exprs, tle->expr);
+		group_exprs = lappend(group_exprs, lfirst(lc));
 		group_ops = lappend(group_ops, list_make2_oid(eqop, hashable));
-	}
-	if (parse->constraintDeps != NIL)
-	{
-		List	   *deps = dependent_columns(parse);
-
-		foreach(lc, deps)
-		{
-			Oid			eqop;
-			bool		hashable;
-
-			if (list_member(group_exprs, lfirst(lc)))
-				continue;
-			get_sort_group_operators(exprType(lfirst(lc)), false, true, false, NULL, &eqop,
-									 NULL, &hashable);
-			group_exprs = lappend(group_exprs, lfirst(lc));
-			group_ops = lappend(group_ops, list_make2_oid(eqop, hashable));
-		}
 	}
 	g = 0;
 	foreach(lc, group_ops)
