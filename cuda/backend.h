@@ -155,14 +155,16 @@ typedef struct gh_backend_ops
 
 	/*
 	 * Device arrays (engine_darray.c; NULL: host memory only): memory on
-	 * device index 0 that outlives operations, and a copy of bytes between
-	 * any two of host and device memory (src NULL: zeros), waited for.
+	 * device index dev that outlives operations (the page cache's chunks
+	 * are on every device, device arrays on index 0), and a copy of bytes
+	 * between any two of host memory and device 0's (src NULL: zeros),
+	 * waited for.
 	 * Inputs in device memory reach the operations that accept them
 	 * (gh_aggregate) as host pointers would: the backend's copy of its
 	 * inputs to the device must take either.
 	 */
-	gh_status	(*darray_alloc) (gh_engine *e, void **p, size_t bytes);
-	void		(*darray_free) (gh_engine *e, void *p, size_t bytes);
+	gh_status	(*darray_alloc) (gh_engine *e, int dev, void **p, size_t bytes);
+	void		(*darray_free) (gh_engine *e, int dev, void *p, size_t bytes);
 	gh_status	(*darray_copy) (gh_engine *e, void *dst, const void *src, size_t bytes);
 
 	/*
@@ -291,6 +293,7 @@ struct gh_star
 	/* the page cache's slots the pending read fills (engine_pagecache.c) */
 	int32_t    *cache_slot;		/* npages: a slot, or -1 */
 	uint8_t    *cache_ok;		/* npages: the page's status was OK */
+	uint8_t    *cache_dev;		/* npages: the device whose cache (in cache_ok's memory) */
 	uint8_t    *copied;			/* the last read's pages read from a copy (NULL: none) */
 	size_t		ncopied;		/* its entries */
 	size_t		cache_npages;	/* entries of the two */

@@ -463,10 +463,10 @@ cpu_bench(gh_engine *e, gh_bench_op op, gh_kind kind, size_t n, int reps,
  * device arrays runs the same here.
  */
 static gh_status
-cpu_darray_alloc(gh_engine *e, void **p, size_t bytes)
+cpu_darray_alloc(gh_engine *e, int dev, void **p, size_t bytes)
 {
 	*p = NULL;
-	if (gh_injected_failure(e, 0))
+	if (gh_injected_failure(e, dev))
 		return e->inject_status;
 	*p = malloc(bytes);
 	if (*p == NULL)
@@ -477,7 +477,7 @@ cpu_darray_alloc(gh_engine *e, void **p, size_t bytes)
 }
 
 static void
-cpu_darray_free(gh_engine *e, void *p, size_t bytes)
+cpu_darray_free(gh_engine *e, int dev, void *p, size_t bytes)
 {
 	free(p);
 	gh_account(e, -(long long) bytes);

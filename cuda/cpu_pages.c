@@ -147,10 +147,10 @@ gh_cpu_pages_keep(gh_pagebatch *b, const uint8_t *drop)
 	b->nkept = n;
 	if (n == 0)
 		return GH_OK;
-	if (e->ops->darray_alloc(e, (void **) &b->keys, 8 * n) != GH_OK ||
-		(b->enc.njkeys > 0 && e->ops->darray_alloc(e, (void **) &b->jkeys, 8 * n) != GH_OK) ||
-		(nvals > 0 && e->ops->darray_alloc(e, (void **) &b->vals, 8 * n * nvals) != GH_OK) ||
-		(nvals > 0 && e->ops->darray_alloc(e, (void **) &b->nulls, n * nvals) != GH_OK))
+	if (e->ops->darray_alloc(e, 0, (void **) &b->keys, 8 * n) != GH_OK ||
+		(b->enc.njkeys > 0 && e->ops->darray_alloc(e, 0, (void **) &b->jkeys, 8 * n) != GH_OK) ||
+		(nvals > 0 && e->ops->darray_alloc(e, 0, (void **) &b->vals, 8 * n * nvals) != GH_OK) ||
+		(nvals > 0 && e->ops->darray_alloc(e, 0, (void **) &b->nulls, n * nvals) != GH_OK))
 		return e->status;
 	for (size_t r = 0; r < cb->nrows; r++)
 	{

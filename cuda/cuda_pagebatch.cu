@@ -221,13 +221,13 @@ gh_cuda_pages_keep(gh_pagebatch *b, const uint8_t *drop)
 	b->nkept = n;
 	if (n > 0)
 	{
-		GH_TRY(gh_cuda_darray_alloc(e, (void **) &b->keys, 8 * n));
+		GH_TRY(gh_cuda_darray_alloc(e, 0, (void **) &b->keys, 8 * n));
 		if (b->enc.njkeys > 0)
-			GH_TRY(gh_cuda_darray_alloc(e, (void **) &b->jkeys, 8 * n));
+			GH_TRY(gh_cuda_darray_alloc(e, 0, (void **) &b->jkeys, 8 * n));
 		if (nvals > 0)
 		{
-			GH_TRY(gh_cuda_darray_alloc(e, (void **) &b->vals, 8 * n * nvals));
-			GH_TRY(gh_cuda_darray_alloc(e, (void **) &b->nulls, n * nvals));
+			GH_TRY(gh_cuda_darray_alloc(e, 0, (void **) &b->vals, 8 * n * nvals));
+			GH_TRY(gh_cuda_darray_alloc(e, 0, (void **) &b->nulls, n * nvals));
 		}
 		page_gather_kernel<<<gh_cuda_wide_grid(&ctx, n, GH_CUDA_BLOCK, 8), GH_CUDA_BLOCK, 0,
 			ctx.d->stream>>>(n, slots, nvals, idx_sorted.p, cb->key.p, cb->jkey.p, cb->vals.p,

@@ -397,8 +397,8 @@ bool		gh_cuda_pin_host(gh_engine *e, void *base, size_t bytes);
 void		gh_cuda_unpin_host(gh_engine *e, void *base);
 
 /* Device arrays on device index 0 (backend.h, cuda_darray.cu). */
-gh_status	gh_cuda_darray_alloc(gh_engine *e, void **p, size_t bytes);
-void		gh_cuda_darray_free(gh_engine *e, void *p, size_t bytes);
+gh_status	gh_cuda_darray_alloc(gh_engine *e, int dev, void **p, size_t bytes);
+void		gh_cuda_darray_free(gh_engine *e, int dev, void *p, size_t bytes);
 gh_status	gh_cuda_darray_copy(gh_engine *e, void *dst, const void *src, size_t bytes);
 
 gh_status	gh_cuda_bench(gh_engine *e, gh_bench_op op, gh_kind kind,

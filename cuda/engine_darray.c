@@ -129,7 +129,7 @@ to_host(gh_darray *a)
 			host_free(h, a->cap);
 			return e->status;
 		}
-		e->ops->darray_free(e, a->p, a->cap);
+		e->ops->darray_free(e, 0, a->p, a->cap);
 		e->darray_device_bytes -= a->cap;
 	}
 	a->p = h;
@@ -153,15 +153,15 @@ device_grow(gh_darray *a, size_t cap)
 	gh_engine  *e = a->e;
 	void	   *q = NULL;
 
-	if (e->ops->darray_alloc(e, &q, cap) != GH_OK)
+	if (e->ops->darray_alloc(e, 0, &q, cap) != GH_OK)
 		return e->status;
 	if (a->bytes > 0 && e->ops->darray_copy(e, q, a->p, a->bytes) != GH_OK)
 	{
-		e->ops->darray_free(e, q, cap);
+		e->ops->darray_free(e, 0, q, cap);
 		return e->status;
 	}
 	if (a->p != NULL)
-		e->ops->darray_free(e, a->p, a->cap);
+		e->ops->darray_free(e, 0, a->p, a->cap);
 	e->darray_device_bytes += cap - a->cap;
 	a->p = q;
 	a->cap = cap;
@@ -299,7 +299,7 @@ release(gh_darray *a)
 	gh_darray_unpin(a);
 	if (a->device && a->p != NULL)
 	{
-		e->ops->darray_free(e, a->p, a->cap);
+		e->ops->darray_free(e, 0, a->p, a->cap);
 		e->darray_device_bytes -= a->cap;
 	}
 	else

@@ -105,6 +105,14 @@ extern int	gh_device_ids(const gh_engine *e, uint32_t devmask, int *ids,
 
 /* ---- the page cache (engine_pagecache.c) ---- */
 
+/*
+ * The device index that reads (and caches) the page of name n
+ * (engine_star.c): the same for a run of 2^GH_PAGE_RUN_LOG2 consecutive
+ * blocks of a relation.
+ */
+#define GH_PAGE_RUN_LOG2 4
+extern int	gh_page_device(const gh_engine *e, const gh_pagename *n);
+
 extern gh_status gh_page_cache_plan(gh_star *s, const uint32_t *pages,
 									const gh_pagename *names, size_t npages,
 									gh_pagecopy *copy, bool *planned);

@@ -231,13 +231,13 @@ gh_pagebatch_free(gh_pagebatch *b)
 	if (b->bstate != NULL && e->ops->pages_free != NULL)
 		e->ops->pages_free(b);
 	if (b->keys)
-		e->ops->darray_free(e, b->keys, 8 * b->nkept);
+		e->ops->darray_free(e, 0, b->keys, 8 * b->nkept);
 	if (b->jkeys)
-		e->ops->darray_free(e, b->jkeys, 8 * b->nkept);
+		e->ops->darray_free(e, 0, b->jkeys, 8 * b->nkept);
 	if (b->vals)
-		e->ops->darray_free(e, b->vals, 8 * b->nkept * nvals);
+		e->ops->darray_free(e, 0, b->vals, 8 * b->nkept * nvals);
 	if (b->nulls)
-		e->ops->darray_free(e, b->nulls, b->nkept * nvals);
+		e->ops->darray_free(e, 0, b->nulls, b->nkept * nvals);
 	free(b->bad);
 	free(b);
 }

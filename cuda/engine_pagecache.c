@@ -14,7 +14,11 @@
  * The copies live in slots of one page each, in chunks of device array
  * memory (the backend's darray_alloc: device memory on the CUDA backend,
  * host memory on the CPU backend) of 64 MB (less for a smaller cache),
- * taken as the cache fills up to its size.
+ * taken as the cache fills up to its size.  On several devices each device
+ * has a cache of its own, of that size: a page's copy lives on the device
+ * that reads it (gh_page_device: the same device for every read of the
+ * name), so the devices read their shares of a cached table from their own
+ * memory, at once.
  * Each slot has an entry: the name and LSN of the page it holds and a
  * state: free; filling (a read has copied a page into it and its keep has
  * not come yet: only that star may settle it, and nobody reads or replaces
@@ -58,9 +62,10 @@ typedef struct pc_entry
 	uint8_t		ref;			/* read since the clock hand last passed */
 } pc_entry;
 
-struct gh_pagecache
+/* one device's cache */
+typedef struct pc_cache
 {
-	size_t		size;			/* bytes it may take */
+	int			dev;			/* its device index */
 	size_t		page_size;		/* of its slots; 0: none taken yet */
 	size_t		per_chunk;		/* slots per chunk */
 	size_t		chunk_bytes;	/* per_chunk * page_size */
@@ -76,9 +81,15 @@ struct gh_pagecache
 	uint64_t	kept;
 	uint64_t	hits;
 	uint64_t	misses;
-	uint64_t	epoch;
 	uint32_t	reads;			/* reads planned so far */
 	bool		full;			/* no more chunks: the size, or the device */
+} pc_cache;
+
+struct gh_pagecache
+{
+	size_t		size;			/* bytes each device's may take */
+	uint64_t	epoch;
+	pc_cache	dev[GH_MAX_DEVICES];	/* the engine's devices' */
 };
 
 /*
@@ -86,24 +97,35 @@ struct gh_pagecache
  * number, so that the consecutive blocks a scan reads have consecutive
  * heads, whose lookups then share cache lines instead of missing each.
  */
-static size_t
-head_of(const struct gh_pagecache *c, uint64_t rel, uint64_t block)
+static uint64_t
+rel_hash(uint64_t rel, uint64_t block)
 {
-	return (gh_hash64(rel * 0x9E3779B97F4A7C15ULL ^ (block >> 32), 0) + (uint32_t) block) &
-		(c->nheads - 1);
+	return gh_hash64(rel * 0x9E3779B97F4A7C15ULL ^ (block >> 32), 0);
+}
+
+static size_t
+head_at(const pc_cache *c, uint64_t relhash, uint64_t block)
+{
+	return (relhash + (uint32_t) block) & (c->nheads - 1);
+}
+
+static size_t
+head_of(const pc_cache *c, uint64_t rel, uint64_t block)
+{
+	return head_at(c, rel_hash(rel, block), block);
 }
 
 static void *
-slot_address(const struct gh_pagecache *c, int32_t slot)
+slot_address(const pc_cache *c, int32_t slot)
 {
 	return (char *) c->chunks[(size_t) slot / c->per_chunk] +
 		((size_t) slot % c->per_chunk) * c->page_size;
 }
 
 static int32_t
-find(const struct gh_pagecache *c, uint64_t rel, uint64_t block)
+find(const pc_cache *c, size_t head, uint64_t rel, uint64_t block)
 {
-	for (int32_t i = c->heads[head_of(c, rel, block)]; i >= 0; i = c->ent[i].next)
+	for (int32_t i = c->heads[head]; i >= 0; i = c->ent[i].next)
 		if (c->ent[i].rel == rel && c->ent[i].block == block)
 			return i;
 	return -1;
@@ -111,7 +133,7 @@ find(const struct gh_pagecache *c, uint64_t rel, uint64_t block)
 
 /* Take entry i out of its chain, onto the free list. */
 static void
-release(struct gh_pagecache *c, int32_t i)
+release(pc_cache *c, int32_t i)
 {
 	int32_t    *p = &c->heads[head_of(c, c->ent[i].rel, c->ent[i].block)];
 
@@ -126,12 +148,12 @@ release(struct gh_pagecache *c, int32_t i)
 	c->free_list = i;
 }
 
-/* Free everything the cache holds; a new epoch. */
+/* Free everything one device's cache holds. */
 static void
-empty(gh_engine *e, struct gh_pagecache *c)
+empty_device(gh_engine *e, pc_cache *c)
 {
 	for (size_t k = 0; k < c->nchunks; k++)
-		e->ops->darray_free(e, c->chunks[k], c->chunk_bytes);
+		e->ops->darray_free(e, c->dev, c->chunks[k], c->chunk_bytes);
 	free(c->chunks);
 	free(c->ent);
 	free(c->heads);
@@ -143,51 +165,69 @@ empty(gh_engine *e, struct gh_pagecache *c)
 	c->free_list = -1;
 	c->page_size = 0;
 	c->full = false;
-	c->epoch++;
+}
+
+/* Free everything the caches hold; a new epoch. */
+static void
+empty(gh_engine *e, struct gh_pagecache *pc)
+{
+	for (int d = 0; d < e->opt.ndevices; d++)
+		empty_device(e, &pc->dev[d]);
+	pc->epoch++;
 }
 
 void
 gh_page_cache_size(gh_engine *e, size_t bytes)
 {
-	struct gh_pagecache *c;
+	struct gh_pagecache *pc;
 
 	if (e == NULL || e->ops->darray_alloc == NULL)
 		return;
-	c = e->pagecache;
-	if (c == NULL)
+	pc = e->pagecache;
+	if (pc == NULL)
 	{
 		if (bytes == 0)
 			return;
-		c = calloc(1, sizeof(*c));
-		if (c == NULL)
+		pc = calloc(1, sizeof(*pc));
+		if (pc == NULL)
 			return;
-		c->free_list = -1;
-		e->pagecache = c;
+		for (int d = 0; d < GH_MAX_DEVICES; d++)
+		{
+			pc->dev[d].dev = d;
+			pc->dev[d].free_list = -1;
+		}
+		e->pagecache = pc;
 	}
-	if (bytes != c->size)
-		empty(e, c);
-	c->size = bytes;
-	c->full = false;
+	if (bytes != pc->size)
+		empty(e, pc);
+	pc->size = bytes;
+	for (int d = 0; d < e->opt.ndevices; d++)
+		pc->dev[d].full = false;
 }
 
 void
 gh_page_cache_info_get(const gh_engine *e, gh_page_cache_info *out)
 {
-	const struct gh_pagecache *c = e != NULL ? e->pagecache : NULL;
+	const struct gh_pagecache *pc = e != NULL ? e->pagecache : NULL;
 
 	memset(out, 0, sizeof(*out));
-	if (c == NULL)
+	if (pc == NULL)
 		return;
-	out->size = c->size;
-	out->bytes = c->nchunks * c->chunk_bytes;
-	out->pages = c->kept;
-	out->hits = c->hits;
-	out->misses = c->misses;
+	out->size = pc->size * (size_t) e->opt.ndevices;
+	for (int d = 0; d < e->opt.ndevices; d++)
+	{
+		const pc_cache *c = &pc->dev[d];
+
+		out->bytes += c->nchunks * c->chunk_bytes;
+		out->pages += c->kept;
+		out->hits += c->hits;
+		out->misses += c->misses;
+	}
 }
 
 /* Add a chunk of slots to the free list: false if none may or can be had. */
 static bool
-grow(gh_engine *e, struct gh_pagecache *c)
+grow(gh_engine *e, pc_cache *c)
 {
 	void	   *chunk;
 	pc_entry   *ent;
@@ -198,7 +238,7 @@ grow(gh_engine *e, struct gh_pagecache *c)
 	if (ent == NULL)
 		return false;
 	c->ent = ent;
-	if (e->ops->darray_alloc(e, &chunk, c->chunk_bytes) != GH_OK)
+	if (e->ops->darray_alloc(e, c->dev, &chunk, c->chunk_bytes) != GH_OK)
 	{
 		/* no room on the device: the cache stays as large as it is */
 		e->status = GH_OK;
@@ -221,7 +261,7 @@ grow(gh_engine *e, struct gh_pagecache *c)
 
 /* A slot for a new copy, out of its chain: -1 if none. */
 static int32_t
-victim(gh_engine *e, struct gh_pagecache *c)
+victim(gh_engine *e, pc_cache *c)
 {
 	int32_t		i;
 
@@ -254,19 +294,19 @@ victim(gh_engine *e, struct gh_pagecache *c)
 	return -1;
 }
 
-/* The cache set up for pages of page_size bytes: false if it cannot be. */
+/* A device's cache of size bytes set up for pages of page_size bytes: false if it cannot be. */
 static bool
-ready(struct gh_pagecache *c, size_t page_size)
+ready(pc_cache *c, size_t size, size_t page_size)
 {
 	if (c->page_size == page_size)
 		return true;
 	if (c->page_size != 0 || page_size == 0)
 		return false;
-	c->per_chunk = (c->size < CHUNK_BYTES ? c->size : CHUNK_BYTES) / page_size;
+	c->per_chunk = (size < CHUNK_BYTES ? size : CHUNK_BYTES) / page_size;
 	if (c->per_chunk == 0)
 		return false;
 	c->chunk_bytes = c->per_chunk * page_size;
-	c->max_chunks = c->size / c->chunk_bytes;
+	c->max_chunks = size / c->chunk_bytes;
 	if (c->max_chunks * c->per_chunk > INT32_MAX)
 		return false;
 	c->nheads = 1;
@@ -289,24 +329,27 @@ ready(struct gh_pagecache *c, size_t page_size)
 
 /*
  * Plan s's read of npages pages named names: copy[p] where page p is read
- * from and copied to, s->cache_slot[p] the slot it fills (-1: none).  A page
- * only the cache may give (pages[p] GH_PAGE_CACHED_ONLY) is read from its
- * copy or not at all: it fills nothing.  The copies this read takes are not
- * replaced by the ones it fills.  False (copy untouched) if the read does
- * not go through the cache; GH_ERR_* only for want of host memory.
+ * from and copied to (in the cache of the device that reads it),
+ * s->cache_slot[p] the slot it fills (-1: none).  A page only the cache may
+ * give (pages[p] GH_PAGE_CACHED_ONLY) is read from its copy or not at all:
+ * it fills nothing.  The copies this read takes are not replaced by the
+ * ones it fills.  False (copy untouched) if the read does not go through
+ * the cache; GH_ERR_* only for want of host memory.
  */
 gh_status
 gh_page_cache_plan(gh_star *s, const uint32_t *pages, const gh_pagename *names, size_t npages,
 				   gh_pagecopy *copy, bool *planned)
 {
 	gh_engine  *e = s->e;
-	struct gh_pagecache *c = e->pagecache;
+	struct gh_pagecache *pc = e->pagecache;
+	int			dev = 0;
+	uint64_t	relhash = 0;
 
 	*planned = false;
-	if (names == NULL || c == NULL || c->size == 0 || !ready(c, s->spec.page_size))
+	if (names == NULL || pc == NULL || pc->size == 0)
 		return GH_OK;
 	s->cache_slot = gh_malloc(e, npages * sizeof(int32_t));
-	s->cache_ok = gh_calloc(e, npages, 1);
+	s->cache_ok = gh_calloc(e, npages, 2);
 	if (s->cache_slot == NULL || s->cache_ok == NULL)
 	{
 		free(s->cache_slot);
@@ -315,21 +358,36 @@ gh_page_cache_plan(gh_star *s, const uint32_t *pages, const gh_pagename *names, 
 		s->cache_ok = NULL;
 		return e->status;
 	}
-	s->cache_epoch = c->epoch;
+	s->cache_dev = s->cache_ok + npages;
+	s->cache_epoch = pc->epoch;
 	s->cache_npages = npages;
-	if (++c->reads == 0)
-		c->reads = 1;
+	for (int d = 0; d < e->opt.ndevices; d++)
+		if (++pc->dev[d].reads == 0)
+			pc->dev[d].reads = 1;
 	for (size_t p = 0; p < npages; p++)
 	{
 		const gh_pagename *n = &names[p];
+		pc_cache   *c;
+		size_t		head;
 		int32_t		i;
+
+		/* a page of the previous page's run has its device and chains' hash */
+		if (p == 0 || n->rel != names[p - 1].rel ||
+			(n->block >> GH_PAGE_RUN_LOG2) != (names[p - 1].block >> GH_PAGE_RUN_LOG2))
+		{
+			dev = gh_page_device(e, n);
+			relhash = rel_hash(n->rel, n->block);
+		}
+		c = &pc->dev[dev];
 
 		copy[p].from = NULL;
 		copy[p].to = NULL;
 		s->cache_slot[p] = -1;
-		if (n->lsn == 0)
+		s->cache_dev[p] = (uint8_t) dev;
+		if (n->lsn == 0 || !ready(c, pc->size, s->spec.page_size))
 			continue;
-		i = find(c, n->rel, n->block);
+		head = head_at(c, relhash, n->block);
+		i = find(c, head, n->rel, n->block);
 		if (i >= 0 && c->ent[i].state == SLOT_KEPT && c->ent[i].lsn == n->lsn)
 		{
 			if (!c->ent[i].ref)
@@ -355,12 +413,8 @@ gh_page_cache_plan(gh_star *s, const uint32_t *pages, const gh_pagename *names, 
 		c->ent[i].owner = s;
 		c->ent[i].state = SLOT_FILLING;
 		c->ent[i].ref = 0;
-		{
-			size_t		h = head_of(c, n->rel, n->block);
-
-			c->ent[i].next = c->heads[h];
-			c->heads[h] = i;
-		}
+		c->ent[i].next = c->heads[head];
+		c->heads[head] = i;
 		s->cache_slot[p] = i;
 		copy[p].to = slot_address(c, i);
 	}
@@ -376,12 +430,13 @@ gh_page_cache_plan(gh_star *s, const uint32_t *pages, const gh_pagename *names, 
 void
 gh_page_cache_settle(gh_star *s, const uint8_t *drop, bool kept)
 {
-	struct gh_pagecache *c = s->e->pagecache;
+	struct gh_pagecache *pc = s->e->pagecache;
 
 	if (s->cache_slot == NULL)
 		return;
-	for (size_t p = 0; c != NULL && c->epoch == s->cache_epoch && p < s->cache_npages; p++)
+	for (size_t p = 0; pc != NULL && pc->epoch == s->cache_epoch && p < s->cache_npages; p++)
 	{
+		pc_cache   *c = &pc->dev[s->cache_dev[p]];
 		int32_t		i = s->cache_slot[p];
 
 		if (i < 0 || c->ent[i].state != SLOT_FILLING || c->ent[i].owner != s)
@@ -399,6 +454,7 @@ gh_page_cache_settle(gh_star *s, const uint8_t *drop, bool kept)
 	free(s->cache_ok);
 	s->cache_slot = NULL;
 	s->cache_ok = NULL;
+	s->cache_dev = NULL;
 }
 
 void

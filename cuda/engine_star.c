@@ -50,9 +50,6 @@
 #define BACKEND(e, dev, call) \
 	(gh_injected_failure((e), (dev)) ? (e)->inject_status : (call))
 
-/* Pages of a named page's run: consecutive blocks read by one device. */
-#define RUN_BLOCKS_LOG2 4
-
 /* The arguments of the per-device calls below. */
 typedef struct star_args
 {
@@ -255,22 +252,29 @@ gh_star_read(gh_star *s, const void *base, const uint32_t *pages, size_t npages,
 	return gh_star_read_named(s, base, pages, NULL, npages, status);
 }
 
-/* The device that reads page p of a read of npages (copy: the page cache's plan, or NULL). */
-static int
-page_device(const gh_star *s, const gh_pagename *names, const gh_pagecopy *copy, size_t p,
-			size_t npages)
+/*
+ * The device that reads a named page: runs of blocks of a relation in turn,
+ * the same device for every read of the name, whose page cache then holds
+ * its copy.
+ */
+int
+gh_page_device(const gh_engine *e, const gh_pagename *n)
 {
-	int			nd = s->e->opt.ndevices;
-	int			dev;
+	int			nd = e->opt.ndevices;
 
+	if (nd == 1)
+		return 0;
+	return (int) ((((n->rel * UINT64_C(0x9E3779B97F4A7C15)) >> 40) +
+				   (n->block >> GH_PAGE_RUN_LOG2)) % (uint64_t) nd);
+}
+
+/* The device that reads page p of a read of npages. */
+static int
+page_device(const gh_star *s, const gh_pagename *names, size_t p, size_t npages)
+{
 	if (names != NULL)
-		dev = (int) ((((names[p].rel * UINT64_C(0x9E3779B97F4A7C15)) >> 40) +
-					  (names[p].block >> RUN_BLOCKS_LOG2)) % (uint64_t) nd);
-	else
-		dev = (int) (p * nd / npages);
-	if (copy != NULL && (copy[p].from != NULL || copy[p].to != NULL))
-		dev = 0;
-	return dev;
+		return gh_page_device(s->e, &names[p]);
+	return (int) (p * s->e->opt.ndevices / npages);
 }
 
 /*
@@ -315,7 +319,7 @@ split_read(gh_star *s, const uint32_t *pages, const gh_pagename *names, const gh
 	dev_of = a->status + npages;
 	for (size_t p = 0; p < npages; p++)
 	{
-		dev_of[p] = (uint8_t) page_device(s, names, copy, p, npages);
+		dev_of[p] = (uint8_t) page_device(s, names, p, npages);
 		count[dev_of[p]]++;
 	}
 	s->dev_first[0] = 0;
