@@ -211,6 +211,19 @@ typedef struct gh_backend_ops
 
 #define GH_SPREAD_MAX_AGG_COLS 6
 
+typedef gh_status (*gh_device_fn) (gh_engine *e, int dev, void *arg);
+
+/* a device's thread (engine_devices.c) */
+typedef struct gh_devthread
+{
+	gh_engine  *e;
+	int			dev;
+	pthread_t	thread;
+	bool		started;
+	gh_device_fn fn;			/* its task, NULL: none (under the engine's lock) */
+	void	   *arg;
+} gh_devthread;
+
 struct gh_engine
 {
 	gh_options	opt;			/* ndevices >= 1 after gh_open */
@@ -224,6 +237,9 @@ struct gh_engine
 	/* device threads (engine_devices.c); lock guards the fields above */
 	pthread_mutex_t lock;
 	pthread_cond_t done;		/* a device thread finished */
+	pthread_cond_t work;		/* a device thread has a task, or the engine closes */
+	bool		closing;		/* device threads should end */
+	gh_devthread devthreads[GH_MAX_DEVICES];
 	bool		in_section;		/* device threads are running */
 	bool		section_failed; /* ... and one has failed: keep its error */
 	int			stop;			/* atomic: device threads should stop */
@@ -331,17 +347,19 @@ extern bool gh_interrupted(gh_engine *e);
 
 /*
  * Run fn(e, dev, arg) for every device index dev whose bit is set in
- * devmask, each on a thread of its own, and wait for all of them, polling
- * the interrupt callback meanwhile.  Returns GH_OK or the first failure
- * (every thread has finished either way).  One device, and work of fewer
- * than GH_THREAD_MIN_ROWS rows (rows: the operation's input or output rows,
+ * devmask, each on its device's thread (started when first needed, kept
+ * until the engine closes), and wait for all of them, polling the interrupt
+ * callback meanwhile.  Returns GH_OK or the first failure (every thread has
+ * finished its task either way).  One device, and work of fewer than
+ * GH_THREAD_MIN_ROWS rows (rows: the operation's input or output rows,
  * whichever is larger), run on the calling thread, device after device:
- * starting threads would cost more than it saves.
+ * handing them over would cost more than it saves.
  */
 #define GH_THREAD_MIN_ROWS ((size_t) 1 << 15)
-typedef gh_status (*gh_device_fn) (gh_engine *e, int dev, void *arg);
 extern gh_status gh_for_devices(gh_engine *e, uint32_t devmask, size_t rows,
 								gh_device_fn fn, void *arg);
+/* The device threads ended (engine.c, closing the engine). */
+extern void gh_stop_device_threads(gh_engine *e);
 
 /* True on a thread started by gh_for_devices. */
 extern bool gh_on_device_thread(void);

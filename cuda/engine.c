@@ -94,6 +94,8 @@ gh_list_devices(gh_device_info *out, int max)
 static void
 engine_destroy(gh_engine *e)
 {
+	gh_stop_device_threads(e);
+	pthread_cond_destroy(&e->work);
 	pthread_cond_destroy(&e->done);
 	pthread_mutex_destroy(&e->lock);
 	free(e);
@@ -123,7 +125,8 @@ gh_open(const gh_options *opt, gh_engine **out, char *errbuf, size_t errlen)
 			snprintf(errbuf, errlen, "out of host memory");
 		return GH_ERR_HOST_NOMEM;
 	}
-	if (pthread_mutex_init(&e->lock, NULL) != 0 || pthread_cond_init(&e->done, NULL) != 0)
+	if (pthread_mutex_init(&e->lock, NULL) != 0 || pthread_cond_init(&e->done, NULL) != 0 ||
+		pthread_cond_init(&e->work, NULL) != 0)
 	{
 		if (errbuf && errlen)
 			snprintf(errbuf, errlen, "could not initialise the engine's lock");
