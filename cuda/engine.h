@@ -1051,13 +1051,16 @@ extern void gh_star_free(gh_star *s);
  * other way).  A read never replaces a copy it reads itself, so a cache
  * smaller than a read still gives every copy the read found.
  *
- * gh_page_cache_size: the cache may take up to bytes of device memory (0,
- * the default: no cache; a size other than the last empties it).  It takes
- * them in chunks as it fills, never during an injected failure
- * (gh_debug_inject_failure), and counts them in gh_engine_device_bytes; a
- * chunk the device has no room for is not taken.  Full, it replaces the
- * copy least recently read (a clock).  Engines without device arrays have
- * no cache.  gh_page_cache_info: its state and counts.
+ * gh_page_cache_size: the cache may take up to bytes of device memory on
+ * each of the engine's devices (0, the default: no cache; a size other than
+ * the last empties it); a page's copy is kept on the device that reads it,
+ * the same device for every read of its name.  It takes them in chunks as
+ * it fills, never during an injected failure (gh_debug_inject_failure), and
+ * counts them in gh_engine_device_bytes; a chunk the device has no room for
+ * is not taken.  Full, a device's cache replaces the copy least recently
+ * read (a clock).  Engines without device arrays have no cache.
+ * gh_page_cache_info: its state and counts, summed over the devices (size:
+ * bytes per device times the devices).
  */
 /*
  * gh_star_read_copies: which pages of the last read (npages entries, as it

@@ -57,7 +57,7 @@ typedef struct pc_entry
 	uint64_t	lsn;
 	const gh_star *owner;		/* filling: the star whose read filled it */
 	int32_t		next;			/* the chain's next entry, or the free list's; -1: none */
-	uint32_t	read_at;		/* the last read that took this copy (struct gh_pagecache.reads) */
+	uint32_t	read_at;		/* the last read that took this copy (pc_cache.reads) */
 	uint8_t		state;
 	uint8_t		ref;			/* read since the clock hand last passed */
 } pc_entry;
@@ -327,6 +327,131 @@ ready(pc_cache *c, size_t size, size_t page_size)
 	return true;
 }
 
+/* a page of a read that misses and may fill a slot (s->cache_slot, while planned) */
+#define SLOT_WANTED (-2)
+
+typedef struct plan_args
+{
+	gh_star    *s;
+	const uint32_t *pages;
+	const gh_pagename *names;
+	size_t		npages;
+	gh_pagecopy *copy;
+	size_t		wanted[GH_MAX_DEVICES];	/* pages each device's cache may fill */
+} plan_args;
+
+/*
+ * The lookups of device dev's pages of a read (s->cache_dev), in its own
+ * cache: a copy of the name and LSN is read (copy[p].from, referenced and
+ * taken by this read); a page that misses and may fill a slot is marked
+ * SLOT_WANTED.  Touches only dev's cache and dev's pages' entries, so the
+ * devices look up their pages at once; the counts are added at the end, so
+ * that the devices' threads do not write to shared cache lines page by page.
+ */
+static void
+lookup_pages(plan_args *a, int dev)
+{
+	gh_star    *s = a->s;
+	struct gh_pagecache *pc = s->e->pagecache;
+	pc_cache   *c = &pc->dev[dev];
+	uint64_t	hits = 0,
+				misses = 0,
+				relhash = 0,
+				relhash_of = UINT64_MAX,
+				rel_of = 0;
+	size_t		wanted = 0;
+
+	if (!ready(c, pc->size, s->spec.page_size))
+		return;
+	for (size_t p = 0; p < a->npages; p++)
+	{
+		const gh_pagename *n = &a->names[p];
+		int32_t		i;
+
+		if (s->cache_dev[p] != dev || n->lsn == 0)
+			continue;
+		if (n->rel != rel_of || (n->block >> 32) != relhash_of)
+		{
+			rel_of = n->rel;
+			relhash_of = n->block >> 32;
+			relhash = rel_hash(n->rel, n->block);
+		}
+		i = find(c, head_at(c, relhash, n->block), n->rel, n->block);
+		if (i >= 0 && c->ent[i].state == SLOT_KEPT && c->ent[i].lsn == n->lsn)
+		{
+			if (!c->ent[i].ref)
+				c->ent[i].ref = 1;
+			c->ent[i].read_at = c->reads;
+			hits++;
+			a->copy[p].from = slot_address(c, i);
+			continue;
+		}
+		misses++;
+		if (a->pages[p] == GH_PAGE_CACHED_ONLY)
+			continue;			/* nothing to fill it from */
+		if (i >= 0 && (c->ent[i].state == SLOT_FILLING || c->ent[i].read_at == c->reads))
+			continue;			/* a read not yet kept fills it, or this one reads it */
+		s->cache_slot[p] = SLOT_WANTED;
+		wanted++;
+	}
+	c->hits += hits;
+	c->misses += misses;
+	a->wanted[dev] = wanted;
+}
+
+static gh_status
+lookup_on_device(gh_engine *e, int dev, void *arg)
+{
+	lookup_pages(arg, dev);
+	return GH_OK;
+}
+
+/*
+ * Slots for the pages that want them, on the calling thread: the caches
+ * grow here (a device that has no room for a chunk is no failure).  The
+ * copies the read takes were all referenced first, so none is replaced.
+ */
+static void
+fill_slots(plan_args *a)
+{
+	gh_star    *s = a->s;
+	gh_engine  *e = s->e;
+	struct gh_pagecache *pc = e->pagecache;
+
+	for (size_t p = 0; p < a->npages; p++)
+	{
+		const gh_pagename *n = &a->names[p];
+		pc_cache   *c;
+		size_t		head;
+		int32_t		i;
+
+		if (s->cache_slot[p] != SLOT_WANTED)
+			continue;
+		s->cache_slot[p] = -1;
+		c = &pc->dev[s->cache_dev[p]];
+		head = head_of(c, n->rel, n->block);
+		i = find(c, head, n->rel, n->block);
+		if (i >= 0 && (c->ent[i].state == SLOT_FILLING || c->ent[i].read_at == c->reads))
+			continue;			/* the same name earlier in this read */
+		if (i >= 0)
+			release(c, i);		/* an older version: replaced */
+		i = victim(e, c);
+		if (i < 0)
+			continue;
+		c->ent[i].rel = n->rel;
+		c->ent[i].block = n->block;
+		c->ent[i].lsn = n->lsn;
+		c->ent[i].owner = s;
+		c->ent[i].state = SLOT_FILLING;
+		c->ent[i].ref = 0;
+		c->ent[i].read_at = c->reads;
+		c->ent[i].next = c->heads[head];
+		c->heads[head] = i;
+		s->cache_slot[p] = i;
+		a->copy[p].to = slot_address(c, i);
+	}
+}
+
 /*
  * Plan s's read of npages pages named names: copy[p] where page p is read
  * from and copied to (in the cache of the device that reads it),
@@ -334,7 +459,7 @@ ready(pc_cache *c, size_t size, size_t page_size)
  * give (pages[p] GH_PAGE_CACHED_ONLY) is read from its copy or not at all:
  * it fills nothing.  The copies this read takes are not replaced by the
  * ones it fills.  False (copy untouched) if the read does not go through
- * the cache; GH_ERR_* only for want of host memory.
+ * the cache; GH_ERR_* only for want of host memory or threads.
  */
 gh_status
 gh_page_cache_plan(gh_star *s, const uint32_t *pages, const gh_pagename *names, size_t npages,
@@ -342,8 +467,10 @@ gh_page_cache_plan(gh_star *s, const uint32_t *pages, const gh_pagename *names, 
 {
 	gh_engine  *e = s->e;
 	struct gh_pagecache *pc = e->pagecache;
-	int			dev = 0;
-	uint64_t	relhash = 0;
+	plan_args	a = {.s = s, .pages = pages, .names = names, .npages = npages, .copy = copy};
+	size_t		wanted = 0;
+	uint8_t		dev = 0;
+	gh_status	st;
 
 	*planned = false;
 	if (names == NULL || pc == NULL || pc->size == 0)
@@ -361,63 +488,29 @@ gh_page_cache_plan(gh_star *s, const uint32_t *pages, const gh_pagename *names, 
 	s->cache_dev = s->cache_ok + npages;
 	s->cache_epoch = pc->epoch;
 	s->cache_npages = npages;
+	memset(s->cache_slot, 0xff, npages * sizeof(int32_t));
+	memset(copy, 0, npages * sizeof(gh_pagecopy));
+	/* each page's device: a page of the previous page's run has its device */
+	for (size_t p = 0; p < npages; p++)
+	{
+		if (p == 0 || names[p].rel != names[p - 1].rel ||
+			(names[p].block >> GH_PAGE_RUN_LOG2) != (names[p - 1].block >> GH_PAGE_RUN_LOG2))
+			dev = (uint8_t) gh_page_device(e, &names[p]);
+		s->cache_dev[p] = dev;
+	}
 	for (int d = 0; d < e->opt.ndevices; d++)
 		if (++pc->dev[d].reads == 0)
 			pc->dev[d].reads = 1;
-	for (size_t p = 0; p < npages; p++)
+	st = gh_for_devices(e, UINT32_MAX, npages * s->spec.max_tuples, lookup_on_device, &a);
+	if (st != GH_OK)
 	{
-		const gh_pagename *n = &names[p];
-		pc_cache   *c;
-		size_t		head;
-		int32_t		i;
-
-		/* a page of the previous page's run has its device and chains' hash */
-		if (p == 0 || n->rel != names[p - 1].rel ||
-			(n->block >> GH_PAGE_RUN_LOG2) != (names[p - 1].block >> GH_PAGE_RUN_LOG2))
-		{
-			dev = gh_page_device(e, n);
-			relhash = rel_hash(n->rel, n->block);
-		}
-		c = &pc->dev[dev];
-
-		copy[p].from = NULL;
-		copy[p].to = NULL;
-		s->cache_slot[p] = -1;
-		s->cache_dev[p] = (uint8_t) dev;
-		if (n->lsn == 0 || !ready(c, pc->size, s->spec.page_size))
-			continue;
-		head = head_at(c, relhash, n->block);
-		i = find(c, head, n->rel, n->block);
-		if (i >= 0 && c->ent[i].state == SLOT_KEPT && c->ent[i].lsn == n->lsn)
-		{
-			if (!c->ent[i].ref)
-				c->ent[i].ref = 1;
-			c->ent[i].read_at = c->reads;
-			c->hits++;
-			copy[p].from = slot_address(c, i);
-			continue;
-		}
-		c->misses++;
-		if (pages[p] == GH_PAGE_CACHED_ONLY)
-			continue;			/* nothing to fill it from */
-		if (i >= 0 && (c->ent[i].state == SLOT_FILLING || c->ent[i].read_at == c->reads))
-			continue;			/* a read not yet kept fills it, or this one reads it */
-		if (i >= 0)
-			release(c, i);		/* an older version: replaced */
-		i = victim(e, c);
-		if (i < 0)
-			continue;
-		c->ent[i].rel = n->rel;
-		c->ent[i].block = n->block;
-		c->ent[i].lsn = n->lsn;
-		c->ent[i].owner = s;
-		c->ent[i].state = SLOT_FILLING;
-		c->ent[i].ref = 0;
-		c->ent[i].next = c->heads[head];
-		c->heads[head] = i;
-		s->cache_slot[p] = i;
-		copy[p].to = slot_address(c, i);
+		gh_page_cache_settle(s, NULL, false);
+		return st;
 	}
+	for (int d = 0; d < e->opt.ndevices; d++)
+		wanted += a.wanted[d];
+	if (wanted > 0)
+		fill_slots(&a);
 	*planned = true;
 	return GH_OK;
 }

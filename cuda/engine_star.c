@@ -346,14 +346,17 @@ split_read(gh_star *s, const uint32_t *pages, const gh_pagename *names, const gh
  * give and it has no copy of (GH_STAR_PAGE_MISSED in status).  *sel is NULL
  * where all are; else their indices, with *rpages, *rnames and *rcopy the
  * arrays of the pages read (a cached page's number 0: read from its copy).
+ * Where all are read but some only from copies, *rpages alone is new (in
+ * *buffer; the read's arrays otherwise).
  */
 static gh_status
-select_read(gh_star *s, const uint32_t *pages, const gh_pagename *names, gh_pagecopy *copy,
+select_read(gh_star *s, const uint32_t **pages, const gh_pagename *names, gh_pagecopy *copy,
 			size_t npages, uint8_t *status, size_t **sel, size_t *nread, void **buffer)
 {
 	gh_engine  *e = s->e;
 	size_t		n = 0;
-	bool		any = false;
+	bool		any = false,
+				missed = false;
 	char	   *buf;
 	uint32_t   *rpages;
 	gh_pagename *rnames;
@@ -362,10 +365,26 @@ select_read(gh_star *s, const uint32_t *pages, const gh_pagename *names, gh_page
 	*sel = NULL;
 	*nread = npages;
 	*buffer = NULL;
-	for (size_t p = 0; p < npages && !any; p++)
-		any = pages[p] == GH_PAGE_CACHED_ONLY;
+	for (size_t p = 0; p < npages && !missed; p++)
+		if ((*pages)[p] == GH_PAGE_CACHED_ONLY)
+		{
+			any = true;
+			missed = copy == NULL || copy[p].from == NULL;
+		}
 	if (!any)
 		return GH_OK;
+	if (!missed)
+	{
+		/* every page is read: only the numbers of those read from copies change */
+		rpages = gh_malloc(e, npages * sizeof(uint32_t));
+		if (rpages == NULL)
+			return e->status;
+		for (size_t p = 0; p < npages; p++)
+			rpages[p] = (*pages)[p] == GH_PAGE_CACHED_ONLY ? 0 : (*pages)[p];
+		*pages = rpages;
+		*buffer = rpages;
+		return GH_OK;
+	}
 	/* the copies and names first: their alignment */
 	buf = gh_malloc(e, npages * (sizeof(size_t) + sizeof(gh_pagecopy) + sizeof(gh_pagename) +
 								 sizeof(uint32_t)));
@@ -377,19 +396,22 @@ select_read(gh_star *s, const uint32_t *pages, const gh_pagename *names, gh_page
 	rpages = (uint32_t *) (*sel + npages);
 	for (size_t p = 0; p < npages; p++)
 	{
-		if (pages[p] == GH_PAGE_CACHED_ONLY && (copy == NULL || copy[p].from == NULL))
+		uint32_t	page = (*pages)[p];
+
+		if (page == GH_PAGE_CACHED_ONLY && (copy == NULL || copy[p].from == NULL))
 		{
 			status[p] = GH_STAR_PAGE_MISSED;
 			continue;
 		}
 		(*sel)[n] = p;
-		rpages[n] = pages[p] == GH_PAGE_CACHED_ONLY ? 0 : pages[p];
+		rpages[n] = page == GH_PAGE_CACHED_ONLY ? 0 : page;
 		if (names != NULL)
 			rnames[n] = names[p];
 		if (copy != NULL)
 			rcopy[n] = copy[p];
 		n++;
 	}
+	*pages = rpages;
 	*nread = n;
 	*buffer = buf;
 	return GH_OK;
@@ -456,13 +478,12 @@ read_pages(gh_star *s, const void *base, const uint32_t *pages, const gh_pagenam
 		gh_page_cache_settle(s, NULL, false);
 		return st;
 	}
-	st = select_read(s, pages, names, planned ? copy : NULL, npages, status, &sel, &nread,
+	st = select_read(s, &pages, names, planned ? copy : NULL, npages, status, &sel, &nread,
 					 &selected);
 	if (st == GH_OK && sel != NULL)
 	{
 		gh_pagecopy *rcopy = selected;
 
-		pages = (const uint32_t *) (sel + npages);
 		names = names != NULL ? (const gh_pagename *) (rcopy + npages) : NULL;
 		rstatus = gh_malloc(e, nread + 1);
 		st = rstatus != NULL ? GH_OK : e->status;

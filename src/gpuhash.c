@@ -146,7 +146,7 @@ _PG_init(void)
 							&gpuhash_max_memory_mb, 0, 0, INT_MAX,
 							PGC_SUSET, GUC_UNIT_MB, NULL, NULL, NULL);
 	DefineCustomIntVariable("gpuhash.page_cache_size",
-							"Device memory each GPU service worker may keep copies of shipped heap pages in, so that a table read again does not cross the bus (-1: a third of the GPU's memory, shared by the workers; 0: none).",
+							"Device memory on each GPU that each GPU service worker may keep copies of shipped heap pages in, so that a table read again does not cross the bus (-1: a third of the GPU's memory, shared by the workers; 0: none).",
 							"The copies are of pages of permanent tables, checked against the shared buffers at every read; a change of size empties the caches.",
 							&gpuhash_page_cache_mb, -1, -1, INT_MAX,
 							PGC_SIGHUP, GUC_UNIT_MB, NULL, NULL, NULL);
