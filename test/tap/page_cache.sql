@@ -55,7 +55,7 @@ SELECT (current_setting('shared_preload_libraries') ~ 'gpuhash'
 SELECT relpages AS fact_pages FROM pg_class WHERE relname = 'pc_fact' \gset
 SELECT relpages AS fresh_pages FROM pg_class WHERE relname = 'pc_fresh' \gset
 
-SELECT plan(41);
+SELECT plan(46);
 
 \if :cached
 SELECT * FROM pg_temp.same_rows('first read',
@@ -67,6 +67,22 @@ SELECT * FROM pg_temp.same_rows('second read',
   'SELECT d.g, count(*), sum(f.v) FROM pc_fact f JOIN pc_dim d ON f.k = d.k GROUP BY 1', 'GpuStarAgg');
 SELECT cmp_ok((SELECT hits FROM pg_temp.since('second')), '>=', :fact_pages::bigint,
               'the second read takes every page from the cache');
+
+-- several devices (three simulated by the CPU backend; on a GPU machine, its
+-- GPUs): each has a cache of its own, holding the pages it reads, so a second
+-- read takes every page from the devices' caches
+SELECT set_config('gpuhash.devices',
+                  CASE WHEN current_setting('gpuhash.device') = 'cpu' THEN '0,1,2' ELSE 'all' END,
+                  false) IS NOT NULL AS devices_set;
+SELECT pg_temp.mark('devices');
+SELECT * FROM pg_temp.same_rows('several devices, first read',
+  'SELECT d.g, count(*), sum(f.v) FROM pc_fact f JOIN pc_dim d ON f.k = d.k GROUP BY 1', 'GpuStarAgg');
+SELECT pg_temp.mark('devices again');
+SELECT * FROM pg_temp.same_rows('several devices, second read',
+  'SELECT d.g, count(*), sum(f.v) FROM pc_fact f JOIN pc_dim d ON f.k = d.k GROUP BY 1', 'GpuStarAgg');
+SELECT cmp_ok((SELECT hits FROM pg_temp.since('devices again')), '>=', :fact_pages::bigint,
+              'several devices: the second read takes every page from their caches');
+RESET gpuhash.devices;
 
 -- one row changes: its page is no longer all-visible, so it is read with
 -- visibility checks, the others from their copies (where clearing a bit leaves
@@ -171,7 +187,7 @@ SELECT is((SELECT pages || ' ' || bytes FROM pg_temp.cache()), '0 0',
 ALTER SYSTEM RESET gpuhash.page_cache_size;
 DO $$ BEGIN PERFORM pg_reload_conf(); END $$;
 \else
-SELECT skip('no GPU service with a page cache (gpuhash not preloaded, or gpuhash.page_cache_size = 0)', 41);
+SELECT skip('no GPU service with a page cache (gpuhash not preloaded, or gpuhash.page_cache_size = 0)', 46);
 \endif
 
 SELECT * FROM finish();
