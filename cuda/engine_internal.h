@@ -112,6 +112,9 @@ extern int	gh_device_ids(const gh_engine *e, uint32_t devmask, int *ids,
  */
 #define GH_PAGE_RUN_LOG2 4
 extern int	gh_page_device(const gh_engine *e, const gh_pagename *n);
+/* dev_of[p]: gh_page_device of each of npages names, a run's pages at once */
+extern void gh_page_devices(const gh_engine *e, const gh_pagename *names, size_t npages,
+							uint8_t *dev_of);
 
 extern gh_status gh_page_cache_plan(gh_star *s, const uint32_t *pages,
 									const gh_pagename *names, size_t npages,

@@ -469,7 +469,6 @@ gh_page_cache_plan(gh_star *s, const uint32_t *pages, const gh_pagename *names, 
 	struct gh_pagecache *pc = e->pagecache;
 	plan_args	a = {.s = s, .pages = pages, .names = names, .npages = npages, .copy = copy};
 	size_t		wanted = 0;
-	uint8_t		dev = 0;
 	gh_status	st;
 
 	*planned = false;
@@ -490,14 +489,7 @@ gh_page_cache_plan(gh_star *s, const uint32_t *pages, const gh_pagename *names, 
 	s->cache_npages = npages;
 	memset(s->cache_slot, 0xff, npages * sizeof(int32_t));
 	memset(copy, 0, npages * sizeof(gh_pagecopy));
-	/* each page's device: a page of the previous page's run has its device */
-	for (size_t p = 0; p < npages; p++)
-	{
-		if (p == 0 || names[p].rel != names[p - 1].rel ||
-			(names[p].block >> GH_PAGE_RUN_LOG2) != (names[p - 1].block >> GH_PAGE_RUN_LOG2))
-			dev = (uint8_t) gh_page_device(e, &names[p]);
-		s->cache_dev[p] = dev;
-	}
+	gh_page_devices(e, names, npages, s->cache_dev);
 	for (int d = 0; d < e->opt.ndevices; d++)
 		if (++pc->dev[d].reads == 0)
 			pc->dev[d].reads = 1;

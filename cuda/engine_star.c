@@ -268,13 +268,15 @@ gh_page_device(const gh_engine *e, const gh_pagename *n)
 				   (n->block >> GH_PAGE_RUN_LOG2)) % (uint64_t) nd);
 }
 
-/* The device that reads page p of a read of npages. */
-static int
-page_device(const gh_star *s, const gh_pagename *names, size_t p, size_t npages)
+void
+gh_page_devices(const gh_engine *e, const gh_pagename *names, size_t npages, uint8_t *dev_of)
 {
-	if (names != NULL)
-		return gh_page_device(s->e, &names[p]);
-	return (int) (p * s->e->opt.ndevices / npages);
+	for (size_t p = 0; p < npages; p++)
+		if (p > 0 && names[p].rel == names[p - 1].rel &&
+			(names[p].block >> GH_PAGE_RUN_LOG2) == (names[p - 1].block >> GH_PAGE_RUN_LOG2))
+			dev_of[p] = dev_of[p - 1];
+		else
+			dev_of[p] = (uint8_t) gh_page_device(e, &names[p]);
 }
 
 /*
@@ -317,11 +319,13 @@ split_read(gh_star *s, const uint32_t *pages, const gh_pagename *names, const gh
 	dpages = (uint32_t *) (buf + (copy != NULL ? npages * sizeof(gh_pagecopy) : 0));
 	a->status = (uint8_t *) (dpages + npages);
 	dev_of = a->status + npages;
+	if (names != NULL)
+		gh_page_devices(e, names, npages, dev_of);
+	else
+		for (size_t p = 0; p < npages; p++)
+			dev_of[p] = (uint8_t) (p * e->opt.ndevices / npages);
 	for (size_t p = 0; p < npages; p++)
-	{
-		dev_of[p] = (uint8_t) page_device(s, names, p, npages);
 		count[dev_of[p]]++;
-	}
 	s->dev_first[0] = 0;
 	for (int d = 0; d < e->opt.ndevices; d++)
 		s->dev_first[d + 1] = s->dev_first[d] + count[d];
