@@ -18,8 +18,8 @@
  * The first gh_fail() of a section wins and stops the other devices at their
  * next gh_interrupted(); only the calling thread calls the caller's interrupt
  * callback, and every thread has finished its task before gh_for_devices
- * returns.  Device threads block all signals and live as long as the engine.  Why threads: cuda/README, "Several
- * GPUs".
+ * returns.  Device threads block all signals and live as long as the engine.
+ * Why threads: cuda/README, "Several GPUs".
  *
  *-------------------------------------------------------------------------
  */
