@@ -313,6 +313,7 @@ struct gh_star
 	uint8_t    *copied;			/* the last read's pages read from a copy (NULL: none) */
 	size_t		ncopied;		/* its entries */
 	size_t		cache_npages;	/* entries of the two */
+	size_t		cache_fills;	/* slots the read fills (cache_slot >= 0) */
 	uint64_t	cache_epoch;	/* the cache's epoch at the read */
 	/* each of the engine's devices' part of the pending read */
 	size_t		dev_first[GH_MAX_DEVICES + 1];	/* device d: order[dev_first[d]..[d+1]) */

@@ -448,6 +448,7 @@ fill_slots(plan_args *a)
 		c->ent[i].next = c->heads[head];
 		c->heads[head] = i;
 		s->cache_slot[p] = i;
+		s->cache_fills++;
 		a->copy[p].to = slot_address(c, i);
 	}
 }
@@ -487,6 +488,7 @@ gh_page_cache_plan(gh_star *s, const uint32_t *pages, const gh_pagename *names, 
 	s->cache_dev = s->cache_ok + npages;
 	s->cache_epoch = pc->epoch;
 	s->cache_npages = npages;
+	s->cache_fills = 0;
 	memset(s->cache_slot, 0xff, npages * sizeof(int32_t));
 	memset(copy, 0, npages * sizeof(gh_pagecopy));
 	gh_page_devices(e, names, npages, s->cache_dev);
@@ -519,7 +521,9 @@ gh_page_cache_settle(gh_star *s, const uint8_t *drop, bool kept)
 
 	if (s->cache_slot == NULL)
 		return;
-	for (size_t p = 0; pc != NULL && pc->epoch == s->cache_epoch && p < s->cache_npages; p++)
+	/* a read that fills no slot (every page a copy, or none to be had) has none to settle */
+	for (size_t p = 0; pc != NULL && pc->epoch == s->cache_epoch && s->cache_fills > 0 &&
+		 p < s->cache_npages; p++)
 	{
 		pc_cache   *c = &pc->dev[s->cache_dev[p]];
 		int32_t		i = s->cache_slot[p];

@@ -531,7 +531,7 @@ read_pages(gh_star *s, const void *base, const uint32_t *pages, const gh_pagenam
 	else
 	{
 		s->nread = nread;
-		for (size_t p = 0; planned && p < npages; p++)
+		for (size_t p = 0; planned && s->cache_fills > 0 && p < npages; p++)
 			s->cache_ok[p] = status[p] == GH_STAR_PAGE_OK;
 	}
 	return st;
