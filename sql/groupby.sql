@@ -128,9 +128,24 @@ SELECT k2, count(DISTINCT k), sum(i2), sum(kb) FROM g GROUP BY k2 ORDER BY k2;
 RESET gpuhash.enabled;
 RESET gpuhash.enable_star;
 
+-- grouping sets: PostgreSQL's own over the groups by all their columns,
+-- which a GpuHashAgg makes with the partial values (agg_twolevel.c); NULL
+-- keys told from a set's NULLs by GROUPING(), the empty set over no rows
+EXPLAIN (COSTS OFF) SELECT k, k2, count(*) FROM g GROUP BY GROUPING SETS ((k), (k2));
+SELECT k, k2, count(*), sum(i8), avg(i4), min(t), GROUPING(k, k2) FROM g
+ GROUP BY ROLLUP (k, k2) ORDER BY 1, 2, 7;
+SELECT k2, count(*), sum(i2), GROUPING(k2) FROM g GROUP BY CUBE (k2) ORDER BY 1, 4;
+SELECT k, count(*), sum(v) FROM empty_g GROUP BY ROLLUP (k);
+SET gpuhash.enabled = off;
+SELECT k, k2, count(*), sum(i8), avg(i4), min(t), GROUPING(k, k2) FROM g
+ GROUP BY ROLLUP (k, k2) ORDER BY 1, 2, 7;
+SELECT k2, count(*), sum(i2), GROUPING(k2) FROM g GROUP BY CUBE (k2) ORDER BY 1, 4;
+SELECT k, count(*), sum(v) FROM empty_g GROUP BY ROLLUP (k);
+RESET gpuhash.enabled;
+
 -- what is not offered: DISTINCT aggregates of two arguments (whose plan,
--- PostgreSQL's, differs between releases), grouping sets, functionally
--- dependent columns (GpuHashAgg's; GpuStarAgg groups by them again)
+-- PostgreSQL's, differs between releases), functionally dependent columns
+-- (GpuHashAgg's; GpuStarAgg groups by them again)
 CREATE FUNCTION plan_has_gpu(q text) RETURNS boolean LANGUAGE plpgsql AS $$
 DECLARE line text;
 BEGIN
@@ -144,7 +159,6 @@ END $$;
 SELECT plan_has_gpu('SELECT k, count(DISTINCT k), count(DISTINCT t) FROM g GROUP BY k')
   AS two_distinct_arguments;
 DROP FUNCTION plan_has_gpu(text);
-EXPLAIN (COSTS OFF) SELECT k, k2, count(*) FROM g GROUP BY GROUPING SETS ((k), (k2));
 CREATE TABLE pk (id int PRIMARY KEY, name text);
 SET gpuhash.enable_star = off;
 EXPLAIN (COSTS OFF) SELECT id, name, count(*) FROM pk GROUP BY id;

@@ -225,9 +225,12 @@ extern int64 gpuhash_agg_int8_sum(const struct gh_aggresult *r, size_t group);
 extern double gpuhash_agg_float_sum(const struct gh_aggresult *r, size_t group, bool as_float4);
 /* the types of an aggregate's partial values (part 1: InvalidOid if none) */
 extern Oid	gpuhash_agg_partial_type(GhaOp op, Oid argtype, int part);
-/* agg_distinct.c: a query's count(DISTINCT x) as a GROUP BY that adds x (a copy, or NULL) */
-extern Query *gpuhash_distinct_rewrite(Query *parse);
-extern struct PlannedStmt *gpuhash_distinct_choose(struct PlannedStmt *written,
+/*
+ * agg_twolevel.c: a query's count(DISTINCT x) as a GROUP BY that adds x, its
+ * grouping sets over the groups by all their columns (a copy, or NULL)
+ */
+extern Query *gpuhash_twolevel_rewrite(Query *parse);
+extern struct PlannedStmt *gpuhash_twolevel_choose(struct PlannedStmt *written,
 												   struct PlannedStmt *rewritten);
 
 #endif							/* GPUHASH_AGG_H */

@@ -53,8 +53,8 @@ plan_one(Query *parse, const char *query_string, int cursorOptions, ParamListInf
 
 /*
  * The planner hook: each call (nested ones too) notes joins of its own; a
- * query with count(DISTINCT x) is planned as written and rewritten
- * (agg_distinct.c), and the cheaper plan kept.
+ * query with count(DISTINCT x) or grouping sets is planned as written and
+ * rewritten in two levels (agg_twolevel.c), and the cheaper plan kept.
  */
 static PlannedStmt *
 gpuhash_planner(Query *parse, const char *query_string, int cursorOptions,
@@ -65,7 +65,7 @@ gpuhash_planner(Query *parse, const char *query_string, int cursorOptions,
 
 	PG_TRY();
 	{
-		Query	   *rewritten = gpuhash_distinct_rewrite(parse);
+		Query	   *rewritten = gpuhash_twolevel_rewrite(parse);
 
 		if (rewritten == NULL)
 			result = plan_one(parse, query_string, cursorOptions, boundParams);
@@ -73,7 +73,7 @@ gpuhash_planner(Query *parse, const char *query_string, int cursorOptions,
 		{
 			result = plan_one(rewritten, query_string, cursorOptions, boundParams);
 			if (!gpuhash_force)
-				result = gpuhash_distinct_choose(plan_one(parse, query_string, cursorOptions,
+				result = gpuhash_twolevel_choose(plan_one(parse, query_string, cursorOptions,
 														  boundParams), result);
 		}
 	}

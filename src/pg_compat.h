@@ -152,4 +152,33 @@
 #define get_op_index_interpretation(opno) get_op_btree_interpretation(opno)
 #endif
 
+/*
+ * PostgreSQL 18 gives the grouping step a range table entry of its own
+ * (RTE_GROUP): the target list and HAVING refer to the grouping columns
+ * through its Vars, which under grouping sets carry its index in their
+ * varnullingrels.  GroupingNullsRemoved(q, node): node without those marks,
+ * for a level that no longer has the grouping sets.
+ */
+#if PG_VERSION_NUM >= 180000
+#include "rewrite/rewriteManip.h"
+static inline Node *
+GroupingNullsRemoved(Query *q, Node *node)
+{
+	ListCell   *lc;
+	int			i = 0;
+
+	if (!q->hasGroupRTE)
+		return node;
+	foreach(lc, q->rtable)
+	{
+		i++;
+		if (lfirst_node(RangeTblEntry, lc)->rtekind == RTE_GROUP)
+			return remove_nulling_relids(node, bms_make_singleton(i), NULL);
+	}
+	return node;
+}
+#else
+#define GroupingNullsRemoved(q, node) (node)
+#endif
+
 #endif							/* GPUHASH_PG_COMPAT_H */

@@ -1,13 +1,14 @@
 /*-------------------------------------------------------------------------
  *
- * agg_distinct.c
- *	  count(DISTINCT x) as a GROUP BY that adds x: before planning, a query
- *	  whose aggregates count the distinct values of one expression is
- *	  rewritten into an aggregation over a subquery grouped by its grouping
- *	  columns and x, so that both are hash aggregations gpuhash can run.
+ * agg_twolevel.c
+ *	  A query's aggregation split into two levels before planning, so that
+ *	  the level that reads the rows is an ordinary GROUP BY gpuhash can run:
+ *	  count(DISTINCT x) as a GROUP BY that adds x, and grouping sets
+ *	  (ROLLUP, CUBE, GROUPING SETS) over the finest groups they share.
  *
  * INTERFACE ROUTINES
- *		gpuhash_distinct_rewrite	the query, its DISTINCT aggregates rewritten
+ *		gpuhash_twolevel_rewrite	the query rewritten, or NULL
+ *		gpuhash_twolevel_choose		the cheaper of the two plans
  *
  * PostgreSQL computes a DISTINCT aggregate by sorting each group's values,
  * in one process; no GpuHashAgg or GpuStarAgg takes it.  But
@@ -35,18 +36,33 @@
  * names, and the ORDER BY, DISTINCT, LIMIT and HAVING over them are the
  * query's own; EXPLAIN shows the subquery's aggregation below the outer one.
  *
+ * Grouping sets the same way, without x: PostgreSQL runs them in one
+ * process (it has no partial aggregation of grouping sets), sorting or
+ * hashing every row once for each set, but every set's groups are unions
+ * of the groups by all the grouping columns together, so
+ *
+ *	SELECT a, b, count(*), sum(y) FROM t GROUP BY ROLLUP (a, b)
+ *
+ * is the ROLLUP of the partial values over (SELECT a, b, count(*) n, sum(y)
+ * s FROM t GROUP BY a, b): the inner level, parallel and on the device,
+ * reads the rows; the outer one, PostgreSQL's own grouping sets, its few
+ * groups.  GROUPING() and GROUP BY DISTINCT stay with the outer level;
+ * count(DISTINCT x) does not combine with grouping sets here.
+ *
  * Taken: a SELECT whose aggregates (in its target list and HAVING) are
- * count(DISTINCT x) of one expression x, without FILTER or ORDER BY, and
  * count, sum and avg (of integers, numerics and floats), min and max of
- * PostgreSQL's own; no grouping sets, window functions, set-returning
+ * PostgreSQL's own, with count(DISTINCT x) of one expression x, without
+ * FILTER or ORDER BY, or grouping sets; no window functions, set-returning
  * functions in the target list, row locks, sub-selects in the target list
  * or HAVING, columns made valid by a primary key in the GROUP BY, or
- * references to an outer query.  The same for the sub-selects in FROM.
- * Only where gpuhash plans GROUP BYs (gpuhash.enabled, enable_groupby), and
- * by cost: where the grouping columns and x pack into one 64-bit key
- * (packs_exactly), the query is planned both ways, and the rewritten plan
- * runs where it costs less than the query's own with the sorts of its
- * DISTINCT aggregates counted, which PostgreSQL's cost model leaves out.
+ * references to an outer query; for grouping sets, no volatile function in
+ * the target list or HAVING.  The same for the sub-selects in FROM.  Only
+ * where gpuhash plans GROUP BYs (gpuhash.enabled, enable_groupby), and by
+ * cost: the query is planned both ways, and the rewritten plan runs where
+ * it costs less than the query's own (with the sorts of its DISTINCT
+ * aggregates counted, which PostgreSQL's cost model leaves out); for
+ * count(DISTINCT x) only where the grouping columns and x pack into one
+ * 64-bit key (packs_exactly).
  *
  *-------------------------------------------------------------------------
  */
@@ -70,17 +86,19 @@
 #include "agg.h"
 #include "gpuhash.h"
 #include "keys.h"
+#include "pg_compat.h"
 
 /* the rewrite of one query in progress */
-typedef struct DistinctRewrite
+typedef struct TwoLevel
 {
 	Query	   *q;
+	bool		sets;			/* grouping sets (else count(DISTINCT x)) */
 	Node	   *x;				/* the DISTINCT aggregates' argument */
 	List	   *group_exprs;	/* the GROUP BY's expressions, in order */
 	List	   *inner_tlist;	/* the subquery's: groups, x, then partial values */
 	int			ndistinct;
 	bool		ok;
-} DistinctRewrite;
+} TwoLevel;
 
 /* Aggregate kinds of the outer level */
 typedef enum DistinctKind
@@ -129,7 +147,7 @@ kind_of(Aggref *a)
 
 /* Check every aggregate of the query and find x; false where one is not taken. */
 static bool
-check_aggs(Node *node, DistinctRewrite *rw)
+check_aggs(Node *node, TwoLevel *rw)
 {
 	if (node == NULL)
 		return false;
@@ -152,6 +170,8 @@ check_aggs(Node *node, DistinctRewrite *rw)
 		}
 		return false;			/* no aggregate inside one of this level */
 	}
+	if (IsA(node, GroupingFunc) && rw->sets)
+		return false;			/* the outer level's: its arguments are grouping columns */
 	if (IsA(node, GroupingFunc) || IsA(node, SubLink) || IsA(node, WindowFunc))
 	{
 		rw->ok = false;
@@ -170,7 +190,7 @@ inner_var(int attno, Node *expr)
 
 /* The subquery's column holding expr (added where it is not yet there). */
 static Var *
-inner_column(DistinctRewrite *rw, Expr *expr)
+inner_column(TwoLevel *rw, Expr *expr)
 {
 	ListCell   *lc;
 	TargetEntry *te;
@@ -249,7 +269,7 @@ cast_to(Expr *expr, Oid t)
 
 /* The outer level's sum of an inner int8 count, as int8: 0 over no rows. */
 static Expr *
-sum_of_counts(DistinctRewrite *rw, Expr *count)
+sum_of_counts(TwoLevel *rw, Expr *count)
 {
 	CoalesceExpr *c = makeNode(CoalesceExpr);
 	Var		   *v = inner_column(rw, count);
@@ -265,7 +285,7 @@ sum_of_counts(DistinctRewrite *rw, Expr *count)
 
 /* The outer level's expression for aggregate a, its partial values added to the subquery. */
 static Expr *
-outer_agg(DistinctRewrite *rw, Aggref *a)
+outer_agg(TwoLevel *rw, Aggref *a)
 {
 	DistinctKind k = kind_of(a);
 	Expr	   *arg = a->args != NIL ? linitial_node(TargetEntry, a->args)->expr : NULL;
@@ -331,7 +351,7 @@ outer_agg(DistinctRewrite *rw, Aggref *a)
  * made of the subquery's partial values.
  */
 static Node *
-outer_mutator(Node *node, DistinctRewrite *rw)
+outer_mutator(Node *node, TwoLevel *rw)
 {
 	ListCell   *lc;
 	int			i = 0;
@@ -404,8 +424,8 @@ packs_exactly(Query *q, Node *x)
 static bool
 shape_ok(Query *q)
 {
-	return q->commandType == CMD_SELECT && q->utilityStmt == NULL && q->hasAggs &&
-		q->groupingSets == NIL && !q->groupDistinct && !q->hasWindowFuncs &&
+	return q->commandType == CMD_SELECT && q->utilityStmt == NULL &&
+		(q->hasAggs || q->groupingSets != NIL) && !q->hasWindowFuncs &&
 		!q->hasTargetSRFs && q->setOperations == NULL && !q->hasModifyingCTE &&
 		q->rowMarks == NIL && !q->hasForUpdate && q->constraintDeps == NIL &&
 		!q->hasDistinctOn &&
@@ -421,7 +441,7 @@ shape_ok(Query *q)
 static Query *
 rewrite_query(Query *q)
 {
-	DistinctRewrite rw = {0};
+	TwoLevel rw = {0};
 	Query	   *inner;
 	Query	   *outer;
 	RangeTblEntry *rte;
@@ -429,9 +449,10 @@ rewrite_query(Query *q)
 	List	   *colnames = NIL;
 	List	   *outer_tlist = NIL;
 	SortGroupClause *xclause;
-	Oid			ltop,
-				eqop;
-	bool		hashable;
+	List	   *inner_groups;
+	Oid			ltop = InvalidOid,
+				eqop = InvalidOid;
+	bool		hashable = false;
 	Index		maxref = 0;
 	ListCell   *lc;
 
@@ -439,14 +460,29 @@ rewrite_query(Query *q)
 		return NULL;
 	rw.q = q;
 	rw.ok = true;
+	rw.sets = q->groupingSets != NIL;
 	foreach(lc, q->targetList)
 		(void) check_aggs((Node *) lfirst_node(TargetEntry, lc)->expr, &rw);
 	(void) check_aggs(q->havingQual, &rw);
-	if (!rw.ok || rw.ndistinct == 0 || contain_volatile_functions(rw.x))
+	if (!rw.ok)
 		return NULL;
-	get_sort_group_operators(exprType(rw.x), false, true, false, &ltop, &eqop, NULL, &hashable);
-	if (!OidIsValid(eqop) || (!hashable && !OidIsValid(ltop)) || !packs_exactly(q, rw.x))
-		return NULL;
+	if (rw.sets)
+	{
+		/* every set's groups are made of the groups by all the columns */
+		if (rw.ndistinct > 0 || q->groupClause == NIL ||
+			contain_volatile_functions((Node *) q->targetList) ||
+			contain_volatile_functions(q->havingQual))
+			return NULL;
+	}
+	else
+	{
+		if (rw.ndistinct == 0 || q->groupDistinct || contain_volatile_functions(rw.x))
+			return NULL;
+		get_sort_group_operators(exprType(rw.x), false, true, false, &ltop, &eqop, NULL,
+								 &hashable);
+		if (!OidIsValid(eqop) || (!hashable && !OidIsValid(ltop)) || !packs_exactly(q, rw.x))
+			return NULL;
+	}
 
 	/* the subquery's first columns: the grouping expressions, then x */
 	foreach(lc, q->groupClause)
@@ -456,7 +492,7 @@ rewrite_query(Query *q)
 
 		rw.group_exprs = lappend(rw.group_exprs, te->expr);
 		rw.inner_tlist = lappend(rw.inner_tlist,
-								 makeTargetEntry((Expr *) copyObject(te->expr),
+								 makeTargetEntry((Expr *) GroupingNullsRemoved(q, copyObject((Node *) te->expr)),
 												 list_length(rw.inner_tlist) + 1,
 												 column_name(q, (Node *) te->expr, te->resname,
 															 "grouped"),
@@ -464,19 +500,24 @@ rewrite_query(Query *q)
 		llast_node(TargetEntry, rw.inner_tlist)->ressortgroupref = sgc->tleSortGroupRef;
 		maxref = Max(maxref, sgc->tleSortGroupRef);
 	}
-	foreach(lc, q->targetList)
-		maxref = Max(maxref, lfirst_node(TargetEntry, lc)->ressortgroupref);
-	rw.inner_tlist = lappend(rw.inner_tlist,
-							 makeTargetEntry((Expr *) copyObject(rw.x),
-											 list_length(rw.inner_tlist) + 1,
-											 column_name(q, rw.x, NULL, "counted"), false));
-	llast_node(TargetEntry, rw.inner_tlist)->ressortgroupref = maxref + 1;
-	xclause = makeNode(SortGroupClause);
-	xclause->tleSortGroupRef = maxref + 1;
-	xclause->eqop = eqop;
-	xclause->sortop = ltop;
-	xclause->nulls_first = false;
-	xclause->hashable = hashable;
+	inner_groups = copyObject(q->groupClause);
+	if (!rw.sets)
+	{
+		foreach(lc, q->targetList)
+			maxref = Max(maxref, lfirst_node(TargetEntry, lc)->ressortgroupref);
+		rw.inner_tlist = lappend(rw.inner_tlist,
+								 makeTargetEntry((Expr *) copyObject(rw.x),
+												 list_length(rw.inner_tlist) + 1,
+												 column_name(q, rw.x, NULL, "counted"), false));
+		llast_node(TargetEntry, rw.inner_tlist)->ressortgroupref = maxref + 1;
+		xclause = makeNode(SortGroupClause);
+		xclause->tleSortGroupRef = maxref + 1;
+		xclause->eqop = eqop;
+		xclause->sortop = ltop;
+		xclause->nulls_first = false;
+		xclause->hashable = hashable;
+		inner_groups = lappend(inner_groups, xclause);
+	}
 
 	/* the outer level's target list and HAVING, which add the partial values */
 	foreach(lc, q->targetList)
@@ -498,7 +539,9 @@ rewrite_query(Query *q)
 	outer->hasRowSecurity = q->hasRowSecurity;	/* the plan depends on the role */
 	outer->targetList = outer_tlist;
 	outer->groupClause = q->groupClause;
-	outer->hasAggs = true;
+	outer->groupingSets = q->groupingSets;
+	outer->groupDistinct = q->groupDistinct;
+	outer->hasAggs = q->hasAggs;
 	outer->sortClause = q->sortClause;
 	outer->distinctClause = q->distinctClause;
 	outer->limitOffset = q->limitOffset;
@@ -513,7 +556,9 @@ rewrite_query(Query *q)
 	 */
 	inner = q;
 	inner->targetList = rw.inner_tlist;
-	inner->groupClause = lappend(copyObject(q->groupClause), xclause);
+	inner->groupClause = inner_groups;
+	inner->groupingSets = NIL;
+	inner->groupDistinct = false;
 	inner->havingQual = NULL;
 	inner->sortClause = NIL;
 	inner->distinctClause = NIL;
@@ -530,8 +575,8 @@ rewrite_query(Query *q)
 	rte = makeNode(RangeTblEntry);
 	rte->rtekind = RTE_SUBQUERY;
 	rte->subquery = inner;
-	rte->alias = makeAlias("distinct_groups", NIL);
-	rte->eref = makeAlias("distinct_groups", colnames);
+	rte->alias = makeAlias(rw.sets ? "finest_groups" : "distinct_groups", NIL);
+	rte->eref = makeAlias(rw.sets ? "finest_groups" : "distinct_groups", colnames);
 	rte->inFromCl = true;
 	rtr = makeNode(RangeTblRef);
 	rtr->rtindex = 1;
@@ -577,15 +622,29 @@ distinct_agg_walker(Node *node, void *context)
 	return expression_tree_walker(node, distinct_agg_walker, context);
 }
 
+/* a DISTINCT aggregate or grouping sets anywhere in the query */
+static bool
+twolevel_walker(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Query))
+		return ((Query *) node)->groupingSets != NIL ||
+			query_tree_walker((Query *) node, twolevel_walker, context, 0);
+	if (IsA(node, Aggref) && ((Aggref *) node)->aggdistinct != NIL)
+		return true;
+	return expression_tree_walker(node, twolevel_walker, context);
+}
+
 Query *
-gpuhash_distinct_rewrite(Query *parse)
+gpuhash_twolevel_rewrite(Query *parse)
 {
 	Query	   *copy;
 	Query	   *r;
 	bool		any;
 
 	if (!gpuhash_enabled || !gpuhash_enable_groupby || parse->commandType != CMD_SELECT ||
-		!distinct_agg_walker((Node *) parse, NULL) || !gpuhash_planning_allowed())
+		!twolevel_walker((Node *) parse, NULL) || !gpuhash_planning_allowed())
 		return NULL;
 	copy = copyObject(parse);
 	any = rewrite_from(copy);
@@ -628,15 +687,15 @@ distinct_sorts(Plan *plan)
 /*
  * The plan to run: the rewritten query's, or the query's as written where
  * that costs less, its DISTINCT aggregates' sorts counted (forced, the
- * rewritten one: gpuhash's nodes wherever they apply).
+ * rewritten one: gpuhash's nodes wherever they apply; the caller's).
  */
 PlannedStmt *
-gpuhash_distinct_choose(PlannedStmt *written, PlannedStmt *rewritten)
+gpuhash_twolevel_choose(PlannedStmt *written, PlannedStmt *rewritten)
 {
 	Cost		a = written->planTree->total_cost + distinct_sorts(written->planTree);
 	Cost		b = rewritten->planTree->total_cost;
 
-	elog(DEBUG1, "gpuhash: count(DISTINCT) as written at cost %.2f (its sorts counted), as a GROUP BY that adds its argument at %.2f",
+	elog(DEBUG1, "gpuhash: aggregation as written at cost %.2f (its DISTINCT aggregates' sorts counted), in two levels at %.2f",
 		 a, b);
 	return b < a ? rewritten : written;
 }
