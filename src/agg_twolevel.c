@@ -346,6 +346,40 @@ outer_agg(TwoLevel *rw, Aggref *a)
 }
 
 /*
+ * GROUPING() of the outer level: its arguments the subquery's columns of
+ * the grouping columns its references name (PostgreSQL 18 leaves them the
+ * expressions below its grouping step, not the step's columns).
+ */
+static Node *
+grouping_func(TwoLevel *rw, GroupingFunc *g)
+{
+	GroupingFunc *r = (GroupingFunc *) copyObject(g);
+	ListCell   *lc;
+
+	r->args = NIL;
+	foreach(lc, g->refs)
+	{
+		ListCell   *c;
+		int			i = 0;
+		bool		found = false;
+
+		foreach(c, rw->q->groupClause)
+		{
+			i++;
+			if (lfirst_node(SortGroupClause, c)->tleSortGroupRef == (Index) lfirst_int(lc))
+			{
+				r->args = lappend(r->args, inner_var(i, list_nth(rw->group_exprs, i - 1)));
+				found = true;
+				break;
+			}
+		}
+		if (!found)
+			rw->ok = false;
+	}
+	return (Node *) r;
+}
+
+/*
  * The outer level's form of an expression of the query's target list or
  * HAVING: its grouping expressions the subquery's columns, its aggregates
  * made of the subquery's partial values.
@@ -366,6 +400,8 @@ outer_mutator(Node *node, TwoLevel *rw)
 	}
 	if (IsA(node, Aggref))
 		return (Node *) outer_agg(rw, (Aggref *) node);
+	if (IsA(node, GroupingFunc))
+		return grouping_func(rw, (GroupingFunc *) node);
 	if (IsA(node, Var) && ((Var *) node)->varlevelsup == 0)
 	{
 		/* a column outside the grouping expressions and the aggregates */
