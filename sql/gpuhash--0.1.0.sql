@@ -134,6 +134,17 @@ LANGUAGE C VOLATILE PARALLEL RESTRICTED;
 COMMENT ON FUNCTION gpuhash_stats_reset() IS
 'set every database''s gpuhash_stats counters back to 0';
 
+-- variance and standard deviation of integers and numerics from a count, a
+-- sum and a sum of squares, by the aggregate's own final function: the outer
+-- level of a query planned in two levels calls it (src/agg_variance.c)
+CREATE FUNCTION gpuhash_variance_final(aggregate regprocedure, n bigint, sx numeric, sxx numeric)
+RETURNS numeric
+AS 'MODULE_PATHNAME', 'gpuhash_variance_final'
+LANGUAGE C IMMUTABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION gpuhash_variance_final(regprocedure, bigint, numeric, numeric) IS
+'the result of aggregate (variance, var_samp, var_pop, stddev, stddev_samp or stddev_pop of int2, int4, int8 or numeric) over n values whose sum is sx and sum of squares sxx';
+
 -- Who may use what.  gpuhash_bench occupies the GPUs (up to 2^31 keys, 100
 -- repetitions), gpuhash_devices and gpuhash_service describe the hardware
 -- and what the GPU service does, and gpuhash_stats_reset clears every

@@ -143,6 +143,16 @@ SELECT k2, count(*), sum(i2), GROUPING(k2) FROM g GROUP BY CUBE (k2) ORDER BY 1,
 SELECT k, count(*), sum(v) FROM empty_g GROUP BY ROLLUP (k);
 RESET gpuhash.enabled;
 
+-- variance and stddev: a count, a sum and a sum of squares per group, finished
+-- by PostgreSQL's own final functions (agg_variance.c)
+EXPLAIN (COSTS OFF) SELECT k, stddev(i4) FROM g GROUP BY k;
+SELECT k, stddev(i4), var_pop(i8), variance(i2), stddev_pop(k2) FROM g GROUP BY k ORDER BY k;
+SELECT stddev_samp(i4), var_samp(i8) FROM empty_g, g WHERE false;
+SET gpuhash.enabled = off;
+SELECT k, stddev(i4), var_pop(i8), variance(i2), stddev_pop(k2) FROM g GROUP BY k ORDER BY k;
+SELECT stddev_samp(i4), var_samp(i8) FROM empty_g, g WHERE false;
+RESET gpuhash.enabled;
+
 -- what is not offered: DISTINCT aggregates of two arguments (whose plan,
 -- PostgreSQL's, differs between releases), functionally dependent columns
 -- (GpuHashAgg's; GpuStarAgg groups by them again)

@@ -230,6 +230,8 @@ extern Oid	gpuhash_agg_partial_type(GhaOp op, Oid argtype, int part);
  * grouping sets over the groups by all their columns (a copy, or NULL)
  */
 extern Query *gpuhash_twolevel_rewrite(Query *parse);
+/* agg_variance.c: is aggfnoid a variance or standard deviation finished from partial sums? */
+extern bool gpuhash_variance_aggregate(Oid aggfnoid);
 extern struct PlannedStmt *gpuhash_twolevel_choose(struct PlannedStmt *written,
 												   struct PlannedStmt *rewritten);
 

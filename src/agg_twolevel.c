@@ -3,8 +3,9 @@
  * agg_twolevel.c
  *	  A query's aggregation split into two levels before planning, so that
  *	  the level that reads the rows is an ordinary GROUP BY gpuhash can run:
- *	  count(DISTINCT x) as a GROUP BY that adds x, and grouping sets
- *	  (ROLLUP, CUBE, GROUPING SETS) over the finest groups they share.
+ *	  count(DISTINCT x) as a GROUP BY that adds x, grouping sets (ROLLUP,
+ *	  CUBE, GROUPING SETS) over the finest groups they share, and variances
+ *	  and standard deviations from partial sums.
  *
  * INTERFACE ROUTINES
  *		gpuhash_twolevel_rewrite	the query rewritten, or NULL
@@ -49,20 +50,30 @@
  * groups.  GROUPING() and GROUP BY DISTINCT stay with the outer level;
  * count(DISTINCT x) does not combine with grouping sets here.
  *
+ * variance, var_samp, var_pop, stddev, stddev_samp and stddev_pop of int2,
+ * int4, int8 and numeric, which no node computes, are a count, a sum and a
+ * sum of squares at the inner level (int2 and int4 as int8, squares below
+ * 2^62; int8 and numeric as numeric: all exact), summed at the outer one and
+ * finished by gpuhash_variance_final, which hands them to the aggregate's
+ * own final function (agg_variance.c): a query with one of them and no
+ * DISTINCT aggregate or grouping sets is split too, its outer level grouped
+ * by the same columns over the inner one's groups (or a plain aggregate
+ * over its one row).
+ *
  * Taken: a SELECT whose aggregates (in its target list and HAVING) are
- * count, sum and avg (of integers, numerics and floats), min and max of
- * PostgreSQL's own, with count(DISTINCT x) of one expression x, without
- * FILTER or ORDER BY, or grouping sets; no window functions, set-returning
- * functions in the target list, row locks, sub-selects in the target list
- * or HAVING, columns made valid by a primary key in the GROUP BY, or
- * references to an outer query; for grouping sets, no volatile function in
- * the target list or HAVING.  The same for the sub-selects in FROM.  Only
- * where gpuhash plans GROUP BYs (gpuhash.enabled, enable_groupby), and by
- * cost: the query is planned both ways, and the rewritten plan runs where
- * it costs less than the query's own (with the sorts of its DISTINCT
- * aggregates counted, which PostgreSQL's cost model leaves out); for
- * count(DISTINCT x) only where the grouping columns and x pack into one
- * 64-bit key (packs_exactly).
+ * count, sum and avg (of integers, numerics and floats), min and max and
+ * the variances above of PostgreSQL's own, with count(DISTINCT x) of one
+ * expression x, without FILTER or ORDER BY, or grouping sets, or a
+ * variance; no window functions, set-returning functions in the target
+ * list, row locks, sub-selects in the target list or HAVING, columns made
+ * valid by a primary key in the GROUP BY, or references to an outer query;
+ * without count(DISTINCT x), no volatile function in the target list or
+ * HAVING.  The same for the sub-selects in FROM.  Only where gpuhash plans
+ * GROUP BYs (gpuhash.enabled, enable_groupby), and by cost: the query is
+ * planned both ways, and the rewritten plan runs where it costs less than
+ * the query's own (with the sorts of its DISTINCT aggregates counted, which
+ * PostgreSQL's cost model leaves out); for count(DISTINCT x) only where the
+ * grouping columns and x pack into one 64-bit key (packs_exactly).
  *
  *-------------------------------------------------------------------------
  */
@@ -70,13 +81,19 @@
 
 #include <math.h>
 
+#include "access/genam.h"
+#include "access/htup_details.h"
+#include "access/table.h"
+#include "catalog/indexing.h"
 #include "catalog/pg_aggregate.h"
+#include "catalog/pg_extension.h"
 #include "catalog/pg_type.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/cost.h"
 #include "optimizer/optimizer.h"
 #include "parser/parse_coerce.h"
+#include "parser/parse_func.h"
 #include "parser/parse_oper.h"
 #include "parser/parsetree.h"
 #include "rewrite/rewriteManip.h"
@@ -97,6 +114,7 @@ typedef struct TwoLevel
 	List	   *group_exprs;	/* the GROUP BY's expressions, in order */
 	List	   *inner_tlist;	/* the subquery's: groups, x, then partial values */
 	int			ndistinct;
+	int			nvariance;		/* variances and standard deviations */
 	bool		ok;
 } TwoLevel;
 
@@ -108,6 +126,7 @@ typedef enum DistinctKind
 	DK_SUM,
 	DK_AVG,
 	DK_EXTREME,					/* min, max */
+	DK_VARIANCE,				/* variance, stddev and their _samp and _pop */
 	DK_NONE
 } DistinctKind;
 
@@ -117,6 +136,37 @@ summable(Oid t)
 {
 	return t == INT2OID || t == INT4OID || t == INT8OID || t == NUMERICOID ||
 		t == FLOAT4OID || t == FLOAT8OID;
+}
+
+/*
+ * gpuhash_variance_final(regprocedure, int8, numeric, numeric) in the
+ * extension's schema (InvalidOid where there is none: an older version of
+ * the extension's objects).
+ */
+static Oid
+variance_final_fn(void)
+{
+	Oid			argtypes[4] = {REGPROCEDUREOID, INT8OID, NUMERICOID, NUMERICOID};
+	Relation	rel;
+	SysScanDesc scan;
+	ScanKeyData key;
+	HeapTuple	tup;
+	Oid			nsp = InvalidOid;
+	char	   *schema;
+
+	/* the extension's schema (get_extension_schema is not exported before PostgreSQL 16) */
+	rel = table_open(ExtensionRelationId, AccessShareLock);
+	ScanKeyInit(&key, Anum_pg_extension_extname, BTEqualStrategyNumber, F_NAMEEQ,
+				CStringGetDatum("gpuhash"));
+	scan = systable_beginscan(rel, ExtensionNameIndexId, true, NULL, 1, &key);
+	if (HeapTupleIsValid(tup = systable_getnext(scan)))
+		nsp = ((Form_pg_extension) GETSTRUCT(tup))->extnamespace;
+	systable_endscan(scan);
+	table_close(rel, AccessShareLock);
+	if (!OidIsValid(nsp) || (schema = get_namespace_name(nsp)) == NULL)
+		return InvalidOid;
+	return LookupFuncName(list_make2(makeString(schema), makeString("gpuhash_variance_final")),
+						  4, argtypes, true);
 }
 
 /* What a (level 0) aggregate is to the rewrite. */
@@ -142,6 +192,8 @@ kind_of(Aggref *a)
 		return DK_AVG;
 	if (strcmp(name, "min") == 0 || strcmp(name, "max") == 0)
 		return DK_EXTREME;
+	if (gpuhash_variance_aggregate(a->aggfnoid) && OidIsValid(variance_final_fn()))
+		return DK_VARIANCE;
 	return DK_NONE;
 }
 
@@ -168,6 +220,8 @@ check_aggs(Node *node, TwoLevel *rw)
 				rw->ok = false;
 			rw->ndistinct++;
 		}
+		else if (k == DK_VARIANCE)
+			rw->nvariance++;
 		return false;			/* no aggregate inside one of this level */
 	}
 	if (IsA(node, GroupingFunc) && rw->sets)
@@ -283,6 +337,46 @@ sum_of_counts(TwoLevel *rw, Expr *count)
 	return (Expr *) c;
 }
 
+/*
+ * The outer level's variance or standard deviation a of arg (of type t):
+ * gpuhash_variance_final over the sums of the subquery's counts, sums and
+ * sums of squares, exact: int2 and int4 summed as int8 with squares in
+ * int8 (below 2^62), int8 and numeric in numeric.
+ */
+static Expr *
+variance_of_sums(TwoLevel *rw, Aggref *a, Expr *arg, Oid t)
+{
+	bool		small = t == INT2OID || t == INT4OID;
+	Oid			wide = small ? INT8OID : NUMERICOID;
+	Expr	   *x = cast_to((Expr *) copyObject(arg), wide);
+	Oid			mul = LookupOperName(NULL, list_make2(makeString("pg_catalog"), makeString("*")),
+									 wide, wide, false, -1);
+	OpExpr	   *square = (OpExpr *) make_opclause(mul, wide, false, x, copyObject(x),
+												  InvalidOid, InvalidOid);
+	Expr	   *n = sum_of_counts(rw, make_agg(F_COUNT_ANY, (Expr *) copyObject(arg), InvalidOid,
+											   copyObject(a->aggfilter), false));
+	Expr	   *sums[2];
+	Oid			fn = variance_final_fn();
+
+	sums[0] = make_agg(sum_fn(wide), x, InvalidOid, copyObject(a->aggfilter), false);
+	square->opfuncid = get_opcode(mul);
+	sums[1] = make_agg(sum_fn(wide), (Expr *) square, InvalidOid, copyObject(a->aggfilter),
+					   false);
+	for (int i = 0; i < 2; i++)
+	{
+		Var		   *v = inner_column(rw, sums[i]);
+
+		sums[i] = make_agg(sum_fn(NUMERICOID), (Expr *) v, InvalidOid, NULL, false);
+	}
+	if (!OidIsValid(fn))
+		rw->ok = false;
+	return (Expr *) makeFuncExpr(fn, NUMERICOID,
+								 list_make4(makeConst(REGPROCEDUREOID, -1, InvalidOid, 4,
+													  ObjectIdGetDatum(a->aggfnoid), false, true),
+											n, sums[0], sums[1]),
+								 InvalidOid, InvalidOid, COERCE_EXPLICIT_CALL);
+}
+
 /* The outer level's expression for aggregate a, its partial values added to the subquery. */
 static Expr *
 outer_agg(TwoLevel *rw, Aggref *a)
@@ -338,6 +432,8 @@ outer_agg(TwoLevel *rw, Aggref *a)
 
 				return make_agg(a->aggfnoid, (Expr *) v, a->inputcollid, NULL, false);
 			}
+		case DK_VARIANCE:
+			return variance_of_sums(rw, a, arg, t);
 		case DK_NONE:
 			break;
 	}
@@ -502,17 +598,20 @@ rewrite_query(Query *q)
 	(void) check_aggs(q->havingQual, &rw);
 	if (!rw.ok)
 		return NULL;
-	if (rw.sets)
+	if (rw.ndistinct == 0)
 	{
-		/* every set's groups are made of the groups by all the columns */
-		if (rw.ndistinct > 0 || q->groupClause == NIL ||
+		/*
+		 * grouping sets (every set's groups are made of the groups by all
+		 * the columns) or variances, over the groups by all the columns
+		 */
+		if ((rw.sets ? q->groupClause == NIL : rw.nvariance == 0) ||
 			contain_volatile_functions((Node *) q->targetList) ||
 			contain_volatile_functions(q->havingQual))
 			return NULL;
 	}
 	else
 	{
-		if (rw.ndistinct == 0 || q->groupDistinct || contain_volatile_functions(rw.x))
+		if (rw.sets || q->groupDistinct || contain_volatile_functions(rw.x))
 			return NULL;
 		get_sort_group_operators(exprType(rw.x), false, true, false, &ltop, &eqop, NULL,
 								 &hashable);
@@ -537,7 +636,7 @@ rewrite_query(Query *q)
 		maxref = Max(maxref, sgc->tleSortGroupRef);
 	}
 	inner_groups = copyObject(q->groupClause);
-	if (!rw.sets)
+	if (rw.ndistinct > 0)
 	{
 		foreach(lc, q->targetList)
 			maxref = Max(maxref, lfirst_node(TargetEntry, lc)->ressortgroupref);
@@ -611,8 +710,8 @@ rewrite_query(Query *q)
 	rte = makeNode(RangeTblEntry);
 	rte->rtekind = RTE_SUBQUERY;
 	rte->subquery = inner;
-	rte->alias = makeAlias(rw.sets ? "finest_groups" : "distinct_groups", NIL);
-	rte->eref = makeAlias(rw.sets ? "finest_groups" : "distinct_groups", colnames);
+	rte->alias = makeAlias(rw.ndistinct == 0 ? "finest_groups" : "distinct_groups", NIL);
+	rte->eref = makeAlias(rw.ndistinct == 0 ? "finest_groups" : "distinct_groups", colnames);
 	rte->inFromCl = true;
 	rtr = makeNode(RangeTblRef);
 	rtr->rtindex = 1;
@@ -658,7 +757,7 @@ distinct_agg_walker(Node *node, void *context)
 	return expression_tree_walker(node, distinct_agg_walker, context);
 }
 
-/* a DISTINCT aggregate or grouping sets anywhere in the query */
+/* a DISTINCT aggregate, grouping sets or a variance anywhere in the query */
 static bool
 twolevel_walker(Node *node, void *context)
 {
@@ -667,7 +766,8 @@ twolevel_walker(Node *node, void *context)
 	if (IsA(node, Query))
 		return ((Query *) node)->groupingSets != NIL ||
 			query_tree_walker((Query *) node, twolevel_walker, context, 0);
-	if (IsA(node, Aggref) && ((Aggref *) node)->aggdistinct != NIL)
+	if (IsA(node, Aggref) && (((Aggref *) node)->aggdistinct != NIL ||
+							  gpuhash_variance_aggregate(((Aggref *) node)->aggfnoid)))
 		return true;
 	return expression_tree_walker(node, twolevel_walker, context);
 }
