@@ -64,8 +64,8 @@
  * count, sum and avg (of integers, numerics and floats), min and max and
  * the variances above of PostgreSQL's own, with count(DISTINCT x) of one
  * expression x, without FILTER or ORDER BY, or grouping sets, or a
- * variance; no window functions, set-returning functions in the target
- * list, row locks, sub-selects in the target list or HAVING, columns made
+ * variance (window functions over them stay with the outer level); no
+ * set-returning functions in the target list, row locks, sub-selects in the target list or HAVING, columns made
  * valid by a primary key in the GROUP BY, or references to an outer query;
  * without count(DISTINCT x), no volatile function in the target list or
  * HAVING.  The same for the sub-selects in FROM.  Only where gpuhash plans
@@ -226,7 +226,7 @@ check_aggs(Node *node, TwoLevel *rw)
 	}
 	if (IsA(node, GroupingFunc) && rw->sets)
 		return false;			/* the outer level's: its arguments are grouping columns */
-	if (IsA(node, GroupingFunc) || IsA(node, SubLink) || IsA(node, WindowFunc))
+	if (IsA(node, GroupingFunc) || IsA(node, SubLink))
 	{
 		rw->ok = false;
 		return false;
@@ -557,7 +557,7 @@ static bool
 shape_ok(Query *q)
 {
 	return q->commandType == CMD_SELECT && q->utilityStmt == NULL &&
-		(q->hasAggs || q->groupingSets != NIL) && !q->hasWindowFuncs &&
+		(q->hasAggs || q->groupingSets != NIL) &&
 		!q->hasTargetSRFs && q->setOperations == NULL && !q->hasModifyingCTE &&
 		q->rowMarks == NIL && !q->hasForUpdate && q->constraintDeps == NIL &&
 		!q->hasDistinctOn &&
@@ -677,6 +677,8 @@ rewrite_query(Query *q)
 	outer->groupingSets = q->groupingSets;
 	outer->groupDistinct = q->groupDistinct;
 	outer->hasAggs = q->hasAggs;
+	outer->hasWindowFuncs = q->hasWindowFuncs;
+	outer->windowClause = q->windowClause;
 	outer->sortClause = q->sortClause;
 	outer->distinctClause = q->distinctClause;
 	outer->limitOffset = q->limitOffset;
@@ -694,6 +696,8 @@ rewrite_query(Query *q)
 	inner->groupClause = inner_groups;
 	inner->groupingSets = NIL;
 	inner->groupDistinct = false;
+	inner->hasWindowFuncs = false;
+	inner->windowClause = NIL;
 	inner->havingQual = NULL;
 	inner->sortClause = NIL;
 	inner->distinctClause = NIL;

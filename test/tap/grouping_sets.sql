@@ -6,9 +6,9 @@
 -- one to rewrite, keep PostgreSQL's plan).  The data has NULLs in the
 -- grouping columns (told from a set's NULLs by GROUPING()), skew, duplicates,
 -- text keys under two collations; an empty table; a star's dimensions;
--- serial and parallel plans.
+-- window functions over the sets; serial and parallel plans.
 BEGIN;
-SELECT plan(73);
+SELECT plan(77);
 SELECT setseed(0.47);
 CREATE TABLE gs_fact AS
   SELECT g AS id,
@@ -66,6 +66,12 @@ BEGIN
   RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' a dimension key and a fact key',
     'SELECT d.region, f.b, sum(f.v * d.w) FROM gs_fact f JOIN gs_dim d ON f.dk = d.dk
       GROUP BY CUBE (d.region, f.b)', 'Gpu');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' window functions over the sets',
+    'SELECT s, c, sum(v) AS t, GROUPING(s) + GROUPING(c) AS level,
+            rank() OVER (PARTITION BY GROUPING(s) + GROUPING(c),
+                         CASE WHEN GROUPING(c) = 0 THEN s END ORDER BY sum(v) DESC, s, c),
+            sum(sum(v)) OVER (PARTITION BY s)
+       FROM gs_fact GROUP BY ROLLUP (s, c) ORDER BY level DESC, s, c LIMIT 9', 'Gpu');
   RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' in a sub-select of FROM',
     'SELECT max(t), count(*) FROM (SELECT a, b, sum(v) t FROM gs_fact GROUP BY ROLLUP (a, b)) q',
     'Gpu');
