@@ -70,10 +70,11 @@
  * without count(DISTINCT x), no volatile function in the target list or
  * HAVING.  The same for the sub-selects in FROM.  Only where gpuhash plans
  * GROUP BYs (gpuhash.enabled, enable_groupby), and by cost: the query is
- * planned both ways, and the rewritten plan runs where it costs less than
- * the query's own (with the sorts of its DISTINCT aggregates counted, which
- * PostgreSQL's cost model leaves out); for count(DISTINCT x) only where the
- * grouping columns and x pack into one 64-bit key (packs_exactly).
+ * planned both ways, and the rewritten plan runs where it has a gpuhash
+ * node and costs less than the query's own (with the sorts of its DISTINCT
+ * aggregates counted, which PostgreSQL's cost model leaves out); for
+ * count(DISTINCT x) only where the grouping columns and x pack into one
+ * 64-bit key (packs_exactly).
  *
  *-------------------------------------------------------------------------
  */
@@ -102,6 +103,8 @@
 
 #include "agg.h"
 #include "gpuhash.h"
+#include "join.h"
+#include "star.h"
 #include "keys.h"
 #include "pg_compat.h"
 
@@ -824,18 +827,50 @@ distinct_sorts(Plan *plan)
 	return cost;
 }
 
+/* Does plan run a GpuHashJoin, GpuHashAgg or GpuStarAgg? */
+static bool
+runs_gpuhash(Plan *plan)
+{
+	ListCell   *lc;
+
+	if (plan == NULL)
+		return false;
+	if (IsA(plan, CustomScan))
+	{
+		const char *name = ((CustomScan *) plan)->methods->CustomName;
+
+		if (strcmp(name, GPUHASH_AGG_NAME) == 0 || strcmp(name, GPUHASH_JOIN_NAME) == 0 ||
+			strcmp(name, GPUHASH_STAR_NAME) == 0)
+			return true;
+		foreach(lc, ((CustomScan *) plan)->custom_plans)
+			if (runs_gpuhash(lfirst(lc)))
+				return true;
+	}
+	if (runs_gpuhash(plan->lefttree) || runs_gpuhash(plan->righttree))
+		return true;
+	if (IsA(plan, Append))
+		foreach(lc, ((Append *) plan)->appendplans)
+			if (runs_gpuhash(lfirst(lc)))
+				return true;
+	return IsA(plan, SubqueryScan) && runs_gpuhash(((SubqueryScan *) plan)->subplan);
+}
+
 /*
- * The plan to run: the rewritten query's, or the query's as written where
- * that costs less, its DISTINCT aggregates' sorts counted (forced, the
- * rewritten one: gpuhash's nodes wherever they apply; the caller's).
+ * The plan to run: the rewritten query's where it runs one of gpuhash's
+ * nodes and costs less than the query's as written, its DISTINCT
+ * aggregates' sorts counted; else the query's as written: the two levels
+ * are for the device, and a plan of PostgreSQL's own nodes stays as the
+ * query was written (forced, the rewritten one: gpuhash's nodes wherever
+ * they apply; the caller's).
  */
 PlannedStmt *
 gpuhash_twolevel_choose(PlannedStmt *written, PlannedStmt *rewritten)
 {
 	Cost		a = written->planTree->total_cost + distinct_sorts(written->planTree);
 	Cost		b = rewritten->planTree->total_cost;
+	bool		gpu = runs_gpuhash(rewritten->planTree);
 
-	elog(DEBUG1, "gpuhash: aggregation as written at cost %.2f (its DISTINCT aggregates' sorts counted), in two levels at %.2f",
-		 a, b);
-	return b < a ? rewritten : written;
+	elog(DEBUG1, "gpuhash: aggregation as written at cost %.2f (its DISTINCT aggregates' sorts counted), in two levels at %.2f%s",
+		 a, b, gpu ? "" : " without a gpuhash node");
+	return gpu && b < a ? rewritten : written;
 }

@@ -8,7 +8,7 @@
 -- text keys under two collations; an empty table; a star's dimensions;
 -- window functions over the sets; serial and parallel plans.
 BEGIN;
-SELECT plan(77);
+SELECT plan(78);
 SELECT setseed(0.47);
 CREATE TABLE gs_fact AS
   SELECT g AS id,
@@ -95,6 +95,10 @@ SELECT ok(pg_temp.plan_text('SELECT a, b, count(*), sum(v) FROM gs_fact GROUP BY
           ~ 'Group Key: \(\)(.|\n)*Gather(.|\n)*Gpu',
           'parallel: the finest groups are made in the workers, the sets above the Gather');
 SELECT set_config('gpuhash.force', 'off', true) IS NOT NULL AS by_cost;
+SELECT is((SELECT count(*) FROM regexp_matches(
+             pg_temp.plan_text('SELECT a, b, count(*), sum(v) FROM gs_fact GROUP BY ROLLUP (a, b)'),
+             'Aggregate', 'g')), 1::bigint,
+          'by cost, below gpuhash.min_rows (no gpuhash node): PostgreSQL''s grouping sets alone');
 SELECT set_config('gpuhash.min_rows', '0', true) IS NOT NULL AS any_size;
 SELECT ok(pg_temp.plan_text('SELECT a, b, count(*), sum(v) FROM gs_fact GROUP BY ROLLUP (a, b)') ~ 'Gpu',
           'by cost: a ROLLUP into few groups is planned over the finest groups');
