@@ -103,13 +103,16 @@ SELECT * FROM pg_temp.same_rows('a change of this transaction, not yet committed
   'SELECT d.g, count(*), sum(f.v) FROM pc_fact f JOIN pc_dim d ON f.k = d.k GROUP BY 1', 'GpuStarAgg');
 COMMIT;
 -- VACUUM sets the changed pages' bits again, which moves the map page's LSN:
--- every page it maps has a new name
+-- every page it maps has a new name.  A page VACUUM leaves as it was and not
+-- all-visible (another snapshot still sees a row it would remove) keeps its
+-- name, its own LSN, and its copy rightly: at most those are read from copies
 VACUUM pc_fact;
 SELECT pg_temp.mark('vacuumed');
 SELECT * FROM pg_temp.same_rows('after VACUUM',
   'SELECT d.g, count(*), sum(f.v) FROM pc_fact f JOIN pc_dim d ON f.k = d.k GROUP BY 1', 'GpuStarAgg');
-SELECT is((SELECT hits FROM pg_temp.since('vacuumed')), 0::bigint,
-          'a map page whose LSN moved names its pages anew: no copy is read');
+SELECT cmp_ok((SELECT hits FROM pg_temp.since('vacuumed')), '<=',
+              (SELECT (relpages - relallvisible)::bigint FROM pg_class WHERE relname = 'pc_fact'),
+              'a map page whose LSN moved names its pages anew: no copy of an all-visible page is read');
 
 -- every page changes (and is made all-visible again): a new LSN on each
 UPDATE pc_fact SET v = v + 1000 WHERE id % 10 = 0;
