@@ -65,16 +65,17 @@
  * the variances above of PostgreSQL's own, with count(DISTINCT x) of one
  * expression x, without FILTER or ORDER BY, or grouping sets, or a
  * variance (window functions over them stay with the outer level); no
- * set-returning functions in the target list, row locks, sub-selects in the target list or HAVING, columns made
- * valid by a primary key in the GROUP BY, or references to an outer query;
- * without count(DISTINCT x), no volatile function in the target list or
- * HAVING.  The same for the sub-selects in FROM.  Only where gpuhash plans
- * GROUP BYs (gpuhash.enabled, enable_groupby), and by cost: the query is
- * planned both ways, and the rewritten plan runs where it has a gpuhash
- * node and costs less than the query's own (with the sorts of its DISTINCT
- * aggregates counted, which PostgreSQL's cost model leaves out); for
- * count(DISTINCT x) only where the grouping columns and x pack into one
- * 64-bit key (packs_exactly).
+ * set-returning functions in the target list, row locks, sub-selects in
+ * the target list or HAVING, columns made valid by a primary key in the
+ * GROUP BY, or references to an outer query; without count(DISTINCT x), no
+ * volatile function in the target list or HAVING.  The same for the
+ * sub-selects in FROM and the queries of WITH (not recursive ones).  Only
+ * where gpuhash plans GROUP BYs (gpuhash.enabled, enable_groupby), and by
+ * cost: the query is planned both ways, and the rewritten plan runs where
+ * it has a gpuhash node and costs less than the query's own (with the sorts
+ * of its DISTINCT aggregates counted, which PostgreSQL's cost model leaves
+ * out); for count(DISTINCT x) only where the grouping columns and x pack
+ * into one 64-bit key (packs_exactly).
  *
  *-------------------------------------------------------------------------
  */
@@ -692,7 +693,7 @@ rewrite_query(Query *q)
 
 	/*
 	 * The subquery: q itself (the caller's copy), its FROM and WHERE,
-	 * grouped by its groups and x
+	 * grouped by its grouping columns (and x)
 	 */
 	inner = q;
 	inner->targetList = rw.inner_tlist;
@@ -728,17 +729,34 @@ rewrite_query(Query *q)
 	return outer;
 }
 
-/* The query's own FROM sub-selects rewritten in place; whether any was. */
+/*
+ * The query's own FROM sub-selects and WITH queries (not recursive ones)
+ * rewritten in place; whether any was.  A rewritten query returns the same
+ * columns, of the same types, typmods and collations.
+ */
 static bool
 rewrite_from(Query *q)
 {
 	ListCell   *lc;
 	bool		any = false;
+	Query	   *r;
 
+	foreach(lc, q->cteList)
+	{
+		CommonTableExpr *cte = lfirst_node(CommonTableExpr, lc);
+
+		if (cte->cterecursive || !IsA(cte->ctequery, Query))
+			continue;
+		any |= rewrite_from((Query *) cte->ctequery);
+		if ((r = rewrite_query((Query *) cte->ctequery)) != NULL)
+		{
+			cte->ctequery = (Node *) r;
+			any = true;
+		}
+	}
 	foreach(lc, q->rtable)
 	{
 		RangeTblEntry *rte = lfirst_node(RangeTblEntry, lc);
-		Query	   *r;
 
 		if (rte->rtekind != RTE_SUBQUERY || rte->lateral || rte->subquery == NULL)
 			continue;

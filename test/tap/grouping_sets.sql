@@ -6,9 +6,9 @@
 -- one to rewrite, keep PostgreSQL's plan).  The data has NULLs in the
 -- grouping columns (told from a set's NULLs by GROUPING()), skew, duplicates,
 -- text keys under two collations; an empty table; a star's dimensions;
--- window functions over the sets; serial and parallel plans.
+-- window functions over the sets; WITH queries; serial and parallel plans.
 BEGIN;
-SELECT plan(78);
+SELECT plan(82);
 SELECT setseed(0.47);
 CREATE TABLE gs_fact AS
   SELECT g AS id,
@@ -72,6 +72,9 @@ BEGIN
                          CASE WHEN GROUPING(c) = 0 THEN s END ORDER BY sum(v) DESC, s, c),
             sum(sum(v)) OVER (PARTITION BY s)
        FROM gs_fact GROUP BY ROLLUP (s, c) ORDER BY level DESC, s, c LIMIT 9', 'Gpu');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' in a WITH query',
+    'WITH r AS (SELECT a, b, sum(v) t FROM gs_fact GROUP BY ROLLUP (a, b))
+     SELECT count(*), max(t), sum(t) FILTER (WHERE a IS NULL) FROM r', 'Gpu');
   RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' in a sub-select of FROM',
     'SELECT max(t), count(*) FROM (SELECT a, b, sum(v) t FROM gs_fact GROUP BY ROLLUP (a, b)) q',
     'Gpu');

@@ -5,11 +5,11 @@
 -- must return the same rows, digit for digit; the "on" plan must group on the
 -- device.  int2, int4, int8 and numeric values with NULLs, groups of one and of
 -- none, NaN and infinities, FILTER, HAVING, with grouping sets and
--- count(DISTINCT), over a star, serial and parallel; float arguments stay
--- PostgreSQL's (whose float results a parallel plan's order of rows moves in
--- the last digits: compared rounded).
+-- count(DISTINCT), over a star, in a WITH query, serial and parallel; float
+-- arguments stay PostgreSQL's (whose float results a parallel plan's order of
+-- rows moves in the last digits: compared rounded).
 BEGIN;
-SELECT plan(61);
+SELECT plan(65);
 SELECT setseed(0.53);
 CREATE TABLE vr_fact AS
   SELECT g AS id,
@@ -65,6 +65,10 @@ BEGIN
       GROUP BY d.region', 'Gpu');
   RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' in a sub-select of FROM',
     'SELECT max(s), min(s) FROM (SELECT k, stddev(i8) s FROM vr_fact GROUP BY k) q', 'Gpu');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' in a WITH query read twice',
+    'WITH inv AS (SELECT k, dk, stddev_samp(i4) sd, avg(i4) mean FROM vr_fact GROUP BY k, dk)
+     SELECT a.k, a.dk, a.sd, a.mean, b.sd FROM inv a JOIN inv b ON a.k = b.k AND a.dk = b.dk + 1
+      WHERE a.sd > 0', 'Agg)');  -- a GpuHashAgg or GpuStarAgg, not only the join's node
   -- not rewritten: PostgreSQL's plan
   RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' float arguments',
     'SELECT k, round(stddev(f)::numeric, 4) FROM vr_fact GROUP BY k', 'Gpu', false);
