@@ -6,6 +6,8 @@
 #                           WL_TITLE, WL_DIR, WL_INFO and WL_GENERATOR
 #   wl_queries [NAMES]      the workload's query names in order ("q1.1",
 #                           "q13"), or NAMES checked against its files
+#   wl_more_queries         its other queries over the same tables, not the
+#                           benchmark's (test/ssb/sets1.sql: "sets1"), in order
 #   wl_sql QUERY            a query's text without its comment lines and its
 #                           final semicolon
 #   wl_schema SF            the schema that holds scale factor SF: ssb_sf0_01
@@ -51,6 +53,16 @@ wl_init() {
 	WL_GENERATOR=$(cd "$WL_DIR" &&
 	               cat schema.sql generate.sql keys.sql $(sed -n 's/^\\ir //p' generate.sql) |
 	               md5sum | cut -c1-32)
+}
+
+wl_more_queries() {
+	local f
+	for f in "$WL_DIR"/*.sql; do
+		case ${f##*/} in
+			q*.sql | schema.sql | generate.sql | keys.sql | words.sql) ;;
+			*) basename "$f" .sql ;;
+		esac
+	done | sort -V
 }
 
 wl_queries() {

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # workloads.sh: the queries of the generated analytical workloads, the Star
-# Schema Benchmark's 13 (test/ssb) and the 22 TPC-H shapes (test/tpch), at
-# small scale factors, with gpuhash off and forced on: the same rows.
+# Schema Benchmark's 13 (test/ssb) and the 22 TPC-H shapes (test/tpch), and
+# the workloads' other queries over the same tables (test/ssb/sets1.sql, ...),
+# at small scale factors, with gpuhash off and forced on: the same rows.
 #
 #   bash test/workloads.sh [ssb] [tpch]        (default: both)
 #
@@ -142,7 +143,7 @@ compare_queries() {
 	local schema=$1 label=$2 q mode t0
 	with_nodes=0
 	nqueries=0
-	for q in $(wl_queries); do
+	for q in $(wl_queries) $(wl_more_queries); do
 		nqueries=$((nqueries + 1))
 		t0=$SECONDS
 		if ! run "$schema" off "$q"; then
