@@ -355,7 +355,7 @@ variance_of_sums(TwoLevel *rw, Aggref *a, Expr *arg, Oid t)
 	Expr	   *x = cast_to((Expr *) copyObject(arg), wide);
 	Oid			mul = LookupOperName(NULL, list_make2(makeString("pg_catalog"), makeString("*")),
 									 wide, wide, false, -1);
-	OpExpr	   *square = (OpExpr *) make_opclause(mul, wide, false, x, copyObject(x),
+	OpExpr	   *square = (OpExpr *) make_opclause(mul, wide, false, copyObject(x), copyObject(x),
 												  InvalidOid, InvalidOid);
 	Expr	   *n = sum_of_counts(rw, make_agg(F_COUNT_ANY, (Expr *) copyObject(arg), InvalidOid,
 											   copyObject(a->aggfilter), false));
@@ -629,10 +629,11 @@ rewrite_query(Query *q)
 		SortGroupClause *sgc = lfirst_node(SortGroupClause, lc);
 		TargetEntry *te = get_sortgroupclause_tle(sgc, q->targetList);
 
+		Node	   *expr = GroupingNullsRemoved(q, copyObject((Node *) te->expr));
+
 		rw.group_exprs = lappend(rw.group_exprs, te->expr);
 		rw.inner_tlist = lappend(rw.inner_tlist,
-								 makeTargetEntry((Expr *) GroupingNullsRemoved(q, copyObject((Node *) te->expr)),
-												 list_length(rw.inner_tlist) + 1,
+								 makeTargetEntry((Expr *) expr, list_length(rw.inner_tlist) + 1,
 												 column_name(q, (Node *) te->expr, te->resname,
 															 "grouped"),
 												 false));
