@@ -122,17 +122,17 @@ typedef struct TwoLevel
 	bool		ok;
 } TwoLevel;
 
-/* Aggregate kinds of the outer level */
-typedef enum DistinctKind
+/* How an aggregate is split between the two levels */
+typedef enum SplitKind
 {
-	DK_DISTINCT,				/* count(DISTINCT x) */
-	DK_COUNT,					/* count(*), count(y) */
-	DK_SUM,
-	DK_AVG,
-	DK_EXTREME,					/* min, max */
-	DK_VARIANCE,				/* variance, stddev and their _samp and _pop */
-	DK_NONE
-} DistinctKind;
+	SK_DISTINCT,				/* count(DISTINCT x) */
+	SK_COUNT,					/* count(*), count(y) */
+	SK_SUM,
+	SK_AVG,
+	SK_EXTREME,					/* min, max */
+	SK_VARIANCE,				/* variance, stddev and their _samp and _pop */
+	SK_NONE
+} SplitKind;
 
 /* a numeric type sum and avg take here */
 static bool
@@ -174,31 +174,31 @@ variance_final_fn(void)
 }
 
 /* What a (level 0) aggregate is to the rewrite. */
-static DistinctKind
+static SplitKind
 kind_of(Aggref *a)
 {
 	char	   *name;
 	Oid			t;
 
 	if ((name = gpuhash_agg_catalog_name(a)) == NULL)
-		return DK_NONE;
+		return SK_NONE;
 	if (a->aggdistinct != NIL)
 		return strcmp(name, "count") == 0 && list_length(a->args) == 1 &&
-			a->aggfilter == NULL ? DK_DISTINCT : DK_NONE;
+			a->aggfilter == NULL ? SK_DISTINCT : SK_NONE;
 	if (strcmp(name, "count") == 0)
-		return DK_COUNT;
+		return SK_COUNT;
 	if (list_length(a->args) != 1)
-		return DK_NONE;
+		return SK_NONE;
 	t = exprType((Node *) linitial_node(TargetEntry, a->args)->expr);
 	if (strcmp(name, "sum") == 0 && summable(t))
-		return DK_SUM;
+		return SK_SUM;
 	if (strcmp(name, "avg") == 0 && summable(t))
-		return DK_AVG;
+		return SK_AVG;
 	if (strcmp(name, "min") == 0 || strcmp(name, "max") == 0)
-		return DK_EXTREME;
+		return SK_EXTREME;
 	if (gpuhash_variance_aggregate(a->aggfnoid) && OidIsValid(variance_final_fn()))
-		return DK_VARIANCE;
-	return DK_NONE;
+		return SK_VARIANCE;
+	return SK_NONE;
 }
 
 /* Check every aggregate of the query and find x; false where one is not taken. */
@@ -210,11 +210,11 @@ check_aggs(Node *node, TwoLevel *rw)
 	if (IsA(node, Aggref))
 	{
 		Aggref	   *a = (Aggref *) node;
-		DistinctKind k = kind_of(a);
+		SplitKind k = kind_of(a);
 
-		if (k == DK_NONE)
+		if (k == SK_NONE)
 			rw->ok = false;
-		else if (k == DK_DISTINCT)
+		else if (k == SK_DISTINCT)
 		{
 			Node	   *arg = (Node *) linitial_node(TargetEntry, a->args)->expr;
 
@@ -224,7 +224,7 @@ check_aggs(Node *node, TwoLevel *rw)
 				rw->ok = false;
 			rw->ndistinct++;
 		}
-		else if (k == DK_VARIANCE)
+		else if (k == SK_VARIANCE)
 			rw->nvariance++;
 		return false;			/* no aggregate inside one of this level */
 	}
@@ -385,19 +385,19 @@ variance_of_sums(TwoLevel *rw, Aggref *a, Expr *arg, Oid t)
 static Expr *
 outer_agg(TwoLevel *rw, Aggref *a)
 {
-	DistinctKind k = kind_of(a);
+	SplitKind k = kind_of(a);
 	Expr	   *arg = a->args != NIL ? linitial_node(TargetEntry, a->args)->expr : NULL;
 	Oid			t = arg ? exprType((Node *) arg) : InvalidOid;
 	Oid			rettype = a->aggtype;
 
 	switch (k)
 	{
-		case DK_DISTINCT:
+		case SK_DISTINCT:
 			return make_agg(a->aggfnoid, (Expr *) inner_var(list_length(rw->group_exprs) + 1, rw->x),
 							a->inputcollid, NULL, false);
-		case DK_COUNT:
+		case SK_COUNT:
 			return sum_of_counts(rw, (Expr *) copyObject(a));
-		case DK_SUM:
+		case SK_SUM:
 			{
 				/* int2/int4 sums are int8, summed as numeric and brought back */
 				Var		   *v = inner_column(rw, (Expr *) copyObject(a));
@@ -405,7 +405,7 @@ outer_agg(TwoLevel *rw, Aggref *a)
 
 				return exprType((Node *) sum) == rettype ? sum : cast_to(sum, rettype);
 			}
-		case DK_AVG:
+		case SK_AVG:
 			{
 				bool		is_float = (t == FLOAT4OID || t == FLOAT8OID);
 				Expr	   *y = is_float ? cast_to((Expr *) copyObject(arg), FLOAT8OID) :
@@ -430,15 +430,15 @@ outer_agg(TwoLevel *rw, Aggref *a)
 											 list_make2(cast_to(osum, NUMERICOID), ocount),
 											 InvalidOid, InvalidOid, COERCE_EXPLICIT_CALL);
 			}
-		case DK_EXTREME:
+		case SK_EXTREME:
 			{
 				Var		   *v = inner_column(rw, (Expr *) copyObject(a));
 
 				return make_agg(a->aggfnoid, (Expr *) v, a->inputcollid, NULL, false);
 			}
-		case DK_VARIANCE:
+		case SK_VARIANCE:
 			return variance_of_sums(rw, a, arg, t);
-		case DK_NONE:
+		case SK_NONE:
 			break;
 	}
 	rw->ok = false;
