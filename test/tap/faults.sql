@@ -13,8 +13,9 @@ SET LOCAL max_parallel_workers_per_gather = 0;
 
 -- 20000 rows with one key: joined with itself, 400 million pairs
 CREATE TEMP TABLE hot AS SELECT g AS id, 1 AS k FROM generate_series(1, 20000) g;
--- 100000 such rows: 10 billion pairs
-CREATE TEMP TABLE hotter AS SELECT g AS id, 1 AS k FROM generate_series(1, 100000) g;
+-- 400000 such rows: 160 billion pairs (an H200 joined 10 billion in under the
+-- second the timeouts below allow)
+CREATE TEMP TABLE hotter AS SELECT g AS id, 1 AS k FROM generate_series(1, 400000) g;
 ANALYZE hot, hotter;
 
 -- Runs q and says how it ended: 'finished', 'cancelled' or the SQLSTATE.
@@ -63,7 +64,7 @@ SET LOCAL statement_timeout = '1s';
 SELECT is(pg_temp.outcome('SELECT count(a.id + b.id) FROM hot a JOIN hot b ON a.k = b.k'),
           'cancelled', 'statement_timeout stops a GpuHashJoin producing 400 million rows');
 SELECT is(pg_temp.outcome('SELECT count(*), max(b.id) FROM hotter a JOIN hotter b ON a.k = b.k'),
-          'cancelled', 'statement_timeout stops a fused join aggregating 10 billion pairs');
+          'cancelled', 'statement_timeout stops a fused join aggregating 160 billion pairs');
 SELECT is(pg_temp.outcome('SELECT count(*) FROM hot a WHERE NOT EXISTS (SELECT 1 FROM hot b WHERE b.k = a.k AND b.id < a.id - 1000000)'),
           'cancelled', 'statement_timeout stops an anti GpuHashJoin that never emits a row');
 SELECT is(pg_temp.outcome('SELECT g % 7, count(*) FROM generate_series(1, 200000000) g GROUP BY 1'),
@@ -109,7 +110,7 @@ SELECT matches(pg_temp.plan_of('SELECT count(*), max(b.id) FROM gh_hot_f a JOIN 
                'Gather(.|\n)*Shared Inner Side', 'the parallel fused join under test shares its inner side');
 SET LOCAL statement_timeout = '1s';
 SELECT is(pg_temp.outcome('SELECT count(*), max(b.id) FROM gh_hot_f a JOIN gh_hot_d b ON a.k = b.k'),
-          'cancelled', 'statement_timeout stops a parallel fused join over 10 billion pairs');
+          'cancelled', 'statement_timeout stops a parallel fused join over 160 billion pairs');
 SET LOCAL statement_timeout = 0;
 SET LOCAL gpuhash.debug_fail_after = 0;
 SELECT is(pg_temp.outcome('SELECT count(*), max(b.id) FROM gh_hot_f a JOIN gh_hot_d b ON a.k = b.k'),
