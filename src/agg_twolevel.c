@@ -47,8 +47,11 @@
  * is the ROLLUP of the partial values over (SELECT a, b, count(*) n, sum(y)
  * s FROM t GROUP BY a, b): the inner level, parallel and on the device,
  * reads the rows; the outer one, PostgreSQL's own grouping sets, its few
- * groups.  GROUPING() and GROUP BY DISTINCT stay with the outer level;
- * count(DISTINCT x) does not combine with grouping sets here.
+ * groups.  GROUPING() and GROUP BY DISTINCT stay with the outer level.
+ * With count(DISTINCT x) the subquery groups by x too, and the outer level
+ * counts the distinct x of each set's rows (a set's groups hold each x once
+ * per finer group): PostgreSQL's DISTINCT aggregate, over the subquery's
+ * rows.
  *
  * variance, var_samp, var_pop, stddev, stddev_samp and stddev_pop of int2,
  * int4, int8 and numeric, which no node computes, are a count, a sum and a
@@ -61,21 +64,22 @@
  * over its one row).
  *
  * Taken: a SELECT whose aggregates (in its target list and HAVING) are
- * count, sum and avg (of integers, numerics and floats), min and max and
- * the variances above of PostgreSQL's own, with count(DISTINCT x) of one
- * expression x, without FILTER or ORDER BY, or grouping sets, or a
- * variance (window functions over them stay with the outer level); no
- * set-returning functions in the target list, row locks, sub-selects in
- * the target list or HAVING, columns made valid by a primary key in the
- * GROUP BY, or references to an outer query; without count(DISTINCT x), no
- * volatile function in the target list or HAVING.  The same for the
- * sub-selects in FROM and the queries of WITH (not recursive ones).  Only
- * where gpuhash plans GROUP BYs (gpuhash.enabled, enable_groupby), and by
- * cost: the query is planned both ways, and the rewritten plan runs where
- * it has a gpuhash node and costs less than the query's own (with the sorts
- * of its DISTINCT aggregates counted, which PostgreSQL's cost model leaves
- * out); for count(DISTINCT x) only where the grouping columns and x pack
- * into one 64-bit key (packs_exactly).
+ * count, sum and avg (of integers, numerics and floats), min and max and the
+ * variances above of PostgreSQL's own, with count(DISTINCT x) of one
+ * expression x, without FILTER or ORDER BY, or grouping sets, or a variance
+ * (window functions over them stay with the outer level); no set-returning
+ * functions in the target list, row locks, sub-selects in the target list or
+ * HAVING, columns made valid by a primary key in the GROUP BY, or references
+ * to an outer query; with grouping sets or without count(DISTINCT x), no
+ * volatile function in the target list or HAVING, and in no case in x.
+ * The same for the sub-selects in FROM
+ * and the queries of WITH (not recursive ones).  Only where gpuhash plans
+ * GROUP BYs (gpuhash.enabled, enable_groupby), and by cost: the query is
+ * planned both ways, and the rewritten plan runs where it has a gpuhash node
+ * and costs less than the query's own (with the sorts of its DISTINCT
+ * aggregates counted, which PostgreSQL's cost model leaves out); for
+ * count(DISTINCT x) only where the grouping columns and x pack into one
+ * 64-bit key (packs_exactly).
  *
  *-------------------------------------------------------------------------
  */
@@ -393,6 +397,18 @@ outer_agg(TwoLevel *rw, Aggref *a)
 	switch (k)
 	{
 		case SK_DISTINCT:
+			if (rw->sets)
+			{
+				/*
+				 * a set's groups hold each x once per finer group: still
+				 * count(DISTINCT x), over the subquery's fewer rows
+				 */
+				Aggref	   *d = copyObject(a);
+
+				linitial_node(TargetEntry, d->args)->expr =
+					(Expr *) inner_var(list_length(rw->group_exprs) + 1, rw->x);
+				return (Expr *) d;
+			}
 			return make_agg(a->aggfnoid, (Expr *) inner_var(list_length(rw->group_exprs) + 1, rw->x),
 							a->inputcollid, NULL, false);
 		case SK_COUNT:
@@ -615,7 +631,9 @@ rewrite_query(Query *q)
 	}
 	else
 	{
-		if (rw.sets || q->groupDistinct || contain_volatile_functions(rw.x))
+		if ((rw.sets ? contain_volatile_functions((Node *) q->targetList) ||
+			 contain_volatile_functions(q->havingQual) : q->groupDistinct) ||
+			contain_volatile_functions(rw.x))
 			return NULL;
 		get_sort_group_operators(exprType(rw.x), false, true, false, &ltop, &eqop, NULL,
 								 &hashable);

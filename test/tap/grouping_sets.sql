@@ -6,9 +6,10 @@
 -- one to rewrite, keep PostgreSQL's plan).  The data has NULLs in the
 -- grouping columns (told from a set's NULLs by GROUPING()), skew, duplicates,
 -- text keys under two collations; an empty table; a star's dimensions;
--- window functions over the sets; WITH queries; serial and parallel plans.
+-- count(DISTINCT x); window functions over the sets; WITH queries; serial and
+-- parallel plans.
 BEGIN;
-SELECT plan(82);
+SELECT plan(86);
 SELECT setseed(0.47);
 CREATE TABLE gs_fact AS
   SELECT g AS id,
@@ -78,9 +79,12 @@ BEGIN
   RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' in a sub-select of FROM',
     'SELECT max(t), count(*) FROM (SELECT a, b, sum(v) t FROM gs_fact GROUP BY ROLLUP (a, b)) q',
     'Gpu');
-  -- not rewritten: PostgreSQL's plan
   RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' count(DISTINCT) with grouping sets',
-    'SELECT a, count(DISTINCT b) FROM gs_fact GROUP BY ROLLUP (a)', 'Gpu', false);
+    'SELECT a, count(DISTINCT b) FROM gs_fact GROUP BY ROLLUP (a)', 'Gpu');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' count(DISTINCT) of a grouping column, CUBE',
+    'SELECT a, c, count(DISTINCT c), count(DISTINCT c) + 1, count(*), sum(v), avg(n),
+            GROUPING(a, c) FROM gs_fact GROUP BY CUBE (a, c)', 'Gpu');
+  -- not rewritten: PostgreSQL's plan
   RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' an aggregate it does not split',
     'SELECT b, string_agg(s, '','' ORDER BY id) FROM gs_fact WHERE id < 100 GROUP BY ROLLUP (b)',
     'Gpu', false);
