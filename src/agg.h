@@ -227,12 +227,13 @@ extern double gpuhash_agg_float_sum(const struct gh_aggresult *r, size_t group, 
 extern Oid	gpuhash_agg_partial_type(GhaOp op, Oid argtype, int part);
 /*
  * agg_twolevel.c: a query's count(DISTINCT x) as a GROUP BY that adds x, its
- * grouping sets over the groups by all their columns (a copy, or NULL)
+ * grouping sets and variances over the groups by all their columns (a copy,
+ * or NULL); the plan to run of the two
  */
 extern Query *gpuhash_twolevel_rewrite(Query *parse);
-/* agg_variance.c: is aggfnoid a variance or standard deviation finished from partial sums? */
-extern bool gpuhash_variance_aggregate(Oid aggfnoid);
 extern struct PlannedStmt *gpuhash_twolevel_choose(struct PlannedStmt *written,
 												   struct PlannedStmt *rewritten);
+/* agg_variance.c: is aggfnoid a variance or standard deviation finished from partial sums? */
+extern bool gpuhash_variance_aggregate(Oid aggfnoid);
 
 #endif							/* GPUHASH_AGG_H */

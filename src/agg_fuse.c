@@ -53,8 +53,9 @@ plan_one(Query *parse, const char *query_string, int cursorOptions, ParamListInf
 
 /*
  * The planner hook: each call (nested ones too) notes joins of its own; a
- * query with count(DISTINCT x) or grouping sets is planned as written and
- * rewritten in two levels (agg_twolevel.c), and the plan to run chosen.
+ * query with count(DISTINCT x), grouping sets or a variance is planned as
+ * written and rewritten in two levels (agg_twolevel.c), and the plan to run
+ * chosen.
  */
 static PlannedStmt *
 gpuhash_planner(Query *parse, const char *query_string, int cursorOptions,
