@@ -114,7 +114,7 @@ EXPLAIN (COSTS OFF) SELECT DISTINCT ON (k) k, t FROM g ORDER BY k, t;
 
 -- count(DISTINCT x): a GROUP BY of the grouping columns and x below one of
 -- the grouping columns, its other aggregates made of partial values
--- (agg_distinct.c); NULL keys and NULL x, int8 sums beyond 2^63, an empty table
+-- (agg_twolevel.c); NULL keys and NULL x, int8 sums beyond 2^63, an empty table
 EXPLAIN (COSTS OFF) SELECT k, count(DISTINCT t), sum(i8), avg(i4) FROM g GROUP BY k;
 SELECT k, count(DISTINCT t), sum(i8), avg(i4),
        avg(f8), count(*), min(t), max(d) FROM g GROUP BY k ORDER BY k;

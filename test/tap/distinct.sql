@@ -1,5 +1,5 @@
 -- Differential tests of count(DISTINCT x) rewritten as a GROUP BY that adds x
--- (agg_distinct.c): every query runs with gpuhash off (PostgreSQL's own
+-- (agg_twolevel.c): every query runs with gpuhash off (PostgreSQL's own
 -- DISTINCT aggregate, sorted per group) and forced on, and must return the
 -- same rows; the "on" plan must group on the device (or, where the query is
 -- not one to rewrite, keep PostgreSQL's plan).  The data has NULLs in the
