@@ -123,6 +123,7 @@ typedef struct TwoLevel
 	List	   *inner_tlist;	/* the subquery's: groups, x, then partial values */
 	int			ndistinct;
 	int			nvariance;		/* variances and standard deviations */
+	Oid			variance_fn;	/* gpuhash_variance_final, once looked up */
 	bool		ok;
 } TwoLevel;
 
@@ -179,7 +180,7 @@ variance_final_fn(void)
 
 /* What a (level 0) aggregate is to the rewrite. */
 static SplitKind
-kind_of(Aggref *a)
+kind_of(TwoLevel *rw, Aggref *a)
 {
 	char	   *name;
 	Oid			t;
@@ -200,8 +201,13 @@ kind_of(Aggref *a)
 		return SK_AVG;
 	if (strcmp(name, "min") == 0 || strcmp(name, "max") == 0)
 		return SK_EXTREME;
-	if (gpuhash_variance_aggregate(a->aggfnoid) && OidIsValid(variance_final_fn()))
-		return SK_VARIANCE;
+	if (gpuhash_variance_aggregate(a->aggfnoid))
+	{
+		if (!OidIsValid(rw->variance_fn))
+			rw->variance_fn = variance_final_fn();
+		if (OidIsValid(rw->variance_fn))
+			return SK_VARIANCE;
+	}
 	return SK_NONE;
 }
 
@@ -214,7 +220,7 @@ check_aggs(Node *node, TwoLevel *rw)
 	if (IsA(node, Aggref))
 	{
 		Aggref	   *a = (Aggref *) node;
-		SplitKind k = kind_of(a);
+		SplitKind k = kind_of(rw, a);
 
 		if (k == SK_NONE)
 			rw->ok = false;
@@ -364,7 +370,6 @@ variance_of_sums(TwoLevel *rw, Aggref *a, Expr *arg, Oid t)
 	Expr	   *n = sum_of_counts(rw, make_agg(F_COUNT_ANY, (Expr *) copyObject(arg), InvalidOid,
 											   copyObject(a->aggfilter), false));
 	Expr	   *sums[2];
-	Oid			fn = variance_final_fn();
 
 	sums[0] = make_agg(sum_fn(wide), x, InvalidOid, copyObject(a->aggfilter), false);
 	square->opfuncid = get_opcode(mul);
@@ -376,9 +381,7 @@ variance_of_sums(TwoLevel *rw, Aggref *a, Expr *arg, Oid t)
 
 		sums[i] = make_agg(sum_fn(NUMERICOID), (Expr *) v, InvalidOid, NULL, false);
 	}
-	if (!OidIsValid(fn))
-		rw->ok = false;
-	return (Expr *) makeFuncExpr(fn, NUMERICOID,
+	return (Expr *) makeFuncExpr(rw->variance_fn, NUMERICOID,
 								 list_make4(makeConst(REGPROCEDUREOID, -1, InvalidOid, 4,
 													  ObjectIdGetDatum(a->aggfnoid), false, true),
 											n, sums[0], sums[1]),
@@ -389,7 +392,7 @@ variance_of_sums(TwoLevel *rw, Aggref *a, Expr *arg, Oid t)
 static Expr *
 outer_agg(TwoLevel *rw, Aggref *a)
 {
-	SplitKind k = kind_of(a);
+	SplitKind k = kind_of(rw, a);
 	Expr	   *arg = a->args != NIL ? linitial_node(TargetEntry, a->args)->expr : NULL;
 	Oid			t = arg ? exprType((Node *) arg) : InvalidOid;
 	Oid			rettype = a->aggtype;

@@ -32,6 +32,7 @@
 #include "access/htup_details.h"
 #include "catalog/pg_aggregate.h"
 #include "catalog/pg_namespace.h"
+#include "catalog/pg_proc.h"
 #include "fmgr.h"
 #include "libpq/pqformat.h"
 #include "nodes/execnodes.h"
@@ -58,15 +59,18 @@ static bool
 variance_functions(Oid aggfnoid, Oid *deserialfn, Oid *finalfn)
 {
 	HeapTuple	tup;
+	Form_pg_proc proc;
 	Form_pg_aggregate agg;
-	char	   *name;
 	bool		found = false;
 
-	if (get_func_namespace(aggfnoid) != PG_CATALOG_NAMESPACE ||
-		(name = get_func_name(aggfnoid)) == NULL)
+	/* one of PostgreSQL's, by name (every query's aggregates are asked) */
+	tup = SearchSysCache1(PROCOID, ObjectIdGetDatum(aggfnoid));
+	if (!HeapTupleIsValid(tup))
 		return false;
-	for (int i = 0; i < lengthof(variance_names); i++)
-		found |= strcmp(name, variance_names[i]) == 0;
+	proc = (Form_pg_proc) GETSTRUCT(tup);
+	for (int i = 0; i < lengthof(variance_names) && proc->pronamespace == PG_CATALOG_NAMESPACE; i++)
+		found |= strcmp(NameStr(proc->proname), variance_names[i]) == 0;
+	ReleaseSysCache(tup);
 	if (!found)
 		return false;
 	tup = SearchSysCache1(AGGFNOID, ObjectIdGetDatum(aggfnoid));
@@ -111,6 +115,50 @@ send_numericvar(StringInfo buf, Numeric num)
 	pq_getmsgend(&in);
 }
 
+/*
+ * What a call site of gpuhash_variance_final looks up once (fn_extra): the
+ * aggregate's deserialization and final functions, and the AggState they
+ * are called in.
+ */
+typedef struct VarianceCall
+{
+	Oid			aggfnoid;
+	bool		is_numeric;		/* a NumericAggState (else a PolyNumAggState) */
+	FmgrInfo	deserial;
+	FmgrInfo	final;
+	AggState   *context;
+} VarianceCall;
+
+static VarianceCall *
+variance_call(FunctionCallInfo fcinfo, Oid aggfnoid)
+{
+	VarianceCall *vc = fcinfo->flinfo->fn_extra;
+	Oid			deserialfn,
+				finalfn;
+	MemoryContext old;
+
+	if (vc != NULL && vc->aggfnoid == aggfnoid)
+		return vc;
+	if (!variance_functions(aggfnoid, &deserialfn, &finalfn))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("gpuhash_variance_final: %u is not a variance or standard deviation of integers or numerics",
+						aggfnoid)));
+	old = MemoryContextSwitchTo(fcinfo->flinfo->fn_mcxt);
+	if (vc == NULL)
+	{
+		vc = palloc0(sizeof(VarianceCall));
+		vc->context = makeNode(AggState);
+	}
+	vc->aggfnoid = aggfnoid;
+	vc->is_numeric = deserialfn == F_NUMERIC_DESERIALIZE;
+	fmgr_info_cxt(deserialfn, &vc->deserial, fcinfo->flinfo->fn_mcxt);
+	fmgr_info_cxt(finalfn, &vc->final, fcinfo->flinfo->fn_mcxt);
+	MemoryContextSwitchTo(old);
+	fcinfo->flinfo->fn_extra = vc;
+	return vc;
+}
+
 /* A NULL sum (over no values) is 0. */
 static Numeric
 sum_or_zero(FunctionCallInfo fcinfo, int arg)
@@ -126,30 +174,24 @@ sum_or_zero(FunctionCallInfo fcinfo, int arg)
 Datum
 gpuhash_variance_final(PG_FUNCTION_ARGS)
 {
-	Oid			aggfnoid = PG_GETARG_OID(0);
 	int64		n = PG_ARGISNULL(1) ? 0 : PG_GETARG_INT64(1);
 	Numeric		sx = sum_or_zero(fcinfo, 2);
 	Numeric		sxx = sum_or_zero(fcinfo, 3);
 	bool		special = numeric_is_nan(sx) || numeric_is_inf(sx) ||
 		numeric_is_nan(sxx) || numeric_is_inf(sxx);
-	Oid			deserialfn,
-				finalfn;
-	bool		is_numeric;
+	VarianceCall *vc;
 	StringInfoData buf;
 	bytea	   *state;
-	AggState   *context = makeNode(AggState);
-	FmgrInfo	flinfo;
 	LOCAL_FCINFO(call, 2);
 	Datum		partial,
 				result;
 
-	if (PG_ARGISNULL(0) || !variance_functions(aggfnoid, &deserialfn, &finalfn))
+	if (PG_ARGISNULL(0))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("gpuhash_variance_final: %u is not a variance or standard deviation of integers or numerics",
-						PG_ARGISNULL(0) ? InvalidOid : aggfnoid)));
-	is_numeric = deserialfn == F_NUMERIC_DESERIALIZE;
-	if (n < 0 || (special && (!is_numeric || n == 0)))
+				 errmsg("gpuhash_variance_final: no aggregate")));
+	vc = variance_call(fcinfo, PG_GETARG_OID(0));
+	if (n < 0 || (special && (!vc->is_numeric || n == 0)))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("gpuhash_variance_final: no values of the aggregate's type have these sums")));
@@ -159,7 +201,7 @@ gpuhash_variance_final(PG_FUNCTION_ARGS)
 	pq_sendint64(&buf, special ? n - 1 : n);
 	send_numericvar(&buf, special ? int64_to_numeric(0) : sx);
 	send_numericvar(&buf, special ? int64_to_numeric(0) : sxx);
-	if (is_numeric)
+	if (vc->is_numeric)
 	{
 		pq_sendint32(&buf, 0);		/* maxScale: for avg and sum alone */
 		pq_sendint64(&buf, 0);		/* maxScaleCount */
@@ -170,15 +212,13 @@ gpuhash_variance_final(PG_FUNCTION_ARGS)
 	state = pq_endtypsend(&buf);
 
 	/* deserialized, then finished, as in an aggregate */
-	fmgr_info(deserialfn, &flinfo);
-	InitFunctionCallInfoData(*call, &flinfo, 2, InvalidOid, (Node *) context, NULL);
+	InitFunctionCallInfoData(*call, &vc->deserial, 2, InvalidOid, (Node *) vc->context, NULL);
 	call->args[0].value = PointerGetDatum(state);
 	call->args[0].isnull = false;
 	call->args[1].value = (Datum) 0;
 	call->args[1].isnull = true;
 	partial = FunctionCallInvoke(call);
-	fmgr_info(finalfn, &flinfo);
-	InitFunctionCallInfoData(*call, &flinfo, 1, InvalidOid, (Node *) context, NULL);
+	InitFunctionCallInfoData(*call, &vc->final, 1, InvalidOid, (Node *) vc->context, NULL);
 	call->args[0].value = partial;
 	call->args[0].isnull = false;
 	result = FunctionCallInvoke(call);
