@@ -292,6 +292,29 @@ struct gh_dim
 	void	   *bstate[GH_MAX_DEVICES];	/* each device's: its gh_vmdim and arrays */
 };
 
+/* A host array a star keeps between reads (engine_star.c, gh_star_buffer) */
+typedef struct gh_hostbuf
+{
+	void	   *p;
+	size_t		bytes;
+	bool		pinned;			/* registered with the devices (gh_pin_host) */
+} gh_hostbuf;
+
+/* One device's share of a star's pending read (engine_star.c) */
+typedef struct gh_star_share
+{
+	size_t		first,			/* where dev_of is NULL: the read's pages [first, last) */
+				last;
+	size_t		n;				/* pages the device reads */
+	bool		gathered;		/* they are in the arrays below, not [first, last) as it lies */
+	gh_hostbuf	buf;			/* the arrays' memory */
+	gh_pagecopy *copy;			/* each page read: its copies, */
+	uint32_t   *idx;			/* its index in the read, */
+	uint32_t   *pages;			/* its number, */
+	uint8_t    *status;			/* its status, */
+	uint8_t    *drop;			/* whether the keep drops it */
+} gh_star_share;
+
 /* A star (gh_star_create) */
 struct gh_star
 {
@@ -306,21 +329,33 @@ struct gh_star
 	size_t		nread;			/* of them, those read (not GH_STAR_PAGE_MISSED) */
 	bool		pending;		/* a read waits for gh_star_keep */
 	bool		broken;			/* a keep or add failed part way */
-	/* the page cache's slots the pending read fills (engine_pagecache.c) */
-	int32_t    *cache_slot;		/* npages: a slot, or -1 */
+	/* the page cache's slots the pending read fills (engine_pagecache.c), in plan_buf */
+	int32_t    *cache_slot;		/* npages: a slot, or -1; NULL: no plan */
 	uint8_t    *cache_ok;		/* npages: the page's status was OK */
-	uint8_t    *cache_dev;		/* npages: the device whose cache (in cache_ok's memory) */
+	uint8_t    *cache_dev;		/* npages: the device whose cache */
 	uint8_t    *copied;			/* the last read's pages read from a copy (NULL: none) */
 	size_t		ncopied;		/* its entries */
 	size_t		cache_npages;	/* entries of the two */
 	size_t		cache_fills;	/* slots the read fills (cache_slot >= 0) */
 	uint64_t	cache_epoch;	/* the cache's epoch at the read */
 	/* each of the engine's devices' part of the pending read */
-	size_t		dev_first[GH_MAX_DEVICES + 1];	/* device d: order[dev_first[d]..[d+1]) */
-	size_t	   *order;			/* nread: the read pages in device order (NULL: all, in order) */
+	const uint8_t *dev_of;		/* each page's device; NULL: shares are ranges */
+	gh_star_share share[GH_MAX_DEVICES];
 	uint64_t	dev_kept[GH_MAX_DEVICES];	/* rows each device's keep aggregated */
+	/* host arrays kept between reads, so that a read faults in no fresh memory */
+	gh_hostbuf	plan_buf,		/* cache_slot, cache_ok, cache_dev */
+				copy_buf,		/* the read's copies (gh_pagecopy) */
+				copied_buf,		/* copied */
+				devof_buf;		/* dev_of, where the page cache's plan gives none */
 	void	   *bstate[GH_MAX_DEVICES];	/* each device's, the backend's */
 };
+
+/*
+ * b's array of at least bytes (s's, kept between reads; NULL and an error
+ * recorded if there is no memory); pin: registered with the devices where
+ * it can be, for copies to them.  Calling thread only.
+ */
+extern void *gh_star_buffer(struct gh_star *s, gh_hostbuf *b, size_t bytes, bool pin);
 
 extern const gh_backend_ops gh_cpu_ops;
 extern const gh_backend_ops gh_cuda_ops;

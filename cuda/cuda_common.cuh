@@ -223,6 +223,23 @@ gh_cuda_stage(const gh_cuda_ctx *ctx, const T *host, size_t n, gh_dbuf<T> &buf,
 	return GH_OK;
 }
 
+/*
+ * The same into buf, a buffer kept between calls: allocated anew only to
+ * grow, so that repeated small copies (a star's reads) allocate nothing.
+ */
+template <typename T>
+static inline gh_status
+gh_cuda_stage_kept(const gh_cuda_ctx *ctx, const T *host, size_t n, gh_dbuf<T> &buf,
+				   const char *what)
+{
+	if (buf.count < n)
+		GH_TRY(buf.alloc(ctx, n, what));
+	if (n > 0)
+		GH_CUDA_TRY(ctx->e, cudaMemcpyAsync(buf.p, host, n * sizeof(T), cudaMemcpyDefault,
+											ctx->d->stream));
+	return GH_OK;
+}
+
 /* Blocks for n items at `block` threads each (kernels grid-stride beyond). */
 static inline unsigned
 gh_cuda_grid(size_t n, unsigned block)

@@ -136,7 +136,8 @@ stage_pages(const gh_cuda_ctx *ctx, const gh_pagespec *spec, const void *base,
  */
 gh_status
 gh_cuda_page_source(const gh_cuda_ctx *ctx, const gh_pagespec *spec, const void *base,
-					const uint32_t *pages, size_t npages, gh_cuda_pages *src)
+					const uint32_t *pages, size_t npages, gh_cuda_pages *src,
+					gh_dbuf<uint32_t> *kept_ids)
 {
 	void	   *mapped = nullptr;
 	uint32_t	maxid = 0;
@@ -147,8 +148,16 @@ gh_cuda_page_source(const gh_cuda_ctx *ctx, const gh_pagespec *spec, const void 
 		cudaHostGetDevicePointer(&mapped, (void *) base, 0) == cudaSuccess)
 	{
 		src->src = (const uint8_t *) mapped;
-		GH_TRY(gh_cuda_stage(ctx, pages, npages, src->idbuf, "page numbers"));
-		src->ids = src->idbuf.p;
+		if (kept_ids != nullptr)
+		{
+			GH_TRY(gh_cuda_stage_kept(ctx, pages, npages, *kept_ids, "page numbers"));
+			src->ids = kept_ids->p;
+		}
+		else
+		{
+			GH_TRY(gh_cuda_stage(ctx, pages, npages, src->idbuf, "page numbers"));
+			src->ids = src->idbuf.p;
+		}
 	}
 	else
 	{

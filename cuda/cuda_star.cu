@@ -215,6 +215,10 @@ struct cuda_star
 	gh_dbuf<int64_t> vals;
 	gh_dbuf<uint8_t> nulls;
 	gh_dbuf<uint8_t> status;	/* of each page read */
+	/* the last read's page numbers, copies and dropped pages, kept for the next */
+	gh_dbuf<uint32_t> ids;
+	gh_dbuf<gh_pagecopy> copy;
+	gh_dbuf<uint8_t> drop;
 };
 
 __global__ static void
@@ -616,7 +620,6 @@ gh_cuda_star_read(gh_star *s, int dev, const void *base, const uint32_t *pages, 
 	size_t		nouts = (size_t) s->prog.nouts;
 	gh_cuda_ctx ctx;
 	gh_cuda_pages src;
-	gh_dbuf<gh_pagecopy> dcopy;
 
 	GH_TRY(gh_cuda_enter(e, dev, &ctx));
 	cs->slots = 0;
@@ -645,11 +648,11 @@ gh_cuda_star_read(gh_star *s, int dev, const void *base, const uint32_t *pages, 
 	}
 	if (cs->status.count < npages)
 		GH_TRY(cs->status.alloc(&ctx, npages, "star page statuses"));
-	GH_TRY(gh_cuda_page_source(&ctx, spec, base, pages, npages, &src));
+	GH_TRY(gh_cuda_page_source(&ctx, spec, base, pages, npages, &src, &cs->ids));
 	if (copy != nullptr)
-		GH_TRY(gh_cuda_stage(&ctx, copy, npages, dcopy, "page cache copies"));
+		GH_TRY(gh_cuda_stage_kept(&ctx, copy, npages, cs->copy, "page cache copies"));
 	star_read_kernel<<<gh_cuda_wide_grid(&ctx, npages, 1, 16), STAR_THREADS, spec->page_size,
-		ctx.d->stream>>>(src.src, src.ids, dcopy.p, npages, *spec, cs->prog.p, cs->dims.p,
+		ctx.d->stream>>>(src.src, src.ids, copy != nullptr ? cs->copy.p : nullptr, npages, *spec, cs->prog.p, cs->dims.p,
 						 cs->stride, cs->keys.p, cs->pending.p, cs->vals.p, cs->nulls.p,
 						 cs->status.p);
 	GH_CUDA_LAUNCHED(e, "star_read_kernel");
@@ -665,13 +668,13 @@ gh_cuda_star_keep(gh_star *s, int dev, const uint8_t *drop, uint64_t *kept)
 {
 	cuda_star  *cs = (cuda_star *) s->bstate[dev];
 	gh_cuda_ctx ctx;
-	gh_dbuf<uint8_t> ddrop;
 
 	GH_TRY(gh_cuda_enter(s->e, dev, &ctx));
 	if (drop != nullptr)
-		GH_TRY(gh_cuda_stage(&ctx, drop, cs->slots / s->spec.max_tuples, ddrop,
-							 "dropped pages"));
-	return insert_rows(&ctx, s, cs, cs->slots, s->spec.max_tuples, cs->status.p, ddrop.p,
+		GH_TRY(gh_cuda_stage_kept(&ctx, drop, cs->slots / s->spec.max_tuples, cs->drop,
+								  "dropped pages"));
+	return insert_rows(&ctx, s, cs, cs->slots, s->spec.max_tuples, cs->status.p,
+					   drop != nullptr ? cs->drop.p : nullptr,
 					   cs->keys.p, cs->pending.p, cs->vals.p, cs->nulls.p, cs->stride, kept);
 }
 

@@ -337,7 +337,7 @@ struct gh_cuda_pages
 
 gh_status	gh_cuda_page_source(const gh_cuda_ctx *ctx, const gh_pagespec *spec,
 								const void *base, const uint32_t *pages, size_t npages,
-								gh_cuda_pages *src);
+								gh_cuda_pages *src, gh_dbuf<uint32_t> *kept_ids = nullptr);
 
 /*
  * Page p of a page source into shared memory, 16 bytes a load, by the

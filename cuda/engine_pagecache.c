@@ -360,6 +360,7 @@ lookup_pages(plan_args *a, int dev)
 				relhash_of = UINT64_MAX,
 				rel_of = 0;
 	size_t		wanted = 0;
+	int32_t		last = -1;		/* the entry of the device's previous page, if any */
 
 	if (!ready(c, pc->size, s->spec.page_size))
 		return;
@@ -376,7 +377,13 @@ lookup_pages(plan_args *a, int dev)
 			relhash_of = n->block >> 32;
 			relhash = rel_hash(n->rel, n->block);
 		}
-		i = find(c, head_at(c, relhash, n->block), n->rel, n->block);
+		/* the next block's copy is most often in the next slot: filled by the same read */
+		if (last >= 0 && (size_t) last + 1 < c->nslots && c->ent[last + 1].state != SLOT_FREE &&
+			c->ent[last + 1].block == n->block && c->ent[last + 1].rel == n->rel)
+			i = last + 1;
+		else
+			i = find(c, head_at(c, relhash, n->block), n->rel, n->block);
+		last = i;
 		if (i >= 0 && c->ent[i].state == SLOT_KEPT && c->ent[i].lsn == n->lsn)
 		{
 			if (!c->ent[i].ref)
@@ -475,17 +482,12 @@ gh_page_cache_plan(gh_star *s, const uint32_t *pages, const gh_pagename *names, 
 	*planned = false;
 	if (names == NULL || pc == NULL || pc->size == 0)
 		return GH_OK;
-	s->cache_slot = gh_malloc(e, npages * sizeof(int32_t));
-	s->cache_ok = gh_calloc(e, npages, 2);
-	if (s->cache_slot == NULL || s->cache_ok == NULL)
-	{
-		free(s->cache_slot);
-		free(s->cache_ok);
-		s->cache_slot = NULL;
-		s->cache_ok = NULL;
+	s->cache_slot = gh_star_buffer(s, &s->plan_buf, npages * (sizeof(int32_t) + 2), false);
+	if (s->cache_slot == NULL)
 		return e->status;
-	}
+	s->cache_ok = (uint8_t *) (s->cache_slot + npages);
 	s->cache_dev = s->cache_ok + npages;
+	memset(s->cache_ok, 0, npages);
 	s->cache_epoch = pc->epoch;
 	s->cache_npages = npages;
 	s->cache_fills = 0;
@@ -539,8 +541,7 @@ gh_page_cache_settle(gh_star *s, const uint8_t *drop, bool kept)
 		else
 			release(c, i);
 	}
-	free(s->cache_slot);
-	free(s->cache_ok);
+	/* the arrays stay the star's (plan_buf), for its next read */
 	s->cache_slot = NULL;
 	s->cache_ok = NULL;
 	s->cache_dev = NULL;

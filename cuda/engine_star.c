@@ -58,7 +58,7 @@ typedef struct star_args
 	const gh_dimcol *cols;
 	gh_star    *s;
 	const void *base;
-	const uint32_t *pages;		/* in device order */
+	const uint32_t *pages;		/* the read's */
 	const gh_pagecopy *copy;	/* likewise, or NULL */
 	uint8_t    *status;			/* likewise */
 	const uint8_t *drop;		/* likewise, or NULL */
@@ -80,17 +80,66 @@ star_on_device(gh_engine *e, int dev, void *arg)
 	return BACKEND(e, dev, e->ops->star_create(a->s, dev));
 }
 
-/* The device's share of the read: entries [first, first + n) in device order. */
+/*
+ * The device's share of the read, on its own thread: a range of the read's
+ * pages read as it lies, or the device's pages gathered into its arrays
+ * (those only the page cache may give and it has no copy of left out,
+ * GH_STAR_PAGE_MISSED) and their statuses put back in the read's order.
+ * Each device touches only its own pages' entries of the read's arrays.
+ */
 static gh_status
 read_on_device(gh_engine *e, int dev, void *arg)
 {
 	star_args  *a = arg;
-	size_t		first = a->s->dev_first[dev];
+	gh_star    *s = a->s;
+	gh_star_share *sh = &s->share[dev];
+	size_t		lo = s->dev_of != NULL ? 0 : sh->first,
+				hi = s->dev_of != NULL ? s->npages : sh->last,
+				n = 0;
+	gh_status	st;
 
-	return BACKEND(e, dev, e->ops->star_read(a->s, dev, a->base, a->pages + first,
-											 a->s->dev_first[dev + 1] - first,
-											 a->copy != NULL ? a->copy + first : NULL,
-											 a->status + first));
+	sh->n = 0;
+	sh->gathered = s->dev_of != NULL;
+	for (size_t p = lo; p < hi && !sh->gathered; p++)
+		sh->gathered = a->pages[p] == GH_PAGE_CACHED_ONLY;
+	if (!sh->gathered)
+	{
+		sh->n = hi - lo;
+		if (sh->n == 0)
+			return GH_OK;
+		return BACKEND(e, dev, e->ops->star_read(s, dev, a->base, a->pages + lo, sh->n,
+												 a->copy != NULL ? a->copy + lo : NULL,
+												 a->status + lo));
+	}
+	for (size_t p = lo; p < hi; p++)
+	{
+		uint32_t	page = a->pages[p];
+
+		if (s->dev_of != NULL && s->dev_of[p] != dev)
+			continue;
+		if (page == GH_PAGE_CACHED_ONLY)
+		{
+			if (a->copy == NULL || a->copy[p].from == NULL)
+			{
+				a->status[p] = GH_STAR_PAGE_MISSED;
+				continue;
+			}
+			page = 0;			/* read from its copy */
+		}
+		sh->idx[n] = (uint32_t) p;
+		sh->pages[n] = page;
+		if (a->copy != NULL)
+			sh->copy[n] = a->copy[p];
+		n++;
+	}
+	sh->n = n;
+	if (n == 0)
+		return GH_OK;
+	st = BACKEND(e, dev, e->ops->star_read(s, dev, a->base, sh->pages, n,
+										   a->copy != NULL ? sh->copy : NULL, sh->status));
+	for (size_t j = 0; st == GH_OK && j < n; j++)
+		a->status[sh->idx[j]] = sh->status[j];
+	return st;
 }
 
 static gh_status
@@ -98,22 +147,39 @@ keep_on_device(gh_engine *e, int dev, void *arg)
 {
 	star_args  *a = arg;
 	gh_star    *s = a->s;
+	gh_star_share *sh = &s->share[dev];
+	const uint8_t *drop = NULL;
 
-	return BACKEND(e, dev, e->ops->star_keep(s, dev, a->drop != NULL ?
-											  a->drop + s->dev_first[dev] : NULL,
-											  &s->dev_kept[dev]));
+	if (a->drop != NULL && sh->gathered)
+	{
+		for (size_t j = 0; j < sh->n; j++)
+			sh->drop[j] = a->drop[sh->idx[j]];
+		drop = sh->drop;
+	}
+	else if (a->drop != NULL)
+		drop = a->drop + sh->first;
+	return BACKEND(e, dev, e->ops->star_keep(s, dev, drop, &s->dev_kept[dev]));
 }
 
-/* The devices that have pages in the pending read. */
+/* The devices that read pages of the pending read. */
 static uint32_t
 devices_read(const gh_star *s)
 {
 	uint32_t	mask = 0;
 
 	for (int d = 0; d < s->e->opt.ndevices; d++)
-		if (s->dev_first[d + 1] > s->dev_first[d])
+		if (s->share[d].n > 0)
 			mask |= 1u << d;
 	return mask;
+}
+
+static void
+hostbuf_free(gh_engine *e, gh_hostbuf *b)
+{
+	if (b->pinned)
+		gh_unpin_host(e, b->p);
+	free(b->p);
+	memset(b, 0, sizeof(*b));
 }
 
 /* ---- dimensions ---- */
@@ -279,145 +345,79 @@ gh_page_devices(const gh_engine *e, const gh_pagename *names, size_t npages, uin
 			dev_of[p] = (uint8_t) gh_page_device(e, &names[p]);
 }
 
-/*
- * Split the read among the devices: s->dev_first, and s->order with the
- * pages, copies and statuses in device order (pages and copy: the caller's
- * arrays on one device, order NULL).
- */
-static gh_status
-split_read(gh_star *s, const uint32_t *pages, const gh_pagename *names, const gh_pagecopy *copy,
-		   size_t npages, star_args *a, void **buffer)
+void *
+gh_star_buffer(gh_star *s, gh_hostbuf *b, size_t bytes, bool pin)
 {
-	gh_engine  *e = s->e;
-	size_t		count[GH_MAX_DEVICES] = {0};
-	uint8_t    *dev_of;
-	uint32_t   *dpages;
-	gh_pagecopy *dcopy = NULL;
-	char	   *buf;
+	void	   *p;
 
-	free(s->order);
-	s->order = NULL;
-	memset(s->dev_first, 0, sizeof(s->dev_first));
-	s->dev_first[1] = npages;
-	a->pages = pages;
-	a->copy = copy;
-	if (e->opt.ndevices == 1)
-		return GH_OK;
-	s->order = gh_malloc(e, npages * sizeof(size_t));
-	buf = gh_malloc(e, npages * (1 + sizeof(uint32_t) + sizeof(uint8_t) +
-								 (copy != NULL ? sizeof(gh_pagecopy) : 0)));
-	if (s->order == NULL || buf == NULL)
+	if (b->bytes >= bytes && b->p != NULL)
+		return b->p;
+	hostbuf_free(s->e, b);
+	/* whole pages of its own, so that pinning it pins no other array's */
+	bytes = (bytes + bytes / 4 + 4095) & ~(size_t) 4095;
+	if (posix_memalign(&p, 4096, bytes) != 0)
 	{
-		free(s->order);
-		free(buf);
-		s->order = NULL;
-		return e->status;
+		gh_fail(s->e, GH_ERR_HOST_NOMEM, "could not allocate %zu bytes of host memory", bytes);
+		return NULL;
 	}
-	/* the copies first: gh_pagecopy's alignment */
-	if (copy != NULL)
-		dcopy = (gh_pagecopy *) buf;
-	dpages = (uint32_t *) (buf + (copy != NULL ? npages * sizeof(gh_pagecopy) : 0));
-	a->status = (uint8_t *) (dpages + npages);
-	dev_of = a->status + npages;
-	if (names != NULL)
-		gh_page_devices(e, names, npages, dev_of);
-	else
-		for (size_t p = 0; p < npages; p++)
-			dev_of[p] = (uint8_t) (p * e->opt.ndevices / npages);
-	for (size_t p = 0; p < npages; p++)
-		count[dev_of[p]]++;
-	s->dev_first[0] = 0;
-	for (int d = 0; d < e->opt.ndevices; d++)
-		s->dev_first[d + 1] = s->dev_first[d] + count[d];
-	memcpy(count, s->dev_first, sizeof(count));
-	for (size_t p = 0; p < npages; p++)
-	{
-		size_t		at = count[dev_of[p]]++;
-
-		s->order[at] = p;
-		dpages[at] = pages[p];
-		if (dcopy != NULL)
-			dcopy[at] = copy[p];
-	}
-	a->pages = dpages;
-	a->copy = dcopy;
-	*buffer = buf;
-	return GH_OK;
+	b->p = p;
+	b->bytes = bytes;
+	b->pinned = pin && gh_pin_host(s->e, p, bytes);
+	return p;
 }
 
 /*
- * The pages of a read that are read: all but those only the page cache may
- * give and it has no copy of (GH_STAR_PAGE_MISSED in status).  *sel is NULL
- * where all are; else their indices, with *rpages, *rnames and *rcopy the
- * arrays of the pages read (a cached page's number 0: read from its copy).
- * Where all are read but some only from copies, *rpages alone is new (in
- * *buffer; the read's arrays otherwise).
+ * Each device's share of a read of npages pages (s->share, s->dev_of): a
+ * named page goes to the device gh_page_devices gives it (the page cache's
+ * plan has set s->cache_dev so), an unnamed one by its place in the read
+ * (a range).  Each share gets room for its arrays, kept by the star.
  */
 static gh_status
-select_read(gh_star *s, const uint32_t **pages, const gh_pagename *names, gh_pagecopy *copy,
-			size_t npages, uint8_t *status, size_t **sel, size_t *nread, void **buffer)
+plan_shares(gh_star *s, const gh_pagename *names, size_t npages)
 {
 	gh_engine  *e = s->e;
-	size_t		n = 0;
-	bool		any = false,
-				missed = false;
-	char	   *buf;
-	uint32_t   *rpages;
-	gh_pagename *rnames;
-	gh_pagecopy *rcopy;
+	int			nd = e->opt.ndevices;
 
-	*sel = NULL;
-	*nread = npages;
-	*buffer = NULL;
-	for (size_t p = 0; p < npages && !missed; p++)
-		if ((*pages)[p] == GH_PAGE_CACHED_ONLY)
-		{
-			any = true;
-			missed = copy == NULL || copy[p].from == NULL;
-		}
-	if (!any)
-		return GH_OK;
-	if (!missed)
+	s->dev_of = NULL;
+	for (int d = 0; d < nd; d++)
 	{
-		/* every page is read: only the numbers of those read from copies change */
-		rpages = gh_malloc(e, npages * sizeof(uint32_t));
-		if (rpages == NULL)
+		gh_star_share *sh = &s->share[d];
+
+		/* page p is device p * nd / npages's */
+		sh->first = (d * npages + nd - 1) / nd;
+		sh->last = ((d + 1) * npages + nd - 1) / nd;
+		sh->n = 0;
+	}
+	if (names != NULL && nd > 1)
+	{
+		if (s->cache_slot != NULL)
+			s->dev_of = s->cache_dev;	/* the page cache's plan set them */
+		else
+		{
+			uint8_t    *dev_of = gh_star_buffer(s, &s->devof_buf, npages, false);
+
+			if (dev_of == NULL)
+				return e->status;
+			gh_page_devices(e, names, npages, dev_of);
+			s->dev_of = dev_of;
+		}
+	}
+	for (int d = 0; d < nd; d++)
+	{
+		gh_star_share *sh = &s->share[d];
+		size_t		n = s->dev_of != NULL ? npages : sh->last - sh->first;
+		char	   *buf = gh_star_buffer(s, &sh->buf, n * (sizeof(gh_pagecopy) + 2 *
+																 sizeof(uint32_t) + 2), true);
+
+		if (buf == NULL)
 			return e->status;
-		for (size_t p = 0; p < npages; p++)
-			rpages[p] = (*pages)[p] == GH_PAGE_CACHED_ONLY ? 0 : (*pages)[p];
-		*pages = rpages;
-		*buffer = rpages;
-		return GH_OK;
+		/* the copies first: their alignment */
+		sh->copy = (gh_pagecopy *) buf;
+		sh->idx = (uint32_t *) (sh->copy + n);
+		sh->pages = sh->idx + n;
+		sh->status = (uint8_t *) (sh->pages + n);
+		sh->drop = sh->status + n;
 	}
-	/* the copies and names first: their alignment */
-	buf = gh_malloc(e, npages * (sizeof(size_t) + sizeof(gh_pagecopy) + sizeof(gh_pagename) +
-								 sizeof(uint32_t)));
-	if (buf == NULL)
-		return e->status;
-	rcopy = (gh_pagecopy *) buf;
-	rnames = (gh_pagename *) (rcopy + npages);
-	*sel = (size_t *) (rnames + npages);
-	rpages = (uint32_t *) (*sel + npages);
-	for (size_t p = 0; p < npages; p++)
-	{
-		uint32_t	page = (*pages)[p];
-
-		if (page == GH_PAGE_CACHED_ONLY && (copy == NULL || copy[p].from == NULL))
-		{
-			status[p] = GH_STAR_PAGE_MISSED;
-			continue;
-		}
-		(*sel)[n] = p;
-		rpages[n] = page == GH_PAGE_CACHED_ONLY ? 0 : page;
-		if (names != NULL)
-			rnames[n] = names[p];
-		if (copy != NULL)
-			rcopy[n] = copy[p];
-		n++;
-	}
-	*pages = rpages;
-	*nread = n;
-	*buffer = buf;
 	return GH_OK;
 }
 
@@ -425,12 +425,11 @@ select_read(gh_star *s, const uint32_t **pages, const gh_pagename *names, gh_pag
 static gh_status
 note_copies(gh_star *s, const gh_pagecopy *copy, size_t npages)
 {
-	free(s->copied);
 	s->copied = NULL;
 	s->ncopied = 0;
 	if (copy == NULL)
 		return GH_OK;
-	s->copied = gh_malloc(s->e, npages);
+	s->copied = gh_star_buffer(s, &s->copied_buf, npages, false);
 	if (s->copied == NULL)
 		return s->e->status;
 	for (size_t p = 0; p < npages; p++)
@@ -454,87 +453,34 @@ read_pages(gh_star *s, const void *base, const uint32_t *pages, const gh_pagenam
 	gh_engine  *e = s->e;
 	gh_pagecopy *copy = NULL;
 	bool		planned = false;
-	star_args	a = {.s = s, .base = base, .status = status};
-	void	   *buffer = NULL,
-			   *selected = NULL;
-	size_t	   *sel = NULL;
-	size_t		nread = npages;
-	uint8_t    *rstatus = NULL;
+	star_args	a = {.s = s, .base = base, .pages = pages, .status = status};
 	gh_status	st;
 
 	s->nread = 0;
+	s->npages = npages;
 	if (names != NULL && e->pagecache != NULL)
 	{
-		copy = gh_malloc(e, npages * sizeof(gh_pagecopy));
+		copy = gh_star_buffer(s, &s->copy_buf, npages * sizeof(gh_pagecopy), true);
 		if (copy == NULL)
 			return e->status;
-		st = gh_page_cache_plan(s, pages, names, npages, copy, &planned);
-		if (st != GH_OK)
-		{
-			free(copy);
-			return st;
-		}
+		GH_TRY_STATUS(gh_page_cache_plan(s, pages, names, npages, copy, &planned));
 	}
-	st = note_copies(s, planned ? copy : NULL, npages);
+	a.copy = planned ? copy : NULL;
+	st = note_copies(s, a.copy, npages);
+	if (st == GH_OK)
+		st = plan_shares(s, names, npages);
+	if (st == GH_OK)
+		st = gh_for_devices(e, ALL_DEVICES(e), npages * s->spec.max_tuples, read_on_device, &a);
 	if (st != GH_OK)
 	{
-		free(copy);
 		gh_page_cache_settle(s, NULL, false);
 		return st;
 	}
-	st = select_read(s, &pages, names, planned ? copy : NULL, npages, status, &sel, &nread,
-					 &selected);
-	if (st == GH_OK && sel != NULL)
-	{
-		gh_pagecopy *rcopy = selected;
-
-		names = names != NULL ? (const gh_pagename *) (rcopy + npages) : NULL;
-		rstatus = gh_malloc(e, nread + 1);
-		st = rstatus != NULL ? GH_OK : e->status;
-		a.status = rstatus;
-		if (planned)
-			memcpy(copy, rcopy, nread * sizeof(gh_pagecopy));
-	}
-	if (st == GH_OK && nread == 0)
-	{
-		free(s->order);
-		s->order = NULL;
-		memset(s->dev_first, 0, sizeof(s->dev_first));
-	}
-	else if (st == GH_OK)
-		st = split_read(s, pages, names, planned ? copy : NULL, nread, &a, &buffer);
-	if (st == GH_OK && nread > 0)
-		st = gh_for_devices(e, devices_read(s), nread * s->spec.max_tuples, read_on_device,
-							&a);
-	if (st == GH_OK && sel != NULL)
-	{
-		/* the device order, or the read's order, into the caller's */
-		if (s->order == NULL)
-		{
-			s->order = gh_malloc(e, (nread + 1) * sizeof(size_t));
-			for (size_t i = 0; s->order != NULL && i < nread; i++)
-				s->order[i] = i;
-			st = s->order != NULL ? GH_OK : e->status;
-		}
-		for (size_t i = 0; st == GH_OK && i < nread; i++)
-			s->order[i] = sel[s->order[i]];
-	}
-	if (st == GH_OK && s->order != NULL)
-		for (size_t i = 0; i < nread; i++)
-			status[s->order[i]] = a.status[i];
-	free(buffer);
-	free(selected);
-	free(rstatus);
-	free(copy);
-	if (st != GH_OK)
-		gh_page_cache_settle(s, NULL, false);
-	else
-	{
-		s->nread = nread;
-		for (size_t p = 0; planned && s->cache_fills > 0 && p < npages; p++)
-			s->cache_ok[p] = status[p] == GH_STAR_PAGE_OK;
-	}
-	return st;
+	for (int d = 0; d < e->opt.ndevices; d++)
+		s->nread += s->share[d].n;
+	for (size_t p = 0; planned && s->cache_fills > 0 && p < npages; p++)
+		s->cache_ok[p] = status[p] == GH_STAR_PAGE_OK;
+	return GH_OK;
 }
 
 gh_status
@@ -570,21 +516,10 @@ keep_pages(gh_star *s, const uint8_t *drop)
 {
 	gh_engine  *e = s->e;
 	star_args	a = {.s = s, .drop = drop};
-	uint8_t    *ddrop = NULL;
 	gh_status	st;
 
-	if (drop != NULL && s->order != NULL)
-	{
-		ddrop = gh_malloc(e, s->nread);
-		if (ddrop == NULL)
-			return e->status;
-		for (size_t i = 0; i < s->nread; i++)
-			ddrop[i] = drop[s->order[i]];
-		a.drop = ddrop;
-	}
 	memset(s->dev_kept, 0, sizeof(s->dev_kept));
 	st = gh_for_devices(e, devices_read(s), s->nread * s->spec.max_tuples, keep_on_device, &a);
-	free(ddrop);
 	/* rows a device aggregated count even where another device failed */
 	for (int d = 0; d < e->opt.ndevices; d++)
 		s->rows += s->dev_kept[d];
@@ -699,7 +634,11 @@ gh_star_free(gh_star *s)
 	for (int dev = 0; dev < GH_MAX_DEVICES; dev++)
 		if (s->bstate[dev] != NULL)
 			s->e->ops->star_free(s, dev);
-	free(s->order);
-	free(s->copied);
+	for (int d = 0; d < GH_MAX_DEVICES; d++)
+		hostbuf_free(s->e, &s->share[d].buf);
+	hostbuf_free(s->e, &s->plan_buf);
+	hostbuf_free(s->e, &s->copy_buf);
+	hostbuf_free(s->e, &s->copied_buf);
+	hostbuf_free(s->e, &s->devof_buf);
 	free(s);
 }

@@ -1529,14 +1529,29 @@ run_scenario(gh_engine *e, const scenario *sc, const sdim *sdims, uint8_t *regis
 
 		if (n > 0 && rng_below(r, 4) == 0)
 			n = 1 + rng_below(r, n);
+		gh_pagename *names = NULL;
+
 		memset(status, 0xEE, n > 0 ? n : 1);
-		snprintf(what, sizeof(what), "gh_star_read (batch %d)", batch);
-		if (!check_ok(gh_star_read(s, n > 0 ? base : NULL, n > 0 ? list + done : NULL, n, status),
-					  e, what))
+		/*
+		 * Every other batch named (no page cache here): on several devices
+		 * each page then goes to the device its name chooses, not to a range
+		 */
+		if (n > 0 && rng_below(r, 2) == 0)
 		{
+			names = xmalloc(n * sizeof(gh_pagename));
+			for (size_t i = 0; i < n; i++)
+				names[i] = (gh_pagename) {UINT64_C(16384) << 32 | 78,
+				UINT64_C(1663) << 32 | list[done + i], 0};
+		}
+		snprintf(what, sizeof(what), "gh_star_read%s (batch %d)", names ? "_named" : "", batch);
+		if (!check_ok(gh_star_read_named(s, n > 0 ? base : NULL, n > 0 ? list + done : NULL,
+										 names, n, status), e, what))
+		{
+			free(names);
 			free(status);
 			break;
 		}
+		free(names);
 		for (size_t i = 0; i < n; i++)
 			if (status[i] != op[list[done + i]].status)
 			{
