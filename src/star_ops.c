@@ -110,13 +110,10 @@ raise_data_error(int err)
  * (gpuhash_op_star_name).
  */
 static gh_pagename *
-star_page_names(const StarPageNames *n, size_t npages)
+star_page_names(const StarPageNames *n, size_t npages, gh_pagename *names)
 {
-	gh_pagename *names;
-
 	if (n == NULL || n->rel == 0 || n->blocks == NULL || n->versions == NULL)
 		return NULL;
-	names = palloc(sizeof(gh_pagename) * Max(npages, 1));
 	for (size_t p = 0; p < npages; p++)
 	{
 		names[p].rel = n->rel;
@@ -126,27 +123,52 @@ star_page_names(const StarPageNames *n, size_t npages)
 	return names;
 }
 
+/*
+ * Room in c for a batch of npages pages' names and statuses: kept from batch
+ * to batch, so that a batch of tens of thousands of pages faults in no fresh
+ * memory (freed by star_core_free).
+ */
+static void
+batch_room(StarCore *c, size_t npages)
+{
+	npages = Max(npages, 1);
+	if (c->room >= npages)
+		return;
+	free(c->names);
+	free(c->res);
+	c->room = 0;
+	c->names = malloc(sizeof(gh_pagename) * npages);
+	c->res = malloc(2 * npages);
+	if (c->names == NULL || c->res == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_OUT_OF_MEMORY),
+				 errmsg("out of memory"),
+				 errdetail("Failed on a request for the names of %zu pages.", npages)));
+	c->room = npages;
+}
+
 gh_status
 star_core_pages(StarCore *c, const void *base, const uint32 *pages, const uint64 *lsns,
 				const StarPageNames *names, uint8 *status, size_t npages)
 {
-	uint8	   *res = palloc(2 * Max(npages, 1));
-	uint8	   *copied = res + Max(npages, 1);	/* freed with res */
-	gh_pagename *named = star_page_names(names, npages);
+	uint8	   *res;
+	uint8	   *copied;
+	gh_pagename *named;
+	size_t		first_bad = npages;
+	uint64		kept = 0;
 	gh_status	st;
 	instr_time	t0,
 				t1,
 				t2;
 
 	INSTR_TIME_SET_CURRENT(t0);
+	batch_room(c, npages);
+	res = c->res;
+	copied = c->res + c->room;
+	named = star_page_names(names, npages, c->names);
 	st = gh_star_read_named(c->star, base, pages, named, npages, res);
-	if (named)
-		pfree(named);
 	if (st != GH_OK)
-	{
-		pfree(res);
 		return st;
-	}
 	INSTR_TIME_SET_CURRENT(t1);
 	/*
 	 * A pinned page read from the page cache's copy of the version it had
@@ -170,13 +192,19 @@ star_core_pages(StarCore *c, const void *base, const uint32 *pages, const uint64
 		else if (res[p] == GH_STAR_PAGE_UNSURE)
 			status[p] = STAR_PAGE_UNDECIDED;
 		else
+		{
 			status[p] = STAR_PAGE_KEPT;
+			kept++;
+			/* a kept page the device could not evaluate (an error, an escape) */
+			if (res[p] != GH_STAR_PAGE_OK && first_bad == npages)
+				first_bad = p;
+		}
 	}
 	INSTR_TIME_SET_CURRENT(t2);
-	for (size_t p = 0; p < npages; p++)
+	if (first_bad < npages)
 	{
-		if (status[p] || res[p] == GH_STAR_PAGE_OK)
-			continue;
+		size_t		p = first_bad;
+
 		/* the star stays usable for the query's other processes: keep nothing of this read */
 		memset(status, STAR_PAGE_READ_AGAIN, npages);
 		st = gh_star_keep(c->star, status);
@@ -185,20 +213,14 @@ star_core_pages(StarCore *c, const void *base, const uint32 *pages, const uint64
 		if (res[p] == GH_STAR_PAGE_ESCAPE)
 		{
 			status[p] = STAR_PAGE_ESCAPED;
-			pfree(res);
 			return GH_OK;
 		}
 		raise_data_error(res[p] - GH_STAR_PAGE_ERROR);
 	}
 	st = gh_star_keep(c->star, status);
 	if (st != GH_OK)
-	{
-		pfree(res);
 		return st;
-	}
-	for (size_t p = 0; p < npages; p++)
-		c->pages += status[p] == STAR_PAGE_KEPT;
-	pfree(res);
+	c->pages += kept;
 	INSTR_TIME_SUBTRACT(t2, t1);
 	INSTR_TIME_SUBTRACT(t1, t0);
 	elog(DEBUG1, "gpuhash star: %zu pages read in %.3f ms, checked in %.3f ms, kept in %.3f ms",
@@ -219,6 +241,11 @@ star_core_free(StarCore *c)
 {
 	gh_star_free(c->star);
 	c->star = NULL;
+	free(c->names);
+	free(c->res);
+	c->names = NULL;
+	c->res = NULL;
+	c->room = 0;
 	for (int d = 0; d < c->ndims; d++)
 		gh_dim_free(c->dims[d]);
 	c->ndims = 0;

@@ -42,6 +42,10 @@ typedef struct StarCore
 	gh_star    *star;
 	uint64		pages;			/* pages whose rows were kept */
 	int			failed_dim;		/* the dimension star_core_create failed on */
+	/* a batch's names and the engine's statuses, kept for the next (malloc) */
+	gh_pagename *names;
+	uint8	   *res;
+	size_t		room;			/* pages they hold */
 } StarCore;
 
 /*
@@ -109,7 +113,7 @@ extern void star_core_free(StarCore *c);
  * check: a batch may carry this many times as many of them as pinned pages,
  * so that the service takes fewer, larger requests.
  */
-#define STAR_NAMED_PER_PINNED 4
+#define STAR_NAMED_PER_PINNED 8
 
 typedef struct GhOpStar
 {
