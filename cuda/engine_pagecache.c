@@ -25,8 +25,9 @@
  * it); or kept (a copy any read of that name and LSN may take).  Entries
  * are found by name through chains from a table of heads.  A read takes a
  * free slot, then a new chunk, then the first kept entry the clock hand
- * finds unreferenced since it last passed (a read of a copy references it)
- * and not taken by the read being planned.
+ * finds unreferenced since it last passed (a read of a copy references it,
+ * and so does the keep that made it) and not taken by the read being
+ * planned.
  *
  * Reads are synchronous (the backend has read every page when star_read
  * returns), so a copy replaced after its read is never read half replaced.
@@ -536,6 +537,7 @@ gh_page_cache_settle(gh_star *s, const uint8_t *drop, bool kept)
 		{
 			c->ent[i].state = SLOT_KEPT;
 			c->ent[i].owner = NULL;
+			c->ent[i].ref = 1;	/* just read: the clock passes it once before it may go */
 			c->kept++;
 		}
 		else

@@ -20,13 +20,12 @@
  * read gives each device its own share of the pages, read over its own
  * link, all devices at once (gh_for_devices).  A named page goes to the
  * device its relation and block choose, in runs of 16 blocks, so that a
- * page is read by the same device in every batch and every query; an
- * unnamed one by its place in the read.  A page that the page cache reads
- * or fills goes to device index 0, whose memory holds the cache: read
- * there from its own memory, not across the link between devices (which
- * measured slower than one device reading every cached page).  The result
- * merges the devices' groups on the host.  Rows added with gh_star_add go
- * to device index 0.
+ * page is read by the same device in every batch and every query, from
+ * that device's page cache; an unnamed one by its place in the read.  Each
+ * device gathers its share into arrays the star keeps between reads, on
+ * its own thread, and puts its statuses back in the read's order.  The
+ * result merges the devices' groups on the host.  Rows added with
+ * gh_star_add go to device index 0.
  *
  * A star goes through batches: each gh_star_read is followed by its
  * gh_star_keep before the next read (a second read, or a keep without a

@@ -398,6 +398,36 @@ cache_cases(gh_engine *e, gh_dim *dim, const batches *a, const uint8_t *base2)
 	gh_star_free(s);
 	case_end();
 
+	/*
+	 * A read's first batches take the free slots, wherever they lie from the
+	 * clock's hand; copies read since the hand last passed are spared once,
+	 * so a new copy must be too, or the next batches replace it first.
+	 */
+	if (nd == 1)
+	{
+		size_t		half = CACHE_PAGES / 2;
+		bool		ok;
+
+		case_begin("copies the earlier batches of a read kept outlast older copies read since");
+		gh_page_cache_size(e, 0);
+		gh_page_cache_size(e, CACHE_PAGES * psz);
+		s = new_star(e, p, dim);
+		/* half the cache: pages [0, half), their copies read */
+		ok = s != NULL && read_named(e, s, a->base, a, 0, half, 13, NULL) &&
+			read_named(e, s, a->base, a, 0, half, 13, NULL);
+		/* a cache's worth of others in batches: the free half first, then replacing */
+		for (size_t from = half; ok && from < half + CACHE_PAGES; from += 7)
+			ok = read_named(e, s, a->base, a, from,
+							from + 7 < half + CACHE_PAGES ? from + 7 : half + CACHE_PAGES, 13, NULL);
+		i0 = info(e);
+		if (ok && read_named(e, s, a->base, a, half, half + CACHE_PAGES, 13, NULL) &&
+			info(e).hits - i0.hits != CACHE_PAGES)
+			case_fail("%llu of the %d pages read last hit", (unsigned long long) (info(e).hits - i0.hits),
+					  CACHE_PAGES);
+		gh_star_free(s);
+		case_end();
+	}
+
 	case_begin("a new size empties the cache; size 0 frees it and its device memory");
 	gh_page_cache_size(e, 2 * CACHE_PAGES * psz);
 	if (info(e).pages != 0 || info(e).bytes != 0)
