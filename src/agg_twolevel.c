@@ -61,12 +61,15 @@
  * own final function (agg_variance.c): a query with one of them and no
  * DISTINCT aggregate or grouping sets is split too, its outer level grouped
  * by the same columns over the inner one's groups (or a plain aggregate
- * over its one row).
+ * over its one row).  bool_and and every (bool_or) are the minimum
+ * (maximum) of CASE WHEN x THEN 1 WHEN NOT x THEN 0 END at the inner level,
+ * of those at the outer one, made bool again; split as a variance is.
  *
  * Taken: a SELECT whose aggregates (in its target list and HAVING) are
- * count, sum and avg (of integers, numerics and floats), min and max and the
- * variances above of PostgreSQL's own, with count(DISTINCT x) of one
- * expression x, without FILTER or ORDER BY, or grouping sets, or a variance
+ * count, sum and avg (of integers, numerics and floats), min and max, the
+ * variances above and bool_and, bool_or and every of PostgreSQL's own,
+ * with count(DISTINCT x) of one expression x, without FILTER or ORDER BY,
+ * or grouping sets, or a variance or bool_and
  * (window functions over them stay with the outer level); no set-returning
  * functions in the target list, row locks, sub-selects in the target list or
  * HAVING, columns made valid by a primary key in the GROUP BY, or references
@@ -123,6 +126,7 @@ typedef struct TwoLevel
 	List	   *inner_tlist;	/* the subquery's: groups, x, then partial values */
 	int			ndistinct;
 	int			nvariance;		/* variances and standard deviations */
+	int			nbool;			/* bool_and, bool_or, every */
 	Oid			variance_fn;	/* gpuhash_variance_final, once looked up */
 	bool		ok;
 } TwoLevel;
@@ -136,6 +140,7 @@ typedef enum SplitKind
 	SK_AVG,
 	SK_EXTREME,					/* min, max */
 	SK_VARIANCE,				/* variance, stddev and their _samp and _pop */
+	SK_BOOL,					/* bool_and, every (a minimum), bool_or (a maximum) */
 	SK_NONE
 } SplitKind;
 
@@ -178,6 +183,13 @@ variance_final_fn(void)
 						  4, argtypes, true);
 }
 
+/* bool_and, bool_or or every of PostgreSQL's */
+static bool
+bool_aggregate(Oid aggfnoid)
+{
+	return aggfnoid == F_BOOL_AND || aggfnoid == F_BOOL_OR || aggfnoid == F_EVERY;
+}
+
 /* What a (level 0) aggregate is to the rewrite. */
 static SplitKind
 kind_of(TwoLevel *rw, Aggref *a)
@@ -201,6 +213,8 @@ kind_of(TwoLevel *rw, Aggref *a)
 		return SK_AVG;
 	if (strcmp(name, "min") == 0 || strcmp(name, "max") == 0)
 		return SK_EXTREME;
+	if (bool_aggregate(a->aggfnoid))
+		return SK_BOOL;
 	if (gpuhash_variance_aggregate(a->aggfnoid))
 	{
 		if (!OidIsValid(rw->variance_fn))
@@ -236,6 +250,8 @@ check_aggs(Node *node, TwoLevel *rw)
 		}
 		else if (k == SK_VARIANCE)
 			rw->nvariance++;
+		else if (k == SK_BOOL)
+			rw->nbool++;
 		return false;			/* no aggregate inside one of this level */
 	}
 	if (IsA(node, GroupingFunc) && rw->sets)
@@ -388,6 +404,37 @@ variance_of_sums(TwoLevel *rw, Aggref *a, Expr *arg, Oid t)
 								 InvalidOid, InvalidOid, COERCE_EXPLICIT_CALL);
 }
 
+/*
+ * The outer level's bool_and or every (bool_or) a of arg: the minimum
+ * (maximum) of the subquery's minima (maxima) of CASE WHEN arg THEN 1 WHEN
+ * NOT arg THEN 0 END, an int4 that is NULL where arg is (so that NULLs are
+ * left out, as the aggregate leaves them), made bool again.
+ */
+static Expr *
+bool_of_extreme(TwoLevel *rw, Aggref *a, Expr *arg)
+{
+	Oid			fn = a->aggfnoid == F_BOOL_OR ? F_MAX_INT4 : F_MIN_INT4;
+	CaseExpr   *c = makeNode(CaseExpr);
+	CaseWhen   *yes = makeNode(CaseWhen),
+			   *no = makeNode(CaseWhen);
+	Var		   *v;
+
+	yes->expr = (Expr *) copyObject(arg);
+	yes->result = (Expr *) makeConst(INT4OID, -1, InvalidOid, 4, Int32GetDatum(1), false, true);
+	yes->location = -1;
+	no->expr = (Expr *) makeBoolExpr(NOT_EXPR, list_make1(copyObject(arg)), -1);
+	no->result = (Expr *) makeConst(INT4OID, -1, InvalidOid, 4, Int32GetDatum(0), false, true);
+	no->location = -1;
+	c->casetype = INT4OID;
+	c->casecollid = InvalidOid;
+	c->arg = NULL;
+	c->args = list_make2(yes, no);
+	c->defresult = (Expr *) makeNullConst(INT4OID, -1, InvalidOid);
+	c->location = -1;
+	v = inner_column(rw, make_agg(fn, (Expr *) c, InvalidOid, copyObject(a->aggfilter), false));
+	return cast_to(make_agg(fn, (Expr *) v, InvalidOid, NULL, false), BOOLOID);
+}
+
 /* The outer level's expression for aggregate a, its partial values added to the subquery. */
 static Expr *
 outer_agg(TwoLevel *rw, Aggref *a)
@@ -457,6 +504,8 @@ outer_agg(TwoLevel *rw, Aggref *a)
 			}
 		case SK_VARIANCE:
 			return variance_of_sums(rw, a, arg, t);
+		case SK_BOOL:
+			return bool_of_extreme(rw, a, arg);
 		case SK_NONE:
 			break;
 	}
@@ -627,7 +676,7 @@ rewrite_query(Query *q)
 		 * grouping sets (every set's groups are made of the groups by all
 		 * the columns) or variances, over the groups by all the columns
 		 */
-		if ((rw.sets ? q->groupClause == NIL : rw.nvariance == 0) ||
+		if ((rw.sets ? q->groupClause == NIL : rw.nvariance + rw.nbool == 0) ||
 			contain_volatile_functions((Node *) q->targetList) ||
 			contain_volatile_functions(q->havingQual))
 			return NULL;
@@ -804,7 +853,7 @@ distinct_agg_walker(Node *node, void *context)
 	return expression_tree_walker(node, distinct_agg_walker, context);
 }
 
-/* a DISTINCT aggregate, grouping sets or a variance anywhere in the query */
+/* a DISTINCT aggregate, grouping sets, a variance or a bool_and anywhere in the query */
 static bool
 twolevel_walker(Node *node, void *context)
 {
@@ -814,6 +863,7 @@ twolevel_walker(Node *node, void *context)
 		return ((Query *) node)->groupingSets != NIL ||
 			query_tree_walker((Query *) node, twolevel_walker, context, 0);
 	if (IsA(node, Aggref) && (((Aggref *) node)->aggdistinct != NIL ||
+							  bool_aggregate(((Aggref *) node)->aggfnoid) ||
 							  gpuhash_variance_aggregate(((Aggref *) node)->aggfnoid)))
 		return true;
 	return expression_tree_walker(node, twolevel_walker, context);
