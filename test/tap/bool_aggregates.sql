@@ -61,11 +61,7 @@ BEGIN
   RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' bool_and(DISTINCT)',
     'SELECT k, bool_and(DISTINCT b) FROM ba_fact GROUP BY k', 'Gpu', false);
 END $$;
-SET LOCAL gpuhash.force = on;
-SET LOCAL max_parallel_workers_per_gather = 0;
-SELECT * FROM pg_temp.bool_cases('serial,');
-SELECT pg_temp.parallel_plans(2);
-SELECT * FROM pg_temp.bool_cases('parallel,');
+SELECT * FROM pg_temp.forced_serial_then_parallel('pg_temp.bool_cases');
 SELECT set_config('gpuhash.force', 'off', true) IS NOT NULL AS by_cost;
 SELECT set_config('gpuhash.min_rows', '0', true) IS NOT NULL AS any_size;
 SELECT ok(pg_temp.plan_text('SELECT k, bool_and(b), bool_or(b) FROM ba_fact GROUP BY k') ~ 'Gpu',

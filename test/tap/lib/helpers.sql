@@ -53,3 +53,16 @@ BEGIN
   PERFORM set_config('parallel_tuple_cost', '0', true);
   PERFORM set_config('min_parallel_table_scan_size', '0', true);
 END $$;
+
+-- the tests of a cases function (a tag's prefix -> its tests' lines) with
+-- gpuhash forced on, serial plans first, then parallel ones of two workers
+-- (for the rest of the transaction)
+CREATE FUNCTION pg_temp.forced_serial_then_parallel(cases regproc) RETURNS SETOF text
+LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM set_config('gpuhash.force', 'on', true);
+  PERFORM pg_temp.parallel_plans(0);
+  RETURN QUERY EXECUTE format('SELECT * FROM %s($1)', cases) USING 'serial,';
+  PERFORM pg_temp.parallel_plans(2);
+  RETURN QUERY EXECUTE format('SELECT * FROM %s($1)', cases) USING 'parallel,';
+END $$;
