@@ -28,7 +28,9 @@
  * each of whose levels is an ordinary GROUP BY: the inner one reads the
  * table (on the device, as any GROUP BY), the outer one its groups.  The
  * inner groups of one g hold each distinct x once (NULL too, which count
- * skips); count, sum, min and max are the same over the partial values;
+ * skips), so sum(DISTINCT x), avg, min and max are those aggregates over
+ * them (sums and averages of integers and numerics: exact in any order);
+ * count, sum, min and max are the same over the partial values;
  * avg is the sum over the count, as PostgreSQL's final functions divide
  * them (numeric_div for integers and numerics, float8 for floats); counts
  * and int2/int4 sums come back to int8 (a sum beyond it raises "bigint out
@@ -68,8 +70,8 @@
  * Taken: a SELECT whose aggregates (in its target list and HAVING) are
  * count, sum and avg (of integers, numerics and floats), min and max, the
  * variances above and bool_and, bool_or and every of PostgreSQL's own,
- * with count(DISTINCT x) of one expression x, without FILTER or ORDER BY,
- * or grouping sets, or a variance or bool_and
+ * with count, min, max, sum or avg (DISTINCT x) of one expression x,
+ * without FILTER or ORDER BY, or grouping sets, or a variance or bool_and
  * (window functions over them stay with the outer level); no set-returning
  * functions in the target list, row locks, sub-selects in the target list or
  * HAVING, columns made valid by a primary key in the GROUP BY, or references
@@ -134,7 +136,7 @@ typedef struct TwoLevel
 /* How an aggregate is split between the two levels */
 typedef enum SplitKind
 {
-	SK_DISTINCT,				/* count(DISTINCT x) */
+	SK_DISTINCT,				/* count(DISTINCT x), sum, avg, min, max */
 	SK_COUNT,					/* count(*), count(y) */
 	SK_SUM,
 	SK_AVG,
@@ -200,8 +202,21 @@ kind_of(TwoLevel *rw, Aggref *a)
 	if ((name = gpuhash_agg_catalog_name(a)) == NULL)
 		return SK_NONE;
 	if (a->aggdistinct != NIL)
-		return strcmp(name, "count") == 0 && list_length(a->args) == 1 &&
-			a->aggfilter == NULL ? SK_DISTINCT : SK_NONE;
+	{
+		/*
+		 * the outer level's aggregate over the subquery's rows, which hold
+		 * each x once per group: sums and averages of exact types only (a
+		 * float's sum in another order may differ in its last digits)
+		 */
+		if (list_length(a->args) != 1 || a->aggfilter != NULL)
+			return SK_NONE;
+		t = exprType((Node *) linitial_node(TargetEntry, a->args)->expr);
+		if (strcmp(name, "count") == 0 || strcmp(name, "min") == 0 || strcmp(name, "max") == 0 ||
+			((strcmp(name, "sum") == 0 || strcmp(name, "avg") == 0) &&
+			 (t == INT2OID || t == INT4OID || t == INT8OID || t == NUMERICOID)))
+			return SK_DISTINCT;
+		return SK_NONE;
+	}
 	if (strcmp(name, "count") == 0)
 		return SK_COUNT;
 	if (list_length(a->args) != 1)
@@ -451,7 +466,7 @@ outer_agg(TwoLevel *rw, Aggref *a)
 			{
 				/*
 				 * a set's groups hold each x once per finer group: still
-				 * count(DISTINCT x), over the subquery's fewer rows
+				 * the DISTINCT aggregate, over the subquery's fewer rows
 				 */
 				Aggref	   *d = copyObject(a);
 

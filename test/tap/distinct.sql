@@ -6,7 +6,7 @@
 -- grouping columns and in x, skewed x, duplicates, text x; an empty table;
 -- serial and parallel plans.
 BEGIN;
-SELECT plan(81);
+SELECT plan(97);
 SELECT setseed(0.31);
 CREATE TABLE dt_fact AS
   SELECT g AS id,
@@ -70,11 +70,22 @@ BEGIN
   RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' a sub-select in WHERE',
     'SELECT k, count(DISTINCT x) FROM dt_fact WHERE k IN (SELECT k FROM dt_dim WHERE w = 1)
       GROUP BY k', 'Gpu');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' sum, avg, min and max of DISTINCT x',
+    'SELECT k, sum(DISTINCT x), avg(DISTINCT x), min(DISTINCT x), max(DISTINCT x), count(DISTINCT x),
+            sum(v) FROM dt_fact GROUP BY k', 'Gpu');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' sum(DISTINCT) of a numeric expression',
+    'SELECT k % 5, sum(DISTINCT x::numeric / 4), avg(DISTINCT x::numeric / 4) FROM dt_fact GROUP BY 1',
+    'Gpu');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' sum(DISTINCT) over no rows',
+    'SELECT sum(DISTINCT x), avg(DISTINCT x) FROM dt_empty', 'Gpu');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' sum(DISTINCT) with ROLLUP',
+    'SELECT k % 3, v % 2, sum(DISTINCT x), avg(DISTINCT x) FROM dt_fact GROUP BY ROLLUP (k % 3, v % 2)',
+    'Gpu');
   -- not rewritten: PostgreSQL's plan
   RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' two DISTINCT arguments',
     'SELECT k, count(DISTINCT x), count(DISTINCT v) FROM dt_fact GROUP BY k', 'Gpu', false);
-  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' sum(DISTINCT)',
-    'SELECT k, sum(DISTINCT x) FROM dt_fact GROUP BY k', 'Gpu', false);
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' float avg(DISTINCT)',
+    'SELECT k, avg(DISTINCT f) FROM dt_fact GROUP BY k', 'Gpu', false);
   RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' a DISTINCT aggregate with FILTER',
     'SELECT k, count(DISTINCT x) FILTER (WHERE v > 3) FROM dt_fact GROUP BY k', 'Gpu', false);
   RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' an aggregate it does not split',
