@@ -77,14 +77,13 @@
  * HAVING, columns made valid by a primary key in the GROUP BY, or references
  * to an outer query; with grouping sets or without count(DISTINCT x), no
  * volatile function in the target list or HAVING, and in no case in x.
- * The same for the sub-selects in FROM
- * and the queries of WITH (not recursive ones).  Only where gpuhash plans
- * GROUP BYs (gpuhash.enabled, enable_groupby), and by cost: the query is
- * planned both ways, and the rewritten plan runs where it has a gpuhash node
- * and costs less than the query's own (with the sorts of its DISTINCT
- * aggregates counted, which PostgreSQL's cost model leaves out); for
- * count(DISTINCT x) only where the grouping columns and x pack into one
- * 64-bit key (packs_exactly).
+ * The same for the sub-selects in FROM and the queries of WITH (not
+ * recursive ones).  Only where gpuhash plans GROUP BYs (gpuhash.enabled,
+ * enable_groupby), and by cost: the query is planned both ways, and the
+ * rewritten plan runs where it has a gpuhash node and costs less than the
+ * query's own (with the sorts of its DISTINCT aggregates counted, which
+ * PostgreSQL's cost model leaves out); for a DISTINCT aggregate only where
+ * the grouping columns and x pack into one 64-bit key (packs_exactly).
  *
  *-------------------------------------------------------------------------
  */
@@ -146,12 +145,18 @@ typedef enum SplitKind
 	SK_NONE
 } SplitKind;
 
+/* a type whose sums are exact: the same in any order of the rows */
+static bool
+exactly_summable(Oid t)
+{
+	return t == INT2OID || t == INT4OID || t == INT8OID || t == NUMERICOID;
+}
+
 /* a numeric type sum and avg take here */
 static bool
 summable(Oid t)
 {
-	return t == INT2OID || t == INT4OID || t == INT8OID || t == NUMERICOID ||
-		t == FLOAT4OID || t == FLOAT8OID;
+	return exactly_summable(t) || t == FLOAT4OID || t == FLOAT8OID;
 }
 
 /*
@@ -212,8 +217,7 @@ kind_of(TwoLevel *rw, Aggref *a)
 			return SK_NONE;
 		t = exprType((Node *) linitial_node(TargetEntry, a->args)->expr);
 		if (strcmp(name, "count") == 0 || strcmp(name, "min") == 0 || strcmp(name, "max") == 0 ||
-			((strcmp(name, "sum") == 0 || strcmp(name, "avg") == 0) &&
-			 (t == INT2OID || t == INT4OID || t == INT8OID || t == NUMERICOID)))
+			((strcmp(name, "sum") == 0 || strcmp(name, "avg") == 0) && exactly_summable(t)))
 			return SK_DISTINCT;
 		return SK_NONE;
 	}
@@ -689,7 +693,8 @@ rewrite_query(Query *q)
 	{
 		/*
 		 * grouping sets (every set's groups are made of the groups by all
-		 * the columns) or variances, over the groups by all the columns
+		 * the columns), variances or bool_and, over the groups by all the
+		 * columns
 		 */
 		if ((rw.sets ? q->groupClause == NIL : rw.nvariance + rw.nbool == 0) ||
 			contain_volatile_functions((Node *) q->targetList) ||
