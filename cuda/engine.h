@@ -273,6 +273,15 @@ extern gh_status gh_aggregate(gh_engine *e, const uint64_t *keys, size_t n,
 							  gh_groups **out);
 extern void gh_groups_free(gh_groups *g);
 
+/*
+ * Several results of the same aggregation over different rows (each made by
+ * gh_aggregate, gh_star_result, ...: the same columns and operations) as
+ * one: equal keys combined, rows and input_rows added, the devices of all
+ * named.  The pieces stay the caller's.
+ */
+extern gh_status gh_groups_combine(gh_engine *e, gh_groups *const *pieces, int npieces,
+								   gh_groups **out);
+
 /* ---- join and aggregation in one ---- */
 
 /*

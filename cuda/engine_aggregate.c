@@ -8,6 +8,7 @@
  *		gh_aggregate			grouping, split and merged across partitions
  *		gh_groups_alloc, gh_groups_free	result arrays
  *		gh_groups_merge			pieces into one result (engine_internal.h)
+ *		gh_groups_combine		results of the same aggregation as one
  *
  * Inputs that fit one device's memory limit and an engine of one device go
  * to the backend whole.  Otherwise keys and value columns are laid out
@@ -729,4 +730,72 @@ done:
 		gh_split_free(&hs);
 	gh_host_inputs_free(&hin);
 	return st;
+}
+
+/*
+ * The columns results of the aggregation have: those their arrays show (a
+ * result of no groups may show none).
+ */
+static void
+result_cols(gh_groups *const *pieces, int npieces, gh_aggcol *cols)
+{
+	memset(cols, 0, sizeof(gh_aggcol) * pieces[0]->ncols);
+	for (int p = 0; p < npieces; p++)
+		for (int c = 0; c < pieces[p]->ncols; c++)
+		{
+			const gh_aggresult *r = &pieces[p]->cols[c];
+
+			if (r->fsum || r->fmin || r->fmax)
+				cols[c].type = GH_FLOAT64;
+			if (r->sum_lo || r->fsum)
+				cols[c].ops |= GH_AGG_SUM;
+			if (r->imin || r->fmin)
+				cols[c].ops |= GH_AGG_MIN;
+			if (r->imax || r->fmax)
+				cols[c].ops |= GH_AGG_MAX;
+		}
+}
+
+gh_status
+gh_groups_combine(gh_engine *e, gh_groups *const *pieces, int npieces, gh_groups **out)
+{
+	gh_aggcol  *cols;
+	gh_groups  *g;
+	uint64_t	input_rows = 0;
+	int			ndev = 0;
+
+	if (e == NULL)
+		return GH_ERR_INVALID;
+	if (out == NULL || npieces < 1 || pieces == NULL)
+		return gh_fail(e, GH_ERR_INVALID, "gh_groups_combine: missing argument");
+	*out = NULL;
+	for (int p = 0; p < npieces; p++)
+		if (pieces[p] == NULL || pieces[p]->ncols != pieces[0]->ncols)
+			return gh_fail(e, GH_ERR_INVALID, "gh_groups_combine: pieces of different aggregations");
+	cols = calloc(pieces[0]->ncols > 0 ? pieces[0]->ncols : 1, sizeof(gh_aggcol));
+	if (cols == NULL)
+		return gh_fail(e, GH_ERR_HOST_NOMEM, "out of host memory merging groups");
+	result_cols(pieces, npieces, cols);
+	g = gh_groups_merge(e, (gh_groups **) pieces, npieces, cols, pieces[0]->ncols, false);
+	free(cols);
+	if (g == NULL)
+		return e->status;
+	for (int p = 0; p < npieces; p++)
+	{
+		input_rows += pieces[p]->input_rows;
+		for (int i = 0; i < pieces[p]->ndevices; i++)
+		{
+			int			d = pieces[p]->devices[i],
+						j = 0;
+
+			while (j < ndev && g->devices[j] != d)
+				j++;
+			if (j == ndev && ndev < GH_MAX_DEVICES)
+				g->devices[ndev++] = d;
+		}
+	}
+	g->input_rows = input_rows;
+	g->ndevices = ndev;
+	*out = g;
+	return GH_OK;
 }

@@ -320,6 +320,17 @@ gpuhash_ops_service_call(GhOps *ops, GhsCall *call)
 		note_fallback(ops, call->failure);
 }
 
+/* call's failure, if any, noted for ops: false if there was one (ops falls back) */
+static bool
+service_call_ok(GhOps *ops, GhsCall *call)
+{
+	if (call->failed == GH_OK)
+		return true;
+	if (!gpuhash_ops_fall_back(ops, (gh_status) call->failed, call->failure))
+		elog(ERROR, "gpuhash: a failure of the GPU service came back unraised");
+	return false;
+}
+
 /*
  * Run call in the service, letting ops fall back from the failures it may:
  * false (the failure noted) if it did.
@@ -329,11 +340,25 @@ gpuhash_ops_service_ok(GhOps *ops, GhsCall *call)
 {
 	call->fallback_ok = gpuhash_cpu_fallback;
 	gpuhash_ops_service_call(ops, call);
-	if (call->failed == GH_OK)
-		return true;
-	if (!gpuhash_ops_fall_back(ops, (gh_status) call->failed, call->failure))
-		elog(ERROR, "gpuhash: a failure of the GPU service came back unraised");
-	return false;
+	return service_call_ok(ops, call);
+}
+
+GhsSlot *
+gpuhash_ops_service_start(GhOps *ops, GhsCall *call, bool fallback_ok)
+{
+	ops->used_service = true;
+	call->fallback_ok = fallback_ok && gpuhash_cpu_fallback;
+	return gpuhash_service_start(call);
+}
+
+bool
+gpuhash_ops_service_finish(GhOps *ops, GhsCall *call, GhsSlot *slot)
+{
+	gpuhash_service_wait(call, slot);
+	ops->service_peak = Max(ops->service_peak, (size_t) call->result[3]);
+	if (call->fell_back)
+		note_fallback(ops, call->failure);
+	return service_call_ok(ops, call);
 }
 
 void

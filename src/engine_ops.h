@@ -133,6 +133,17 @@ extern bool gpuhash_ops_service_ok(GhOps *ops, struct GhsCall *call);
 /* a failure of the CPU engine: raised */
 extern void gpuhash_ops_cpu_check(GhOps *ops, gh_status st);
 extern void gpuhash_ops_service_call(GhOps *ops, struct GhsCall *call);
+/*
+ * The same in two steps, so that calls to several service workers run at
+ * once: start queues call (fallback_ok: as gpuhash_ops_service_ok, else as
+ * gpuhash_ops_service_call), finish waits for it and returns what
+ * gpuhash_ops_service_ok would.  A call started and not finished must be
+ * abandoned (gpuhash_service_abandon).
+ */
+extern struct GhsSlot *gpuhash_ops_service_start(GhOps *ops, struct GhsCall *call,
+												 bool fallback_ok);
+extern bool gpuhash_ops_service_finish(GhOps *ops, struct GhsCall *call,
+									   struct GhsSlot *slot);
 /* a call of op (GhsOp) to worker (-1: any) on object (0: none) */
 extern void gpuhash_ops_init_call(struct GhsCall *call, int op, int worker, int32 object);
 extern size_t gpuhash_ops_peak_device(GhOps *ops);

@@ -21,6 +21,8 @@ typedef struct GhsCall
 	int			method;
 	uint64		arg[2];
 	dsm_handle	data;			/* 0: none */
+	/* the GPUs the call's engine uses ("" : gpuhash.devices) */
+	char		devices[32];
 	/*
 	 * A failure the caller falls back from (gpuhash_falls_back) is not raised
 	 * but returned in failed (a gh_status) and failure.

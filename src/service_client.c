@@ -182,7 +182,8 @@ fill_request(GhsSlot *slot, const GhsCall *call, bool nowait)
 	slot->shape.backend = gpuhash_resolved_backend();
 	slot->shape.memory_limit_mb = gpuhash_memory_limit_mb;
 	slot->shape.memory_cap_mb = gpuhash_max_memory_mb;
-	strlcpy(slot->shape.devices, gpuhash_devices_setting ? gpuhash_devices_setting : "all",
+	strlcpy(slot->shape.devices, call->devices[0] ? call->devices :
+			gpuhash_devices_setting ? gpuhash_devices_setting : "all",
 			sizeof(slot->shape.devices));
 	slot->debug_fail_after = gpuhash_debug_fail_after;
 	slot->cpu_fallback = gpuhash_cpu_fallback;

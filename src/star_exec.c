@@ -783,7 +783,7 @@ run_parallel(GpuStarAggState *s)
 
 	/* counted active before attaching: the star outlives every active process's use */
 	SpinLockAcquire(&sh->mutex);
-	if (sh->finished || (s->star == NULL && sh->id == 0 && !sh->alone) ||
+	if (sh->finished || (s->star == NULL && sh->place.nparts == 0 && !sh->alone) ||
 		((sh->failed || sh->escaped) && !finishes))
 	{
 		/* done, given up, or the maker's own star, which the maker feeds alone */
@@ -792,8 +792,8 @@ run_parallel(GpuStarAggState *s)
 	}
 	sh->active++;
 	SpinLockRelease(&sh->mutex);
-	if (s->star == NULL && sh->id != 0)
-		s->star = gpuhash_op_star_attach(&s->eng, sh->worker, sh->id, batch_pages());
+	if (s->star == NULL && sh->place.nparts > 0)
+		s->star = gpuhash_op_star_attach(&s->eng, &sh->place, batch_pages());
 	if (s->star != NULL && s->star->in_service)
 		s->star->fed_by_many = true;
 	else if (s->star != NULL)
@@ -1060,15 +1060,16 @@ EstimateDSMGpuStarAgg(CustomScanState *node, ParallelContext *pcxt)
 static void
 share_star(GpuStarAggState *s, StarShared *sh)
 {
-	sh->worker = s->star ? s->star->worker : -1;
-	sh->id = s->star && s->star->in_service ? s->star->id : 0;
+	memset(&sh->place, 0, sizeof(sh->place));
+	if (s->star && s->star->in_service)
+		sh->place = s->star->place;
 	s->made_star = true;
 	/* no star: the process that returns the groups runs the alternative */
 	sh->use_alt = s->use_alt;
 	/* a worker that made it returns the groups (its star lives as long as it does) */
 	sh->maker_finishes = !sh->leader_finishes && IsParallelWorker();
 	sh->alone = s->use_alt;
-	if (!sh->leader_finishes && !sh->maker_finishes && sh->id == 0)
+	if (!sh->leader_finishes && !sh->maker_finishes && sh->place.nparts == 0)
 	{
 		/*
 		 * The leader's own star, which no process feeds (the leader does not
@@ -1114,8 +1115,7 @@ init_shared(GpuStarAggState *s, StarShared *sh)
 	sh->failure_msg[0] = '\0';
 	sh->leader_finishes = parallel_leader_participation;
 	sh->maker_finishes = false;
-	sh->worker = -1;
-	sh->id = 0;
+	memset(&sh->place, 0, sizeof(sh->place));
 	sh->dicts = InvalidDsaPointer;
 	sh->dicts_size = 0;
 	sh->dim_readers = 0;

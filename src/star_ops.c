@@ -253,15 +253,23 @@ star_core_free(StarCore *c)
 
 /* ---- the node's handle ---- */
 
+/* let go of s's star in the service (the owner frees it), every part of it */
+static void
+leave_service(GhOpStar *s)
+{
+	for (int i = 0; i < s->place.nparts; i++)
+		if (s->owner && s->place.id[i] != 0)
+			gpuhash_ops_post_free(s->place.worker[i], s->place.id[i]);
+	memset(&s->place, 0, sizeof(s->place));
+}
+
 /* s's star made on the CPU engine: the device's part, if any, let go of */
 static void
 remake_on_cpu(GhOpStar *s)
 {
 	if (s->in_service)
 	{
-		if (s->owner && s->id != 0)
-			gpuhash_ops_post_free(s->worker, s->id);
-		s->id = 0;
+		leave_service(s);
 		s->in_service = false;
 	}
 	else
@@ -287,19 +295,12 @@ local_failed(GhOpStar *s, gh_status st)
 }
 
 /*
- * The service ran call for s: false if it failed and ops falls back, s
- * then made again on the CPU (restartable) or given up (fed_by_many).
+ * call for s failed and ops falls back: s made again on the CPU
+ * (restartable) or given up (fed_by_many)
  */
-static bool
-service_run(GhOpStar *s, GhsCall *call)
+void
+star_call_failed(GhOpStar *s, GhsCall *call)
 {
-	if (!s->restartable && !s->fed_by_many)
-	{
-		gpuhash_ops_service_call(s->ops, call);
-		return true;
-	}
-	if (gpuhash_ops_service_ok(s->ops, call))
-		return true;
 	if (s->restartable)
 		remake_on_cpu(s);
 	else
@@ -309,6 +310,30 @@ service_run(GhOpStar *s, GhsCall *call)
 		s->failure = (gh_status) call->failed;
 		s->failure_msg = MemoryContextStrdup(s->ops->cxt, call->failure);
 	}
+}
+
+/* Whether ops may fall back from a failure of a call for s (else it is raised). */
+bool
+star_falls_back(const GhOpStar *s)
+{
+	return s->restartable || s->fed_by_many;
+}
+
+/*
+ * The service ran call for s: false if it failed and ops falls back, s
+ * then made again on the CPU (restartable) or given up (fed_by_many).
+ */
+static bool
+service_run(GhOpStar *s, GhsCall *call)
+{
+	if (!star_falls_back(s))
+	{
+		gpuhash_ops_service_call(s->ops, call);
+		return true;
+	}
+	if (gpuhash_ops_service_ok(s->ops, call))
+		return true;
+	star_call_failed(s, call);
 	return false;
 }
 
@@ -362,6 +387,33 @@ put(char *base, Size off, const void *src, Size bytes)
 		memcpy(base + off, src, bytes);
 }
 
+/*
+ * A segment for batches of up to max_named shipped pages to the service,
+ * mapped until it is detached (the node's context owns it: it outlives
+ * resource owners of subtransactions)
+ */
+dsm_segment *
+star_pages_segment(size_t max_named)
+{
+	Size		size = GHS_ALIGN(sizeof(GhsStarPages));
+	Size		pages = ghs_reserve(&size, sizeof(uint32) * max_named, true);
+	Size		lsns = ghs_reserve(&size, sizeof(uint64) * max_named, true);
+	Size		status = ghs_reserve(&size, max_named, true);
+	Size		blocks = ghs_reserve(&size, sizeof(uint32) * max_named, true);
+	Size		versions = ghs_reserve(&size, sizeof(uint64) * max_named, true);
+	dsm_segment *seg = dsm_create(size, 0);
+	GhsStarPages *hdr = dsm_segment_address(seg);
+
+	dsm_pin_mapping(seg);
+	memset(hdr, 0, sizeof(*hdr));
+	hdr->pages = pages;
+	hdr->lsns = lsns;
+	hdr->status = status;
+	hdr->blocks = blocks;
+	hdr->versions = versions;
+	return seg;
+}
+
 /* the batch areas: in a segment for the service, else in the node's memory */
 static void
 make_batch(GhOpStar *s, size_t max_pages)
@@ -379,31 +431,22 @@ make_batch(GhOpStar *s, size_t max_pages)
 		s->synth_ids[p] = (uint32) p;
 	if (s->in_service)
 	{
-		Size		size = GHS_ALIGN(sizeof(GhsStarPages));
-		Size		pages = ghs_reserve(&size, sizeof(uint32) * max_named, true);
-		Size		lsns = ghs_reserve(&size, sizeof(uint64) * max_named, true);
-		Size		status = ghs_reserve(&size, max_named, true);
-		Size		blocks = ghs_reserve(&size, sizeof(uint32) * max_named, true);
-		Size		versions = ghs_reserve(&size, sizeof(uint64) * max_named, true);
 		GhsStarPages *hdr;
 		char	   *base;
+		Size		size,
+					pages,
+					status;
 
-		/* the node's context owns them: they outlive resource owners of subtransactions */
-		s->seg = dsm_create(size, 0);
-		dsm_pin_mapping(s->seg);
+		s->seg = star_pages_segment(max_named);
 		base = dsm_segment_address(s->seg);
 		hdr = (GhsStarPages *) base;
-		memset(hdr, 0, sizeof(*hdr));
-		hdr->pages = pages;
-		hdr->lsns = lsns;
-		hdr->status = status;
-		hdr->blocks = blocks;
-		hdr->versions = versions;
-		s->pages = ghs_at(base, pages);
-		s->lsns = ghs_at(base, lsns);
-		s->status = ghs_at(base, status);
-		s->blocks = ghs_at(base, blocks);
-		s->versions = ghs_at(base, versions);
+		s->pages = ghs_at(base, hdr->pages);
+		s->lsns = ghs_at(base, hdr->lsns);
+		s->status = ghs_at(base, hdr->status);
+		s->blocks = ghs_at(base, hdr->blocks);
+		s->versions = ghs_at(base, hdr->versions);
+		if (s->place.nparts > 1)
+			star_split_batches(s, max_named);
 
 		size = GHS_ALIGN(sizeof(GhsStarPages));
 		pages = ghs_reserve(&size, (Size) BLCKSZ * max_pages, true);
@@ -451,12 +494,20 @@ star_worker(Oid fact_relid)
 	return w;
 }
 
+/* The service worker of the first part of a star over fact_relid split across GPUs. */
+static int
+split_worker(Oid fact_relid)
+{
+	return (int) (fact_relid % (Oid) Max(gpuhash_service->nworkers, 1));
+}
+
 GhOpStar *
 gpuhash_op_star_create(GhOps *ops, const gh_prog *prog, const gh_pagespec *spec, int ndims,
 					   const StarDimArrays *dims, size_t max_pages, Oid fact_relid)
 {
 	GhOpStar   *s = MemoryContextAllocZero(ops->cxt, sizeof(GhOpStar));
 	Size		size = create_size(ndims, dims, NULL);
+	int			split = 0;
 
 	s->ops = ops;
 	s->owner = true;
@@ -497,23 +548,35 @@ gpuhash_op_star_create(GhOps *ops, const gh_prog *prog, const gh_pagespec *spec,
 		call.data = dsm_segment_handle(seg);
 		PG_TRY();
 		{
-			/* where the service cannot make it, ops falls back: the star is the backend's */
-			s->in_service = gpuhash_ops_service_ok(ops, &call);
+			/*
+			 * split across the GPUs where it may be; else one star (where the
+			 * service cannot make it, ops falls back: the star is the backend's)
+			 */
+			split = star_split_create(s, call.data, split_worker(fact_relid));
+			if (split == 0)
+				s->in_service = gpuhash_ops_service_ok(ops, &call);
+			else
+				s->in_service = split > 0 && !s->duplicate;
 		}
 		PG_FINALLY();
 		{
 			dsm_detach(seg);
 		}
 		PG_END_TRY();
-		s->worker = call.ran_by;
-		s->id = call.result_object;
-		if (s->in_service && call.result[0] != 0)
+		if (split == 0 && s->in_service && call.result[0] != 0)
 		{
 			s->in_service = false;
 			s->duplicate = true;
 			s->duplicate_dim = (int) call.result[1];
-			return s;
 		}
+		else if (split == 0 && s->in_service)
+		{
+			s->place.nparts = 1;
+			s->place.worker[0] = call.ran_by;
+			s->place.id[0] = call.result_object;
+		}
+		if (s->duplicate)
+			return s;
 	}
 	if (!s->in_service)
 	{
@@ -545,31 +608,48 @@ gpuhash_op_star_create(GhOps *ops, const gh_prog *prog, const gh_pagespec *spec,
 }
 
 GhOpStar *
-gpuhash_op_star_attach(GhOps *ops, int worker, int32 id, size_t max_pages)
+gpuhash_op_star_attach(GhOps *ops, const StarPlace *place, size_t max_pages)
 {
 	GhOpStar   *s = MemoryContextAllocZero(ops->cxt, sizeof(GhOpStar));
 
 	s->ops = ops;
 	s->in_service = true;
-	s->worker = worker;
-	s->id = id;
+	s->place = *place;
 	make_batch(s, max_pages);
 	return s;
 }
 
-static void
-service_pages(GhOpStar *s, dsm_segment *seg, size_t npages)
+/* the rows s's star has kept, now that part's star has kept kept */
+void
+star_note_kept(GhOpStar *s, int part, uint64 kept)
+{
+	s->part_kept[part] = kept;
+	s->kept = 0;
+	for (int i = 0; i < s->place.nparts; i++)
+		s->kept += s->part_kept[i];
+}
+
+/* the call that runs npages pages of seg through part of s's star */
+void
+star_pages_call(GhOpStar *s, GhsCall *call, dsm_segment *seg, int part, size_t npages)
 {
 	GhsStarPages *hdr = dsm_segment_address(seg);
-	GhsCall		call;
 
 	hdr->npages = npages;
 	hdr->name_rel = s->name_rel;
 	hdr->name_spc = s->name_spc;
-	gpuhash_ops_init_call(&call, GHS_OP_STAR_PAGES, s->worker, s->id);
-	call.data = dsm_segment_handle(seg);
+	gpuhash_ops_init_call(call, GHS_OP_STAR_PAGES, s->place.worker[part], s->place.id[part]);
+	call->data = dsm_segment_handle(seg);
+}
+
+static void
+service_pages(GhOpStar *s, dsm_segment *seg, int part, size_t npages)
+{
+	GhsCall		call;
+
+	star_pages_call(s, &call, seg, part, npages);
 	if (service_run(s, &call))
-		s->kept = call.result[0];
+		star_note_kept(s, part, call.result[0]);
 }
 
 /*
@@ -608,8 +688,10 @@ gpuhash_op_star_shipped(GhOpStar *s, size_t npages)
 {
 	Assert(npages <= s->max_named);
 	s->ops->stat_pages += npages;
-	if (s->in_service)
-		service_pages(s, s->seg, npages);
+	if (s->in_service && s->place.nparts > 1)
+		star_split_shipped(s, npages);
+	else if (s->in_service)
+		service_pages(s, s->seg, 0, npages);
 	else
 	{
 		StarPageNames names = {s->name_rel, s->name_spc, s->blocks, s->versions};
@@ -631,7 +713,12 @@ gpuhash_op_star_synthetic(GhOpStar *s, size_t npages)
 	Assert(npages <= s->max_pages);
 	s->ops->stat_pages += npages;
 	if (s->in_service)
-		service_pages(s, s->synth_seg, npages);
+	{
+		/* a split star's parts take whole synthetic batches in turn */
+		int			part = s->synth_turn++ % s->place.nparts;
+
+		service_pages(s, s->synth_seg, part, npages);
+	}
 	else
 	{
 		gh_status	st;
@@ -650,11 +737,13 @@ gpuhash_op_star_synthetic(GhOpStar *s, size_t npages)
 gh_groups *
 gpuhash_op_star_result(GhOpStar *s)
 {
+	if (s->in_service && s->place.nparts > 1)
+		return star_split_result(s);
 	if (s->in_service)
 	{
 		GhsCall		call;
 
-		gpuhash_ops_init_call(&call, GHS_OP_STAR_RESULT, s->worker, s->id);
+		gpuhash_ops_init_call(&call, GHS_OP_STAR_RESULT, s->place.worker[0], s->place.id[0]);
 		if (!service_run(s, &call))
 			return NULL;
 		return gpuhash_ops_groups_from_reply(s->ops, call.reply);
@@ -681,9 +770,14 @@ gpuhash_op_star_free(GhOpStar *s)
 	if (s->synth_seg)
 		dsm_detach(s->synth_seg);
 	s->seg = s->synth_seg = NULL;
+	for (int i = 0; i < STAR_MAX_PARTS; i++)
+	{
+		if (s->part_seg[i])
+			dsm_detach(s->part_seg[i]);
+		s->part_seg[i] = NULL;
+	}
 	if (!s->in_service)
 		star_core_free(&s->local);
-	else if (s->owner && s->id != 0)
-		gpuhash_ops_post_free(s->worker, s->id);
-	s->id = 0;
+	else
+		leave_service(s);
 }

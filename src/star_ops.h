@@ -21,6 +21,7 @@
 
 #include "engine.h"
 #include "engine_ops.h"
+#include "service.h"
 
 /* a dimension's arrays, as the node read them */
 typedef struct StarDimArrays
@@ -115,13 +116,27 @@ extern void star_core_free(StarCore *c);
  */
 #define STAR_NAMED_PER_PINNED 8
 
+/*
+ * Where a star lives in the GPU service: one star in one service worker,
+ * or, on several GPUs with a service worker for each, a part of it on each
+ * GPU in a worker of its own (star_split.c), so that the GPUs read their
+ * shares of a batch at once.  nparts 0: nowhere (the backend's own).
+ */
+#define STAR_MAX_PARTS 8
+
+typedef struct StarPlace
+{
+	int			nparts;
+	int			worker[STAR_MAX_PARTS];
+	int32		id[STAR_MAX_PARTS];
+} StarPlace;
+
 typedef struct GhOpStar
 {
 	GhOps	   *ops;
 	StarCore	local;			/* without the service */
 	bool		in_service;
-	int			worker;			/* in the service: where, and which */
-	int32		id;
+	StarPlace	place;			/* in the service: where */
 	bool		owner;			/* this handle made it (and frees it) */
 	/*
 	 * none made: dimension duplicate_dim holds a key twice (the engine found
@@ -148,6 +163,11 @@ typedef struct GhOpStar
 	dsm_segment *seg;			/* the batch, in the service */
 	dsm_segment *synth_seg;
 	uint64		kept;			/* rows kept so far (all processes) */
+	/* a split star's: each part's share of a batch, and its rows kept */
+	dsm_segment *part_seg[STAR_MAX_PARTS];
+	uint32	   *part_index;		/* the batch's page each share's page is */
+	uint64		part_kept[STAR_MAX_PARTS];
+	int			synth_turn;		/* the part the next synthetic batch goes to */
 	/*
 	 * A star only this node feeds may be made again on the CPU when the
 	 * device fails it part way (gpuhash.cpu_fallback): restart is then set,
@@ -183,7 +203,7 @@ extern GhOpStar *gpuhash_op_star_create(GhOps *ops, const gh_prog *prog,
 										const StarDimArrays *dims, size_t max_pages,
 										Oid fact_relid);
 /* a star another process of the query made, in the service */
-extern GhOpStar *gpuhash_op_star_attach(GhOps *ops, int worker, int32 id, size_t max_pages);
+extern GhOpStar *gpuhash_op_star_attach(GhOps *ops, const StarPlace *place, size_t max_pages);
 /*
  * The shipped pages are of rel: name them for the engine's page cache where
  * a visibility map page's LSN fixes the content of the pages it maps
@@ -203,6 +223,27 @@ extern void gpuhash_op_star_on_cpu(GhOpStar *s);
 /* the groups; NULL if the star was made again on the CPU or given up (restart) */
 extern gh_groups *gpuhash_op_star_result(GhOpStar *s);
 extern void gpuhash_op_star_free(GhOpStar *s);
+
+/*
+ * A star split across GPUs (star_split.c).  star_split_create: the parts of
+ * a star over the fact table whose first part's service worker is
+ * base_worker, made of the GhsStarCreate in segment data where several
+ * GPUs and as many service workers are there: 1 if made (or a dimension
+ * holds a key twice: duplicate set), 0 if not split, -1 if a part could not
+ * be made (ops falls back; none is left).  The others do for a split star
+ * what gpuhash_op_star_* do for one of one part.
+ */
+extern int	star_split_create(GhOpStar *s, dsm_handle data, int base_worker);
+extern void star_split_batches(GhOpStar *s, size_t max_named);
+extern void star_split_shipped(GhOpStar *s, size_t npages);
+extern gh_groups *star_split_result(GhOpStar *s);
+/* for star_split.c: star_ops.c's parts of a call for s (star_ops.c) */
+extern dsm_segment *star_pages_segment(size_t max_named);
+extern void star_pages_call(GhOpStar *s, GhsCall *call, dsm_segment *seg, int part,
+							size_t npages);
+extern void star_note_kept(GhOpStar *s, int part, uint64 kept);
+extern bool star_falls_back(const GhOpStar *s);
+extern void star_call_failed(GhOpStar *s, GhsCall *call);
 
 /* service_star.c, inside a service worker */
 struct GhsSlot;

@@ -90,8 +90,7 @@ typedef struct StarShared
 {
 	slock_t		mutex;
 	ConditionVariable cv;
-	int			worker;			/* the star in the service */
-	int32		id;
+	StarPlace	place;			/* the star in the service (nparts 0: none) */
 	bool		ready;			/* it is made */
 	bool		leader_finishes;
 	bool		maker_finishes; /* ... else the worker that made the star */
