@@ -206,6 +206,52 @@ check_aggregate(gh_engine *e, const test_config *cfg, const char *label,
 	gh_groups_free(g);
 }
 
+/*
+ * gh_groups_combine: the rows aggregated in three pieces of random sizes
+ * (one may be empty), the pieces' groups combined, give the whole's groups
+ * (as a star split across GPUs combines its parts', star_split.c).
+ */
+static void
+check_combine(gh_engine *e, const test_config *cfg, const char *label,
+			  const uint64_t *keys, size_t n, const gh_aggcol *cols,
+			  const agg_oracle *want, rng *r)
+{
+	char		cname[128];
+	size_t		cut[4] = {0, rng_below(r, n + 1), 0, n};
+	gh_groups  *pieces[3] = {NULL, NULL, NULL};
+	gh_groups  *g = NULL;
+	bool		ok = true;
+
+	cut[2] = cut[1] + rng_below(r, n - cut[1] + 1);
+	config_name(cfg, cname, sizeof(cname));
+	case_begin("groups of three pieces of the rows combined, %s, %s", label, cname);
+	for (int p = 0; p < 3 && ok; p++)
+	{
+		gh_aggcol	part[NCOLS];
+
+		for (int c = 0; c < NCOLS; c++)
+		{
+			part[c] = cols[c];
+			part[c].values = (const char *) cols[c].values + 8 * cut[p];
+			if (cols[c].nulls != NULL)
+				part[c].nulls = cols[c].nulls + cut[p];
+		}
+		ok = check_ok(gh_aggregate(e, keys + cut[p], cut[p + 1] - cut[p], part, NCOLS,
+								   &pieces[p]), e, "gh_aggregate");
+	}
+	if (ok && check_ok(gh_groups_combine(e, pieces, 3, &g), e, "gh_groups_combine"))
+	{
+		compare_groups(g, want, cols, NCOLS);
+		if (g->input_rows != pieces[0]->input_rows + pieces[1]->input_rows +
+			pieces[2]->input_rows)
+			case_fail("input_rows %llu is not the pieces' sum", (unsigned long long) g->input_rows);
+	}
+	case_end();
+	gh_groups_free(g);
+	for (int p = 0; p < 3; p++)
+		gh_groups_free(pieces[p]);
+}
+
 static void
 run_agg_dataset(const agg_dataset *ds, const test_config *cfgs, int ncfg,
 				gh_engine **engines, rng *r)
@@ -242,6 +288,8 @@ run_agg_dataset(const agg_dataset *ds, const test_config *cfgs, int ncfg,
 		gh_debug_group_estimate(engines[c], ds->estimate);
 		check_aggregate(engines[c], &cfgs[c], label, keys, ds->n, cols, NCOLS, &want);
 		check_aggregate(engines[c], &cfgs[c], label, keys, ds->n, NULL, 0, &want0);
+		if (c == 0)
+			check_combine(engines[c], &cfgs[c], label, keys, ds->n, cols, &want, r);
 		if (c == 0 && ds->all_configs && run.backend == GH_BACKEND_CUDA)
 		{
 			char		clabel[192];
