@@ -124,7 +124,7 @@ SELECT count(*) > 0 AS hinted FROM sf_fresh;
 RESET gpuhash.enabled;
 
 BEGIN;
-SELECT plan(628);
+SELECT plan(703);
 SET LOCAL gpuhash.enable_star = on;
 
 \ir lib/digests.sql
@@ -496,6 +496,16 @@ SELECT CASE WHEN current_setting('gpuhash.device') = 'cpu'
   THEN matches(pg_temp.plan_text('SELECT d.yr, count(*), sum(f.amount) FROM sf_fact f
                                     JOIN sf_day d ON f.day = d.day GROUP BY d.yr', true),
                'Devices Used: 0, 1, 2', 'EXPLAIN ANALYZE names the devices a star ran on')
+  ELSE skip('the GPUs a machine has', 1) END;
+-- and in parallel: with a GPU service worker for each device (as the test
+-- server has), a star split across them, every process sending each part
+-- its pages (star_split.c)
+SET LOCAL max_parallel_workers_per_gather = 2;
+SELECT * FROM pg_temp.star_cases('devices, parallel');
+SELECT CASE WHEN current_setting('gpuhash.device') = 'cpu'
+  THEN matches(pg_temp.plan_text('SELECT d.yr, count(*), sum(f.amount) FROM sf_fact f
+                                    JOIN sf_day d ON f.day = d.day GROUP BY d.yr', true),
+               'Devices Used: 0, 1, 2', 'EXPLAIN ANALYZE names every device of a parallel star')
   ELSE skip('the GPUs a machine has', 1) END;
 SELECT set_config('gpuhash.devices', 'all', true) IS NOT NULL AS devices_reset;
 RESET max_parallel_workers_per_gather;
