@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# run-tests.sh: every test of gpuhash, in six layers:
+# run-tests.sh: every test of gpuhash, in these layers:
 #   1. engine unit tests against a brute-force oracle (test/engine, no PostgreSQL)
 #   2. pg_regress: sql/*.sql against expected/*.out (make installcheck)
 #   3. pgTAP suites test/tap/*.sql, through pg_prove
@@ -16,6 +16,8 @@
 #   8. a short soak on a cluster of its own (test/soak.sh: clients mixing
 #      every kind of node, cancels and timeouts; then a backend and a GPU
 #      service worker killed mid-query), after the other server has stopped
+#   9. star.sql again on a cluster with two GPU service workers, where a star
+#      splits across devices (star_split.c; simulated ones on the CPU)
 # Builds, installs (root, or a writable PostgreSQL installation), starts a
 # throwaway cluster, runs the layers, stops the cluster, and ends with the
 # line "N passed, N failed" (engine checks + regression tests + pgTAP tests +
@@ -198,3 +200,20 @@ echo "== soak (gpuhash.device = $device)"
 SOAK_SECONDS=${SOAK_SECONDS:-20} SOAK_CLIENTS=${SOAK_CLIENTS:-4} SOAK_ROWS=${SOAK_ROWS:-50000} \
 	GH_SOAK_NO_INSTALL=1 bash test/soak.sh >"$work/soak.log" 2>&1
 record_tap "soak" "$work/soak.log" $?
+
+# ---- 9. stars split across GPU service workers (star_split.c) ----
+# The main server has one service worker; a star splits across GPUs only
+# where there is one for each: star.sql again on a server with two.
+echo "== stars split across two GPU service workers (gpuhash.device = $device)"
+if (GH_SERVICE_WORKERS=2 bash test/pgcluster.sh start "$work/pg2" "${SPLIT_PORT:-54351}" >"$work/pg2.env" &&
+	eval "$(cat "$work/pg2.env")" &&
+	psql -X -q -v ON_ERROR_STOP=1 -d postgres -c "CREATE DATABASE $db" &&
+	psql -X -q -v ON_ERROR_STOP=1 -d $db -c "CREATE EXTENSION pgtap" -c "CREATE EXTENSION gpuhash" \
+		-f test/tap/lib/pgtap_bookkeeping.sql) >"$work/split.log" 2>&1; then
+	(eval "$(cat "$work/pg2.env")" && pg_prove -v -d $db test/tap/star.sql) >>"$work/split.log" 2>&1
+	record_tap "split stars" "$work/split.log" $?
+else
+	tail -20 "$work/split.log"
+	record "split stars" 0 1
+fi
+bash test/pgcluster.sh stop "$work/pg2" >/dev/null 2>&1
