@@ -344,11 +344,11 @@ gpuhash_ops_service_ok(GhOps *ops, GhsCall *call)
 }
 
 GhsSlot *
-gpuhash_ops_service_start(GhOps *ops, GhsCall *call, bool fallback_ok)
+gpuhash_ops_service_start(GhOps *ops, GhsCall *call, bool fallback_ok, bool wait)
 {
 	ops->used_service = true;
 	call->fallback_ok = fallback_ok && gpuhash_cpu_fallback;
-	return gpuhash_service_start(call);
+	return wait ? gpuhash_service_start(call) : gpuhash_service_try_start(call);
 }
 
 bool

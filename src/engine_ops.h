@@ -136,12 +136,14 @@ extern void gpuhash_ops_service_call(GhOps *ops, struct GhsCall *call);
 /*
  * The same in two steps, so that calls to several service workers run at
  * once: start queues call (fallback_ok: as gpuhash_ops_service_ok, else as
- * gpuhash_ops_service_call), finish waits for it and returns what
- * gpuhash_ops_service_ok would.  A call started and not finished must be
- * abandoned (gpuhash_service_abandon).
+ * gpuhash_ops_service_call; !wait: NULL at once where no request slot is
+ * free), finish waits for it and returns what gpuhash_ops_service_ok would.
+ * A call started and not finished must be abandoned
+ * (gpuhash_service_abandon).  A process must not wait for a slot while it
+ * holds one whose call it has not finished: the slots are shared.
  */
 extern struct GhsSlot *gpuhash_ops_service_start(GhOps *ops, struct GhsCall *call,
-												 bool fallback_ok);
+												 bool fallback_ok, bool wait);
 extern bool gpuhash_ops_service_finish(GhOps *ops, struct GhsCall *call,
 									   struct GhsSlot *slot);
 /* a call of op (GhsOp) to worker (-1: any) on object (0: none) */

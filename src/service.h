@@ -58,6 +58,8 @@ extern void gpuhash_service_call(GhsCall *call);
  * started and never waited for must be abandoned.
  */
 extern GhsSlot *gpuhash_service_start(GhsCall *call);
+/* start, or NULL at once where every request slot is taken */
+extern GhsSlot *gpuhash_service_try_start(GhsCall *call);
 extern void gpuhash_service_wait(GhsCall *call, GhsSlot *slot);
 extern void gpuhash_service_abandon(GhsSlot *slot);
 /* the GPUs the service sees; -1: unknown */

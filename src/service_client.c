@@ -284,6 +284,16 @@ gpuhash_service_start(GhsCall *call)
 	return slot;
 }
 
+GhsSlot *
+gpuhash_service_try_start(GhsCall *call)
+{
+	GhsSlot    *slot = claim_slot(false);
+
+	if (slot != NULL)
+		fill_request(slot, call, false);
+	return slot;
+}
+
 /* nobody will wait for slot's call: whoever holds it next frees it */
 void
 gpuhash_service_abandon(GhsSlot *slot)

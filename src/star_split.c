@@ -93,27 +93,51 @@ free_parts(const StarPlace *place)
 			gpuhash_ops_post_free(place->worker[i], place->id[i]);
 }
 
+/* Finish the calls started in slots[0 .. n); failed: the first that failed so far, or -1 */
+static int
+finish_started(GhOps *ops, GhsCall *calls, GhsSlot **slots, int n, int failed)
+{
+	for (int i = 0; i < n; i++)
+	{
+		GhsSlot    *slot = slots[i];
+
+		if (slot == NULL)
+			continue;
+		slots[i] = NULL;		/* the wait frees it, or abandons it raising */
+		if (!gpuhash_ops_service_finish(ops, &calls[i], slot) && failed < 0)
+			failed = i;
+	}
+	return failed;
+}
+
 /*
- * Finish the n calls started in slots; the first that failed (and ops falls
- * back from), or -1.  Where one raises an error, the others are abandoned.
+ * Run the calls of calls[0 .. n) that want marks, all at once: the first
+ * that failed (ops falls back), or -1.  A process holding a slot never
+ * waits for another (every process of every query may be doing the same):
+ * where none is free, the calls started so far are finished first.  Where
+ * one raises an error, those still started are abandoned.
  */
 static int
-finish_calls(GhOps *ops, GhsCall *calls, GhsSlot **slots, int n)
+run_calls(GhOps *ops, GhsCall *calls, const bool *want, int n, bool fallback_ok)
 {
+	GhsSlot    *slots[STAR_MAX_PARTS];
 	int			failed = -1;
 
+	memset(slots, 0, sizeof(slots));
 	PG_TRY();
 	{
 		for (int i = 0; i < n; i++)
 		{
-			GhsSlot    *slot = slots[i];
-
-			if (slot == NULL)
+			if (!want[i])
 				continue;
-			slots[i] = NULL;
-			if (!gpuhash_ops_service_finish(ops, &calls[i], slot) && failed < 0)
-				failed = i;
+			slots[i] = gpuhash_ops_service_start(ops, &calls[i], fallback_ok, false);
+			if (slots[i] == NULL)
+			{
+				failed = finish_started(ops, calls, slots, i, failed);
+				slots[i] = gpuhash_ops_service_start(ops, &calls[i], fallback_ok, true);
+			}
 		}
+		failed = finish_started(ops, calls, slots, n, failed);
 	}
 	PG_CATCH();
 	{
@@ -126,32 +150,13 @@ finish_calls(GhOps *ops, GhsCall *calls, GhsSlot **slots, int n)
 	return failed;
 }
 
-/* start every call of calls[0 .. n) that slots marks wanted (non-NULL) */
-static void
-start_calls(GhOps *ops, GhsCall *calls, GhsSlot **slots, int n, bool fallback_ok)
+/* every one of the calls */
+static const bool *
+all_calls(bool *want)
 {
-	PG_TRY();
-	{
-		for (int i = 0; i < n; i++)
-			if (slots[i] != NULL)
-				slots[i] = gpuhash_ops_service_start(ops, &calls[i], fallback_ok);
-	}
-	PG_CATCH();
-	{
-		for (int i = 0; i < n; i++)
-			if (slots[i] != NULL && slots[i] != (GhsSlot *) &calls[i])
-				gpuhash_service_abandon(slots[i]);
-		PG_RE_THROW();
-	}
-	PG_END_TRY();
-}
-
-/* every call of calls[0 .. n) wanted */
-static void
-want_all(GhsCall *calls, GhsSlot **slots, int n)
-{
-	for (int i = 0; i < n; i++)
-		slots[i] = (GhsSlot *) &calls[i];	/* a mark, replaced when started */
+	for (int i = 0; i < STAR_MAX_PARTS; i++)
+		want[i] = true;
+	return want;
 }
 
 int
@@ -160,7 +165,7 @@ star_split_create(GhOpStar *s, dsm_handle data, int base_worker)
 	StarPlace	place;
 	char		devices[STAR_MAX_PARTS][32];
 	GhsCall		calls[STAR_MAX_PARTS];
-	GhsSlot    *slots[STAR_MAX_PARTS];
+	bool		want[STAR_MAX_PARTS];
 	int			n,
 				failed;
 	bool		duplicate = false;
@@ -175,10 +180,8 @@ star_split_create(GhOpStar *s, dsm_handle data, int base_worker)
 		calls[i].data = data;
 		strlcpy(calls[i].devices, devices[i], sizeof(calls[i].devices));
 	}
-	want_all(calls, slots, n);
-	start_calls(s->ops, calls, slots, n, true);
 	/* (an error raised here leaves the parts made to their creator's transaction's end) */
-	failed = finish_calls(s->ops, calls, slots, n);
+	failed = run_calls(s->ops, calls, all_calls(want), n, true);
 	for (int i = 0; i < n; i++)
 	{
 		bool		made = calls[i].failed == GH_OK && calls[i].result[0] == 0;
@@ -221,7 +224,7 @@ star_split_shipped(GhOpStar *s, size_t npages)
 {
 	int			nparts = s->place.nparts;
 	GhsCall		calls[STAR_MAX_PARTS];
-	GhsSlot    *slots[STAR_MAX_PARTS];
+	bool		want[STAR_MAX_PARTS];
 	GhsStarPages *hdr[STAR_MAX_PARTS];
 	size_t		count[STAR_MAX_PARTS],
 				start[STAR_MAX_PARTS];
@@ -259,10 +262,9 @@ star_split_shipped(GhOpStar *s, size_t npages)
 	for (int i = 0; i < nparts; i++)
 	{
 		star_pages_call(s, &calls[i], s->part_seg[i], i, count[i]);
-		slots[i] = count[i] > 0 ? (GhsSlot *) &calls[i] : NULL;
+		want[i] = count[i] > 0;
 	}
-	start_calls(s->ops, calls, slots, nparts, star_falls_back(s));
-	failed = finish_calls(s->ops, calls, slots, nparts);
+	failed = run_calls(s->ops, calls, want, nparts, star_falls_back(s));
 	s->ops->stat_device_ms += gpuhash_elapsed_ms(t0);
 	if (failed >= 0)
 	{
@@ -311,7 +313,7 @@ star_split_result(GhOpStar *s)
 {
 	int			nparts = s->place.nparts;
 	GhsCall		calls[STAR_MAX_PARTS];
-	GhsSlot    *slots[STAR_MAX_PARTS];
+	bool		want[STAR_MAX_PARTS];
 	gh_groups  *pieces[STAR_MAX_PARTS];
 	gh_groups  *g = NULL;
 	int			failed;
@@ -319,9 +321,7 @@ star_split_result(GhOpStar *s)
 
 	for (int i = 0; i < nparts; i++)
 		gpuhash_ops_init_call(&calls[i], GHS_OP_STAR_RESULT, s->place.worker[i], s->place.id[i]);
-	want_all(calls, slots, nparts);
-	start_calls(s->ops, calls, slots, nparts, star_falls_back(s));
-	failed = finish_calls(s->ops, calls, slots, nparts);
+	failed = run_calls(s->ops, calls, all_calls(want), nparts, star_falls_back(s));
 	for (int i = 0; i < nparts; i++)
 		pieces[i] = calls[i].failed == GH_OK && calls[i].reply != NULL ?
 			gpuhash_ops_groups_from_reply(s->ops, calls[i].reply) : NULL;
