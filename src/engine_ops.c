@@ -305,7 +305,16 @@ gpuhash_ops_groups_from_reply(GhOps *ops, dsm_segment *seg)
 	return g;
 }
 
-/* run call in the service for ops; note the engine's peak device memory */
+/* what a call's reply tells ops: the engine's peak device memory, a fallback */
+static void
+note_reply(GhOps *ops, const GhsCall *call)
+{
+	ops->service_peak = Max(ops->service_peak, (size_t) call->result[3]);
+	if (call->fell_back)
+		note_fallback(ops, call->failure);
+}
+
+/* run call in the service for ops */
 void
 gpuhash_ops_service_call(GhOps *ops, GhsCall *call)
 {
@@ -315,9 +324,7 @@ gpuhash_ops_service_call(GhOps *ops, GhsCall *call)
 	ops->used_service = true;
 	gpuhash_service_call(call);
 	ops->stat_device_ms += gpuhash_elapsed_ms(start);
-	ops->service_peak = Max(ops->service_peak, (size_t) call->result[3]);
-	if (call->fell_back)
-		note_fallback(ops, call->failure);
+	note_reply(ops, call);
 }
 
 /* call's failure, if any, noted for ops: false if there was one (ops falls back) */
@@ -355,9 +362,7 @@ bool
 gpuhash_ops_service_finish(GhOps *ops, GhsCall *call, GhsSlot *slot)
 {
 	gpuhash_service_wait(call, slot);
-	ops->service_peak = Max(ops->service_peak, (size_t) call->result[3]);
-	if (call->fell_back)
-		note_fallback(ops, call->failure);
+	note_reply(ops, call);
 	return service_call_ok(ops, call);
 }
 

@@ -253,13 +253,20 @@ star_core_free(StarCore *c)
 
 /* ---- the node's handle ---- */
 
+void
+star_place_free(const StarPlace *place)
+{
+	for (int i = 0; i < place->nparts; i++)
+		if (place->id[i] != 0)
+			gpuhash_ops_post_free(place->worker[i], place->id[i]);
+}
+
 /* let go of s's star in the service (the owner frees it), every part of it */
 static void
 leave_service(GhOpStar *s)
 {
-	for (int i = 0; i < s->place.nparts; i++)
-		if (s->owner && s->place.id[i] != 0)
-			gpuhash_ops_post_free(s->place.worker[i], s->place.id[i]);
+	if (s->owner)
+		star_place_free(&s->place);
 	memset(&s->place, 0, sizeof(s->place));
 }
 

@@ -244,6 +244,8 @@ extern void star_pages_call(GhOpStar *s, GhsCall *call, dsm_segment *seg, int pa
 extern void star_note_kept(GhOpStar *s, int part, uint64 kept);
 extern bool star_falls_back(const GhOpStar *s);
 extern void star_call_failed(GhOpStar *s, GhsCall *call);
+/* the stars of place's parts that were made (id set), freed in the service */
+extern void star_place_free(const StarPlace *place);
 
 /* service_star.c, inside a service worker */
 struct GhsSlot;

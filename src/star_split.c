@@ -84,15 +84,6 @@ split_place(int base_worker, StarPlace *place, char devices[][32])
 	return nparts;
 }
 
-/* the parts made of place whose ids are set, freed (their owner's) */
-static void
-free_parts(const StarPlace *place)
-{
-	for (int i = 0; i < place->nparts; i++)
-		if (place->id[i] != 0)
-			gpuhash_ops_post_free(place->worker[i], place->id[i]);
-}
-
 /* Finish the calls started in slots[0 .. n); failed: the first that failed so far, or -1 */
 static int
 finish_started(GhOps *ops, GhsCall *calls, GhsSlot **slots, int n, int failed)
@@ -111,7 +102,7 @@ finish_started(GhOps *ops, GhsCall *calls, GhsSlot **slots, int n, int failed)
 }
 
 /*
- * Run the calls of calls[0 .. n) that want marks, all at once: the first
+ * Run the calls of calls[0 .. n) that want marks (NULL: all), all at once: the first
  * that failed (ops falls back), or -1.  A process holding a slot never
  * waits for another (every process of every query may be doing the same):
  * where none is free, the calls started so far are finished first.  Where
@@ -128,7 +119,7 @@ run_calls(GhOps *ops, GhsCall *calls, const bool *want, int n, bool fallback_ok)
 	{
 		for (int i = 0; i < n; i++)
 		{
-			if (!want[i])
+			if (want != NULL && !want[i])
 				continue;
 			slots[i] = gpuhash_ops_service_start(ops, &calls[i], fallback_ok, false);
 			if (slots[i] == NULL)
@@ -150,22 +141,12 @@ run_calls(GhOps *ops, GhsCall *calls, const bool *want, int n, bool fallback_ok)
 	return failed;
 }
 
-/* every one of the calls */
-static const bool *
-all_calls(bool *want)
-{
-	for (int i = 0; i < STAR_MAX_PARTS; i++)
-		want[i] = true;
-	return want;
-}
-
 int
 star_split_create(GhOpStar *s, dsm_handle data, int base_worker)
 {
 	StarPlace	place;
 	char		devices[STAR_MAX_PARTS][32];
 	GhsCall		calls[STAR_MAX_PARTS];
-	bool		want[STAR_MAX_PARTS];
 	int			n,
 				failed;
 	bool		duplicate = false;
@@ -181,7 +162,7 @@ star_split_create(GhOpStar *s, dsm_handle data, int base_worker)
 		strlcpy(calls[i].devices, devices[i], sizeof(calls[i].devices));
 	}
 	/* (an error raised here leaves the parts made to their creator's transaction's end) */
-	failed = run_calls(s->ops, calls, all_calls(want), n, true);
+	failed = run_calls(s->ops, calls, NULL, n, true);
 	for (int i = 0; i < n; i++)
 	{
 		bool		made = calls[i].failed == GH_OK && calls[i].result[0] == 0;
@@ -196,7 +177,7 @@ star_split_create(GhOpStar *s, dsm_handle data, int base_worker)
 	}
 	if (failed >= 0 || duplicate)
 	{
-		free_parts(&place);
+		star_place_free(&place);
 		s->duplicate = duplicate && failed < 0;
 		return failed >= 0 ? -1 : 1;
 	}
@@ -313,7 +294,6 @@ star_split_result(GhOpStar *s)
 {
 	int			nparts = s->place.nparts;
 	GhsCall		calls[STAR_MAX_PARTS];
-	bool		want[STAR_MAX_PARTS];
 	gh_groups  *pieces[STAR_MAX_PARTS];
 	gh_groups  *g = NULL;
 	int			failed;
@@ -321,7 +301,7 @@ star_split_result(GhOpStar *s)
 
 	for (int i = 0; i < nparts; i++)
 		gpuhash_ops_init_call(&calls[i], GHS_OP_STAR_RESULT, s->place.worker[i], s->place.id[i]);
-	failed = run_calls(s->ops, calls, all_calls(want), nparts, star_falls_back(s));
+	failed = run_calls(s->ops, calls, NULL, nparts, star_falls_back(s));
 	for (int i = 0; i < nparts; i++)
 		pieces[i] = calls[i].failed == GH_OK && calls[i].reply != NULL ?
 			gpuhash_ops_groups_from_reply(s->ops, calls[i].reply) : NULL;

@@ -491,22 +491,22 @@ SET LOCAL max_parallel_workers_per_gather = 0;
 SELECT set_config('gpuhash.devices',
                   CASE WHEN current_setting('gpuhash.device') = 'cpu' THEN '0,1,2' ELSE 'all' END,
                   true) IS NOT NULL AS devices_set;
+CREATE FUNCTION pg_temp.devices_named(description text) RETURNS text
+LANGUAGE sql AS $$
+  SELECT CASE WHEN current_setting('gpuhash.device') = 'cpu'
+    THEN matches(pg_temp.plan_text('SELECT d.yr, count(*), sum(f.amount) FROM sf_fact f
+                                      JOIN sf_day d ON f.day = d.day GROUP BY d.yr', true),
+                 'Devices Used: 0, 1, 2', description)
+    ELSE skip('the GPUs a machine has', 1) END
+$$;
 SELECT * FROM pg_temp.star_cases('devices');
-SELECT CASE WHEN current_setting('gpuhash.device') = 'cpu'
-  THEN matches(pg_temp.plan_text('SELECT d.yr, count(*), sum(f.amount) FROM sf_fact f
-                                    JOIN sf_day d ON f.day = d.day GROUP BY d.yr', true),
-               'Devices Used: 0, 1, 2', 'EXPLAIN ANALYZE names the devices a star ran on')
-  ELSE skip('the GPUs a machine has', 1) END;
+SELECT pg_temp.devices_named('EXPLAIN ANALYZE names the devices a star ran on');
 -- and in parallel: with a GPU service worker for each device (as the test
 -- server has), a star split across them, every process sending each part
 -- its pages (star_split.c)
 SET LOCAL max_parallel_workers_per_gather = 2;
 SELECT * FROM pg_temp.star_cases('devices, parallel');
-SELECT CASE WHEN current_setting('gpuhash.device') = 'cpu'
-  THEN matches(pg_temp.plan_text('SELECT d.yr, count(*), sum(f.amount) FROM sf_fact f
-                                    JOIN sf_day d ON f.day = d.day GROUP BY d.yr', true),
-               'Devices Used: 0, 1, 2', 'EXPLAIN ANALYZE names every device of a parallel star')
-  ELSE skip('the GPUs a machine has', 1) END;
+SELECT pg_temp.devices_named('EXPLAIN ANALYZE names every device of a parallel star');
 SELECT set_config('gpuhash.devices', 'all', true) IS NOT NULL AS devices_reset;
 RESET max_parallel_workers_per_gather;
 
