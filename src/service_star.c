@@ -11,6 +11,13 @@
  * the groups at the end.  The creator's transaction owns the star: it is
  * freed by its node, or when that transaction has ended.
  *
+ * A process sends its batches in one segment it keeps for its scan: the
+ * star keeps each such segment mapped from its first batch until the star
+ * is freed (STAR_MAPPED of them, the least recently used given up), so that
+ * a batch does not map the segment again and touch its pages for the first
+ * time in this process (a page's first touch after a mapping costs more
+ * than reading it: a large batch's arrays span hundreds of pages).
+ *
  * Once the engine has failed a batch or the groups, every later call on
  * the star fails the same way: the groups are no longer to be trusted, and
  * every process of the query learns that its star is given up
@@ -27,9 +34,14 @@
 #include "service_shared.h"
 #include "star_ops.h"
 
+/* the batch segments a star keeps mapped: one a process of its query, or a part's */
+#define STAR_MAPPED 64
+
 typedef struct ServiceStar
 {
 	int32		id;
+	int			nmapped;
+	dsm_segment *mapped[STAR_MAPPED];	/* least recently used first */
 	StarCore	core;
 	int			owner_procno;
 	int			owner_pid;
@@ -63,6 +75,9 @@ free_star(ServiceStar *star)
 			*p = star->next;
 			break;
 		}
+	for (int i = 0; i < star->nmapped; i++)
+		dsm_detach(star->mapped[i]);
+	star->nmapped = 0;
 	star_core_free(&star->core);
 	gpuhash_service_release_engine(star->core.e);
 	pfree(star);
@@ -78,6 +93,47 @@ attach(GhsSlot *slot)
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("gpuhash GPU service: could not attach a request's data")));
+	return seg;
+}
+
+/*
+ * The batch segment of slot, mapped for star until it is freed: the one
+ * mapped already (by star, or by another star, which keeps it), or mapped
+ * now (the least recently used one given up where star keeps STAR_MAPPED).
+ */
+static dsm_segment *
+attach_batches(ServiceStar *star, GhsSlot *slot)
+{
+	dsm_segment *seg = NULL;
+	int			i;
+
+	for (i = star->nmapped - 1; i >= 0; i--)
+		if (dsm_segment_handle(star->mapped[i]) == slot->data)
+		{
+			seg = star->mapped[i];
+			break;
+		}
+	if (seg == NULL)
+	{
+		/* another star keeps it mapped (a process may map a segment once): used as it is */
+		seg = dsm_find_mapping(slot->data);
+		if (seg != NULL)
+			return seg;
+		seg = attach(slot);
+		/* no resource owner's: it outlives this request */
+		dsm_pin_mapping(seg);
+		if (star->nmapped == STAR_MAPPED)
+		{
+			dsm_detach(star->mapped[0]);
+			i = 0;
+		}
+		else
+			i = star->nmapped++;
+	}
+	/* to the end of the list: the most recently used */
+	memmove(&star->mapped[i], &star->mapped[i + 1],
+			sizeof(dsm_segment *) * (star->nmapped - 1 - i));
+	star->mapped[star->nmapped - 1] = seg;
 	return seg;
 }
 
@@ -183,9 +239,8 @@ void
 gpuhash_star_service_pages(GhsSlot *slot)
 {
 	ServiceStar *star = usable_star(slot);
-	dsm_segment *seg = attach(slot);
+	dsm_segment *seg = attach_batches(star, slot);
 
-	PG_TRY();
 	{
 		char	   *base = dsm_segment_address(seg);
 		GhsStarPages *hdr = (GhsStarPages *) base;
@@ -213,11 +268,6 @@ gpuhash_star_service_pages(GhsSlot *slot)
 		if (st != GH_OK)
 			star_failed(star, st);
 	}
-	PG_FINALLY();
-	{
-		dsm_detach(seg);
-	}
-	PG_END_TRY();
 	slot->result[0] = gh_star_rows(star->core.star);
 	slot->result[3] = gh_engine_peak_device_bytes(star->core.e);
 }
