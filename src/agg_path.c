@@ -15,8 +15,10 @@
  */
 #include "postgres.h"
 
+#include "access/nbtree.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_aggregate.h"
+#include "catalog/pg_am.h"
 #include "catalog/pg_namespace.h"
 #include "catalog/pg_type.h"
 #include "nodes/makefuncs.h"
@@ -29,6 +31,8 @@
 #include "optimizer/planmain.h"
 #include "optimizer/planner.h"
 #include "optimizer/tlist.h"
+#include "commands/defrem.h"
+#include "fmgr.h"
 #include "parser/parse_clause.h"
 #include "utils/lsyscache.h"
 #include "utils/syscache.h"
@@ -231,15 +235,51 @@ check_output_walker(Node *node, OutputCheck *ctx)
 }
 
 /*
+ * May expr be a dictionary grouping column?  The dictionary gives every
+ * group of equal values one code and returns the first value it saw for
+ * the code, so equal values must look alike: 1 and 1.00 (numeric), '1 day'
+ * and '24 hours' (interval), 0 and -0 (float8) are equal, and each SQL
+ * group must return its own.  The type's B-tree operator class says so as
+ * it does for index deduplication (BTEQUALIMAGE_PROC, _bt_allequalimage);
+ * a numeric of a declared scale looks alike when equal.  (Where every
+ * grouping column is in the dictionary, a code is a group, and its first
+ * value the group's first row's, as PostgreSQL shows it.)
+ */
+static bool
+dict_key_ok(Node *expr)
+{
+	Oid			type = exprType(expr);
+	Oid			opclass,
+				opfamily,
+				opcintype,
+				proc;
+
+	if (type == NUMERICOID && exprTypmod(expr) >= 0)
+		return true;
+	opclass = GetDefaultOpClass(type, BTREE_AM_OID);
+	if (!OidIsValid(opclass))
+		return false;
+	opfamily = get_opclass_family(opclass);
+	opcintype = get_opclass_input_type(opclass);
+	proc = get_opfamily_proc(opfamily, opcintype, opcintype, BTEQUALIMAGE_PROC);
+	return OidIsValid(proc) &&
+		DatumGetBool(OidFunctionCall1Coll(proc, exprCollation(expr),
+										  ObjectIdGetDatum(opcintype)));
+}
+
+/*
  * How each grouping column reaches the device's 64-bit key.  Exact columns
  * are packed when all of them fit in 64 bits; otherwise those that fit in
  * 32 are packed and the rest go through the dictionary, whose 32-bit id
- * takes the upper half.  With CPU aggregates every column goes through the
- * dictionary (its id is then the group).  Dictionary columns need the GROUP
- * BY clause's hash support.  False when some column cannot be grouped.
+ * takes the upper half.  With CPU aggregates (all_dict) every column goes
+ * through the dictionary (its id is then the group), and so it does where a
+ * dictionary column's equal values may look different (dict_key_ok): the
+ * dictionary returns a code's first value, which is then its group's.
+ * Dictionary columns need the GROUP BY clause's hash support.  False when
+ * some column cannot be grouped.
  */
 static bool
-choose_key_modes(List *groupClause, List *targetList, bool cpu_aggs, List **keymodes,
+choose_key_modes(List *groupClause, List *targetList, bool all_dict, List **keymodes,
 				 List **eqops, List **keycolls)
 {
 	ListCell   *lc;
@@ -266,13 +306,22 @@ choose_key_modes(List *groupClause, List *targetList, bool cpu_aggs, List **keym
 		int			b = bits[i++];
 		int			mode = GHA_KEY_DICT;
 
-		if (!cpu_aggs && b > 0 && ((all_exact && total <= 64) || packed + b <= 32))
+		if (!all_dict && b > 0 && ((all_exact && total <= 64) || packed + b <= 32))
 		{
 			mode = GHA_KEY_PACKED;
 			packed += b;
 		}
 		else if (!sgc->hashable || !OidIsValid(sgc->eqop))
 			return false;
+		else if (!all_dict && !dict_key_ok(expr))
+		{
+			/* every column through the dictionary: its id is then the group */
+			list_free(*keymodes);
+			list_free(*eqops);
+			list_free(*keycolls);
+			pfree(bits);
+			return choose_key_modes(groupClause, targetList, true, keymodes, eqops, keycolls);
+		}
 		*keymodes = lappend_int(*keymodes, mode);
 		*eqops = lappend_oid(*eqops, sgc->eqop);
 		*keycolls = lappend_oid(*keycolls, exprCollation(expr));
@@ -875,7 +924,8 @@ gpuhash_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 		{
 			SortGroupClause *sgc = lfirst_node(SortGroupClause, lc);
 
-			hashable = lappend_int(hashable, sgc->hashable && OidIsValid(sgc->eqop));
+			hashable = lappend_int(hashable, sgc->hashable && OidIsValid(sgc->eqop) &&
+								   dict_key_ok(get_sortgroupclause_expr(sgc, parse->targetList)));
 		}
 		add_fused_paths(root, input_rel, output_rel, target, gextra, common, &ctx, hashable,
 						groups, ndict);

@@ -31,7 +31,7 @@ VACUUM gk_float, gk_num;
 RESET client_min_messages;
 
 BEGIN;
-SELECT plan(21);
+SELECT plan(28);
 SET LOCAL max_parallel_workers_per_gather = 0;
 \ir lib/helpers.sql
 CREATE EXTENSION IF NOT EXISTS citext;
@@ -39,6 +39,15 @@ CREATE TEMP TABLE gk_text AS
   SELECT i AS id, (CASE i % 3 WHEN 0 THEN 'Abc' WHEN 1 THEN 'ABC' ELSE 'abc' END)::citext AS t
   FROM generate_series(1, 300) i;
 ANALYZE gk_text;
+-- equal values that look different in different groups of a packed column
+-- (k): each group shows its own
+CREATE TEMP TABLE gk_mixed AS
+  SELECT i AS k,
+         CASE i % 3 WHEN 0 THEN 1 WHEN 1 THEN 1.0 ELSE 1.00 END::numeric AS n,
+         CASE i % 2 WHEN 0 THEN '1 day' ELSE '24 hours' END::interval AS iv,
+         CASE i % 2 WHEN 0 THEN '0' ELSE '-0' END::float8 AS f
+  FROM generate_series(1, 200) i;
+ANALYZE gk_mixed;
 
 -- q's rows as text, sorted: with PostgreSQL's HashAggregate (mode pg) or
 -- gpuhash forced on in the backend or the service
@@ -87,6 +96,14 @@ SELECT * FROM pg_temp.gk_same('citext ABC, Abc and abc (the dictionary)',
   'SELECT t, count(*) FROM gk_text GROUP BY t');
 SELECT * FROM pg_temp.gk_same('-0 beside a dictionary column',
   'SELECT f, g::text, count(*) FROM gk_float GROUP BY f, g::text');
+SELECT ok(pg_temp.plan_text('SELECT k, n FROM gk_mixed GROUP BY k, n') ~ 'GpuHashAgg',
+          'a packed column beside one whose equal values look different: a GpuHashAgg');
+SELECT * FROM pg_temp.gk_same('numeric 1, 1.0 and 1.00 in groups of their own',
+  'SELECT k, n, count(*) FROM gk_mixed GROUP BY k, n');
+SELECT * FROM pg_temp.gk_same('interval 1 day and 24 hours in groups of their own',
+  'SELECT k, iv, count(*) FROM gk_mixed GROUP BY k, iv');
+SELECT * FROM pg_temp.gk_same('float8 0 and -0 in groups of their own',
+  'SELECT k, f, count(*) FROM gk_mixed GROUP BY k, f');
 -- the rows in another order: another first row
 SELECT * FROM pg_temp.gk_same('-0 and 0 in the other order',
   'SELECT f, count(*) FROM (SELECT * FROM gk_float ORDER BY id DESC) x GROUP BY f');
