@@ -205,6 +205,31 @@ typedef struct StarPlan
  * rows it does not join, its values NULL (GH_PROBE_LEFT).  False for any
  * other outer, semi or anti join.
  */
+/*
+ * Is a column of sj's right side read above sj?  An anti join made of a
+ * LEFT JOIN whose right side the WHERE clause wants NULL (reduce_outer_joins)
+ * may still show that side's columns, all NULL; the star's semi and anti
+ * joins carry none.
+ */
+static bool
+right_side_read_above(PlannerInfo *root, SpecialJoinInfo *sj)
+{
+	Relids		join = bms_union(sj->min_lefthand, sj->syn_righthand);
+	int			x = -1;
+
+	while ((x = bms_next_member(sj->syn_righthand, x)) >= 0)
+	{
+		RelOptInfo *rel = root->simple_rel_array[x];
+
+		if (rel == NULL || rel->reloptkind != RELOPT_BASEREL)
+			continue;
+		for (int a = rel->min_attr; a <= rel->max_attr; a++)
+			if (!bms_is_subset(rel->attr_needed[a - rel->min_attr], join))
+				return true;
+	}
+	return false;
+}
+
 static bool
 special_joins(StarPlan *sp)
 {
@@ -226,6 +251,8 @@ special_joins(StarPlan *sp)
 			if (bms_equal(sp->comp[d], sj->syn_righthand))
 				break;
 		if (d == sp->ndims)
+			return false;
+		if (sj->jointype != JOIN_LEFT && right_side_read_above(sp->root, sj))
 			return false;
 		sp->semi[d] = sj->jointype == JOIN_SEMI || sj->jointype == JOIN_ANTI;
 		sp->left[d] = sj->jointype == JOIN_LEFT;

@@ -124,7 +124,7 @@ SELECT count(*) > 0 AS hinted FROM sf_fresh;
 RESET gpuhash.enabled;
 
 BEGIN;
-SELECT plan(703);
+SELECT plan(709);
 SET LOCAL gpuhash.enable_star = on;
 
 \ir lib/digests.sql
@@ -735,6 +735,10 @@ BEGIN
     'SELECT count(*) FROM sf_fact f
       WHERE NOT EXISTS (SELECT 1 FROM sf_store s WHERE s.store = f.store AND s.zone > f.qty)',
     'GpuStarAgg', false);
+  -- the LEFT JOIN made an anti join still shows the dimension's columns, all NULL
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ': not a star: an anti join whose dimension''s columns are read above it',
+    'SELECT i.size, count(*), count(i.size) FROM sf_fact f LEFT JOIN sf_item i ON f.item = i.item
+      WHERE i.item IS NULL GROUP BY 1', 'GpuStarAgg', false);
 END $$;
 SELECT * FROM pg_temp.in_each_mode('anti_joins');
 
