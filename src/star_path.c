@@ -206,10 +206,11 @@ typedef struct StarPlan
  * other outer, semi or anti join.
  */
 /*
- * Is a column of sj's right side read above sj?  An anti join made of a
- * LEFT JOIN whose right side the WHERE clause wants NULL (reduce_outer_joins)
- * may still show that side's columns, all NULL; the star's semi and anti
- * joins carry none.
+ * Is a column of anti join sj's right side read above sj?  An anti join made
+ * of a LEFT JOIN whose right side the WHERE clause wants NULL
+ * (reduce_outer_joins) may still show that side's columns, all NULL; the
+ * star's anti joins carry none.  (A semi join's right side is never read
+ * above it, though the planner may need its columns to make it unique.)
  */
 static bool
 right_side_read_above(PlannerInfo *root, SpecialJoinInfo *sj)
@@ -252,7 +253,7 @@ special_joins(StarPlan *sp)
 				break;
 		if (d == sp->ndims)
 			return false;
-		if (sj->jointype != JOIN_LEFT && right_side_read_above(sp->root, sj))
+		if (sj->jointype == JOIN_ANTI && right_side_read_above(sp->root, sj))
 			return false;
 		sp->semi[d] = sj->jointype == JOIN_SEMI || sj->jointype == JOIN_ANTI;
 		sp->left[d] = sj->jointype == JOIN_LEFT;
