@@ -196,16 +196,6 @@ typedef struct StarPlan
 /* ---- the shape of the query ---- */
 
 /*
- * The query's special joins, all semi joins (IN and EXISTS), anti joins
- * (NOT EXISTS) or LEFT JOINs of the fact table alone with one dimension (a
- * component of relations the query's other relations do not join).  A semi
- * or anti join's dimension need not be unique (star_exec.c keeps one row of
- * each key; nothing of it is read above the join; the anti join keeps the
- * fact rows it does not find, GH_PROBE_ANTI); a LEFT JOIN's keeps the fact
- * rows it does not join, its values NULL (GH_PROBE_LEFT).  False for any
- * other outer, semi or anti join.
- */
-/*
  * Is a column of anti join sj's right side read above sj?  An anti join made
  * of a LEFT JOIN whose right side the WHERE clause wants NULL
  * (reduce_outer_joins) may still show that side's columns, all NULL; the
@@ -231,6 +221,16 @@ right_side_read_above(PlannerInfo *root, SpecialJoinInfo *sj)
 	return false;
 }
 
+/*
+ * The query's special joins, all semi joins (IN and EXISTS), anti joins
+ * (NOT EXISTS) or LEFT JOINs of the fact table alone with one dimension (a
+ * component of relations the query's other relations do not join).  A semi
+ * or anti join's dimension need not be unique (star_exec.c keeps one row of
+ * each key; nothing of it is read above the join; the anti join keeps the
+ * fact rows it does not find, GH_PROBE_ANTI); a LEFT JOIN's keeps the fact
+ * rows it does not join, its values NULL (GH_PROBE_LEFT).  False for any
+ * other outer, semi or anti join.
+ */
 static bool
 special_joins(StarPlan *sp)
 {
