@@ -792,7 +792,8 @@ typedef enum gh_opcode
 	GH_OP_F4SUB,
 	GH_OP_F4MUL,
 	GH_OP_F4DIV,
-	GH_OP_F2ORD,				/* dst = an int64 ordered as the doubles (NaN last) */
+	GH_OP_F2ORD,				/* dst = an int64 ordered as the doubles (NaN last;
+								 * imm 1: -0 is 0, else just below it) */
 	/* numerics: int128 at static scales, display scales as PostgreSQL's */
 	GH_OP_NADD,					/* a and b of one static scale */
 	GH_OP_NSUB,

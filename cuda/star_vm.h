@@ -426,9 +426,13 @@ gh_float_op(int op, double a, double b, bool f4, double *r)
 	return 0;
 }
 
-/* the int64 image of a double whose order is PostgreSQL's (NaN last), as keys.c */
+/*
+ * The int64 image of a double whose order is PostgreSQL's (NaN last), as
+ * keys.c's.  fold_zero: -0 is 0 (a group key); otherwise -0 is just below 0,
+ * so that a min or max of -0s is -0 whatever the rows' order.
+ */
 GH_HOSTDEV static inline int64_t
-gh_f8_order(double d)
+gh_f8_order(double d, bool fold_zero)
 {
 	int64_t		b;
 
@@ -436,7 +440,7 @@ gh_f8_order(double d)
 		b = INT64_C(0x7ff8000000000000);
 	else
 	{
-		if (d == 0.0)
+		if (fold_zero && d == 0.0)
 			d = 0.0;
 		memcpy(&b, &d, sizeof(b));
 	}
@@ -1104,7 +1108,7 @@ gh_vm_run(const gh_prog *prog, const gh_vmdim *dims, const gh_vmcols *c, gh_vmou
 				break;
 			case GH_OP_F2ORD:
 				d->null = a->null;
-				d->lo = a->null ? 0 : gh_f8_order(gh_reg_f8(a));
+				d->lo = a->null ? 0 : gh_f8_order(gh_reg_f8(a), in.imm & 1);
 				d->hi = 0;
 				break;
 			case GH_OP_NADD:

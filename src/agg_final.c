@@ -18,7 +18,8 @@
  *				whose sum is infinite raise "value out of range: overflow"
  *				(the column's min and max say whether one was infinite).
  *	min/max		the extreme value; floats travel as order-preserving int64
- *				(gpuhash_float_order) so NaN sorts last as in PostgreSQL
+ *				(gpuhash_float_order) so NaN sorts last as in PostgreSQL;
+ *				-0 is just below 0, so that -0s give -0 in any order
  *
  *-------------------------------------------------------------------------
  */

@@ -265,7 +265,13 @@ gpuhash_unpack_key(Oid type, uint64 bits)
 int64
 gpuhash_float_order(double d)
 {
-	uint64		u = encode_double(d);
+	uint64		u;
+
+	/* NaNs are one, but -0 stays just below 0: a min or max of -0s is -0 */
+	if (isnan(d))
+		u = UINT64CONST(0x7ff8000000000000);
+	else
+		memcpy(&u, &d, sizeof(u));
 
 	u = (u >> 63) ? ~u : (u | (UINT64CONST(1) << 63));
 	return (int64) (u ^ (UINT64CONST(1) << 63));

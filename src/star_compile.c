@@ -1720,11 +1720,12 @@ star_compile(StarCompileInput *in, const char **why)
 			else if (v.kind == SV_FLOAT && v.integral)
 			{
 				/*
-				 * date_part's doubles hold integers: never -0, which equals 0
-				 * but shows otherwise (a group shows its first row's key,
-				 * which a key of bits cannot tell), nor NaN
+				 * date_part's doubles hold integers: never NaN, nor -0 (which
+				 * equals 0 but shows otherwise: a group shows its first row's
+				 * key, which a key of bits cannot tell); -0 is folded all the
+				 * same
 				 */
-				emit(&cx, GH_OP_F2ORD, v.reg, v.reg, 0, 0);
+				emit(&cx, GH_OP_F2ORD, v.reg, v.reg, 0, 1);
 			}
 			else if (v.kind != SV_INT &&
 					 !(v.kind == SV_NUM && v.digits <= 18 &&

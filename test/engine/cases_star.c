@@ -568,6 +568,13 @@ prog_loads(gh_prog *p, rng *r)
 	out_f8(p, 8);
 	emit(p, GH_OP_LDCOL_F8, 9, 0, 0, C_F8);
 	out_f8(p, 9);
+	/* ordered images (rows of -0 and 0 reach these; prog_floats' error) */
+	emit(p, GH_OP_F2ORD, 18, 9, 0, 0);
+	out_int(p, 18);
+	emit(p, GH_OP_F2ORD, 18, 9, 0, 1);	/* -0 folded onto 0, as for a key */
+	out_int(p, 18);
+	emit(p, GH_OP_F2ORD, 18, 8, 0, 0);
+	out_int(p, 18);
 	emit(p, GH_OP_LDCOL_TEXT, 10, 0, 0, C_BP);
 	emit(p, GH_OP_TPACK, 11, 10, 0, 1);
 	out_int(p, 11);
@@ -1111,6 +1118,8 @@ prog_few(gh_prog *p, rng *r)
 	out_int(p, 3);
 	emit(p, GH_OP_LDCOL_F8, 4, 0, 0, C_F8);
 	out_f8(p, 4);
+	emit(p, GH_OP_F2ORD, 7, 4, 0, 0);	/* min and max: -0 below 0 */
+	out_int(p, 7);
 	emit(p, GH_OP_LDCOL_NUM, 5, 0, 4, C_N1);
 	out_num(p, 5, 4, -1, 3, ALL_OPS);
 	emit(p, GH_OP_LDCOL_INT, 6, 0, 4, C_I4);

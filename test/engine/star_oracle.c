@@ -996,7 +996,7 @@ oracle_row(const gh_prog *p, const stable *t, const srow *row, const sdim *dims,
 						bits = INT64_C(0x7ff8000000000000);
 					else
 					{
-						f = f == 0.0 ? 0.0 : f;
+						f = f == 0.0 && (in->imm & 1) ? 0.0 : f;	/* imm 1: -0 is 0 */
 						memcpy(&bits, &f, 8);
 					}
 					*d = (oreg) {a.null, bits < 0 ? bits ^ INT64_MAX : bits, 0, 0};

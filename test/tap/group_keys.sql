@@ -31,7 +31,7 @@ VACUUM gk_float, gk_num;
 RESET client_min_messages;
 
 BEGIN;
-SELECT plan(28);
+SELECT plan(39);
 SET LOCAL max_parallel_workers_per_gather = 0;
 \ir lib/helpers.sql
 CREATE EXTENSION IF NOT EXISTS citext;
@@ -48,6 +48,9 @@ CREATE TEMP TABLE gk_mixed AS
          CASE i % 2 WHEN 0 THEN '0' ELSE '-0' END::float8 AS f
   FROM generate_series(1, 200) i;
 ANALYZE gk_mixed;
+CREATE TEMP TABLE gk_dim AS
+  SELECT * FROM (VALUES (0, 'zero'), (1, 'one'), (2, 'two'), (7, 'seven'), (8, 'eight')) v(g, name);
+ANALYZE gk_dim;
 
 -- q's rows as text, sorted: with PostgreSQL's HashAggregate (mode pg) or
 -- gpuhash forced on in the backend or the service
@@ -104,6 +107,23 @@ SELECT * FROM pg_temp.gk_same('interval 1 day and 24 hours in groups of their ow
   'SELECT k, iv, count(*) FROM gk_mixed GROUP BY k, iv');
 SELECT * FROM pg_temp.gk_same('float8 0 and -0 in groups of their own',
   'SELECT k, f, count(*) FROM gk_mixed GROUP BY k, f');
+-- min and max of floats: -0 is just below 0, so a group of -0s gives -0 (as
+-- PostgreSQL does), a group of -0 and 0 gives min -0 and max 0 (PostgreSQL
+-- gives the later row's, which depends on the rows' order)
+SELECT is(pg_temp.gk_rows('SELECT g, min(f), max(f), min(r), max(r) FROM gk_float WHERE id > 3000 GROUP BY g', mode),
+          E'(7,-0,-0,-0,-0)\n(8,-0,0,-0,0)', 'min and max of -0 and 0 (' || mode || ')')
+  FROM unnest(ARRAY['backend', 'service']) mode;
+SELECT * FROM pg_temp.gk_same('min and max of float -0s only',
+  'SELECT g, min(f), max(f), min(r), max(r), count(*) FROM gk_float WHERE f::text = ''-0'' AND r::text = ''-0'' GROUP BY g');
+SELECT * FROM pg_temp.gk_same('min of floats whose least is -0',
+  'SELECT g, min(f), max(f), count(*) FROM gk_float WHERE f::text <> ''0'' GROUP BY g');
+SELECT * FROM pg_temp.gk_same('max of floats from the heap pages, a group of -0s',
+  'SELECT g, max(f), max(r), count(*) FROM gk_float GROUP BY g');
+SELECT ok(pg_temp.plan_text('SELECT d.name, max(f) FROM gk_float JOIN gk_dim d USING (g) GROUP BY d.name') ~ 'GpuStarAgg',
+          'the star queries under test are GpuStarAggs');
+SELECT * FROM pg_temp.gk_same('min and max of -0 in a star',
+  'SELECT d.name, min(f), max(f), min(r), max(r) FROM gk_float JOIN gk_dim d USING (g) WHERE d.name = ''seven'' GROUP BY d.name');
+
 -- the rows in another order: another first row
 SELECT * FROM pg_temp.gk_same('-0 and 0 in the other order',
   'SELECT f, count(*) FROM (SELECT * FROM gk_float ORDER BY id DESC) x GROUP BY f');
