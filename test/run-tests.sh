@@ -18,11 +18,14 @@
 #      service worker killed mid-query), after the other server has stopped
 #   9. star.sql again on a cluster with two GPU service workers, where a star
 #      splits across devices (star_split.c; simulated ones on the CPU)
+#  10. differential fuzzing: 150 random star and GROUP BY queries of a fixed
+#      seed, gpuhash off vs forced on, same rows or the same error
+#      (test/fuzz/run.sh)
 # Builds, installs (root, or a writable PostgreSQL installation), starts a
 # throwaway cluster, runs the layers, stops the cluster, and ends with the
 # line "N passed, N failed" (engine checks + regression tests + pgTAP tests +
-# PostgreSQL's scripts + workload queries + scale-out, lifecycle and soak
-# checks).  Exits non-zero on any failure.  SOAK_SECONDS (default 20 here),
+# PostgreSQL's scripts + workload queries + fuzzed queries + scale-out,
+# lifecycle and soak checks).  Exits non-zero on any failure.  SOAK_SECONDS (default 20 here),
 # SOAK_CLIENTS (4) and SOAK_ROWS (50000) size the soak.
 #
 # Environment:
@@ -186,6 +189,11 @@ echo "== SSB and TPC-H-shaped queries, gpuhash off vs forced on, serial and para
      "(gpuhash.device = $device)"
 GH_USE_RUNNING_SERVER=1 bash test/workloads.sh >"$work/workloads.log" 2>&1
 record_tap "workloads" "$work/workloads.log" $?
+
+# ---- 10. differential fuzzing ----
+echo "== differential fuzzing: random queries, gpuhash off vs forced on (gpuhash.device = $device)"
+GPUHASH_DEVICE=$device bash test/fuzz/run.sh >"$work/fuzz.log" 2>&1
+record_tap "fuzz" "$work/fuzz.log" $?
 
 # ---- 6. scale-out through postgres_fdw ----
 echo "== scale-out: a coordinator and two data servers (gpuhash.device = $device)"
