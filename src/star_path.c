@@ -413,33 +413,36 @@ on_clause(StarPlan *sp, int d, RestrictInfo *ri)
 
 /*
  * The join clauses no dimension's plan applies, as RestrictInfos: the
- * equalities of equivalence classes across dimensions (a class with a
- * member of the fact table is the dimensions' keys already), then the
- * other join clauses not within one dimension.  False where one touches
- * a semi join's dimension: the semi join keeps a fact row if any of that
+ * equalities of equivalence classes PostgreSQL checks as it joins the
+ * dimensions to the fact table one after another, but those of a class with
+ * a member of the fact table (the dimensions' keys hold those already); an
+ * equality with a member over more than one part of the star (lo_orderdate
+ * = d.x + e.y), which no key holds, is of no class (parent_ec NULL: made for
+ * the join that first has all its relations) and is kept.  Then the other
+ * join clauses not within one dimension.  False where one touches a semi
+ * join's dimension: the semi join keeps a fact row if any of that
  * dimension's rows passes it, the star looks one row up.
  */
 static bool
 join_clauses(StarPlan *sp, Relids all, List **clauses)
 {
 	PlannerInfo *root = sp->root;
-	Relids		before = NULL;
+	Relids		before = bms_make_singleton(sp->fact);
 	List	   *result = NIL;
 	ListCell   *lc;
 	int			x = -1;
 
 	for (int d = 0; d < sp->ndims; d++)
 	{
-		if (d > 0)
-			foreach(lc, InnerJoinImpliedEqualities(root, bms_union(before, sp->comp[d]), before,
-												   sp->comprel[d]))
-			{
-				RestrictInfo *ri = lfirst_node(RestrictInfo, lc);
+		foreach(lc, InnerJoinImpliedEqualities(root, bms_union(before, sp->comp[d]), before,
+											   sp->comprel[d]))
+		{
+			RestrictInfo *ri = lfirst_node(RestrictInfo, lc);
 
-				if (ri->parent_ec == NULL ||
-					!bms_is_member(sp->fact, ri->parent_ec->ec_relids))
-					result = lappend(result, ri);
-			}
+			if (ri->parent_ec == NULL ||
+				!bms_is_member(sp->fact, ri->parent_ec->ec_relids))
+				result = lappend(result, ri);
+		}
 		before = bms_add_members(before, sp->comp[d]);
 	}
 	while ((x = bms_next_member(all, x)) >= 0)
@@ -1000,8 +1003,19 @@ dimension_join(StarPlan *sp, int d, Expr **clause, Node **factkey, Node **dimexp
 				clauses = lappend(clauses, lfirst(lc));
 	}
 	else
-		clauses = InnerJoinImpliedEqualities(root, joinrelids,
-											 bms_make_singleton(sp->fact), rel);
+	{
+		ListCell   *lc;
+
+		/*
+		 * an equality with a member over both ((f.a + d.b) = f.c), of no
+		 * class, is a join clause (join_clauses), not a key
+		 */
+		clauses = NIL;
+		foreach(lc, InnerJoinImpliedEqualities(root, joinrelids,
+											   bms_make_singleton(sp->fact), rel))
+			if (lfirst_node(RestrictInfo, lc)->parent_ec != NULL)
+				clauses = lappend(clauses, lfirst(lc));
+	}
 	if (list_length(clauses) == 1)
 	{
 		if (!key_clause(sp, linitial(clauses), &f1, &r1))

@@ -124,7 +124,7 @@ SELECT count(*) > 0 AS hinted FROM sf_fresh;
 RESET gpuhash.enabled;
 
 BEGIN;
-SELECT plan(709);
+SELECT plan(726);
 SET LOCAL gpuhash.enable_star = on;
 
 \ir lib/digests.sql
@@ -240,6 +240,14 @@ BEGIN
       WHERE f.item = i.item AND f.store = s.store AND f.qty > i.size AND f.delta < s.store
         AND f.qty * 3 > i.size + s.store
       GROUP BY 1', 'GpuStarAgg');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' the fact table equal to a sum of two dimensions'' columns',
+    'SELECT s.region, count(*), sum(f.qty) FROM sf_fact f, sf_item i, sf_store s
+      WHERE f.item = i.item AND f.store = s.store AND f.qty = i.size + s.zone
+      GROUP BY 1', 'GpuStarAgg');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' a sum over the fact table and a dimension equal to the fact table''s',
+    'SELECT d.season, count(*), sum(f.amount) FROM sf_fact f JOIN sf_item i ON f.item = i.item
+       JOIN sf_day d ON f.day = d.day
+      WHERE f.qty + i.size = f.delta + 60 GROUP BY 1', 'GpuStarAgg');
   RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' not a star: two join clauses that may raise errors',
     'SELECT count(*) FROM sf_fact f, sf_item i, sf_store s
       WHERE f.item = i.item AND f.store = s.store AND f.qty * 2 > i.size AND f.delta * 3 < s.store',
@@ -293,6 +301,10 @@ SELECT matches(pg_temp.plan_text('SELECT count(*) FROM sf_fact f, sf_item i, sf_
     WHERE f.item = i.item AND f.store = s.store AND f.qty > i.size', false),
   'Device Join Filter: \(f.qty > i.size\)',
   'EXPLAIN shows the join clauses the device evaluates');
+SELECT matches(pg_temp.plan_text('SELECT count(*) FROM sf_fact f, sf_item i, sf_store s
+    WHERE f.item = i.item AND f.store = s.store AND f.qty = i.size + s.zone', false),
+  'Device Join Filter: .*i\.size \+ s\.zone',
+  'an equality with a sum of two dimensions'' columns is a join clause of the device''s');
 -- a dimension without a key that holds a key twice after all (statistics are
 -- estimates, and may be old): the plan PostgreSQL would have run runs instead
 -- EXPLAIN ANALYZE of q matches pattern; without the leader taking part, the
