@@ -163,6 +163,9 @@ extern void gpuhash_stats_add(GhStat counter, uint64 value);
 /* a query used a node of kind (a GHST_*_QUERIES): counted once a statement */
 extern void gpuhash_stats_query(GhStat kind);
 
+/* qual_order.c: RestrictInfos in the order PostgreSQL's plan evaluates them */
+extern List *gpuhash_order_quals(PlannerInfo *root, List *quals);
+
 /* join_path.c, agg_path.c, agg_fuse.c */
 extern void gpuhash_join_init(void);
 extern void gpuhash_agg_init(void);

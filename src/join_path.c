@@ -372,14 +372,13 @@ plan_gpuhash_join(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	Relids		outer_relids = ((Path *) linitial(best_path->custom_paths))->parent->relids;
 	ListCell   *lc;
 
-	/* split the clauses as create_hashjoin_plan does */
+	/* order and split the clauses as create_hashjoin_plan does */
+	restrictlist = gpuhash_order_quals(root, list_difference_ptr(restrictlist, hashclauses));
 	if (IS_OUTER_JOIN(jointype))
-		extract_actual_join_clauses(list_difference_ptr(restrictlist, hashclauses),
-									rel->relids, &joinquals, &otherquals);
+		extract_actual_join_clauses(restrictlist, rel->relids, &joinquals, &otherquals);
 	else
 	{
-		joinquals = extract_actual_clauses(list_difference_ptr(restrictlist, hashclauses),
-										   false);
+		joinquals = extract_actual_clauses(restrictlist, false);
 		otherquals = NIL;
 	}
 

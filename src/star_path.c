@@ -731,56 +731,6 @@ device_ok(StarPlan *sp, Node *rewritten)
 	return true;
 }
 
-/*
- * RestrictInfos in the order a scan evaluates them (createplan.c's
- * order_qual_clauses, which is not exported): by security level, then by
- * cost, keeping the given order among equals.
- */
-typedef struct StarQual
-{
-	RestrictInfo *ri;
-	Cost		cost;
-	int			pos;
-} StarQual;
-
-static int
-qualcost_cmp(const void *a, const void *b)
-{
-	const StarQual *x = a,
-			   *y = b;
-
-	if (x->ri->security_level != y->ri->security_level)
-		return x->ri->security_level < y->ri->security_level ? -1 : 1;
-	if (x->cost != y->cost)
-		return x->cost < y->cost ? -1 : 1;
-	return x->pos - y->pos;
-}
-
-static List *
-order_quals(PlannerInfo *root, List *quals)
-{
-	int			n = list_length(quals);
-	StarQual   *q = palloc(sizeof(StarQual) * Max(n, 1));
-	List	   *result = NIL;
-	ListCell   *lc;
-	int			i = 0;
-
-	foreach(lc, quals)
-	{
-		QualCost	qc;
-
-		q[i].ri = lfirst_node(RestrictInfo, lc);
-		cost_qual_eval_node(&qc, (Node *) q[i].ri, root);
-		q[i].cost = qc.per_tuple;
-		q[i].pos = i;
-		i++;
-	}
-	qsort(q, n, sizeof(StarQual), qualcost_cmp);
-	for (i = 0; i < n; i++)
-		result = lappend(result, q[i].ri);
-	return result;
-}
-
 /* ---- the dimensions' joins ---- */
 
 static bool
@@ -1742,7 +1692,7 @@ star_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 	 * evaluated for a row that an earlier one would have rejected: the device
 	 * cannot raise an error PostgreSQL would not.
 	 */
-	foreach(lc, order_quals(root, sp.factrel->baserestrictinfo))
+	foreach(lc, gpuhash_order_quals(root, sp.factrel->baserestrictinfo))
 	{
 		RestrictInfo *ri = lfirst_node(RestrictInfo, lc);
 		Node	   *rw;
@@ -1763,7 +1713,7 @@ star_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 	if (cpu_quals != NIL)
 	{
 		/* one qual stays on the CPU: they all do */
-		cpu_quals = order_quals(root, sp.factrel->baserestrictinfo);
+		cpu_quals = gpuhash_order_quals(root, sp.factrel->baserestrictinfo);
 		dev_quals = shown = NIL;
 	}
 
@@ -2115,7 +2065,7 @@ plan_star(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path, List *tlist
 
 	/* the fact table's scans: the table's columns as they are, the CPU quals */
 	star_fact_plan(root, factplan, fact,
-				   extract_actual_clauses(order_quals(root, cpu_quals), false));
+				   extract_actual_clauses(gpuhash_order_quals(root, cpu_quals), false));
 	first = (Scan *) (IsA(factplan, Append) ? linitial(((Append *) factplan)->appendplans) :
 					  factplan);
 

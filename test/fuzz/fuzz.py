@@ -814,7 +814,11 @@ def run_one(seed):
         # does PostgreSQL itself, planned otherwise, give gpuhash's outcome?
         for alt in (PAR, ['SET enable_hashjoin = off', 'SET enable_mergejoin = off'] + SER,
                     ['SET join_collapse_limit = 1', 'SET from_collapse_limit = 1'] + SER,
-                    ['SET enable_hashjoin = off'] + PAR):
+                    ['SET enable_hashjoin = off'] + PAR,
+                    # all groups made before an ORDER BY ... LIMIT takes the first
+                    ['SET enable_incremental_sort = off', 'SET enable_indexscan = off',
+                     'SET enable_mergejoin = off'] + SER,
+                    ['SET enable_hashjoin = off', 'SET enable_nestloop = off'] + SER):
             ao, _ = run_psql(script_for(g.schema, tzs + ['SET gpuhash.enabled = off'] + alt, q, explain=False))
             a = outcome(parse(ao).get('RESULT'))
             if a[0] == gh[0] and (a[0] != 'ok' or a[1] == gh[1]):

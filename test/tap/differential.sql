@@ -6,7 +6,7 @@
 -- Random tables: uniform, skewed, duplicated, NULL-heavy; sizes that cross
 -- the chunk size and, with a small memory limit, the engine's partitions.
 BEGIN;
-SELECT plan(211);
+SELECT plan(213);
 
 SET LOCAL max_parallel_workers_per_gather = 0;
 -- GpuHashJoin and GpuHashAgg themselves (GpuStarAgg has test/tap/star.sql)
@@ -286,6 +286,23 @@ SELECT throws_ok($$SELECT k % 10, sum(v::float8 * 1e304), avg(v::float8 * 1e304)
                  '22003', 'value out of range: overflow', 'parallel agg: finite float8 values whose sum overflows');
 SELECT throws_ok($$SELECT k % 10, sum(v::float4 * 1e35::float4) FROM gh_pfact GROUP BY 1$$,
                  '22003', 'value out of range: overflow', 'parallel agg: finite float4 values whose sum overflows');
+
+-- a join's other clauses in the order PostgreSQL's own plan checks them (by
+-- cost): the cheap one that overflows on some rows first, as PostgreSQL
+-- does, not the costly one written first, which would keep those rows from it
+CREATE TEMP TABLE jq_a AS
+  SELECT g AS k, CASE WHEN g % 100 = 0 THEN 9223372036854775000 ELSE g END::int8 AS big, g % 7 AS x
+  FROM generate_series(1, 3000) g;
+CREATE TEMP TABLE jq_b AS SELECT g AS k, (g % 13)::numeric(10,3) AS n FROM generate_series(1, 3000) g;
+ANALYZE jq_a, jq_b;
+SET LOCAL max_parallel_workers_per_gather = 0;
+SET LOCAL gpuhash.force = on;
+SELECT matches(pg_temp.plan_text($$SELECT count(*) FROM jq_a a JOIN jq_b b ON a.k = b.k
+                 WHERE (a.x::numeric * b.n * 0.333) BETWEEN 100 AND 200 AND (a.big + b.k = 5 OR b.n >= 0)$$),
+  'GpuHashJoin.*Join Filter: \(\(\(\(a\.big \+ b\.k\)', 'a GpuHashJoin checks its join clauses cheapest first');
+SELECT throws_ok($$SELECT count(*) FROM jq_a a JOIN jq_b b ON a.k = b.k
+                   WHERE (a.x::numeric * b.n * 0.333) BETWEEN 100 AND 200 AND (a.big + b.k = 5 OR b.n >= 0)$$,
+                 '22003', 'bigint out of range', 'the overflow PostgreSQL''s plan raises in a join clause');
 
 SELECT * FROM finish();
 ROLLBACK;
