@@ -17,7 +17,10 @@
  * instead: equal ids mean equal values, so a device group is exactly a SQL
  * group.  When an aggregate must run on the CPU (min/max of text, numeric,
  * ...), every grouping column goes through the dictionary and that aggregate
- * is advanced here per id with its own transition function.
+ * is advanced here per id with its own transition function.  A column whose
+ * equality operator is given as InvalidOid is carried, not compared: the
+ * group keeps its first row's value (a column that the group's other
+ * columns determine, as a primary key determines its table's columns).
  *
  *-------------------------------------------------------------------------
  */
@@ -55,6 +58,7 @@ gha_dict_create(PlanState *parent, List *types, List *eqops, List *collations,
 	AttrNumber *colidx;
 	ListCell   *lc;
 	int			i;
+	int			nkeys = 0;
 
 	d = palloc0(sizeof(GhaDict));
 	d->ncols = list_length(types);
@@ -67,14 +71,21 @@ gha_dict_create(PlanState *parent, List *types, List *eqops, List *collations,
 	foreach(lc, types)
 	{
 		TupleDescInitEntry(d->desc, (AttrNumber) (i + 1), NULL, lfirst_oid(lc), -1, 0);
-		eqoparr[i] = list_nth_oid(eqops, i);
-		colls[i] = list_nth_oid(collations, i);
-		colidx[i] = (AttrNumber) (i + 1);
+		/* the compared columns first in these arrays; carried ones are stored only */
+		if (OidIsValid(list_nth_oid(eqops, i)))
+		{
+			eqoparr[nkeys] = list_nth_oid(eqops, i);
+			colls[nkeys] = list_nth_oid(collations, i);
+			colidx[nkeys] = (AttrNumber) (i + 1);
+			nkeys++;
+		}
 		i++;
 	}
+	if (nkeys == 0 && d->ncols > 0)
+		elog(ERROR, "gpuhash: a dictionary whose every column is carried");
 	d->slot = MakeSingleTupleTableSlot(d->desc, &TTSOpsVirtual);
 	d->out_slot = MakeSingleTupleTableSlot(d->desc, &TTSOpsMinimalTuple);
-	execTuplesHashPrepare(d->ncols, eqoparr, &d->eqfuncs, &d->hashfns);
+	execTuplesHashPrepare(nkeys, eqoparr, &d->eqfuncs, &d->hashfns);
 	d->tablecxt = AllocSetContextCreate(cxt, "GpuHashAgg dictionary",
 										ALLOCSET_DEFAULT_SIZES);
 	d->tempcxt = AllocSetContextCreate(cxt, "GpuHashAgg dictionary lookups",
@@ -83,7 +94,7 @@ gha_dict_create(PlanState *parent, List *types, List *eqops, List *collations,
 	d->state_size = MAXALIGN(sizeof(DictEntryState)) +
 		ncpu * (sizeof(Datum) + sizeof(bool));
 	/* an entry's additional data is a pointer to its state (see pg_compat.h) */
-	d->table = BuildTupleHashTableCompat(parent, d->desc, &TTSOpsVirtual, d->ncols,
+	d->table = BuildTupleHashTableCompat(parent, d->desc, &TTSOpsVirtual, nkeys,
 										 colidx, d->eqfuncs, d->hashfns, colls, 1024,
 										 sizeof(DictEntryState *), cxt, d->tablecxt,
 										 d->tempcxt, false);

@@ -79,6 +79,7 @@
 #include "access/table.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_class.h"
+#include "catalog/pg_constraint.h"
 #include "catalog/pg_statistic.h"
 #include "catalog/pg_type.h"
 #include "mb/pg_wchar.h"
@@ -525,6 +526,43 @@ dependent_columns(Query *parse)
 		(void) dependent_walker((Node *) lfirst_node(TargetEntry, lc)->expr, &w);
 	(void) dependent_walker(parse->havingQual, &w);
 	return w.vars;
+}
+
+/*
+ * Whether expr, a column grouped by again because a primary key in the
+ * GROUP BY determines it, may be carried in dimension d's dictionary rather
+ * than compared (agg_dict.c): a column of a table whose every primary key
+ * column is among the GROUP BY's first ngrouped expressions, read from the
+ * same dimension (so compared in the same dictionary).  Rows equal in the
+ * key are one row of that table, so equal in the column too; comparing
+ * the key alone spares the dictionary the hashing and comparing of what
+ * is often most of a group's bytes (a customer's name, address, comment).
+ */
+static bool
+carried_column(StarPlan *sp, Node *expr, List *group_exprs, int ngrouped, int d)
+{
+	Var		   *var = (Var *) expr;
+	RangeTblEntry *rte;
+	Bitmapset  *pk;
+	Oid			constraint;
+
+	if (!IsA(expr, Var) || var->varlevelsup != 0 || var->varattno <= 0 || sp->left[d])
+		return false;
+	rte = planner_rt_fetch(var->varno, sp->root);
+	if (rte->rtekind != RTE_RELATION)
+		return false;
+	pk = get_primary_key_attnos(rte->relid, false, &constraint);
+	if (pk == NULL)
+		return false;
+	for (int g = 0; g < ngrouped; g++)
+	{
+		Var		   *k = (Var *) list_nth(group_exprs, g);
+
+		if (IsA(k, Var) && k->varno == var->varno && k->varlevelsup == 0 &&
+			dim_of(sp, pull_varnos(sp->root, (Node *) k)) == d)
+			pk = bms_del_member(pk, k->varattno - FirstLowInvalidHeapAttributeNumber);
+	}
+	return bms_is_empty(pk);
 }
 
 /*
@@ -1769,6 +1807,7 @@ star_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 		int			d = dim_of(&sp, pull_varnos(root, expr));
 		Oid			coll = exprCollation(expr);
 		int			textbytes = 0;
+		bool		carried = false;
 
 		if (contain_volatile_functions(expr))
 			GIVE_UP("a volatile grouping expression");
@@ -1797,6 +1836,7 @@ star_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 			lfirst(list_nth_cell(dim, SD_GROUPS)) = lappend(list_nth(dim, SD_GROUPS), expr);
 			groups = lappend(groups, list_make2(makeInteger(d), NULL));
 			ngroups_dim++;
+			carried = g > ngrouped && carried_column(&sp, expr, group_exprs, ngrouped, d);
 		}
 		else
 		{
@@ -1811,7 +1851,8 @@ star_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 		}
 		grouptypes = lappend(grouptypes, list_make4_int(exprType(expr), exprTypmod(expr), coll,
 														textbytes));
-		groupeq = lappend(groupeq, list_make2_oid(eqop, coll));
+		/* a carried column's dictionary has no equality for it (star_dims.c) */
+		groupeq = lappend(groupeq, list_make2_oid(carried ? InvalidOid : eqop, coll));
 	}
 
 	/* the aggregates */

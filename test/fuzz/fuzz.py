@@ -67,6 +67,12 @@ FZ_JOINS = {
 # snowflake: dim -> (subdim, dim col, subdim col)
 FZ_SNOW = {'d1': [('d5', 'g5', 'g'), ('dd', 'dt', 'd')], 'd2': [('dt', 'ts', 't')]}
 
+# primary keys (one column), of every world's tables: a GROUP BY of a key and
+# other columns of its table (PostgreSQL drops those; a star carries them)
+PKS = {'d1': 'k', 'd4': 'k', 'dd': 'd', 'd5': 'g', 'dt': 't', 'dz': 'z',
+       'ssb_date': 'd_datekey', 'customer': 'c_custkey', 'supplier': 's_suppkey', 'part': 'p_partkey',
+       'region': 'r_regionkey', 'nation': 'n_nationkey', 'orders': 'o_orderkey'}
+
 SSB = {
     'lineorder': cols('lo_orderkey:i4! lo_linenumber:i4! lo_custkey:i4! lo_partkey:i4! lo_suppkey:i4! '
                       'lo_orderdate:i4! lo_orderpriority:text! lo_quantity:i4! lo_extendedprice:i4! '
@@ -678,6 +684,13 @@ class Gen:
             g = self.group_expr()
             if g not in gexprs:
                 gexprs.append(g)
+        keyed = [(t, a) for (t, a) in self.rels if a != 'f' and t in PKS]
+        if keyed and self.p(0.12):
+            t, a = self.ch(keyed)
+            others = [c for (c, k, _) in self.tabs[t] if c != PKS[t] and k != 'numu']
+            for c in [PKS[t]] + r.sample(others, min(len(others), r.randint(1, 3))):
+                if '%s.%s' % (a, c) not in gexprs:
+                    gexprs.append('%s.%s' % (a, c))
         aggs = [self.agg() for _ in range(r.randint(1, 4))]
         sel = gexprs + aggs
         sql = 'SELECT %s FROM %s%s' % (', '.join(sel), self.from_sql, wsql)

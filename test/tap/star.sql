@@ -124,7 +124,7 @@ SELECT count(*) > 0 AS hinted FROM sf_fresh;
 RESET gpuhash.enabled;
 
 BEGIN;
-SELECT plan(726);
+SELECT plan(744);
 SET LOCAL gpuhash.enable_star = on;
 
 \ir lib/digests.sql
@@ -706,8 +706,8 @@ END $$;
 SELECT * FROM pg_temp.in_each_mode('left_joins');
 
 -- columns read ungrouped because a primary key the query groups by determines
--- them (constraintDeps): grouped by again, changing no group; a column inside a
--- grouped expression is not one of them
+-- them (constraintDeps), or taken out of the GROUP BY for it: grouped by again,
+-- changing no group; a column inside a grouped expression is not one of them
 CREATE FUNCTION pg_temp.dependent_columns(tag text) RETURNS SETOF text
 LANGUAGE plpgsql AS $$
 BEGIN
@@ -723,6 +723,20 @@ BEGIN
     'SELECT s.store, i.size % 3, s.region, count(*) FROM sf_fact f
        JOIN sf_store s ON f.store = s.store JOIN sf_item i ON f.item = i.item
       GROUP BY s.store, i.size % 3', 'GpuStarAgg');
+  -- in a snowflake's dictionary, the columns a grouped key determines are
+  -- carried with their group, not compared (agg_dict.c), the others compared
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ': a snowflake''s columns its key determines, carried',
+    'SELECT z.zone, z.zname, s.manager, count(*), sum(f.qty) FROM sf_fact f
+       JOIN sf_store s ON f.store = s.store JOIN sf_zone z ON s.zone = z.zone
+      GROUP BY z.zone, z.zname, s.manager', 'GpuStarAgg');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ': read ungrouped, carried',
+    'SELECT z.zone, z.zname, upper(z.zname), count(*) FROM sf_fact f
+       JOIN sf_store s ON f.store = s.store JOIN sf_zone z ON s.zone = z.zone
+      GROUP BY z.zone ORDER BY z.zname, 1', 'GpuStarAgg');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ': carried in a dimension read in shares',
+    'SELECT s.store, s.manager, s.region, b.w % 3, count(*), sum(f.qty) FROM sf_fact f
+       JOIN sf_big b ON f.id = b.k JOIN sf_store s ON b.w = s.store
+      GROUP BY s.store, s.manager, s.region, b.w % 3', 'GpuStarAgg');
 END $$;
 SELECT * FROM pg_temp.in_each_mode('dependent_columns');
 
