@@ -1579,6 +1579,7 @@ star_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 	bool		cpu_aggs = false;
 	List	   *dev_quals = NIL,
 			   *cpu_quals = NIL,
+			   *fact_quals,
 			   *shown = NIL;
 	List	   *dims = NIL,
 			   *dimpaths = NIL,
@@ -1735,7 +1736,8 @@ star_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 	 * evaluated for a row that an earlier one would have rejected: the device
 	 * cannot raise an error PostgreSQL would not.
 	 */
-	foreach(lc, gpuhash_order_quals(root, sp.factrel->baserestrictinfo))
+	fact_quals = gpuhash_order_quals(root, sp.factrel->baserestrictinfo);
+	foreach(lc, fact_quals)
 	{
 		RestrictInfo *ri = lfirst_node(RestrictInfo, lc);
 		Node	   *rw;
@@ -1756,7 +1758,7 @@ star_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 	if (cpu_quals != NIL)
 	{
 		/* one qual stays on the CPU: they all do */
-		cpu_quals = gpuhash_order_quals(root, sp.factrel->baserestrictinfo);
+		cpu_quals = fact_quals;
 		dev_quals = shown = NIL;
 	}
 
