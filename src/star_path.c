@@ -418,16 +418,41 @@ on_clause(StarPlan *sp, int d, RestrictInfo *ri)
 }
 
 /*
+ * Has ec a member over the fact table alone?  A dimension with a member in
+ * such a class is joined to the fact table by it (its key: a dimension has
+ * no other equality with the fact table: dimension_join), so the keys hold every
+ * equality of the class between a dimension and what is joined before it.
+ */
+static bool
+class_of_a_key(StarPlan *sp, EquivalenceClass *ec)
+{
+	ListCell   *lc;
+
+	foreach(lc, ec->ec_members)
+	{
+		EquivalenceMember *em = lfirst(lc);
+		Relids		relids = RelidsWithoutOuterJoins(sp->root, em->em_relids);
+
+		if (!em->em_is_child && !em->em_is_const && bms_is_member(sp->fact, relids) &&
+			bms_membership(relids) == BMS_SINGLETON)
+			return true;
+	}
+	return false;
+}
+
+/*
  * The join clauses no dimension's plan applies, as RestrictInfos: the
  * equalities of equivalence classes PostgreSQL checks as it joins the
  * dimensions to the fact table one after another, but those of a class with
- * a member of the fact table (the dimensions' keys hold those already); an
- * equality with a member over more than one part of the star (lo_orderdate
- * = d.x + e.y), which no key holds, is of no class (parent_ec NULL: made for
- * the join that first has all its relations) and is kept.  Then the other
- * join clauses not within one dimension.  False where one touches a semi
- * join's dimension: the semi join keeps a fact row if any of that
- * dimension's rows passes it, the star looks one row up.
+ * a member over the fact table alone (the dimensions' keys hold those
+ * already: class_of_a_key).  An equality of a class whose member over the
+ * fact table reads a dimension too (abs(x.b) + f.i = y.v) is kept; one with
+ * a member over more than one part of the star (lo_orderdate = d.x + e.y)
+ * is of no class (parent_ec NULL: made for the join that first has all its
+ * relations) and is kept.  Then the other join clauses not within one
+ * dimension.  False where one touches a semi join's dimension: the semi join
+ * keeps a fact row if any of that dimension's rows passes it, the star looks
+ * one row up.
  */
 static bool
 join_clauses(StarPlan *sp, Relids all, List **clauses)
@@ -445,8 +470,7 @@ join_clauses(StarPlan *sp, Relids all, List **clauses)
 		{
 			RestrictInfo *ri = lfirst_node(RestrictInfo, lc);
 
-			if (ri->parent_ec == NULL ||
-				!bms_is_member(sp->fact, ri->parent_ec->ec_relids))
+			if (ri->parent_ec == NULL || !class_of_a_key(sp, ri->parent_ec))
 				result = lappend(result, ri);
 		}
 		before = bms_add_members(before, sp->comp[d]);

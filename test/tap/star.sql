@@ -124,7 +124,7 @@ SELECT count(*) > 0 AS hinted FROM sf_fresh;
 RESET gpuhash.enabled;
 
 BEGIN;
-SELECT plan(744);
+SELECT plan(760);
 SET LOCAL gpuhash.enable_star = on;
 
 \ir lib/digests.sql
@@ -243,6 +243,15 @@ BEGIN
   RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' the fact table equal to a sum of two dimensions'' columns',
     'SELECT s.region, count(*), sum(f.qty) FROM sf_fact f, sf_item i, sf_store s
       WHERE f.item = i.item AND f.store = s.store AND f.qty = i.size + s.zone
+      GROUP BY 1', 'GpuStarAgg');
+  -- a class of no member over the fact table alone: its equality is no key's
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' a dimension''s column equal to a sum over the fact table and another',
+    'SELECT s.region, count(*), sum(f.qty) FROM sf_fact f, sf_item i, sf_store s
+      WHERE f.item = i.item AND f.store = s.store AND f.qty - i.size = s.zone
+      GROUP BY 1', 'GpuStarAgg');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' the same, the dimensions the other way round',
+    'SELECT s.region, count(*), sum(f.qty) FROM sf_fact f, sf_item i, sf_store s
+      WHERE f.item = i.item AND f.store = s.store AND f.qty - s.zone = i.size
       GROUP BY 1', 'GpuStarAgg');
   RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' a sum over the fact table and a dimension equal to the fact table''s',
     'SELECT d.season, count(*), sum(f.amount) FROM sf_fact f JOIN sf_item i ON f.item = i.item
