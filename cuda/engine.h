@@ -794,6 +794,11 @@ typedef enum gh_opcode
 	GH_OP_F4DIV,
 	GH_OP_F2ORD,				/* dst = an int64 ordered as the doubles (NaN last;
 								 * imm 1: -0 is 0, else just below it) */
+	GH_OP_FROUND,				/* dst = a rounded as imm (GH_ROUND_*) says: dround
+								 * (rint), dfloor, dceil, dtrunc */
+	GH_OP_F2I,					/* dst = double a as an integer of imm bits (dtoi2,
+								 * dtoi4, dtoi8: rint, then NaN or out of range
+								 * raises the range error) */
 	/* numerics: int128 at static scales, display scales as PostgreSQL's */
 	GH_OP_NADD,					/* a and b of one static scale */
 	GH_OP_NSUB,
@@ -803,6 +808,12 @@ typedef enum gh_opcode
 	GH_OP_N2F,					/* dst = numeric a of static scale imm as the double
 								 * nearest it (numeric_float8's); a numeric beyond
 								 * 2^53 or of a scale above 19 escapes */
+	GH_OP_NROUND,				/* dst = numeric a with its b lowest digits dropped
+								 * (its static scale lowered by b), rounded as imm &
+								 * 255 says (GH_ROUND_*: NEAREST rounds half away
+								 * from zero, as round_var), display scale imm >> 8 */
+	GH_OP_N2I,					/* dst = numeric a of static scale 0 as an integer of
+								 * imm bits; out of range raises the range error */
 	/* text */
 	/* dates: dst = field imm & 255 (GH_DATEPART_*) of date a (b = 0: days)
 	 * or timestamp a (b = 1: microseconds), as EXTRACT gives it (an integer:
@@ -846,8 +857,8 @@ typedef enum gh_opcode
 
 /*
  * The fields of GH_OP_DATEPART: EXTRACT's (integers; HOUR and MINUTE of
- * timestamps only), a date's days (DAYS: escapes an infinite one), and
- * date_trunc's (TRUNC: the timestamp that starts the unit holding a; an
+ * timestamps only), a date's days (DAYS: escapes an infinite one), a
+ * timestamp's date (DATE: escapes an infinite one), and date_trunc's (TRUNC: the timestamp that starts the unit holding a; an
  * infinite value stays infinite).
  */
 #define GH_DATEPART_YEAR 0
@@ -862,6 +873,7 @@ typedef enum gh_opcode
 #define GH_DATEPART_HOUR 9
 #define GH_DATEPART_MINUTE 10
 #define GH_DATEPART_DAYS 11
+#define GH_DATEPART_DATE 12		/* a timestamp's date (timestamp_date): days */
 #define GH_DATETRUNC_YEAR 16
 #define GH_DATETRUNC_QUARTER 17
 #define GH_DATETRUNC_MONTH 18
@@ -870,6 +882,12 @@ typedef enum gh_opcode
 #define GH_DATETRUNC_HOUR 21
 #define GH_DATETRUNC_MINUTE 22
 #define GH_DATETRUNC_SECOND 23
+
+/* GH_OP_FROUND's and GH_OP_NROUND's ways of rounding */
+#define GH_ROUND_NEAREST 0		/* floats: rint, ties to even; numerics: ties away */
+#define GH_ROUND_FLOOR 1
+#define GH_ROUND_CEIL 2
+#define GH_ROUND_TRUNC 3		/* toward zero */
 
 /* comparisons (GH_OP_*CMP imm) */
 #define GH_CMP_EQ 0

@@ -106,12 +106,16 @@ static const opinfo OPERANDS[GH_OP_COUNT_] = {
 	[GH_OP_F4MUL] = {"F4MUL", RD_A | RD_B | WR_DST},
 	[GH_OP_F4DIV] = {"F4DIV", RD_A | RD_B | WR_DST},
 	[GH_OP_F2ORD] = {"F2ORD", RD_A | WR_DST},
+	[GH_OP_FROUND] = {"FROUND", RD_A | WR_DST},
+	[GH_OP_F2I] = {"F2I", RD_A | WR_DST | INT_WIDTH},
 	[GH_OP_NADD] = {"NADD", RD_A | RD_B | WR_DST},
 	[GH_OP_NSUB] = {"NSUB", RD_A | RD_B | WR_DST},
 	[GH_OP_NMUL] = {"NMUL", RD_A | RD_B | WR_DST},
 	[GH_OP_NNEG] = {"NNEG", RD_A | WR_DST},
 	[GH_OP_NSCALE] = {"NSCALE", RD_A | WR_DST},
 	[GH_OP_N2F] = {"N2F", RD_A | WR_DST},
+	[GH_OP_NROUND] = {"NROUND", RD_A | WR_DST},
+	[GH_OP_N2I] = {"N2I", RD_A | WR_DST | INT_WIDTH},
 	[GH_OP_DATEPART] = {"DATEPART", RD_A | WR_DST},
 	[GH_OP_TPACK] = {"TPACK", RD_A | WR_DST | TEXT_A},
 	[GH_OP_KEYPACK] = {"KEYPACK", RD_A},
@@ -265,13 +269,24 @@ check_fields(const gh_prog *p, const gh_pagespec *spec, const int *dim_ncols, in
 			if (imm < 0)
 				return say(pc, in, "a scale of 10^%d", imm);
 			break;
+		case GH_OP_FROUND:
+			if (imm < GH_ROUND_NEAREST || imm > GH_ROUND_TRUNC)
+				return say(pc, in, "rounding %d, not a GH_ROUND_*", imm);
+			break;
+		case GH_OP_NROUND:
+			if (in->b < 0 || in->b > 38 || imm < 0 || (imm & 255) > GH_ROUND_TRUNC ||
+				(imm >> 8) > 255)
+				return say(pc, in, "%d digits dropped, rounding %d, display scale %d", in->b,
+						   imm & 255, imm >> 8);
+			break;
 		case GH_OP_DATEPART:
 			{
 				int			field = imm & 255;
 				int			offset = imm >> 8;
 
 				if ((in->b != 0 && in->b != 1) ||
-					(field > GH_DATEPART_DAYS && field < GH_DATETRUNC_YEAR) ||
+					(field > GH_DATEPART_DATE && field < GH_DATETRUNC_YEAR) ||
+					(in->b == 0 && field == GH_DATEPART_DATE) ||
 					field > GH_DATETRUNC_SECOND ||
 					(in->b == 0 && (field == GH_DATEPART_HOUR || field == GH_DATEPART_MINUTE)) ||
 					(in->b == 1 && field == GH_DATEPART_DAYS) ||

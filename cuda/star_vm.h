@@ -426,6 +426,68 @@ gh_float_op(int op, double a, double b, bool f4, double *r)
 	return 0;
 }
 
+/* dround, dfloor, dceil and dtrunc (float.c), as how (GH_ROUND_*) says */
+GH_HOSTDEV static inline double
+gh_f8_round(double x, int how)
+{
+	switch (how)
+	{
+		case GH_ROUND_FLOOR:
+			return floor(x);
+		case GH_ROUND_CEIL:
+			return ceil(x);
+		case GH_ROUND_TRUNC:
+			return x >= 0 ? floor(x) : -floor(-x);
+		default:
+			return rint(x);
+	}
+}
+
+/*
+ * dtoi2, dtoi4, dtoi8 (and ftoi*: a float4 held as its double rounds
+ * alike): rounded to the nearest integer, ties to even; NaN or outside the
+ * type of width bits raises the range error.  0 or the data error.
+ */
+GH_HOSTDEV static inline int
+gh_f8_to_int(double x, int width, int64_t *r)
+{
+	double		lim = width == 16 ? 32768.0 : width == 32 ? 2147483648.0 : 9223372036854775808.0;
+
+	x = rint(x);
+	if (isnan(x) || x < -lim || x >= lim)
+		return gh_int_range_error(width);
+	*r = (int64_t) x;
+	return 0;
+}
+
+/*
+ * x with its k lowest digits dropped (0 <= k <= 38), rounded as how
+ * (GH_ROUND_*) says: NEAREST half away from zero (numeric.c's round_var),
+ * TRUNC toward zero, FLOOR and CEIL toward either infinity.
+ */
+GH_HOSTDEV static inline gh_i128
+gh_i128_round(gh_i128 x, int k, int how)
+{
+	gh_i128		p,
+				q,
+				rem,
+				arem;
+
+	if (k <= 0)
+		return x;
+	p = (gh_i128) gh_pow10_u128(k);
+	q = x / p;
+	rem = x % p;				/* of x's sign */
+	arem = rem < 0 ? -rem : rem;
+	if (how == GH_ROUND_NEAREST && arem >= p - arem)
+		q += x < 0 ? -1 : 1;
+	else if (how == GH_ROUND_FLOOR && rem < 0)
+		q -= 1;
+	else if (how == GH_ROUND_CEIL && rem > 0)
+		q += 1;
+	return q;
+}
+
 /*
  * The int64 image of a double whose order is PostgreSQL's (NaN last), as
  * keys.c's.  fold_zero: -0 is 0 (a group key); otherwise -0 is just below 0,
@@ -692,6 +754,11 @@ gh_datepart(int64_t v, bool ts, int imm, int64_t *out)
 		if (f == GH_DATEPART_HOUR || f == GH_DATEPART_MINUTE ||
 			(f >= GH_DATETRUNC_YEAR && v >= GH_DATE_END_TIMESTAMP))
 			return false;
+	}
+	if (f == GH_DATEPART_DATE)
+	{
+		*out = days;			/* timestamp_date: the local day */
+		return true;
 	}
 	if (f == GH_DATEPART_DAYS)
 		return false;
@@ -1111,6 +1178,16 @@ gh_vm_run(const gh_prog *prog, const gh_vmdim *dims, const gh_vmcols *c, gh_vmou
 				d->lo = a->null ? 0 : gh_f8_order(gh_reg_f8(a), in.imm & 1);
 				d->hi = 0;
 				break;
+			case GH_OP_FROUND:
+				d->null = a->null;
+				gh_reg_set_f8(d, gh_f8_round(gh_reg_f8(a), in.imm));
+				break;
+			case GH_OP_F2I:
+				if (!a->null)
+					err = gh_f8_to_int(gh_reg_f8(a), in.imm, &d->lo);
+				d->null = a->null;
+				d->hi = 0;
+				break;
 			case GH_OP_NADD:
 			case GH_OP_NSUB:
 			case GH_OP_NMUL:
@@ -1176,6 +1253,26 @@ gh_vm_run(const gh_prog *prog, const gh_vmdim *dims, const gh_vmcols *c, gh_vmou
 					*d = *a;
 					if (!a->null)
 						gh_reg_set_i128(d, x);
+					break;
+				}
+			case GH_OP_NROUND:
+				*d = *a;
+				if (!a->null)
+				{
+					gh_reg_set_i128(d, gh_i128_round(gh_reg_i128(a), in.b, in.imm & 255));
+					d->dscale = (uint8_t) (in.imm >> 8);
+				}
+				break;
+			case GH_OP_N2I:
+				{
+					gh_i128		x = gh_reg_i128(a);
+					gh_i128		lim = (gh_i128) 1 << (in.imm - 1);
+
+					if (!a->null && (x < -lim || x >= lim))
+						err = gh_int_range_error(in.imm);
+					d->null = a->null;
+					d->lo = (int64_t) x;
+					d->hi = 0;
 					break;
 				}
 			case GH_OP_DATEPART:

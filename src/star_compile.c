@@ -29,8 +29,10 @@
  * comparisons of numeric; = and <> of text, varchar and bpchar under a
  * deterministic collation; AND, OR, NOT, IS [NOT] NULL, IN (a list), CASE,
  * COALESCE; the casts between integer types and from integers to numeric
- * and float8; EXTRACT(year, quarter, month, day FROM a date or
- * timestamp).  Anything else is not offered on the device.
+ * and float8, floats and numerics to integers, timestamps to dates; round,
+ * floor, ceil and trunc of floats and numerics, mod() of integers; EXTRACT,
+ * date_part and date_trunc (c_datefunc).  Anything else is not offered on
+ * the device.
  *
  * NUMERIC
  *
@@ -697,7 +699,11 @@ fixed_zone_offset(int *east)
 	return true;
 }
 
-/* casts between integers, integers to numeric and float8, float4 and numeric to float8, dates to timestamps */
+/*
+ * casts between integers, integers to numeric and float8, float4 and numeric
+ * to float8, floats and numerics to integers, dates to timestamps and
+ * timestamps to dates
+ */
 static Sv
 c_cast(Cx *cx, Oid result, Node *arg)
 {
@@ -735,6 +741,34 @@ c_cast(Cx *cx, Oid result, Node *arg)
 		/* numeric_float8: the double nearest the value (GH_OP_N2F) */
 		emit(cx, GH_OP_N2F, a.reg, a.reg, 0, a.scale);
 		r.kind = SV_FLOAT;
+		return r;
+	}
+	if ((from == FLOAT8OID || from == FLOAT4OID) && int_type(result))
+	{
+		/* dtoi2 .. dtoi8, ftoi2 .. ftoi8: rounded, ties to even, range-checked */
+		emit(cx, GH_OP_F2I, a.reg, a.reg, 0, int_width(result));
+		r.kind = SV_INT;
+		return r;
+	}
+	if (from == NUMERICOID && int_type(result))
+	{
+		/* numeric_int2 .. numeric_int8: rounded, ties away from zero, range-checked */
+		emit(cx, GH_OP_NROUND, a.reg, a.reg, a.scale, GH_ROUND_NEAREST);
+		emit(cx, GH_OP_N2I, a.reg, a.reg, 0, int_width(result));
+		r.kind = SV_INT;
+		return r;
+	}
+	if ((from == TIMESTAMPOID || from == TIMESTAMPTZOID) && result == DATEOID)
+	{
+		/*
+		 * timestamp_date, timestamptz_date: the (local) day; an infinite
+		 * timestamp escapes
+		 */
+		int			east = 0;
+
+		if (from == TIMESTAMPTZOID && !fixed_zone_offset(&east))
+			return fail(cx, "a timestamptz's date in a time zone of changing offsets");
+		emit(cx, GH_OP_DATEPART, a.reg, a.reg, 1, GH_DATEPART_DATE | east * 256);
 		return r;
 	}
 	if (from == DATEOID && (result == TIMESTAMPOID || result == TIMESTAMPTZOID))
@@ -985,9 +1019,101 @@ c_nullif(Cx *cx, NullIfExpr *n)
 	return r;
 }
 
+/*
+ * round, floor, ceil (ceiling) and trunc of a float8 (dround, dfloor, dceil,
+ * dtrunc: ties to even) or a numeric (numeric_round and numeric_trunc to a
+ * constant scale, 0 when none is given, and numeric_floor, numeric_ceil:
+ * ties away from zero), their display scale the scale rounded to (not
+ * below 0), as numeric.c's.
+ */
+static Sv
+c_round(Cx *cx, FuncExpr *f, int how)
+{
+	Sv			a = c_expr(cx, linitial(f->args));
+	int			s = 0,
+				drop;
+
+	if (FAILED(cx))
+		return a;
+	if (a.kind == SV_FLOAT && list_length(f->args) == 1)
+	{
+		emit(cx, GH_OP_FROUND, a.reg, a.reg, 0, how);
+		a.type = FLOAT8OID;
+		return a;
+	}
+	if (a.kind != SV_NUM)
+		return fail(cx, "a rounding of this type");
+	if (list_length(f->args) == 2)
+	{
+		Node	   *scale = lsecond(f->args);
+
+		if (!IsA(scale, Const) || ((Const *) scale)->constisnull)
+			return fail(cx, "a rounding to a scale that is not a constant");
+		s = DatumGetInt32(((Const *) scale)->constvalue);
+	}
+	if (s < -38 || s > 38)
+		return fail(cx, "a rounding to a scale the device does not have");
+	rescale(cx, &a, s);
+	drop = a.scale - s;
+	if (drop > 38)
+		return fail(cx, "a rounding of too many digits");
+	emit(cx, GH_OP_NROUND, a.reg, a.reg, drop, how | Max(s, 0) << 8);
+	a.digits = Max(1, a.digits - drop + 1);
+	a.scale = s;
+	if (s < 0)
+	{
+		/* rounded to tens, hundreds ...: made an integer again */
+		emit(cx, GH_OP_NSCALE, a.reg, a.reg, 0, -s);
+		a.digits -= s;
+		a.scale = 0;
+	}
+	a.digits = Min(a.digits, 39);
+	a.type = NUMERICOID;
+	return a;
+}
+
 static Sv
 c_funcexpr(Cx *cx, FuncExpr *f)
 {
+	int			nargs = list_length(f->args);
+
+	switch (f->funcid)
+	{
+		case F_ROUND_FLOAT8:
+		case F_DROUND:
+		case F_ROUND_NUMERIC:
+		case F_ROUND_NUMERIC_INT4:
+			return c_round(cx, f, GH_ROUND_NEAREST);
+		case F_FLOOR_FLOAT8:
+		case F_FLOOR_NUMERIC:
+			return c_round(cx, f, GH_ROUND_FLOOR);
+		case F_CEIL_FLOAT8:
+		case F_CEILING_FLOAT8:
+		case F_CEIL_NUMERIC:
+		case F_CEILING_NUMERIC:
+			return c_round(cx, f, GH_ROUND_CEIL);
+		case F_TRUNC_FLOAT8:
+		case F_DTRUNC:
+		case F_TRUNC_NUMERIC:
+		case F_TRUNC_NUMERIC_INT4:
+			return c_round(cx, f, GH_ROUND_TRUNC);
+		case F_MOD_INT2_INT2:
+		case F_MOD_INT4_INT4:
+		case F_MOD_INT8_INT8:
+			if (nargs == 2)
+			{
+				Sv			a = c_expr(cx, linitial(f->args));
+				Sv			b = c_expr(cx, lsecond(f->args));
+
+				if (FAILED(cx))
+					return a;
+				return c_arith(cx, "%", f->funcresulttype, a, b);
+			}
+			break;
+		default:
+			break;
+	}
+
 	if ((f->funcid == F_EXTRACT_TEXT_DATE || f->funcid == F_EXTRACT_TEXT_TIMESTAMP ||
 		 f->funcid == F_EXTRACT_TEXT_TIMESTAMPTZ) && list_length(f->args) == 2)
 		return c_datefunc(cx, f, false, false);

@@ -110,7 +110,8 @@ pick_double(rng *r, int extreme_pct)
 	if ((int) rng_below(r, 100) < extreme_pct)
 	{
 		const double pool[] = {NAN, INFINITY, -INFINITY, 0.0, -0.0, DBL_MAX, -DBL_MAX, DBL_MIN,
-			1e-300, -1e-300, 1e300, 4.9e-324, 1.0, -1.0, 0.5};
+			1e-300, -1e-300, 1e300, 4.9e-324, 1.0, -1.0, 0.5, 2.5, -2.5, -0.5, 32767.5, -32768.5,
+			2147483647.5, -2147483648.5, 9223372036854775808.0, -9223372036854775808.0};
 
 		return pool[rng_below(r, sizeof(pool) / sizeof(pool[0]))];
 	}
@@ -123,7 +124,8 @@ pick_float(rng *r, int extreme_pct)
 	if ((int) rng_below(r, 100) < extreme_pct)
 	{
 		const float pool[] = {NAN, INFINITY, -INFINITY, 0.0f, -0.0f, FLT_MAX, -FLT_MAX, FLT_MIN,
-			1e-30f, -1e-30f, 1e30f, 1.4e-45f, 1.0f, 3.0f, 0.1f};
+			1e-30f, -1e-30f, 1e30f, 1.4e-45f, 1.0f, 3.0f, 0.1f, 2.5f, -0.5f, 32768.0f, -32768.0f,
+			2147483648.0f};
 
 		return pool[rng_below(r, sizeof(pool) / sizeof(pool[0]))];
 	}
@@ -856,6 +858,84 @@ prog_numerics(gh_prog *p, rng *r)
 	out_f8(p, 12);
 	emit(p, GH_OP_NSCALE, 11, 1, 0, 20);
 	out_num(p, 11, 24, 0, 3, ALL_OPS);
+	emit(p, GH_OP_END, 0, 0, 0, 0);
+}
+
+/*
+ * Floats rounded by every GH_ROUND_* and made integers of every width (NaN,
+ * the infinities and values past each type raise the range error, so those
+ * come last); timestamps' dates in zones east and west.
+ */
+static void
+prog_round_floats(gh_prog *p, rng *r)
+{
+	(void) r;
+	begin_keyed_by_id(p);
+	emit(p, GH_OP_LDCOL_F8, 1, 0, 0, C_F8);
+	emit(p, GH_OP_LDCOL_F4, 2, 0, 0, C_F4);
+	emit(p, GH_OP_LDCOL_INT, 5, 0, 8, C_TS);
+	for (int how = GH_ROUND_NEAREST; how <= GH_ROUND_TRUNC; how++)
+	{
+		emit(p, GH_OP_FROUND, 6, 1, 0, how);
+		out_f8(p, 6);
+		emit(p, GH_OP_FROUND, 6, 2, 0, how);
+		out_f8(p, 6);
+	}
+	emit(p, GH_OP_DATEPART, 8, 5, 1, GH_DATEPART_DATE | -36000 * 256);
+	out_int(p, 8);
+	emit(p, GH_OP_DATEPART, 8, 5, 1, GH_DATEPART_DATE | 19800 * 256);
+	out_int(p, 8);
+	emit(p, GH_OP_DATEPART, 8, 5, 1, GH_DATEPART_DATE);
+	out_int(p, 8);
+	emit(p, GH_OP_F2I, 10, 2, 0, 64);
+	out_int(p, 10);
+	emit(p, GH_OP_F2I, 10, 1, 0, 64);
+	out_int(p, 10);
+	emit(p, GH_OP_F2I, 10, 2, 0, 32);
+	out_int(p, 10);
+	emit(p, GH_OP_F2I, 10, 1, 0, 32);
+	out_int(p, 10);
+	emit(p, GH_OP_F2I, 10, 2, 0, 16);
+	out_int(p, 10);
+	emit(p, GH_OP_F2I, 10, 1, 0, 16);
+	out_int(p, 10);
+	emit(p, GH_OP_END, 0, 0, 0, 0);
+}
+
+/*
+ * Numerics with digits dropped by every GH_ROUND_* (none, some, all of the
+ * fraction, more than they have), display scales set, and made integers of
+ * every width (past each type: the range error, last).
+ */
+static void
+prog_round_numerics(gh_prog *p, rng *r)
+{
+	(void) r;
+	begin_keyed_by_id(p);
+	emit(p, GH_OP_LDCOL_NUM, 3, 0, 4, C_N1);
+	emit(p, GH_OP_LDCOL_NUM, 4, 0, 3, C_N2);
+	for (int how = GH_ROUND_NEAREST; how <= GH_ROUND_TRUNC; how++)
+	{
+		emit(p, GH_OP_NROUND, 7, 3, 0, how | (6 + how) << 8);
+		out_num(p, 7, 4, -1, 3, ALL_OPS);
+		emit(p, GH_OP_NROUND, 7, 3, 3, how | 1 << 8);
+		out_num(p, 7, 1, -1, 2, ALL_OPS);
+		emit(p, GH_OP_NROUND, 7, 3, 4, how);
+		out_num(p, 7, 0, 0, 2, ALL_OPS);
+		emit(p, GH_OP_NROUND, 7, 4, 3, how);
+		out_num(p, 7, 0, 0, 2, ALL_OPS);
+	}
+	emit(p, GH_OP_NROUND, 7, 3, 38, GH_ROUND_CEIL);
+	out_num(p, 7, 0, 0, 1, ALL_OPS);
+	emit(p, GH_OP_NROUND, 7, 3, 30, GH_ROUND_NEAREST);
+	out_num(p, 7, 0, 0, 1, ALL_OPS);
+	emit(p, GH_OP_NROUND, 9, 3, 4, GH_ROUND_NEAREST);
+	emit(p, GH_OP_N2I, 10, 9, 0, 64);
+	out_int(p, 10);
+	emit(p, GH_OP_N2I, 10, 9, 0, 32);
+	out_int(p, 10);
+	emit(p, GH_OP_N2I, 10, 9, 0, 16);
+	out_int(p, 10);
 	emit(p, GH_OP_END, 0, 0, 0, 0);
 }
 
@@ -1746,6 +1826,8 @@ static const scenario scenarios[] = {
 	{"case", prog_case, PF(20, 20, 0, 0, 0, 5, 1, 5, 5, 10), 800, NULL, NULL},
 	{"floats", prog_floats, PF(10, 25, 0, 0, 0, 5, 1, 3, 5, 10), 1500, NULL, NULL},
 	{"numerics", prog_numerics, PF(10, 10, 0, 2, 8, 5, 1, 4, 5, 10), 1500, NULL, NULL},
+	{"round floats", prog_round_floats, PF(10, 30, 0, 0, 0, 5, 1, 4, 5, 10), 1500, fix_dates, NULL},
+	{"round numerics", prog_round_numerics, PF(10, 10, 0, 2, 8, 5, 1, 4, 5, 10), 1500, NULL, NULL},
 	{"text", prog_text, PF(10, 0, 10, 5, 0, 5, 1, 6, 5, 10), 1000, fix_text, NULL},
 	{"text chunks", prog_text_chunks, PF(10, 0, 40, 5, 0, 5, 1, 6, 5, 10), 1000, fix_text, NULL},
 	{"dates", prog_dates, PF(10, 30, 0, 0, 0, 5, 1, 20, 5, 10), 800, fix_dates, NULL},

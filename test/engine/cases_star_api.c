@@ -307,7 +307,7 @@ spoil_prog(gh_prog *p, int k, int *ncols, int *ndims, bool *direct)
 			set_instr(p, PC_KEYPACK, GH_OP_KEYMIX, 0, 0, 0, -1);
 			return "KEYMIX clearing -1 bits";
 		case 64:
-			set_instr(p, PC_LDF8, GH_OP_DATEPART, 7, 5, 0, GH_DATEPART_DAYS + 1);
+			set_instr(p, PC_LDF8, GH_OP_DATEPART, 7, 5, 1, GH_DATEPART_DATE + 1);
 			return "DATEPART of a field between EXTRACT's and date_trunc's";
 		case 65:
 			set_instr(p, PC_LDF8, GH_OP_DATEPART, 7, 5, 0, GH_DATEPART_HOUR);
@@ -321,6 +321,24 @@ spoil_prog(gh_prog *p, int k, int *ncols, int *ndims, bool *direct)
 		case 68:
 			set_instr(p, PC_LDF8, GH_OP_N2F, 7, 4, 0, 39);
 			return "N2F of a numeric of static scale 39";
+		case 69:
+			set_instr(p, PC_LDF8, GH_OP_DATEPART, 7, 5, 0, GH_DATEPART_DATE);
+			return "DATEPART of a date's date";
+		case 70:
+			set_instr(p, PC_LDF8, GH_OP_FROUND, 7, 4, 0, GH_ROUND_TRUNC + 1);
+			return "FROUND of no rounding";
+		case 71:
+			set_instr(p, PC_LDF8, GH_OP_F2I, 7, 4, 0, 8);
+			return "F2I to 8 bits";
+		case 72:
+			set_instr(p, PC_LDF8, GH_OP_NROUND, 7, 4, 39, GH_ROUND_NEAREST);
+			return "NROUND dropping 39 digits";
+		case 73:
+			set_instr(p, PC_LDF8, GH_OP_NROUND, 7, 4, 2, GH_ROUND_TRUNC + 1);
+			return "NROUND of no rounding";
+		case 74:
+			set_instr(p, PC_LDF8, GH_OP_N2I, 7, 4, 0, 24);
+			return "N2I to 24 bits";
 		default:
 			return NULL;
 	}
@@ -378,12 +396,16 @@ every_opcode(gh_prog *p)
 	for (int op = GH_OP_F4ADD; op <= GH_OP_F4DIV; op++)
 		emit(p, op, 20, 10, 10, 0);
 	emit(p, GH_OP_F2ORD, 21, 11, 0, 0);
+	emit(p, GH_OP_FROUND, 20, 11, 0, GH_ROUND_TRUNC);
+	emit(p, GH_OP_F2I, 16, 11, 0, 32);
 	emit(p, GH_OP_NADD, 22, 12, 12, 0);
 	emit(p, GH_OP_NSUB, 22, 12, 12, 0);
 	emit(p, GH_OP_NMUL, 22, 12, 12, 0);
 	emit(p, GH_OP_NNEG, 22, 22, 0, 0);
 	emit(p, GH_OP_NSCALE, 22, 22, 0, 2);
 	emit(p, GH_OP_N2F, 21, 22, 0, 2);
+	emit(p, GH_OP_NROUND, 18, 12, 4, GH_ROUND_NEAREST);
+	emit(p, GH_OP_N2I, 16, 18, 0, 64);
 	emit(p, GH_OP_DATEPART, 22, 8, 0, GH_DATEPART_YEAR);
 	emit(p, GH_OP_TPACK, 23, 13, 0, 1);
 	emit(p, GH_OP_KEYMIX, 0, 23, 0, 0);

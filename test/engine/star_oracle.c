@@ -361,6 +361,11 @@ civil_local(int64_t v, bool ts, int f, int64_t *out)
 		*out = v;
 		return true;
 	}
+	if (ts && f == GH_DATEPART_DATE)
+	{
+		*out = fdiv(v, 86400000000);
+		return true;
+	}
 	if (f == GH_DATEPART_DAYS ||
 		(!ts && (f == GH_DATEPART_HOUR || f == GH_DATEPART_MINUTE)) ||
 		(!ts && f >= GH_DATETRUNC_YEAR && v >= 106751983))
@@ -589,6 +594,71 @@ float_op(int op, double a, double b, double *r)
 	if (*r == 0.0 && a != 0.0 && (base == 2 ? b != 0.0 : base == 3 ? !isinf(b) : false))
 		return GH_DATAERR_FLOAT_UNDERFLOW;
 	return 0;
+}
+
+/* float.c's dround, dfloor, dceil, dtrunc as PostgreSQL spells them */
+static double
+float_round(double x, int how)
+{
+	if (how == GH_ROUND_FLOOR)
+		return floor(x);
+	if (how == GH_ROUND_CEIL)
+		return ceil(x);
+	if (how == GH_ROUND_TRUNC)
+	{
+		if (x >= 0)
+			return floor(x);
+		return -floor(-x);
+	}
+	return rint(x);
+}
+
+/* dtoi2 .. dtoi8: rint, then float.h's FLOAT8_FITS_IN_INT16 .. INT64 */
+static int
+float_to_int(double x, int width, int64_t *r)
+{
+	double		min = width == 16 ? (double) INT16_MIN : width == 32 ? (double) INT32_MIN :
+		(double) INT64_MIN;
+
+	x = rint(x);
+	if (isnan(x) || !(x >= min && x < -min))
+		return range_error(width);
+	*r = (int64_t) x;
+	return 0;
+}
+
+/*
+ * A numeric's k lowest digits dropped as numeric.c's round_var, trunc_var,
+ * floor_var and ceil_var drop them, on the decimal digits of its magnitude:
+ * round_var looks at the first digit dropped (5 or more rounds the
+ * magnitude up), floor and ceil move a value with any digit dropped away
+ * from zero on their side.
+ */
+static i128
+numeric_round(i128 x, int k, int how)
+{
+	u128		m = x < 0 ? -(u128) x : (u128) x;
+	char		dec[48];
+	int			n = u128_digits(m, dec);
+	u128		q = 0;
+	bool		dropped = false,
+				up;
+
+	for (int i = 0; i < n - k; i++)
+		q = q * 10 + (u128) (dec[i] - '0');
+	for (int i = n - k < 0 ? 0 : n - k; i < n; i++)
+		dropped |= dec[i] != '0';
+	if (how == GH_ROUND_NEAREST)
+		up = k > 0 && n - k >= 0 && dec[n - k] >= '5';
+	else if (how == GH_ROUND_FLOOR)
+		up = dropped && x < 0;
+	else if (how == GH_ROUND_CEIL)
+		up = dropped && x > 0;
+	else
+		up = false;
+	if (up)
+		q++;
+	return x < 0 ? -(i128) q : (i128) q;
 }
 
 /* float8 comparison: NaN equals NaN and sorts above everything */
@@ -1032,6 +1102,37 @@ oracle_row(const gh_prog *p, const stable *t, const srow *row, const sdim *dims,
 					set_num(d, x);
 					break;
 				}
+			case GH_OP_FROUND:
+				*d = (oreg) {a.null, 0, 0, 0};
+				set_f8(d, float_round(reg_f8(&a), in->imm));
+				break;
+			case GH_OP_F2I:
+				{
+					int64_t		x = 0;
+
+					if (!a.null)
+						err = float_to_int(reg_f8(&a), in->imm, &x);
+					*d = (oreg) {a.null, x, 0, 0};
+					break;
+				}
+			case GH_OP_NROUND:
+				*d = a;
+				if (!a.null)
+				{
+					set_num(d, numeric_round(reg_num(&a), in->b, in->imm & 255));
+					d->dscale = in->imm >> 8;
+				}
+				break;
+			case GH_OP_N2I:
+				*d = (oreg) {a.null, 0, 0, 0};
+				if (!a.null)
+				{
+					if (!width_fits(reg_num(&a), in->imm))
+						err = range_error(in->imm);
+					else
+						d->lo = (int64_t) reg_num(&a);
+				}
+				break;
 			case GH_OP_NNEG:
 				if (!a.null && reg_num(&a) == -I128_MAX - 1)
 				{

@@ -6,6 +6,8 @@
  *
  *-------------------------------------------------------------------------
  */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "star_test.h"
@@ -68,10 +70,22 @@ ld_text(gh_prog *p, int dst, const char *s)
 	p->nbytes += (int) len;
 }
 
+/* a test program that would write past the program's output columns */
+static void
+room_for_outs(const gh_prog *p, int n)
+{
+	if (p->nouts + n > GH_PROG_MAX_OUTS)
+	{
+		fprintf(stderr, "a test program of more than %d output columns\n", GH_PROG_MAX_OUTS);
+		abort();
+	}
+}
+
 /* output register a as a new column */
 void
 out_int(gh_prog *p, int a)
 {
+	room_for_outs(p, 1);
 	p->outs[p->nouts] = (gh_pout) {GH_INT64, ALL_OPS};
 	emit(p, GH_OP_OUT_INT, p->nouts++, a, 0, 0);
 }
@@ -79,6 +93,7 @@ out_int(gh_prog *p, int a)
 void
 out_f8(gh_prog *p, int a)
 {
+	room_for_outs(p, 1);
 	p->outs[p->nouts] = (gh_pout) {GH_FLOAT64, ALL_OPS};
 	emit(p, GH_OP_OUT_F8, p->nouts++, a, 0, 0);
 }
@@ -89,6 +104,7 @@ out_num(gh_prog *p, int a, int scale, int j0, int n, int ops)
 {
 	int			first = p->nouts;
 
+	room_for_outs(p, n + 1);
 	for (int k = 0; k <= n; k++)
 		p->outs[p->nouts++] = (gh_pout) {GH_INT64, k < n ? ops : GH_AGG_MAX};
 	emit(p, GH_OP_OUT_NUM, first, a, scale, (j0 & 255) | n << 8);

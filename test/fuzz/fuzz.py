@@ -349,8 +349,17 @@ class Gen:
                 d = self.col(['date'], aliases)
                 if d:
                     return '(%s - %s)' % (d[0], self.date_lit()), 'i4'
-            if op < 0.96:
+            if op < 0.945:
                 return '%s::int8' % a, 'i8'
+            if op < 0.96:
+                w = r.random()
+                if w < 0.4:
+                    return 'mod(%s, %s)' % (a, self.ch(['7', '3', '-4', '0'])), ka
+                if w < 0.7:
+                    n, _ = self.expr('num', depth + 1, aliases)
+                    return '%s::int4' % n, 'i4'
+                f, _ = self.expr('fl', depth + 1, aliases)
+                return '%s(%s)::int8' % (self.ch(['floor', 'ceil', 'round', 'trunc']), f), 'i8'
             if op < 0.98:
                 return '%s::int2' % a, 'i2'
             return '(%s + %s)::int4' % (a, self.int_lit()), 'i4'
@@ -366,7 +375,7 @@ class Gen:
             a, _ = self.expr('num', depth + 1, aliases)
             op = r.random()
             if self.star:
-                while 0.55 <= op < 0.60 or 0.75 <= op < 0.80 or 0.90 <= op < 0.95:
+                while 0.55 <= op < 0.60 or 0.90 <= op < 0.95:
                     op = r.random()
             if op < 0.2:
                 b, _ = self.expr('num', depth + 1, aliases)
@@ -385,7 +394,9 @@ class Gen:
                 return 'CASE WHEN %s THEN %s ELSE %s END' % (self.pred(depth + 1, aliases), a,
                                                             self.ch([self.num_lit(), 'NULL', '0'])), 'num'
             if op < 0.80:
-                return 'round(%s, %d)' % (a, self.ch([0, 1, 2])), 'num'
+                if self.p(0.5):
+                    return '%s(%s, %d)' % (self.ch(['round', 'trunc']), a, self.ch([0, 1, 2, -1])), 'num'
+                return '%s(%s)' % (self.ch(['round', 'trunc', 'floor', 'ceil']), a), 'num'
             if op < 0.85:
                 return 'abs(%s)' % a, 'num'
             if op < 0.90:
@@ -413,12 +424,15 @@ class Gen:
                 return self.date_lit(), 'date'
             op = r.random()
             if self.star and op >= 0.6:
-                op = self.ch([0.1, 0.95])
+                op = self.ch([0.1, 0.95, 0.85])
             if op < 0.6:
                 return c[0], 'date'
             if op < 0.8:
                 return '(%s + %s)' % (c[0], self.ch(['1', '30', '-7', '365'])), 'date'
             if op < 0.9:
+                t = self.col(['ts', 'tz'], aliases)
+                if t and self.p(0.4):
+                    return '%s::date' % t[0], 'date'
                 return "date_trunc('%s', %s)::date" % (self.ch(['month', 'year', 'week', 'quarter']), c[0]), 'date'
             return 'COALESCE(%s, %s)' % (c[0], self.date_lit()), 'date'
         if kind == 'ts':

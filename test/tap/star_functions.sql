@@ -3,7 +3,9 @@
 -- date_part of every field it computes, date_trunc to every unit it
 -- truncates to, a date cast to a timestamp, and the days between two dates,
 -- of timestamptz too in time zones of one offset; abs(), NULLIF, GREATEST,
--- LEAST, numerics made doubles, min and max of numerics; and of the fact
+-- LEAST, numerics made doubles, min and max of numerics; round, floor, ceil
+-- and trunc of floats and numerics, floats and numerics made integers,
+-- timestamps made dates, mod(); and of the fact
 -- table's grouping columns it packs beside integers, dates and short text: numerics of a declared
 -- scale and date_part's doubles.  Every query runs with gpuhash off and
 -- forced on and must return the same rows, and the "on" plan must use
@@ -50,7 +52,7 @@ UPDATE sfn_inf SET d = CASE WHEN id % 2 = 0 THEN 'infinity' ELSE '-infinity' END
 VACUUM (FREEZE, ANALYZE) sfn_store, sfn_fact, sfn_inf;
 
 BEGIN;
-SELECT plan(139);
+SELECT plan(175);
 SET LOCAL gpuhash.enable_star = on;
 SET LOCAL gpuhash.min_rows = 0;
 
@@ -151,6 +153,38 @@ BEGIN
        FROM sfn_fact f GROUP BY 1', 'GpuStarAgg');
   RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' a numeric beyond 2^53 made a double: the alternative''s rows',
     'SELECT f.v, max(f.nb::float8), min(f.nb::float8) FROM sfn_fact f GROUP BY 1', 'GpuStarAgg');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' round, floor, ceil and trunc of floats (-0, NaN, infinities; ties to even)',
+    'SELECT f.v, count(*), max(round(f.f8)), min(floor(f.f8)), max(ceil(f.f8)), min(trunc(f.f8)),
+            max(ceiling(f.f8)), sum(round(f.v * 0.5::float8)), sum(trunc(f.n::float8)),
+            count(*) FILTER (WHERE floor(f.f8) = -3), sum(round(f.f8)) FILTER (WHERE f.f8 < 2 AND f.f8 > -1e-300)
+       FROM sfn_fact f GROUP BY 1', 'GpuStarAgg');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' round and trunc of numerics to scales, floor and ceil (ties away from zero), in the key',
+    'SELECT round(f.n), trunc(f.n0, -6), count(*), sum(round(f.n, 1)), sum(trunc(f.n, 2)),
+            sum(round(f.n, -1)), sum(floor(f.n)), sum(ceil(f.n)), sum(round(f.v * 0.5)),
+            sum(round(f.n * 0.5, 2)), sum(round(f.n, 5)), sum(ceiling(f.n)), sum(trunc(f.n)),
+            sum(round(f.n0, -2)), sum(round(f.n, 0)), count(*) FILTER (WHERE round(f.n, 1) = 0.5)
+       FROM sfn_fact f GROUP BY 1, 2', 'GpuStarAgg');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' floats and numerics made integers (ties to even, ties away), in the key',
+    'SELECT f.n::int, (f.v * 0.5)::float8::int, count(*), sum(f.n0::int8), sum(f.n::int2),
+            sum((f.v * 1.5)::int8), sum((f.v * 2.5)::float8::int2)
+       FROM sfn_fact f WHERE f.f8 IS NOT NULL GROUP BY 1, 2', 'GpuStarAgg');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' timestamps made dates: in the key and a qual',
+    'SELECT f.ts::date, count(*), min(f.ts::date), sum(f.ts::date - date ''2000-01-01'')
+       FROM sfn_fact f WHERE f.ts::date > date ''1999-12-31'' GROUP BY 1', 'GpuStarAgg');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' infinite timestamps made dates: the alternative''s rows',
+    'SELECT f.ts::date < date ''2000-01-01'', count(*) FROM sfn_inf f GROUP BY 1', 'GpuStarAgg');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' mod() of integers',
+    'SELECT mod(f.v, 3), count(*), sum(mod(f.i4, 7)), sum(mod(f.id::int8, -5)), sum(mod(f.v::int2, 4::int2))
+       FROM sfn_fact f GROUP BY 1', 'GpuStarAgg');
+  RETURN NEXT is(pg_temp.rows_digest('SELECT sum(f.f8::int) FROM sfn_fact f'),
+                 'error 22003: integer out of range',
+                 tag || ' a float''s NaN, infinity or 1e300 made an integer: PostgreSQL''s error');
+  RETURN NEXT is(pg_temp.rows_digest('SELECT sum(f.nb::int8) FROM sfn_fact f'),
+                 'error 22003: bigint out of range',
+                 tag || ' a numeric past the bigints made one: PostgreSQL''s error');
+  RETURN NEXT is(pg_temp.rows_digest('SELECT sum(mod(f.v, f.v - f.v)) FROM sfn_fact f'),
+                 'error 22012: division by zero',
+                 tag || ' mod() by zero: PostgreSQL''s error');
   RETURN NEXT is(pg_temp.rows_digest('SELECT sum(abs(f.i4)) FROM sfn_fact f'),
                  'error 22003: integer out of range',
                  tag || ' abs() of the smallest integer: PostgreSQL''s error');
@@ -183,6 +217,8 @@ BEGIN
     'SELECT extract(hour FROM f.tz), extract(dow FROM f.tz), count(*), sum(date_part(''doy'', f.tz)),
             sum(extract(minute FROM f.tz))
        FROM sfn_fact f GROUP BY 1, 2', 'GpuStarAgg', star);
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ': a timestamptz made a date (its local day)',
+    'SELECT f.tz::date, count(*) FROM sfn_fact f GROUP BY 1', 'GpuStarAgg', star);
   RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ': date_trunc of a date (a timestamptz)',
     'SELECT date_trunc(''month'', f.d), s.region, count(*) FROM sfn_fact f JOIN sfn_store s ON f.store = s.store
       WHERE f.d < date ''294276-01-01'' GROUP BY 1, 2', 'GpuStarAgg', star);
