@@ -217,12 +217,14 @@ extern int64 gpuhash_agg_int8_sum(const struct gh_aggresult *r, size_t group);
 /*
  * A group's float sum, float4 (as sum(float4) returns it) or float8;
  * "value out of range: overflow" where finite values made it infinite, as
- * float8pl and float4pl raise it.  A float sum column also keeps the
- * minimum and maximum of what it adds (GHA_FLOAT_SUM_OPS), which say
- * whether an input was infinite.
+ * float8pl and float4pl raise it; -0 where it added -0s alone, as float8pl
+ * makes it.  A float sum column also keeps the minimum and maximum of what
+ * it adds (GHA_FLOAT_SUM_OPS), which say whether an input was infinite or
+ * every one -0.  The sum an avg divides is 0 there (float8_accum's).
  */
 #define GHA_FLOAT_SUM_OPS (GH_AGG_SUM | GH_AGG_MIN | GH_AGG_MAX)
 extern double gpuhash_agg_float_sum(const struct gh_aggresult *r, size_t group, bool as_float4);
+extern double gpuhash_agg_float_avg_sum(const struct gh_aggresult *r, size_t group);
 /* the types of an aggregate's partial values (part 1: InvalidOid if none) */
 extern Oid	gpuhash_agg_partial_type(GhaOp op, Oid argtype, int part);
 /*

@@ -1122,7 +1122,8 @@ agg_value(GpuHashAggState *s, const gh_groups *g, size_t gi, uint32 id, int a, i
 		{
 			*isnull = g->cols[c].nonnull[gi] == 0;
 			return *isnull ? (Datum) 0 :
-				Float8GetDatum(gpuhash_agg_float_sum(&g->cols[c], gi, false));
+				Float8GetDatum(op == GHA_AVG ? gpuhash_agg_float_avg_sum(&g->cols[c], gi) :
+							   gpuhash_agg_float_sum(&g->cols[c], gi, false));
 		}
 		if (op == GHA_AVG && !s->numcols[a])
 		{
@@ -1151,7 +1152,7 @@ agg_value(GpuHashAggState *s, const gh_groups *g, size_t gi, uint32 id, int a, i
 				return (Datum) 0;
 			}
 			if (is_float)
-				return Float8GetDatum(gpuhash_agg_float_sum(&g->cols[c], gi, false) / (double) n);
+				return Float8GetDatum(gpuhash_agg_float_avg_sum(&g->cols[c], gi) / (double) n);
 			sum = gha_numeric_final(false, g, s->numcols[a], gi, isnull);
 			if (*isnull || numeric_is_nan(DatumGetNumeric(sum)) ||
 				numeric_is_inf(DatumGetNumeric(sum)))

@@ -220,7 +220,24 @@ gpuhash_agg_float_sum(const gh_aggresult *r, size_t group, bool as_float4)
 		ereport(ERROR,
 				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
 				 errmsg("value out of range: overflow")));
+
+	/*
+	 * The engine's sums start at 0; PostgreSQL's sum starts at the first
+	 * value (float8pl), so that of -0s alone it is -0.  A sum of 0 whose
+	 * largest value is -0 (which orders just below 0) added -0s alone: no
+	 * two negative values add up to 0.  (avg starts at 0, as the engine:
+	 * gpuhash_agg_float_avg_sum.)
+	 */
+	if (sum == 0 && r->fmax != NULL && r->fmax[group] == 0 && signbit(r->fmax[group]))
+		sum = -0.0;
 	return sum;
+}
+
+/* the sum avg divides: PostgreSQL's float8_accum starts at 0, so -0s make 0 */
+double
+gpuhash_agg_float_avg_sum(const gh_aggresult *r, size_t group)
+{
+	return gpuhash_agg_float_sum(r, group, false) + 0.0;
 }
 
 Datum
@@ -252,7 +269,7 @@ gpuhash_agg_final(GhaOp op, Oid argtype, const gh_groups *g, int col,
 			return Int64GetDatum(gpuhash_agg_int8_sum(r, group));
 		case GHA_AVG:
 			if (is_float)
-				return Float8GetDatum(gpuhash_agg_float_sum(r, group, false) /
+				return Float8GetDatum(gpuhash_agg_float_avg_sum(r, group) /
 									   (double) r->nonnull[group]);
 			return DirectFunctionCall2(numeric_div,
 									   gha_numeric_from_int128(r->sum_lo[group], gh_sum_hi(r, group), 0),

@@ -414,9 +414,11 @@ class Gen:
                 return c[0], 'fl'
             if op < 0.7:
                 return '(%s * 2)' % c[0], 'fl'
-            if op < 0.85:
+            if op < 0.8:
                 i, _ = self.expr('int', depth + 1, aliases)
                 return '(%s + (%s %% 1000))' % (c[0], i), 'fl'
+            if op < 0.9:
+                return '%s(%s)' % (self.ch(['round', 'floor', 'ceil', 'trunc']), c[0]), 'fl'
             return 'COALESCE(%s, -1.5)' % c[0], 'fl'
         if kind == 'date':
             c = self.col(['date'], aliases)

@@ -6,7 +6,7 @@
 -- Random tables: uniform, skewed, duplicated, NULL-heavy; sizes that cross
 -- the chunk size and, with a small memory limit, the engine's partitions.
 BEGIN;
-SELECT plan(213);
+SELECT plan(217);
 
 SET LOCAL max_parallel_workers_per_gather = 0;
 -- GpuHashJoin and GpuHashAgg themselves (GpuStarAgg has test/tap/star.sql)
@@ -104,6 +104,8 @@ SELECT * FROM pg_temp.same_rows('agg floats', 'SELECT w, min(v::float8), max(v::
 SELECT * FROM pg_temp.same_rows('agg over join', 'SELECT d.w, count(*), sum(f.v) FROM fact f JOIN dim d ON f.k = d.k GROUP BY d.w', 'GpuHashAgg');
 SELECT * FROM pg_temp.same_rows('agg empty', 'SELECT k, count(*) FROM none_t GROUP BY k', 'GpuHashAgg');
 -- aggregates of one value share its engine column (same argument, FILTER and type)
+-- sums of -0s alone are -0 (float8pl's), their averages 0 (float8_accum's)
+SELECT * FROM pg_temp.same_rows('agg float sums of -0s', 'SELECT k % 10, sum(CASE WHEN k % 10 < 5 THEN -0.0::float8 ELSE v END), avg(CASE WHEN k % 10 < 5 THEN -0.0::float8 ELSE v END), sum((-0.0::float8 * abs(v))::float4), avg(-0.0::float8 * abs(v)) FROM fact GROUP BY 1', 'GpuHashAgg');
 SELECT * FROM pg_temp.same_rows('agg shared columns', 'SELECT k % 50, sum(v), min(v), max(v), avg(v), sum(v) FILTER (WHERE k > 10), max(v) FILTER (WHERE k > 10), min(v + 1), sum(v::float8), avg(v::float8), min(v::float8), max(v::float8), count(v), min(k), max(k) FROM fact GROUP BY 1', 'GpuHashAgg');
 SELECT * FROM pg_temp.same_rows('agg shared columns over a join', 'SELECT d.w % 10, sum(f.v), min(f.v), max(f.v), sum(d.w), min(d.w), max(d.w) FILTER (WHERE f.v > 100) FROM fact f JOIN dim d ON f.k = d.k GROUP BY 1', 'GpuHashAgg');
 -- sum(int8) is a numeric built as numeric.c builds it: the same bytes, not
@@ -270,6 +272,7 @@ SELECT * FROM pg_temp.same_rows('parallel agg ints', 'SELECT k, count(*), count(
 SELECT pg_temp.agg_in_workers('parallel agg ints');
 SELECT * FROM pg_temp.same_rows('parallel agg floats', 'SELECT k % 10, sum(v::float8), avg(v::float4), min(v::float4), max(v::float8) FROM gh_pfact GROUP BY 1', 'GpuHashAgg');
 SELECT pg_temp.agg_in_workers('parallel agg floats');
+SELECT * FROM pg_temp.same_rows('parallel agg float sums of -0s', 'SELECT k % 10, sum(CASE WHEN k % 10 < 5 THEN -0.0::float8 ELSE v END), avg(CASE WHEN k % 10 < 5 THEN -0.0::float8 ELSE v END), sum((-0.0::float8 * abs(v))::float4), avg(-0.0::float8 * abs(v)) FROM gh_pfact GROUP BY 1', 'GpuHashAgg');
 SELECT * FROM pg_temp.same_rows('parallel agg numeric', 'SELECT k, sum(n), avg(n), count(n), min(n), max(n) FROM gh_pnums GROUP BY k', 'GpuHashAgg');
 SELECT pg_temp.agg_in_workers('parallel agg numeric');
 SELECT * FROM pg_temp.same_rows('parallel agg text keys', 'SELECT t, k % 3, count(*), sum(n), min(t), max(t) FROM gh_pnums GROUP BY 1, 2', 'GpuHashAgg');

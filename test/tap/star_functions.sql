@@ -156,7 +156,8 @@ BEGIN
   RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' round, floor, ceil and trunc of floats (-0, NaN, infinities; ties to even)',
     'SELECT f.v, count(*), max(round(f.f8)), min(floor(f.f8)), max(ceil(f.f8)), min(trunc(f.f8)),
             max(ceiling(f.f8)), sum(round(f.v * 0.5::float8)), sum(trunc(f.n::float8)),
-            count(*) FILTER (WHERE floor(f.f8) = -3), sum(round(f.f8)) FILTER (WHERE f.f8 < 2 AND f.f8 > -1e-300)
+            count(*) FILTER (WHERE floor(f.f8) = -3), sum(round(f.f8)) FILTER (WHERE f.f8 < 2), avg(trunc(f.f8)) FILTER (WHERE f.f8 < 2),
+            sum(-0.0::float8 * f.v), avg(-0.0::float8 * f.v)
        FROM sfn_fact f GROUP BY 1', 'GpuStarAgg');
   RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' round and trunc of numerics to scales, floor and ceil (ties away from zero), in the key',
     'SELECT round(f.n), trunc(f.n0, -6), count(*), sum(round(f.n, 1)), sum(trunc(f.n, 2)),
