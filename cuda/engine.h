@@ -782,6 +782,10 @@ typedef enum gh_opcode
 	GH_OP_DTCMP,				/* date a against timestamp b (date_cmp_timestamp) */
 	GH_OP_TCMP,					/* text a against b: EQ or NE; imm | GH_CMP_BPCHAR
 								 * ignores trailing spaces (bpchar) */
+	GH_OP_LIKE,					/* dst = text a LIKE pattern b (like_match.c's
+								 * MatchText, no escapes: % and _ wild, the rest
+								 * bytes); imm 1: _ is one UTF-8 character, 0: one
+								 * byte (a single-byte encoding) */
 	/* doubles: PostgreSQL's overflow, underflow and division checks */
 	GH_OP_FADD,
 	GH_OP_FSUB,

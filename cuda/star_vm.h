@@ -880,6 +880,55 @@ gh_text_eq(const uint8_t *a, uint32_t alen, const uint8_t *b, uint32_t blen, boo
 /* ---- the interpreter ---- */
 
 /* the dimension row of key, or -1 */
+/*
+ * Text t LIKE pattern p, as like_match.c's MatchText answers it for a
+ * pattern without escapes: % matches any run of characters, _ one
+ * character (utf8: a UTF-8 one, else a byte), any other byte itself.
+ * Iterative: on a mismatch the last % takes one more character of the text
+ * and the rest is tried again from there; as in MatchText, the text is only
+ * ever resumed at a character's start.
+ */
+GH_HOSTDEV static inline bool
+gh_like(const uint8_t *t, uint32_t tlen, const uint8_t *p, uint32_t plen, bool utf8)
+{
+	uint32_t	ti = 0,
+				pi = 0,
+				star_p = UINT32_MAX,
+				star_t = 0;
+
+	for (;;)
+	{
+		if (pi < plen && p[pi] == '%')
+		{
+			star_p = ++pi;
+			star_t = ti;
+			continue;
+		}
+		if (ti < tlen && pi < plen && (p[pi] == '_' || p[pi] == t[ti]))
+		{
+			bool		any = p[pi] == '_';
+
+			pi++;
+			ti++;
+			if (any && utf8)
+				while (ti < tlen && (t[ti] & 0xC0) == 0x80)
+					ti++;
+			continue;
+		}
+		if (ti == tlen && pi == plen)
+			return true;
+		if (star_p == UINT32_MAX || star_t >= tlen)
+			return false;
+		/* the last % takes one more character */
+		star_t++;
+		if (utf8)
+			while (star_t < tlen && (t[star_t] & 0xC0) == 0x80)
+				star_t++;
+		ti = star_t;
+		pi = star_p;
+	}
+}
+
 GH_HOSTDEV static inline int64_t
 gh_vm_probe(const gh_vmdim *d, uint64_t key)
 {
@@ -1146,6 +1195,13 @@ gh_vm_run(const gh_prog *prog, const gh_vmdim *dims, const gh_vmcols *c, gh_vmou
 					d->null = 0;
 					break;
 				}
+			case GH_OP_LIKE:
+				d->null = a->null || b->null;
+				d->lo = d->null ? 0 :
+					gh_like((const uint8_t *) (uintptr_t) a->lo, (uint32_t) a->hi,
+							(const uint8_t *) (uintptr_t) b->lo, (uint32_t) b->hi, in.imm != 0);
+				d->hi = 0;
+				break;
 			case GH_OP_FADD:
 			case GH_OP_FSUB:
 			case GH_OP_FMUL:

@@ -27,12 +27,12 @@
  * comparisons of dates, times, timestamps, bools and oids, date against
  * timestamp; + - * / and comparisons of float4 and float8; + - * and
  * comparisons of numeric; = and <> of text, varchar and bpchar under a
- * deterministic collation; AND, OR, NOT, IS [NOT] NULL, IN (a list), CASE,
- * COALESCE; the casts between integer types and from integers to numeric
- * and float8, floats and numerics to integers, timestamps to dates; round,
- * floor, ceil and trunc of floats and numerics, mod() of integers; EXTRACT,
- * date_part and date_trunc (c_datefunc).  Anything else is not offered on
- * the device.
+ * deterministic collation, and LIKE of a constant pattern (c_like); AND,
+ * OR, NOT, IS [NOT] NULL, IN (a list), CASE, COALESCE; the casts between
+ * integer types and from integers to numeric and float8, floats and
+ * numerics to integers, timestamps to dates; round, floor, ceil and trunc
+ * of floats and numerics, mod() of integers; EXTRACT, date_part and
+ * date_trunc (c_datefunc).  Anything else is not offered on the device.
  *
  * NUMERIC
  *
@@ -635,6 +635,48 @@ builtin_operator(Oid opno)
 	return opno < FirstGenbkiObjectId;
 }
 
+/*
+ * text LIKE or NOT LIKE a constant pattern (textlike, bpcharlike: a bpchar's
+ * padding is part of its value) under a deterministic collation: bytes,
+ * with _ one character of a UTF-8 or single-byte database.  A pattern with
+ * escapes stays on the CPU.
+ */
+static Sv
+c_like(Cx *cx, OpExpr *op, bool negated)
+{
+	Node	   *pattern = lsecond(op->args);
+	Sv			a,
+				b,
+				r = {0};
+	bool		utf8 = GetDatabaseEncoding() == PG_UTF8;
+	text	   *t;
+
+	if (!utf8 && pg_database_encoding_max_length() != 1)
+		return fail(cx, "LIKE in a multibyte encoding other than UTF-8");
+	if (!OidIsValid(op->inputcollid) || !get_collation_isdeterministic(op->inputcollid))
+		return fail(cx, "LIKE under a nondeterministic collation");
+	if (!IsA(pattern, Const) || ((Const *) pattern)->constisnull)
+		return fail(cx, "LIKE of a pattern that is not a constant");
+	t = DatumGetTextPP(((Const *) pattern)->constvalue);
+	if (memchr(VARDATA_ANY(t), '\\', VARSIZE_ANY_EXHDR(t)) != NULL)
+		return fail(cx, "LIKE of a pattern with escapes");
+	a = c_expr(cx, linitial(op->args));
+	b = c_expr(cx, pattern);
+	if (FAILED(cx))
+		return a;
+	if (a.kind != SV_TEXT || b.kind != SV_TEXT)
+		return fail(cx, "LIKE of a value that is not text");
+	free_reg(cx, a.reg);
+	free_reg(cx, b.reg);
+	r.kind = SV_INT;
+	r.type = BOOLOID;
+	r.reg = alloc_reg(cx);
+	emit(cx, GH_OP_LIKE, r.reg, a.reg, b.reg, utf8 ? 1 : 0);
+	if (negated)
+		emit(cx, GH_OP_NOT, r.reg, r.reg, 0, 0);
+	return r;
+}
+
 static Sv
 c_opexpr(Cx *cx, OpExpr *op)
 {
@@ -646,6 +688,17 @@ c_opexpr(Cx *cx, OpExpr *op)
 
 	if (!builtin_operator(op->opno) || (name = get_opname(op->opno)) == NULL)
 		return fail(cx, "an operator the device does not have");
+	switch (get_opcode(op->opno))
+	{
+		case F_TEXTLIKE:
+		case F_BPCHARLIKE:
+			return c_like(cx, op, false);
+		case F_TEXTNLIKE:
+		case F_BPCHARNLIKE:
+			return c_like(cx, op, true);
+		default:
+			break;
+	}
 	if (list_length(op->args) == 1)
 	{
 		if (strcmp(name, "-") != 0)

@@ -940,6 +940,41 @@ prog_round_numerics(gh_prog *p, rng *r)
 }
 
 /*
+ * LIKE: patterns of every shape (%, _, runs of both, literals before,
+ * between and after) against text and bpchar (its padding part of the
+ * value), _ as one UTF-8 character and as one byte, a NULL pattern.
+ */
+static void
+prog_like(gh_prog *p, rng *r)
+{
+	static const char *const patterns[] = {
+		"%", "", "_", "ab", "a%", "%b", "%b%", "a_c", "%_", "_%_", "%a%b%", "a%%c",
+		"%\xc3\xa9%", "_b%", "%\xc3\xa9", "\xc3\xa9_", "%__", "ab%  ", "%c_"
+	};
+	int			reg = 20;
+
+	(void) r;
+	begin_keyed_by_id(p);
+	emit(p, GH_OP_LDCOL_TEXT, 1, 0, 0, C_T);
+	emit(p, GH_OP_LDCOL_TEXT, 2, 0, 0, C_BP);
+	emit(p, GH_OP_LDCONST, 19, 0, 1, konst(p, 0, 0, true, 0));
+	for (size_t k = 0; k < sizeof(patterns) / sizeof(patterns[0]); k++)
+	{
+		ld_text(p, reg, patterns[k]);
+		cmp(p, GH_OP_LIKE, 3, 1, reg, k % 3 != 2);
+		out_int(p, 3);
+		if (k % 4 == 1)
+		{
+			cmp(p, GH_OP_LIKE, 3, 2, reg, 1);
+			out_int(p, 3);
+		}
+	}
+	cmp(p, GH_OP_LIKE, 3, 1, 19, 1);
+	out_int(p, 3);
+	emit(p, GH_OP_END, 0, 0, 0, 0);
+}
+
+/*
  * Text in 7-byte chunks (a wide grouping column): of 8 to 150 bytes a text
  * escapes only at a last chunk it goes on past; bpchar's spaces dropped
  * first; a chunk past the end is empty.
@@ -1721,6 +1756,23 @@ fix_text(srow *row, rng *r)
 	}
 }
 
+/* text of UTF-8 characters of two bytes (é) often, for LIKE's _ */
+static void
+fix_like(srow *row, rng *r)
+{
+	static const char *const words[] = {"\xc3\xa9", "a\xc3\xa9", "\xc3\xa9" "b c", "ab\xc3\xa9" "c",
+	"a\xc3\xa9\xc3\xa9" "b", "abc", "a c", ""};
+	scell	   *t = &row->cells[A_T];
+	const char *w = words[rng_below(r, 8)];
+
+	fix_text(row, r);
+	if (rng_below(r, 2) == 0)
+	{
+		t->tlen = (uint16_t) strlen(w);
+		memcpy(t->text, w, t->tlen);
+	}
+}
+
 /* timestamps at the midnight of the row's date often */
 static void
 fix_dates(srow *row, rng *r)
@@ -1829,6 +1881,7 @@ static const scenario scenarios[] = {
 	{"round floats", prog_round_floats, PF(10, 30, 0, 0, 0, 5, 1, 4, 5, 10), 1500, fix_dates, NULL},
 	{"round numerics", prog_round_numerics, PF(10, 10, 0, 2, 8, 5, 1, 4, 5, 10), 1500, NULL, NULL},
 	{"text", prog_text, PF(10, 0, 10, 5, 0, 5, 1, 6, 5, 10), 1000, fix_text, NULL},
+	{"like", prog_like, PF(10, 0, 10, 5, 0, 5, 1, 6, 5, 10), 1500, fix_like, NULL},
 	{"text chunks", prog_text_chunks, PF(10, 0, 40, 5, 0, 5, 1, 6, 5, 10), 1000, fix_text, NULL},
 	{"dates", prog_dates, PF(10, 30, 0, 0, 0, 5, 1, 20, 5, 10), 800, fix_dates, NULL},
 	{"keys", prog_keys, PF(15, 0, 2, 0, 0, 5, 10, 100, 5, 5), 3000, NULL, NULL},

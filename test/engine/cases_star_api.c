@@ -339,6 +339,10 @@ spoil_prog(gh_prog *p, int k, int *ncols, int *ndims, bool *direct)
 		case 74:
 			set_instr(p, PC_LDF8, GH_OP_N2I, 7, 4, 0, 24);
 			return "N2I to 24 bits";
+		case 75:
+			p->code[PC_TCMP].op = GH_OP_LIKE;
+			p->code[PC_TCMP].imm = 2;
+			return "LIKE of imm 2";
 		default:
 			return NULL;
 	}
@@ -390,6 +394,7 @@ every_opcode(gh_prog *p)
 	cmp(p, GH_OP_NCMP, 19, 12, 12, GH_CMP_GE);
 	cmp(p, GH_OP_DTCMP, 19, 8, 8, GH_CMP_NE);
 	cmp(p, GH_OP_TCMP, 19, 13, 13, GH_CMP_NE | GH_CMP_BPCHAR);
+	cmp(p, GH_OP_LIKE, 19, 13, 13, 1);
 	for (int op = GH_OP_FADD; op <= GH_OP_FDIV; op++)
 		emit(p, op, 20, 11, 11, 0);
 	emit(p, GH_OP_FNEG, 20, 11, 0, 0);

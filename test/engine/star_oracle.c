@@ -596,6 +596,78 @@ float_op(int op, double a, double b, double *r)
 	return 0;
 }
 
+/* like_match.c's MatchText, recursive as PostgreSQL writes it (no escapes) */
+#define LIKE_TRUE 1
+#define LIKE_FALSE 0
+#define LIKE_ABORT (-1)
+
+static void
+like_next_char(const uint8_t **t, size_t *tlen, bool utf8)
+{
+	do
+	{
+		(*t)++;
+		(*tlen)--;
+	} while (utf8 && *tlen > 0 && (**t & 0xC0) == 0x80);
+}
+
+static int
+like_match(const uint8_t *t, size_t tlen, const uint8_t *p, size_t plen, bool utf8)
+{
+	if (plen == 1 && *p == '%')
+		return LIKE_TRUE;
+	while (tlen > 0 && plen > 0)
+	{
+		if (*p == '%')
+		{
+			p++, plen--;
+			while (plen > 0)
+			{
+				if (*p == '%')
+					p++, plen--;
+				else if (*p == '_')
+				{
+					if (tlen <= 0)
+						return LIKE_ABORT;
+					like_next_char(&t, &tlen, utf8);
+					p++, plen--;
+				}
+				else
+					break;
+			}
+			if (plen <= 0)
+				return LIKE_TRUE;
+			while (tlen > 0)
+			{
+				if (*t == *p)
+				{
+					int			matched = like_match(t, tlen, p, plen, utf8);
+
+					if (matched != LIKE_FALSE)
+						return matched;
+				}
+				like_next_char(&t, &tlen, utf8);
+			}
+			return LIKE_ABORT;
+		}
+		else if (*p == '_')
+		{
+			like_next_char(&t, &tlen, utf8);
+			p++, plen--;
+			continue;
+		}
+		else if (*p != *t)
+			return LIKE_FALSE;
+		t++, tlen--;
+		p++, plen--;
+	}
+	if (tlen > 0)
+		return LIKE_FALSE;
+	while (plen > 0 && *p == '%')
+		p++, plen--;
+	return plen <= 0 ? LIKE_TRUE : LIKE_ABORT;
+}
+
 /* float.c's dround, dfloor, dceil, dtrunc as PostgreSQL spells them */
 static double
 float_round(double x, int how)
@@ -1102,6 +1174,13 @@ oracle_row(const gh_prog *p, const stable *t, const srow *row, const sdim *dims,
 					set_num(d, x);
 					break;
 				}
+			case GH_OP_LIKE:
+				*d = (oreg) {a.null || b.null, 0, 0, 0};
+				if (!d->null)
+					d->lo = like_match((const uint8_t *) (intptr_t) a.lo, (size_t) a.hi,
+									   (const uint8_t *) (intptr_t) b.lo, (size_t) b.hi,
+									   in->imm != 0) == LIKE_TRUE;
+				break;
 			case GH_OP_FROUND:
 				*d = (oreg) {a.null, 0, 0, 0};
 				set_f8(d, float_round(reg_f8(&a), in->imm));

@@ -542,8 +542,8 @@ class Gen:
                 return 'true'
             e = c[0]
             op = r.random()
-            if self.star and e.startswith('f.') and (0.45 <= op < 0.65 or op >= 0.9):
-                op = self.ch([0.1, 0.7, 0.85])
+            if self.star and e.startswith('f.') and op >= 0.9:
+                op = self.ch([0.1, 0.5, 0.7, 0.85])
             if op < 0.45:
                 return '%s %s %s' % (e, self.ch(['=', '=', '<>', '<', '>=']), self.text_lit_for(e))
             if op < 0.65:

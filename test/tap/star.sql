@@ -124,7 +124,7 @@ SELECT count(*) > 0 AS hinted FROM sf_fresh;
 RESET gpuhash.enabled;
 
 BEGIN;
-SELECT plan(760);
+SELECT plan(777);
 SET LOCAL gpuhash.enable_star = on;
 
 \ir lib/digests.sql
@@ -244,6 +244,14 @@ BEGIN
     'SELECT s.region, count(*), sum(f.qty) FROM sf_fact f, sf_item i, sf_store s
       WHERE f.item = i.item AND f.store = s.store AND f.qty = i.size + s.zone
       GROUP BY 1', 'GpuStarAgg');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' LIKE and NOT LIKE on the device (bpchar''s padding, a UTF-8 character''s _)',
+    'SELECT s.region, f.mode LIKE ''ÄIR _%'', count(*), sum(f.qty) FROM sf_fact f JOIN sf_store s ON f.store = s.store
+      WHERE (f.tag LIKE ''tag 1%'' AND f.mode NOT LIKE ''%A%'') OR f.mode LIKE ''_IR%'' OR f.note LIKE ''%n_n''
+         OR f.mode LIKE ''FOB''
+      GROUP BY 1, 2', 'GpuStarAgg');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' LIKE of a pattern with escapes, on the CPU',
+    'SELECT s.region, count(*) FROM sf_fact f JOIN sf_store s ON f.store = s.store
+      WHERE f.tag LIKE ''tag\_1%'' GROUP BY 1', 'GpuStarAgg');
   -- a class of no member over the fact table alone: its equality is no key's
   RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' a dimension''s column equal to a sum over the fact table and another',
     'SELECT s.region, count(*), sum(f.qty) FROM sf_fact f, sf_item i, sf_store s
@@ -306,6 +314,10 @@ SELECT matches(pg_temp.plan_text('SELECT d.yr, count(*) FROM sf_fact f
 SELECT matches(pg_temp.plan_text('SELECT count(*) FROM sf_fact f WHERE f.qty IN (SELECT k FROM sf_multi)', false),
   'Dimensions: sf_multi \(semi join\) on',
   'EXPLAIN shows a semi join''s dimension');
+SELECT matches(pg_temp.plan_text('SELECT count(*) FROM sf_fact f JOIN sf_store s ON f.store = s.store
+    WHERE f.mode LIKE ''_IR%'' AND f.tag NOT LIKE ''%1''', false),
+  'Device Filter: .*~~.*!~~',
+  'EXPLAIN: LIKE and NOT LIKE run on the device');
 SELECT matches(pg_temp.plan_text('SELECT count(*) FROM sf_fact f, sf_item i, sf_store s
     WHERE f.item = i.item AND f.store = s.store AND f.qty > i.size', false),
   'Device Join Filter: \(f.qty > i.size\)',
