@@ -506,11 +506,24 @@ outer_agg(TwoLevel *rw, Aggref *a)
 				Expr	   *ocount = make_agg(sum_fn(INT8OID), (Expr *) cv, InvalidOid,
 											  NULL, false);
 
-				/* NULL where no value was counted: the division is strict */
+				/*
+				 * NULL where no value was counted: the division is strict.
+				 * A float's sum + 0: avg's sum starts at 0 (float8_accum),
+				 * sum's at its first value, so that -0s alone sum to -0
+				 * but average 0.
+				 */
 				if (is_float)
+				{
+					Expr	   *zero = (Expr *) makeConst(FLOAT8OID, -1, InvalidOid, sizeof(float8),
+														  Float8GetDatum(0.0), false,
+														  FLOAT8PASSBYVAL);
+
+					osum = (Expr *) makeFuncExpr(F_FLOAT8PL, FLOAT8OID, list_make2(osum, zero),
+												 InvalidOid, InvalidOid, COERCE_EXPLICIT_CALL);
 					return (Expr *) makeFuncExpr(F_FLOAT8DIV, FLOAT8OID,
 												 list_make2(osum, cast_to(ocount, FLOAT8OID)),
 												 InvalidOid, InvalidOid, COERCE_EXPLICIT_CALL);
+				}
 				return (Expr *) makeFuncExpr(F_NUMERIC_DIV, NUMERICOID,
 											 list_make2(cast_to(osum, NUMERICOID), ocount),
 											 InvalidOid, InvalidOid, COERCE_EXPLICIT_CALL);

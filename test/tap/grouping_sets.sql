@@ -9,7 +9,7 @@
 -- count(DISTINCT x); window functions over the sets; WITH queries; serial and
 -- parallel plans.
 BEGIN;
-SELECT plan(86);
+SELECT plan(90);
 SELECT setseed(0.47);
 CREATE TABLE gs_fact AS
   SELECT g AS id,
@@ -40,6 +40,11 @@ BEGIN
     'SELECT a, b, count(*), count(n), sum(v), sum(b), sum(c), sum(n), sum(f), avg(v), avg(b),
             avg(c), avg(n), avg(f), min(v), max(n), min(s), max(s COLLATE "C"), GROUPING(b)
        FROM gs_fact GROUP BY CUBE (a, b)', 'Gpu');
+  -- -0s alone: their sum -0 (float8pl's), their average 0 (float8_accum's)
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' ROLLUP of float sums and averages of -0s',
+    'SELECT a, b, sum(CASE WHEN a < 20 THEN -0.0::float8 ELSE f END), avg(CASE WHEN a < 20 THEN -0.0::float8 ELSE f END),
+            avg(-0.0::float8 * v), sum(-0.0::float8 * v)
+       FROM gs_fact GROUP BY ROLLUP (a, b)', 'Gpu');
   RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' GROUPING SETS with ()',
     'SELECT a, s, c, count(*), sum(n) FROM gs_fact GROUP BY GROUPING SETS ((a), (s, c), ())', 'Gpu');
   RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' a column beside a ROLLUP',
