@@ -81,9 +81,9 @@ SELECT p_size, count(*), sum(f_qty), sum(f_small)
 -- a qual the device cannot evaluate stays on the Seq Scan
 EXPLAIN (COSTS OFF)
 SELECT d_month, count(*) FROM st_fact JOIN st_date ON f_date = d_key
- WHERE f_note LIKE '%xxxxx%' AND f_qty > 10 GROUP BY d_month;
+ WHERE f_note ~ 'x{5}' AND f_qty > 10 GROUP BY d_month;
 SELECT d_month, count(*) FROM st_fact JOIN st_date ON f_date = d_key
- WHERE f_note LIKE '%xxxxx%' AND f_qty > 10 GROUP BY d_month ORDER BY 1;
+ WHERE f_note ~ 'x{5}' AND f_qty > 10 GROUP BY d_month ORDER BY 1;
 
 -- HAVING, FILTER, an expression of the fact as a group key
 SELECT f_small % 3 AS m, count(*) FILTER (WHERE d_year > 1995), sum(f_qty) FILTER (WHERE f_qty > 25)
@@ -235,7 +235,7 @@ SELECT star_same($$SELECT p_size, count(*), sum(f_qty), sum(f_small) FROM st_fac
   WHERE (f_small IN (1, 3, 5) OR f_qty IS NULL) AND coalesce(f_ratio, 0) < 90
     AND f_when >= date '1995-01-01' AND f_price > 100.50 AND NOT f_flag = 'A' GROUP BY p_size$$) AS quals,
        star_same($$SELECT d_month, count(*) FROM st_fact JOIN st_date ON f_date = d_key
-  WHERE f_note LIKE '%xxxxx%' AND f_qty > 10 GROUP BY d_month$$) AS cpu_qual,
+  WHERE f_note ~ 'x{5}' AND f_qty > 10 GROUP BY d_month$$) AS cpu_qual,
        star_same($$SELECT f_small % 3 AS m, count(*) FILTER (WHERE d_year > 1995),
   sum(f_qty) FILTER (WHERE f_qty > 25) FROM st_fact JOIN st_date ON f_date = d_key
   GROUP BY 1 HAVING count(*) > 100$$) AS having_filter,
