@@ -19,7 +19,8 @@
 # PostgreSQL's plans; 0: not timed), WORKERS ("2 8"),
 # GPUHASH_DEVICE (gpu), GPUHASH_FORCE (on; off times the plans the cost model
 # chooses with gpuhash enabled), BENCH_QUERIES (all|join|groupby|distinct: the
-# count(DISTINCT) queries, not in all), LOADERS (8),
+# count(DISTINCT) queries, not in all|functions: rounding and casts to
+# integers on the device, not in all), LOADERS (8),
 # GPUHASH_DEVICES (unset; else gpuhash.devices settings to time gpuhash on
 # each, such as "0 all": one GPU, then every GPU), GPUHASH_VARIANTS (unset;
 # else settings to time gpuhash under, one variant after another separated
@@ -55,10 +56,14 @@ Q[groupby_100k]="SELECT k % 100000, count(*), sum(v) FROM fact GROUP BY 1"
 Q[groupby_10m]="SELECT k, count(*), sum(v) FROM fact GROUP BY k"
 Q[distinct_1k]="SELECT k % 1000, count(DISTINCT v % 100000), count(*), sum(v) FROM fact GROUP BY 1"
 Q[distinct_all]="SELECT count(DISTINCT k), count(*) FROM fact"
+Q[fn_floor]="SELECT floor(v::float8 / 1000)::int4, count(*), sum(k) FROM fact GROUP BY 1"
+Q[fn_round]="SELECT k % 100, sum(round(v * 0.37, 1)), avg(trunc(v * 0.01)), max(ceil(v::float8 / 7)) FROM fact GROUP BY 1"
+Q[fn_cast]="SELECT (v * 0.0125)::int, count(*) FROM fact WHERE round(v::float8 / 3) > 1000 GROUP BY 1"
 case ${BENCH_QUERIES:-all} in
 	join) names="scan join join_groupby join_rows" ;;
 	groupby) names="scan groupby_100k groupby_10m" ;;
 	distinct) names="scan distinct_1k distinct_all" ;;
+	functions) names="scan fn_floor fn_round fn_cast" ;;
 	*) names="scan join join_groupby join_rows groupby_100k groupby_10m" ;;
 esac
 
