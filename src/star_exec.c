@@ -161,6 +161,7 @@ reset_execution(GpuStarAggState *s)
 	s->whole_pass = false;
 	s->use_alt = false;
 	s->alt_why = NULL;
+	s->empty_dim = -1;
 	s->empty_row = false;
 	s->ngroups_out = 0;
 	s->cur = 0;
@@ -469,6 +470,10 @@ make_star(GpuStarAggState *s)
 			return;
 		}
 	semi_keys_distinct(s);
+	s->empty_dim = -1;
+	for (int d = 0; d < s->ndims && s->empty_dim < 0; d++)
+		if (!s->dims[d].left && !s->dims[d].anti && s->dims[d].arrays.n == 0)
+			s->empty_dim = d;
 	for (int d = 0; d < s->ndims; d++)
 		if (s->dims[d].null_row_set && s->dims[d].dict != NULL)
 		{
@@ -660,11 +665,27 @@ take_groups(GpuStarAggState *s)
 	MemoryContextSwitchTo(old);
 }
 
+/*
+ * The fact table into the star, unless an inner dimension (or a semi
+ * join's) has no row: then no fact row can join, and none is read, as
+ * PostgreSQL's hash join reads no outer row over an empty inner side
+ * (the fact table's quals are not evaluated either: they cannot fail).
+ */
 static void
 scan(GpuStarAggState *s)
 {
 	instr_time	start;
-	MemoryContext old = MemoryContextSwitchTo(s->cxt);
+	MemoryContext old;
+
+	if (s->shared != NULL && s->empty_dim < 0)
+		s->empty_dim = s->shared->empty_dim;
+	if (s->empty_dim >= 0)
+	{
+		elog(DEBUG1, "gpuhash star: %s has no row, the fact table is not read",
+			 s->dims[s->empty_dim].name);
+		return;
+	}
+	old = MemoryContextSwitchTo(s->cxt);
 
 	INSTR_TIME_SET_CURRENT(start);
 	star_scan_fact(s);
@@ -1066,6 +1087,7 @@ share_star(GpuStarAggState *s, StarShared *sh)
 	s->made_star = true;
 	/* no star: the process that returns the groups runs the alternative */
 	sh->use_alt = s->use_alt;
+	sh->empty_dim = s->empty_dim;
 	/* a worker that made it returns the groups (its star lives as long as it does) */
 	sh->maker_finishes = !sh->leader_finishes && IsParallelWorker();
 	sh->alone = s->use_alt;
@@ -1111,6 +1133,7 @@ init_shared(GpuStarAggState *s, StarShared *sh)
 	sh->use_alt = false;
 	sh->escaped = false;
 	sh->dim_escaped = false;
+	sh->empty_dim = -1;
 	sh->failure = GH_OK;
 	sh->failure_msg[0] = '\0';
 	sh->leader_finishes = parallel_leader_participation;
@@ -1379,6 +1402,9 @@ ExplainGpuStarAgg(CustomScanState *node, List *ancestors, ExplainState *es)
 	if (es->analyze && s->done && s->compiled)
 	{
 		ExplainPropertyText("Group Key Form", s->compiled->mixed_key ? "hashed" : "packed", es);
+		if (s->empty_dim >= 0)
+			ExplainPropertyText("Fact Table Read",
+								psprintf("no (%s has no row)", s->dims[s->empty_dim].name), es);
 		ExplainPropertyInteger("Rows Kept", NULL, s->rows_kept, es);
 		if (s->returns_groups)
 			ExplainPropertyInteger("Groups", NULL, s->ngroups_out, es);

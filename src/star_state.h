@@ -106,6 +106,8 @@ typedef struct StarShared
 	bool		escaped;
 	/* a process's share of a dimension held a numeric the device cannot hold */
 	bool		dim_escaped;
+	/* the star's maker found this inner dimension empty: no process reads the fact table */
+	int			empty_dim;
 	int			failure;		/* gh_status: why, if the device failed (failed, alone) */
 	char		failure_msg[256];
 	/* what a worker needs to read the groups back (decode) */
@@ -164,6 +166,8 @@ typedef struct GpuStarAggState
 	PlanState  *alt_ps;			/* PostgreSQL's plan of the scan tuple, or NULL */
 	bool		use_alt;		/* a checked dimension holds a key twice: it runs */
 	const char *alt_why;	/* why it ran (EXPLAIN ANALYZE) */
+	int			empty_dim;		/* an inner dimension with no row: the fact table is
+								 * not read (no row of it can join), or -1 */
 
 	/* the groups */
 	gh_groups  *groups_res;

@@ -124,7 +124,7 @@ SELECT count(*) > 0 AS hinted FROM sf_fresh;
 RESET gpuhash.enabled;
 
 BEGIN;
-SELECT plan(777);
+SELECT plan(801);
 SET LOCAL gpuhash.enable_star = on;
 
 \ir lib/digests.sql
@@ -416,6 +416,32 @@ SET LOCAL gpuhash.force = on;
 SELECT * FROM pg_temp.in_each_mode('filtered_dims');
 RESET gpuhash.force;
 ALTER TABLE sf_day RESET (parallel_workers);
+-- an inner dimension with no row: no fact row can join, and the fact table is
+-- not read, as PostgreSQL's hash join reads no outer row over an empty inner
+-- side; so a fact qual that would fail on a row (id 60000, not the first of
+-- any page) fails neither.  A LEFT JOIN's empty dimension reads it all
+CREATE FUNCTION pg_temp.empty_dims(tag text) RETURNS SETOF text
+LANGUAGE plpgsql AS $$
+DECLARE
+  qfail text := 'SELECT d.yr, count(*), sum(f.qty) FROM sf_fact f JOIN sf_day d ON f.day = d.day
+                  WHERE d.yr < 0 AND f.qty / (f.id - 60000) >= 0 GROUP BY d.yr';
+  qsemi text := 'SELECT count(*), sum(f.amount), max(s.zone) FROM sf_fact f JOIN sf_store s ON f.store = s.store
+                  WHERE f.qty IN (SELECT k FROM sf_empty)';
+  qleft text := 'SELECT e.v, count(*), sum(f.qty) FROM sf_fact f LEFT JOIN sf_empty e ON f.qty = e.k
+                  GROUP BY e.v';
+BEGIN
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ', a dimension empty after its filter, a fact qual failing on one row',
+                                               qfail, 'GpuStarAgg');
+  RETURN NEXT pg_temp.analyzed_shows(qfail, 'Fact Table Read: no \(sf_day has no row\)',
+                                      tag || ': EXPLAIN ANALYZE says the fact table was not read, and why');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ', an empty semi join, a plain aggregate', qsemi, 'GpuStarAgg');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ', an empty LEFT JOIN dimension', qleft, 'GpuStarAgg');
+  RETURN NEXT pg_temp.analyzed_shows(qleft, 'Rows Kept: 120000',
+                                      tag || ': an empty LEFT JOIN dimension reads the fact table');
+END $$;
+SET LOCAL gpuhash.force = on;
+SELECT * FROM pg_temp.in_each_mode('empty_dims');
+RESET gpuhash.force;
 -- a dimension with a partial plan: every process reads its share, one merges them
 SELECT * FROM pg_temp.same_rows('parallel, a dimension read by every process',
   'SELECT b.grp, s.region, count(*), sum(f.qty), sum(b.price), max(b.w), sum(f.amount * b.price)
