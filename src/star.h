@@ -114,6 +114,9 @@ typedef struct StarField
 	int			outcol;			/* mixed key: the output column holding it, else -1 */
 	int			nchunks;		/* a wide text: its 7-byte chunks, in outcol .. outcol +
 								 * nchunks - 1 (star_key_bits); 0: not one */
+	int			zerocol;		/* a float: the output column of its exact values (-0
+								 * apart from 0), whose minimum and maximum must
+								 * agree in every group; -1: none */
 } StarField;
 
 /* An aggregate's output columns (StarCompiled). */
@@ -130,6 +133,7 @@ typedef struct StarCompiled
 	gh_prog    *prog;
 	gh_pagespec spec;
 	bool		mixed_key;		/* the key is a hash of the fields (KEYMIX) */
+	bool		zero_cols;		/* some field has a zerocol */
 	int			nfields;
 	StarField  *fields;			/* per grouping column */
 	StarAggCols *aggs;			/* per aggregate */

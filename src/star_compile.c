@@ -1680,6 +1680,7 @@ key_field(StarCompileInput *in, int g, StarField *f)
 	memset(f, 0, sizeof(StarField));
 	f->dim = intVal(linitial(grp));
 	f->outcol = -1;
+	f->zerocol = -1;
 	f->nullbit = -1;
 	if (f->dim >= 0)
 	{
@@ -1904,6 +1905,32 @@ star_compile(StarCompileInput *in, const char **why)
 				 * key, which a key of bits cannot tell); -0 is folded all the
 				 * same
 				 */
+				emit(&cx, GH_OP_F2ORD, v.reg, v.reg, 0, 1);
+			}
+			else if (v.kind == SV_FLOAT)
+			{
+				/*
+				 * Other doubles: -0 equals 0 and hashes as 0, so they group
+				 * together and the key holds 0 for both; the group shows its
+				 * first row's, which no key of bits can tell.  So the exact
+				 * values go to an output column as well: where its minimum
+				 * and maximum differ, a group held both, and the node runs
+				 * its alternative (star_exec.c, take_groups); otherwise that
+				 * is the value shown.  NaNs are one value (float8eq).
+				 */
+				int			w = alloc_reg(&cx);
+
+				if (nouts >= GH_PROG_MAX_OUTS)
+				{
+					fail(&cx, "too many output columns");
+					break;
+				}
+				emit(&cx, GH_OP_F2ORD, w, v.reg, 0, 0);
+				f->zerocol = nouts;
+				sc->zero_cols = true;
+				set_out(p, nouts, GH_INT64, GH_AGG_MIN | GH_AGG_MAX);
+				emit(&cx, GH_OP_OUT_INT, nouts++, w, 0, 0);
+				free_reg(&cx, w);
 				emit(&cx, GH_OP_F2ORD, v.reg, v.reg, 0, 1);
 			}
 			else if (v.kind != SV_INT &&

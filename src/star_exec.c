@@ -538,6 +538,27 @@ check_mixed_key(GpuStarAggState *s, gh_groups *g)
 	return true;
 }
 
+/*
+ * A float grouping column: did every group hold one exact value, not both
+ * -0 and 0 (star_compile.c)?
+ */
+static bool
+check_zero_cols(GpuStarAggState *s, gh_groups *g)
+{
+	for (int f = 0; f < s->compiled->nfields; f++)
+	{
+		const gh_aggresult *r;
+
+		if (s->compiled->fields[f].zerocol < 0)
+			continue;
+		r = &g->cols[s->compiled->fields[f].zerocol];
+		for (size_t i = 0; i < g->ngroups; i++)
+			if (r->nonnull[i] != 0 && r->imin[i] != r->imax[i])
+				return false;
+	}
+	return true;
+}
+
 static void scan(GpuStarAggState *s);
 static void read_shares(GpuStarAggState *s);
 
@@ -604,17 +625,24 @@ escape_to_alternative(GpuStarAggState *s)
 }
 
 /*
- * Two groups collided under one hashed key (check_mixed_key): their groups
- * are let go of, and the alternative runs instead, which the planner gives
- * every star whose key may be hashed (star_path.c, star_may_escape);
- * without one, the query fails.
+ * Two groups collided under one hashed key (check_mixed_key), or a group of
+ * a float column held both -0 and 0 (check_zero_cols), which PostgreSQL's
+ * plan shows as its first row shows it: the groups are let go of, and the
+ * alternative runs instead, which the planner gives every star whose key
+ * may be hashed or holds a float (star_path.c, star_may_escape); without
+ * one, the query fails.
  */
 static void
-key_collided(GpuStarAggState *s)
+key_collided(GpuStarAggState *s, bool zeros)
 {
-	use_alternative(s, "two groups collided under one hashed key",
-					"GpuStarAgg found two groups under one hashed key",
-					"Group keys wider than 64 bits are hashed, and two of them collided.");
+	if (zeros)
+		use_alternative(s, "a group of a float grouping column held both 0 and -0",
+						"GpuStarAgg found a group holding both 0 and -0",
+						"A group shows its first row's value, which the device cannot tell.");
+	else
+		use_alternative(s, "two groups collided under one hashed key",
+						"GpuStarAgg found two groups under one hashed key",
+						"Group keys wider than 64 bits are hashed, and two of them collided.");
 	gpuhash_op_groups_free(&s->eng, s->groups_res);
 	s->groups_res = NULL;
 	s->returns_groups = true;
@@ -650,10 +678,11 @@ take_groups(GpuStarAggState *s)
 		if (s->groups_res == NULL)
 			elog(ERROR, "gpuhash: a GpuStarAgg's star failed on the CPU");
 	}
-	if (s->compiled->mixed_key && !check_mixed_key(s, s->groups_res))
+	if ((s->compiled->mixed_key && !check_mixed_key(s, s->groups_res)) ||
+		(s->compiled->zero_cols && !check_zero_cols(s, s->groups_res)))
 	{
 		MemoryContextSwitchTo(old);
-		key_collided(s);
+		key_collided(s, s->compiled->zero_cols && !check_zero_cols(s, s->groups_res));
 		return;
 	}
 	s->empty_row = s->groups_res->ngroups == 0 && s->ngroups == 0;
@@ -923,6 +952,8 @@ group_value(GpuStarAggState *s, const gh_groups *g, size_t i, int col, Datum *va
 		*value = (Datum) 0;
 		return;
 	}
+	if (f->zerocol >= 0)
+		bits = (uint64) g->cols[f->zerocol].imin[i];	/* -0 as such */
 	if (f->dim >= 0)
 	{
 		/* its place among the dimension's grouping columns */

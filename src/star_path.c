@@ -35,7 +35,8 @@
  *	- every grouping expression reads one dimension only (it is then
  *	  evaluated on the CPU while the dimension is read, and becomes a small
  *	  code), or is one the device evaluates over the fact row and dimension
- *	  values and can pack exactly (integers, dates, short text);
+ *	  values and can pack exactly (integers, dates, short text, floats:
+ *	  a group of both 0 and -0 runs the alternative, star_exec.c);
  *	- every aggregate is count, sum, avg, min or max (star_compile.c says
  *	  which) of an expression the device evaluates, with FILTER allowed;
  *	- every other join clause (across dimensions, or over the fact table
@@ -1993,7 +1994,8 @@ star_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 	 * an Agg beside it, and so where a fact row may escape the device or
 	 * groups collide under a hashed key (there the query fails without it)
 	 */
-	may_escape = star_may_escape(&sp, groups, grouptypes) || star_prog_may_escape(trial->prog);
+	may_escape = star_may_escape(&sp, groups, grouptypes) || star_prog_may_escape(trial->prog) ||
+		trial->zero_cols;
 	if ((any_checked || may_escape) &&
 		(alt = alternative_path(root, output_rel, input_rel->cheapest_total_path, group_exprs,
 								aggrefs, groups_est)) == NULL && any_checked)

@@ -31,7 +31,7 @@ VACUUM gk_float, gk_num;
 RESET client_min_messages;
 
 BEGIN;
-SELECT plan(39);
+SELECT plan(57);
 SET LOCAL max_parallel_workers_per_gather = 0;
 \ir lib/helpers.sql
 CREATE EXTENSION IF NOT EXISTS citext;
@@ -53,22 +53,29 @@ CREATE TEMP TABLE gk_dim AS
 ANALYZE gk_dim;
 
 -- q's rows as text, sorted: with PostgreSQL's HashAggregate (mode pg) or
--- gpuhash forced on in the backend or the service
+-- gpuhash forced on in the backend or the service (GpuHashAgg, unless the
+-- session enables GpuStarAgg), or with GpuStarAgg enabled (mode star: float
+-- keys on the device, PostgreSQL's plan where a group holds both -0 and 0)
 CREATE FUNCTION pg_temp.gk_rows(q text, mode text) RETURNS text
 LANGUAGE plpgsql AS $$
 DECLARE
   r text;
+  star text := current_setting('gpuhash.enable_star');
 BEGIN
   PERFORM set_config('gpuhash.enabled', (mode <> 'pg')::text, true);
   PERFORM set_config('gpuhash.force', (mode <> 'pg')::text, true);
-  PERFORM set_config('gpuhash.service', (mode = 'service')::text, true);
+  PERFORM set_config('gpuhash.service', (mode IN ('service', 'star'))::text, true);
   PERFORM set_config('enable_sort', (mode <> 'pg')::text, true);
+  IF mode = 'star' THEN
+    PERFORM set_config('gpuhash.enable_star', 'on', true);
+  END IF;
   EXECUTE format('SELECT string_agg(x::text, E''\n'' ORDER BY x::text) FROM (%s) x', q) INTO r;
   PERFORM set_config('enable_sort', 'on', true);
+  PERFORM set_config('gpuhash.enable_star', star, true);
   RETURN r;
 END $$;
 
--- two tests: the backend's and the service's rows are PostgreSQL's
+-- three tests: the backend's, the service's and a star's rows are PostgreSQL's
 CREATE FUNCTION pg_temp.gk_same(name text, q text) RETURNS SETOF text
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -76,11 +83,19 @@ DECLARE
 BEGIN
   RETURN NEXT is(pg_temp.gk_rows(q, 'backend'), pg, name || ': the first row''s key, as PostgreSQL shows it (backend)');
   RETURN NEXT is(pg_temp.gk_rows(q, 'service'), pg, name || ': the same through the GPU service');
+  RETURN NEXT is(pg_temp.gk_rows(q, 'star'), pg, name || ': the same with GpuStarAgg');
 END $$;
 
 SET LOCAL gpuhash.force = on;
+SET LOCAL gpuhash.enable_star = off;
 SELECT ok(pg_temp.plan_text('SELECT f, count(*) FROM gk_float GROUP BY f') ~ 'GpuHashAgg',
           'the GROUP BYs under test are GpuHashAggs');
+SET LOCAL gpuhash.enable_star = on;
+SELECT ok(pg_temp.plan_text('SELECT f, count(*) FROM gk_float GROUP BY f') ~ 'GpuStarAgg',
+          'with GpuStarAgg enabled they are GpuStarAggs');
+SELECT is(pg_temp.gk_rows('SELECT f, g, count(*) FROM gk_float WHERE id > 3000 GROUP BY f, g', 'star'),
+          E'(-0,7,2)\n(-0,8,2)', 'a star: a group of -0 rows shows -0, and one whose first row is -0 too');
+SET LOCAL gpuhash.enable_star = off;
 SELECT is(pg_temp.gk_rows('SELECT f, g, count(*) FROM gk_float WHERE id > 3000 GROUP BY f, g', 'backend'),
           E'(-0,7,2)\n(-0,8,2)', 'a group of -0 rows shows -0, and one whose first row is -0 too');
 SELECT * FROM pg_temp.gk_same('float8 -0 and 0, from the rows',
@@ -119,10 +134,12 @@ SELECT * FROM pg_temp.gk_same('min of floats whose least is -0',
   'SELECT g, min(f), max(f), count(*) FROM gk_float WHERE f::text <> ''0'' GROUP BY g');
 SELECT * FROM pg_temp.gk_same('max of floats from the heap pages, a group of -0s',
   'SELECT g, max(f), max(r), count(*) FROM gk_float GROUP BY g');
+SET LOCAL gpuhash.enable_star = on;
 SELECT ok(pg_temp.plan_text('SELECT d.name, max(f) FROM gk_float JOIN gk_dim d USING (g) GROUP BY d.name') ~ 'GpuStarAgg',
           'the star queries under test are GpuStarAggs');
 SELECT * FROM pg_temp.gk_same('min and max of -0 in a star',
   'SELECT d.name, min(f), max(f), min(r), max(r) FROM gk_float JOIN gk_dim d USING (g) WHERE d.name = ''seven'' GROUP BY d.name');
+SET LOCAL gpuhash.enable_star = off;
 
 -- the rows in another order: another first row
 SELECT * FROM pg_temp.gk_same('-0 and 0 in the other order',
