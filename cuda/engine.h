@@ -786,6 +786,9 @@ typedef enum gh_opcode
 								 * MatchText, no escapes: % and _ wild, the rest
 								 * bytes); imm 1: _ is one UTF-8 character, 0: one
 								 * byte (a single-byte encoding) */
+	GH_OP_TLEN,					/* dst = the length of text a (int4): imm & 1: in
+								 * UTF-8 characters, else in bytes; imm & 2: its
+								 * trailing spaces not counted (bpcharlen) */
 	/* doubles: PostgreSQL's overflow, underflow and division checks */
 	GH_OP_FADD,
 	GH_OP_FSUB,

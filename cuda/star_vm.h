@@ -877,6 +877,26 @@ gh_text_eq(const uint8_t *a, uint32_t alen, const uint8_t *b, uint32_t blen, boo
 	return true;
 }
 
+/*
+ * The length of text t (textlen, bpcharlen, octet_length): in characters of
+ * UTF-8 (its bytes that do not continue a character: PostgreSQL's text is
+ * valid UTF-8) or in bytes, without trailing spaces where bpchar says so.
+ */
+GH_HOSTDEV static inline int64_t
+gh_text_len(const uint8_t *t, uint32_t len, bool utf8, bool bpchar)
+{
+	int64_t		n = 0;
+
+	if (bpchar)
+		while (len > 0 && t[len - 1] == ' ')
+			len--;
+	if (!utf8)
+		return len;
+	for (uint32_t i = 0; i < len; i++)
+		n += (t[i] & 0xC0) != 0x80;
+	return n;
+}
+
 /* ---- the interpreter ---- */
 
 /* the dimension row of key, or -1 */
@@ -1200,6 +1220,13 @@ gh_vm_run(const gh_prog *prog, const gh_vmdim *dims, const gh_vmcols *c, gh_vmou
 				d->lo = d->null ? 0 :
 					gh_like((const uint8_t *) (uintptr_t) a->lo, (uint32_t) a->hi,
 							(const uint8_t *) (uintptr_t) b->lo, (uint32_t) b->hi, in.imm != 0);
+				d->hi = 0;
+				break;
+			case GH_OP_TLEN:
+				d->null = a->null;
+				d->lo = a->null ? 0 :
+					gh_text_len((const uint8_t *) (uintptr_t) a->lo, (uint32_t) a->hi,
+								(in.imm & 1) != 0, (in.imm & 2) != 0);
 				d->hi = 0;
 				break;
 			case GH_OP_FADD:

@@ -677,6 +677,36 @@ c_like(Cx *cx, OpExpr *op, bool negated)
 	return r;
 }
 
+/*
+ * length() and char_length() of text (textlen) and bpchar (bpcharlen: its
+ * trailing spaces not counted), octet_length() of either (its bytes, a
+ * bpchar's padding too): characters of a UTF-8 database, bytes of a
+ * single-byte one.
+ */
+static Sv
+c_length(Cx *cx, FuncExpr *f, bool bytes, bool bpchar)
+{
+	bool		utf8 = GetDatabaseEncoding() == PG_UTF8;
+	Sv			a,
+				r = {0};
+
+	if (!bytes && !utf8 && pg_database_encoding_max_length() != 1)
+		return fail(cx, "length() in a multibyte encoding other than UTF-8");
+	if (list_length(f->args) != 1)
+		return fail(cx, "length() of several arguments");
+	a = c_expr(cx, linitial(f->args));
+	if (FAILED(cx))
+		return a;
+	if (a.kind != SV_TEXT)
+		return fail(cx, "length() of a value that is not text");
+	free_reg(cx, a.reg);
+	r.kind = SV_INT;
+	r.type = INT4OID;
+	r.reg = alloc_reg(cx);
+	emit(cx, GH_OP_TLEN, r.reg, a.reg, 0, (!bytes && utf8 ? 1 : 0) | (bpchar ? 2 : 0));
+	return r;
+}
+
 static Sv
 c_opexpr(Cx *cx, OpExpr *op)
 {
@@ -1150,6 +1180,17 @@ c_funcexpr(Cx *cx, FuncExpr *f)
 		case F_TRUNC_NUMERIC:
 		case F_TRUNC_NUMERIC_INT4:
 			return c_round(cx, f, GH_ROUND_TRUNC);
+		case F_LENGTH_TEXT:
+		case F_CHAR_LENGTH_TEXT:
+		case F_CHARACTER_LENGTH_TEXT:
+			return c_length(cx, f, false, false);
+		case F_LENGTH_BPCHAR:
+		case F_CHAR_LENGTH_BPCHAR:
+		case F_CHARACTER_LENGTH_BPCHAR:
+			return c_length(cx, f, false, true);
+		case F_OCTET_LENGTH_TEXT:
+		case F_OCTET_LENGTH_BPCHAR:
+			return c_length(cx, f, true, false);
 		case F_MOD_INT2_INT2:
 		case F_MOD_INT4_INT4:
 		case F_MOD_INT8_INT8:

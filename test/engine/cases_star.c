@@ -971,6 +971,16 @@ prog_like(gh_prog *p, rng *r)
 	}
 	cmp(p, GH_OP_LIKE, 3, 1, 19, 1);
 	out_int(p, 3);
+	/* lengths: in characters and bytes, of text and of bpchar without its padding */
+	for (int imm = 0; imm < 4; imm++)
+	{
+		emit(p, GH_OP_TLEN, 3, imm & 2 ? 2 : 1, 0, imm);
+		out_int(p, 3);
+		emit(p, GH_OP_TLEN, 3, imm & 2 ? 1 : 2, 0, imm);
+		out_int(p, 3);
+	}
+	emit(p, GH_OP_TLEN, 3, 19, 0, 1);
+	out_int(p, 3);
 	emit(p, GH_OP_END, 0, 0, 0, 0);
 }
 

@@ -343,6 +343,12 @@ spoil_prog(gh_prog *p, int k, int *ncols, int *ndims, bool *direct)
 			p->code[PC_TCMP].op = GH_OP_LIKE;
 			p->code[PC_TCMP].imm = 2;
 			return "LIKE of imm 2";
+		case 76:
+			set_instr(p, PC_TCMP, GH_OP_TLEN, p->code[PC_TCMP].dst, p->code[PC_TCMP].a, 0, 4);
+			return "TLEN of imm 4";
+		case 77:
+			set_instr(p, PC_TCMP, GH_OP_TLEN, p->code[PC_TCMP].dst, p->code[PC_LDID].dst, 0, 1);
+			return "TLEN of a register that holds no text";
 		default:
 			return NULL;
 	}
@@ -395,6 +401,7 @@ every_opcode(gh_prog *p)
 	cmp(p, GH_OP_DTCMP, 19, 8, 8, GH_CMP_NE);
 	cmp(p, GH_OP_TCMP, 19, 13, 13, GH_CMP_NE | GH_CMP_BPCHAR);
 	cmp(p, GH_OP_LIKE, 19, 13, 13, 1);
+	emit(p, GH_OP_TLEN, 16, 13, 0, 3);
 	for (int op = GH_OP_FADD; op <= GH_OP_FDIV; op++)
 		emit(p, op, 20, 11, 11, 0);
 	emit(p, GH_OP_FNEG, 20, 11, 0, 0);

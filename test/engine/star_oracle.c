@@ -786,6 +786,25 @@ bpchar_len(const uint8_t *p, size_t len)
 	return len;
 }
 
+/*
+ * textlen's and bpcharlen's count: characters stepped over by the length
+ * their first byte gives (pg_utf_mblen), or bytes
+ */
+static int64_t
+text_length(const uint8_t *p, size_t len, bool utf8, bool bpchar)
+{
+	int64_t		n = 0;
+
+	if (bpchar)
+		len = bpchar_len(p, len);
+	if (!utf8)
+		return (int64_t) len;
+	for (size_t i = 0; i < len; n++)
+		i += p[i] < 0x80 ? 1 : (p[i] & 0xE0) == 0xC0 ? 2 : (p[i] & 0xF0) == 0xE0 ? 3 :
+			(p[i] & 0xF8) == 0xF0 ? 4 : 1;
+	return n;
+}
+
 static uint64_t
 fmix(uint64_t h)
 {
@@ -1180,6 +1199,12 @@ oracle_row(const gh_prog *p, const stable *t, const srow *row, const sdim *dims,
 					d->lo = like_match((const uint8_t *) (intptr_t) a.lo, (size_t) a.hi,
 									   (const uint8_t *) (intptr_t) b.lo, (size_t) b.hi,
 									   in->imm != 0) == LIKE_TRUE;
+				break;
+			case GH_OP_TLEN:
+				*d = (oreg) {a.null, 0, 0, 0};
+				if (!d->null)
+					d->lo = text_length((const uint8_t *) (intptr_t) a.lo, (size_t) a.hi,
+										(in->imm & 1) != 0, (in->imm & 2) != 0);
 				break;
 			case GH_OP_FROUND:
 				*d = (oreg) {a.null, 0, 0, 0};

@@ -124,7 +124,7 @@ SELECT count(*) > 0 AS hinted FROM sf_fresh;
 RESET gpuhash.enabled;
 
 BEGIN;
-SELECT plan(801);
+SELECT plan(810);
 SET LOCAL gpuhash.enable_star = on;
 
 \ir lib/digests.sql
@@ -196,6 +196,11 @@ BEGIN
     'SELECT d.yr, count(*), sum(f.qty) FROM sf_fact f
        JOIN (SELECT day, max(yr) AS yr FROM sf_day GROUP BY day) d ON f.day = d.day
       GROUP BY d.yr', 'GpuStarAgg');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' lengths of text, bpchar and varchar (UTF-8 characters, bpchar''s padding)',
+    'SELECT length(f.mode), octet_length(f.mode), char_length(f.tag), count(*), sum(length(f.note)),
+            max(octet_length(f.tag)), sum(character_length(f.mode)), min(length(f.tag))
+       FROM sf_fact f JOIN sf_store s ON f.store = s.store
+      WHERE length(f.note) BETWEEN 3 AND 50 OR octet_length(f.tag) = 7 GROUP BY 1, 2, 3', 'GpuStarAgg');
   RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' an empty dimension',
     'SELECT count(*), sum(f.qty), max(e.v) FROM sf_fact f JOIN sf_empty e ON f.qty = e.k', 'GpuStarAgg');
   RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' no row passes the quals',
@@ -318,6 +323,10 @@ SELECT matches(pg_temp.plan_text('SELECT count(*) FROM sf_fact f JOIN sf_store s
     WHERE f.mode LIKE ''_IR%'' AND f.tag NOT LIKE ''%1''', false),
   'Device Filter: .*~~.*!~~',
   'EXPLAIN: LIKE and NOT LIKE run on the device');
+SELECT matches(pg_temp.plan_text('SELECT count(*) FROM sf_fact f JOIN sf_store s ON f.store = s.store
+    WHERE length(f.mode) > 3 AND octet_length(f.tag) < 7', false),
+  'Device Filter: .*length\(f\.mode\).*octet_length\(\(f\.tag\)::text\)',
+  'EXPLAIN: length() and octet_length() run on the device');
 SELECT matches(pg_temp.plan_text('SELECT count(*) FROM sf_fact f, sf_item i, sf_store s
     WHERE f.item = i.item AND f.store = s.store AND f.qty > i.size', false),
   'Device Join Filter: \(f.qty > i.size\)',
