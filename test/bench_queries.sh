@@ -19,8 +19,8 @@
 # PostgreSQL's plans; 0: not timed), WORKERS ("2 8"),
 # GPUHASH_DEVICE (gpu), GPUHASH_FORCE (on; off times the plans the cost model
 # chooses with gpuhash enabled), BENCH_QUERIES (all|join|groupby|distinct: the
-# count(DISTINCT) queries, not in all|functions: rounding and casts to
-# integers on the device, not in all), LOADERS (8),
+# count(DISTINCT) queries, not in all|functions: rounding, casts to
+# integers and float group keys on the device, not in all), LOADERS (8),
 # GPUHASH_DEVICES (unset; else gpuhash.devices settings to time gpuhash on
 # each, such as "0 all": one GPU, then every GPU), GPUHASH_VARIANTS (unset;
 # else settings to time gpuhash under, one variant after another separated
@@ -59,11 +59,14 @@ Q[distinct_all]="SELECT count(DISTINCT k), count(*) FROM fact"
 Q[fn_floor]="SELECT floor(v::float8 / 1000)::int4, count(*), sum(k) FROM fact GROUP BY 1"
 Q[fn_round]="SELECT k % 100, sum(round(v * 0.37, 1)), avg(trunc(v * 0.01)), max(ceil(v::float8 / 7)) FROM fact GROUP BY 1"
 Q[fn_cast]="SELECT (v * 0.0125)::int, count(*) FROM fact WHERE round(v::float8 / 3) > 1000 GROUP BY 1"
+Q[fn_fkey]="SELECT (v % 1000) / 8.0::float8, count(*), sum(k) FROM fact GROUP BY 1"
+Q[fn_fround]="SELECT round(v / 3.0::float8), count(*), max(k) FROM fact WHERE v < 300000 GROUP BY 1"
+Q[fn_fzero]="SELECT k % 10 * -0.5::float8, count(*), sum(v) FROM fact GROUP BY 1"
 case ${BENCH_QUERIES:-all} in
 	join) names="scan join join_groupby join_rows" ;;
 	groupby) names="scan groupby_100k groupby_10m" ;;
 	distinct) names="scan distinct_1k distinct_all" ;;
-	functions) names="scan fn_floor fn_round fn_cast" ;;
+	functions) names="scan fn_floor fn_round fn_cast fn_fkey fn_fround fn_fzero" ;;
 	*) names="scan join join_groupby join_rows groupby_100k groupby_10m" ;;
 esac
 

@@ -360,8 +360,12 @@ class Gen:
                     return '%s::int4' % n, 'i4'
                 f, _ = self.expr('fl', depth + 1, aliases)
                 return '%s(%s)::int8' % (self.ch(['floor', 'ceil', 'round', 'trunc']), f), 'i8'
-            if op < 0.98:
+            if op < 0.97:
                 return '%s::int2' % a, 'i2'
+            if op < 0.985:
+                c = self.col(['text'], aliases)
+                if c:
+                    return '%s(%s)' % (self.ch(['length', 'char_length', 'octet_length']), c[0]), 'i4'
             return '(%s + %s)::int4' % (a, self.int_lit()), 'i4'
         if kind == 'num':
             if depth > 2 or self.p(0.4):
