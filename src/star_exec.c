@@ -629,8 +629,8 @@ escape_to_alternative(GpuStarAggState *s)
  * a float column held both -0 and 0 (check_zero_cols), which PostgreSQL's
  * plan shows as its first row shows it: the groups are let go of, and the
  * alternative runs instead, which the planner gives every star whose key
- * may be hashed or holds a float (star_path.c, star_may_escape); without
- * one, the query fails.
+ * may be hashed (star_path.c, star_may_escape) or holds such a float
+ * (StarCompiled.zero_cols); without one, the query fails.
  */
 static void
 key_collided(GpuStarAggState *s, bool zeros)
@@ -653,6 +653,7 @@ take_groups(GpuStarAggState *s)
 {
 	instr_time	start;
 	MemoryContext old;
+	bool		zeros;
 
 	if (s->star->escaped)
 	{
@@ -678,11 +679,11 @@ take_groups(GpuStarAggState *s)
 		if (s->groups_res == NULL)
 			elog(ERROR, "gpuhash: a GpuStarAgg's star failed on the CPU");
 	}
-	if ((s->compiled->mixed_key && !check_mixed_key(s, s->groups_res)) ||
-		(s->compiled->zero_cols && !check_zero_cols(s, s->groups_res)))
+	zeros = s->compiled->zero_cols && !check_zero_cols(s, s->groups_res);
+	if (zeros || (s->compiled->mixed_key && !check_mixed_key(s, s->groups_res)))
 	{
 		MemoryContextSwitchTo(old);
-		key_collided(s, s->compiled->zero_cols && !check_zero_cols(s, s->groups_res));
+		key_collided(s, zeros);
 		return;
 	}
 	s->empty_row = s->groups_res->ngroups == 0 && s->ngroups == 0;
