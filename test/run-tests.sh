@@ -211,14 +211,15 @@ record_tap "soak" "$work/soak.log" $?
 
 # ---- 9. stars split across GPU service workers (star_split.c) ----
 # The main server has one service worker; a star splits across GPUs only
-# where there is one for each: star.sql again on a server with two.
+# where there is one for each: star.sql and star_functions.sql again on a
+# server with two.
 echo "== stars split across two GPU service workers (gpuhash.device = $device)"
 if (GH_SERVICE_WORKERS=2 bash test/pgcluster.sh start "$work/pg2" "${SPLIT_PORT:-54351}" >"$work/pg2.env" &&
 	eval "$(cat "$work/pg2.env")" &&
 	psql -X -q -v ON_ERROR_STOP=1 -d postgres -c "CREATE DATABASE $db" &&
 	psql -X -q -v ON_ERROR_STOP=1 -d $db -c "CREATE EXTENSION pgtap" -c "CREATE EXTENSION gpuhash" \
 		-f test/tap/lib/pgtap_bookkeeping.sql) >"$work/split.log" 2>&1; then
-	(eval "$(cat "$work/pg2.env")" && pg_prove -v -d $db test/tap/star.sql) >>"$work/split.log" 2>&1
+	(eval "$(cat "$work/pg2.env")" && pg_prove -v -d $db test/tap/star.sql test/tap/star_functions.sql) >>"$work/split.log" 2>&1
 	record_tap "split stars" "$work/split.log" $?
 else
 	tail -20 "$work/split.log"
