@@ -897,9 +897,6 @@ gh_text_len(const uint8_t *t, uint32_t len, bool utf8, bool bpchar)
 	return n;
 }
 
-/* ---- the interpreter ---- */
-
-/* the dimension row of key, or -1 */
 /*
  * Text t LIKE pattern p, as like_match.c's MatchText answers it for a
  * pattern without escapes: % matches any run of characters, _ one
@@ -949,6 +946,9 @@ gh_like(const uint8_t *t, uint32_t tlen, const uint8_t *p, uint32_t plen, bool u
 	}
 }
 
+/* ---- the interpreter ---- */
+
+/* the dimension row of key, or -1 */
 GH_HOSTDEV static inline int64_t
 gh_vm_probe(const gh_vmdim *d, uint64_t key)
 {

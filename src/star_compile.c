@@ -1986,9 +1986,21 @@ star_compile(StarCompileInput *in, const char **why)
 		if (sc->mixed_key)
 		{
 			emit(&cx, GH_OP_KEYMIX, 0, v.reg, 0, key_bits_cleared());
-			f->outcol = nouts;
-			set_out(p, nouts, GH_INT64, GH_AGG_MIN | GH_AGG_MAX);
-			emit(&cx, GH_OP_OUT_INT, nouts++, v.reg, 0, 0);
+			if (f->zerocol >= 0)
+			{
+				/*
+				 * a float's exact values hold it: their minimum and maximum
+				 * agree wherever the folded ones do, but in a group of 0 and
+				 * -0, which check_zero_cols finds first
+				 */
+				f->outcol = f->zerocol;
+			}
+			else
+			{
+				f->outcol = nouts;
+				set_out(p, nouts, GH_INT64, GH_AGG_MIN | GH_AGG_MAX);
+				emit(&cx, GH_OP_OUT_INT, nouts++, v.reg, 0, 0);
+			}
 		}
 		else
 		{
