@@ -172,7 +172,8 @@ typedef struct gh_backend_ops
 	 * device index dev: engine_star.c builds every dimension and sets up
 	 * every star on each of the engine's devices and gives each device its
 	 * share of a read's pages.  dim_create builds d->bstate[dev] (d->n and
-	 * d->ncols set) from the caller's arrays, GH_ERR_INVALID for a
+	 * d->ncols set) from the caller's parts (gh_dim_create_parts: each
+	 * part's rows after the ones before it), GH_ERR_INVALID for a
 	 * duplicate key; dim_free frees it.  star_create sets up
 	 * s->bstate[dev], an empty table of groups for s->prog over s->dims.
 	 * star_read runs the program over the pages (with copy, page p from
@@ -185,8 +186,8 @@ typedef struct gh_backend_ops
 	 * program's outputs); star_result copies the groups into a new
 	 * gh_groups (gh_groups_alloc); star_free frees s->bstate[dev].
 	 */
-	gh_status	(*dim_create) (struct gh_dim *d, int dev, const uint64_t *keys,
-							   const gh_dimcol *cols);
+	gh_status	(*dim_create) (struct gh_dim *d, int dev, const gh_dimpart *parts,
+							   int nparts);
 	void		(*dim_free) (struct gh_dim *d, int dev);
 	gh_status	(*star_create) (struct gh_star *s, int dev);
 	gh_status	(*star_read) (struct gh_star *s, int dev, const void *base, const uint32_t *pages,

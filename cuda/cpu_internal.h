@@ -158,8 +158,8 @@ extern size_t gh_cpu_joinagg_bytes_per_pair(const gh_joinagg *spec,
 											size_t outer_rows, size_t *fixed);
 
 /* cpu_star.c: the star pipeline (backend.h) */
-extern gh_status gh_cpu_dim_create(struct gh_dim *d, int dev, const uint64_t *keys,
-								   const gh_dimcol *cols);
+extern gh_status gh_cpu_dim_create(struct gh_dim *d, int dev, const gh_dimpart *parts,
+								   int nparts);
 extern void gh_cpu_dim_free(struct gh_dim *d, int dev);
 extern gh_status gh_cpu_star_create(struct gh_star *s, int dev);
 extern gh_status gh_cpu_star_read(struct gh_star *s, int dev, const void *base,

@@ -47,25 +47,59 @@ typedef struct cpu_dim
 	size_t		bytes;			/* accounted */
 } cpu_dim;
 
-/* A copy of bytes at src (NULL: none) in memory accounted to cd. */
-static void *
-dim_copy(gh_engine *e, cpu_dim *cd, const void *src, size_t bytes)
+/* where a part's array of column c is (which: 0 lo, 1 hi, 2 nulls, 3 dscale) */
+static const void *
+part_array(const gh_dimpart *p, int c, int which)
 {
-	void	   *p;
+	const gh_dimcol *col = &p->cols[c];
 
-	if (src == NULL)
+	return which == 0 ? (const void *) col->lo : which == 1 ? (const void *) col->hi :
+		which == 2 ? (const void *) col->nulls : (const void *) col->dscale;
+}
+
+/*
+ * Column c's array `which` of the parts one after another (width bytes a
+ * row), in memory accounted to cd; a part without one gives zeros.  NULL
+ * with *failed false where no part has one.
+ */
+static void *
+dim_concat(gh_engine *e, cpu_dim *cd, const gh_dimpart *parts, int nparts, size_t n, int c,
+		   int which, size_t width, bool *failed)
+{
+	bool		any = false;
+	char	   *p;
+	size_t		at = 0;
+
+	*failed = false;
+	for (int i = 0; i < nparts; i++)
+		any |= parts[i].n > 0 && part_array(&parts[i], c, which) != NULL;
+	if (!any)
 		return NULL;
-	p = gh_malloc(e, bytes);
+	p = gh_malloc(e, n * width);
 	if (p == NULL)
+	{
+		*failed = true;
 		return NULL;
-	memcpy(p, src, bytes);
-	cd->bytes += bytes;
-	gh_account(e, (long long) bytes);
+	}
+	for (int i = 0; i < nparts; i++)
+	{
+		const void *src = part_array(&parts[i], c, which);
+
+		if (parts[i].n == 0)
+			continue;
+		if (src != NULL)
+			memcpy(p + at, src, parts[i].n * width);
+		else
+			memset(p + at, 0, parts[i].n * width);
+		at += parts[i].n * width;
+	}
+	cd->bytes += n * width;
+	gh_account(e, (long long) (n * width));
 	return p;
 }
 
 gh_status
-gh_cpu_dim_create(gh_dim *d, int dev, const uint64_t *keys, const gh_dimcol *cols)
+gh_cpu_dim_create(gh_dim *d, int dev, const gh_dimpart *parts, int nparts)
 {
 	gh_engine  *e = d->e;
 	size_t		n = d->n;
@@ -74,6 +108,7 @@ gh_cpu_dim_create(gh_dim *d, int dev, const uint64_t *keys, const gh_dimcol *col
 	gh_vmdim   *vm;
 	uint64_t   *slot_keys;
 	uint32_t   *slot_rows;
+	size_t		row = 0;
 
 	if (cd == NULL)
 		return e->status;
@@ -93,38 +128,39 @@ gh_cpu_dim_create(gh_dim *d, int dev, const uint64_t *keys, const gh_dimcol *col
 	vm->cap = cap;
 	vm->empty_key_row = -1;
 	vm->ncols = d->ncols;
-	for (size_t i = 0; i < n; i++)
-	{
-		uint64_t	key = keys[i];
-		uint64_t	s = gh_hash64(key, GH_SEED_AGG) & (cap - 1);
-
-		if (key == GH_EMPTY_KEY)
+	for (int p = 0; p < nparts; p++)
+		for (size_t i = 0; i < parts[p].n; i++, row++)
 		{
-			if (vm->empty_key_row >= 0)
+			uint64_t	key = parts[p].keys[i];
+			uint64_t	s = gh_hash64(key, GH_SEED_AGG) & (cap - 1);
+
+			if (key == GH_EMPTY_KEY)
+			{
+				if (vm->empty_key_row >= 0)
+					return gh_fail(e, GH_ERR_DUPLICATE_KEY, "gh_dim_create: key %llu appears twice",
+								   (unsigned long long) key);
+				vm->empty_key_row = (int64_t) row;
+				continue;
+			}
+			while (slot_keys[s] != GH_EMPTY_KEY && slot_keys[s] != key)
+				s = (s + 1) & (cap - 1);
+			if (slot_keys[s] == key)
 				return gh_fail(e, GH_ERR_DUPLICATE_KEY, "gh_dim_create: key %llu appears twice",
 							   (unsigned long long) key);
-			vm->empty_key_row = (int64_t) i;
-			continue;
+			slot_keys[s] = key;
+			slot_rows[s] = (uint32_t) row;
 		}
-		while (slot_keys[s] != GH_EMPTY_KEY && slot_keys[s] != key)
-			s = (s + 1) & (cap - 1);
-		if (slot_keys[s] == key)
-			return gh_fail(e, GH_ERR_DUPLICATE_KEY, "gh_dim_create: key %llu appears twice",
-						   (unsigned long long) key);
-		slot_keys[s] = key;
-		slot_rows[s] = (uint32_t) i;
-	}
-	for (int c = 0; c < d->ncols; c++)
+	for (int c = 0; c < d->ncols && n > 0; c++)
 	{
+		/* nothing to read where n is 0: the columns stay NULL */
 		gh_dimcol  *to = &vm->cols[c];
-		const gh_dimcol *from = &cols[c];
+		bool		failed[4];
 
-		if (n == 0)
-			continue;			/* nothing to read: the columns stay NULL */
-		if ((to->lo = dim_copy(e, cd, from->lo, n * sizeof(int64_t))) == NULL ||
-			(from->hi && (to->hi = dim_copy(e, cd, from->hi, n * sizeof(int64_t))) == NULL) ||
-			(from->nulls && (to->nulls = dim_copy(e, cd, from->nulls, n)) == NULL) ||
-			(from->dscale && (to->dscale = dim_copy(e, cd, from->dscale, n)) == NULL))
+		to->lo = dim_concat(e, cd, parts, nparts, n, c, 0, sizeof(int64_t), &failed[0]);
+		to->hi = dim_concat(e, cd, parts, nparts, n, c, 1, sizeof(int64_t), &failed[1]);
+		to->nulls = dim_concat(e, cd, parts, nparts, n, c, 2, 1, &failed[2]);
+		to->dscale = dim_concat(e, cd, parts, nparts, n, c, 3, 1, &failed[3]);
+		if (failed[0] || failed[1] || failed[2] || failed[3])
 			return e->status;
 	}
 	return GH_OK;

@@ -21,7 +21,8 @@
  * gh_hash64(key, GH_SEED_AGG) & (cap - 1) on, linear probing; a thread
  * that finds its key already there has a duplicate (GH_ERR_INVALID).  The
  * row of a real GH_EMPTY_KEY key is claimed with atomicCAS in a word of
- * its own.  The columns are copied to the device as they are.
+ * its own.  The keys and columns are copied to the device as they are, the
+ * caller's parts one after another (stage_parts).
  *
  * READ
  *
@@ -127,8 +128,42 @@ dim_insert_kernel(const uint64_t *keys, size_t n, unsigned long long *slot_keys,
 	}
 }
 
+/*
+ * The parts' arrays src (one a part, as many rows as it has) one after
+ * another in buf, n rows; a part whose array is NULL gives zeros.  buf
+ * stays empty where no part has one.
+ */
+template <typename T>
+static gh_status
+stage_parts(const gh_cuda_ctx *ctx, const gh_dimpart *parts, int nparts, const T *const *src,
+			size_t n, gh_dbuf<T> &buf, const char *what)
+{
+	bool		any = false;
+	size_t		at = 0;
+
+	for (int p = 0; p < nparts; p++)
+		any |= parts[p].n > 0 && src[p] != nullptr;
+	if (!any)
+		return GH_OK;
+	GH_TRY(buf.alloc(ctx, n, what));
+	for (int p = 0; p < nparts; p++)
+	{
+		size_t		bytes = parts[p].n * sizeof(T);
+
+		if (parts[p].n == 0)
+			continue;
+		if (src[p] != nullptr)
+			GH_CUDA_TRY(ctx->e, cudaMemcpyAsync(buf.p + at, src[p], bytes, cudaMemcpyDefault,
+												ctx->d->stream));
+		else
+			GH_CUDA_TRY(ctx->e, cudaMemsetAsync(buf.p + at, 0, bytes, ctx->d->stream));
+		at += parts[p].n;
+	}
+	return GH_OK;
+}
+
 gh_status
-gh_cuda_dim_create(gh_dim *d, int dev, const uint64_t *keys, const gh_dimcol *cols)
+gh_cuda_dim_create(gh_dim *d, int dev, const gh_dimpart *parts, int nparts)
 {
 	gh_engine  *e = d->e;
 	size_t		n = d->n;
@@ -153,20 +188,38 @@ gh_cuda_dim_create(gh_dim *d, int dev, const uint64_t *keys, const gh_dimcol *co
 	GH_CUDA_TRY(e, cudaMemsetAsync(found.p, 0xff, found.bytes(), ctx.d->stream));
 	if (n > 0)
 	{
-		GH_TRY(gh_cuda_stage(&ctx, keys, n, dkeys, "dimension keys"));
+		std::unique_ptr<const uint64_t *[]> keys(new (std::nothrow) const uint64_t *[nparts]);
+
+		if (!keys)
+			return gh_fail(e, GH_ERR_HOST_NOMEM, "out of host memory for a dimension");
+		for (int p = 0; p < nparts; p++)
+			keys[p] = parts[p].keys;
+		GH_TRY(stage_parts(&ctx, parts, nparts, keys.get(), n, dkeys, "dimension keys"));
 		dim_insert_kernel<<<gh_cuda_grid(n, GH_CUDA_BLOCK), GH_CUDA_BLOCK, 0, ctx.d->stream>>>(
 			dkeys.p, n, (unsigned long long *) cd->slot_keys.p, cd->slot_rows.p, cap, found.p);
 		GH_CUDA_LAUNCHED(e, "dim_insert_kernel");
 	}
 	for (int c = 0; c < d->ncols && n > 0; c++)
 	{
-		GH_TRY(gh_cuda_stage(&ctx, cols[c].lo, n, cd->lo[c], "dimension values"));
-		if (cols[c].hi != nullptr)
-			GH_TRY(gh_cuda_stage(&ctx, cols[c].hi, n, cd->hi[c], "dimension values"));
-		if (cols[c].nulls != nullptr)
-			GH_TRY(gh_cuda_stage(&ctx, cols[c].nulls, n, cd->nulls[c], "dimension nulls"));
-		if (cols[c].dscale != nullptr)
-			GH_TRY(gh_cuda_stage(&ctx, cols[c].dscale, n, cd->dscale[c], "dimension scales"));
+		std::unique_ptr<const int64_t *[]> lo(new (std::nothrow) const int64_t *[nparts]);
+		std::unique_ptr<const int64_t *[]> hi(new (std::nothrow) const int64_t *[nparts]);
+		std::unique_ptr<const uint8_t *[]> nulls(new (std::nothrow) const uint8_t *[nparts]);
+		std::unique_ptr<const uint8_t *[]> dscale(new (std::nothrow) const uint8_t *[nparts]);
+
+		if (!lo || !hi || !nulls || !dscale)
+			return gh_fail(e, GH_ERR_HOST_NOMEM, "out of host memory for a dimension");
+		for (int p = 0; p < nparts; p++)
+		{
+			lo[p] = parts[p].cols[c].lo;
+			hi[p] = parts[p].cols[c].hi;
+			nulls[p] = parts[p].cols[c].nulls;
+			dscale[p] = parts[p].cols[c].dscale;
+		}
+		GH_TRY(stage_parts(&ctx, parts, nparts, lo.get(), n, cd->lo[c], "dimension values"));
+		GH_TRY(stage_parts(&ctx, parts, nparts, hi.get(), n, cd->hi[c], "dimension values"));
+		GH_TRY(stage_parts(&ctx, parts, nparts, nulls.get(), n, cd->nulls[c], "dimension nulls"));
+		GH_TRY(stage_parts(&ctx, parts, nparts, dscale.get(), n, cd->dscale[c],
+						   "dimension scales"));
 	}
 	GH_CUDA_TRY(e, cudaMemcpyAsync(got, found.p, sizeof(got), cudaMemcpyDeviceToHost,
 								   ctx.d->stream));

@@ -384,8 +384,8 @@ void		gh_cuda_pages_free(struct gh_pagebatch *b);
 gh_status	gh_cuda_register_host(gh_engine *e, void *base, size_t bytes);
 
 /* The star pipeline (backend.h, cuda_star.cu). */
-gh_status	gh_cuda_dim_create(struct gh_dim *d, int dev, const uint64_t *keys,
-							   const gh_dimcol *cols);
+gh_status	gh_cuda_dim_create(struct gh_dim *d, int dev, const gh_dimpart *parts,
+							   int nparts);
 void		gh_cuda_dim_free(struct gh_dim *d, int dev);
 gh_status	gh_cuda_star_create(struct gh_star *s, int dev);
 gh_status	gh_cuda_star_read(struct gh_star *s, int dev, const void *base, const uint32_t *pages,

@@ -992,6 +992,23 @@ typedef struct gh_dim gh_dim;
 
 extern gh_status gh_dim_create(gh_engine *e, const uint64_t *keys, size_t n,
 							   const gh_dimcol *cols, int ncols, gh_dim **out);
+
+/*
+ * The same of rows given in parts, one after another (each process's share
+ * of a dimension, where it lies): row i of part p is row i of the parts
+ * before it together, plus i.  A column's hi, nulls or dscale NULL in one
+ * part and set in another reads as 0 in the first; lo is set in every part
+ * that has rows.  The parts are read during the call.
+ */
+typedef struct gh_dimpart
+{
+	const uint64_t *keys;		/* n keys */
+	size_t		n;
+	gh_dimcol	cols[GH_PROG_MAX_DIMCOLS];
+} gh_dimpart;
+
+extern gh_status gh_dim_create_parts(gh_engine *e, const gh_dimpart *parts, int nparts,
+									 int ncols, gh_dim **out);
 extern size_t gh_dim_rows(const gh_dim *d);
 extern void gh_dim_free(gh_dim *d);
 

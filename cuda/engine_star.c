@@ -6,7 +6,7 @@
  *	  interrupts and injected failures, dispatch to the backend.
  *
  * INTERFACE ROUTINES
- *		gh_dim_create, gh_dim_rows, gh_dim_free
+ *		gh_dim_create, gh_dim_create_parts, gh_dim_rows, gh_dim_free
  *		gh_star_create, gh_star_read, gh_star_read_named, gh_star_keep, gh_star_add,
  *		gh_star_result, gh_star_rows, gh_star_free
  *
@@ -53,8 +53,8 @@
 typedef struct star_args
 {
 	gh_dim	   *d;
-	const uint64_t *keys;
-	const gh_dimcol *cols;
+	const gh_dimpart *parts;
+	int			nparts;
 	gh_star    *s;
 	const void *base;
 	const uint32_t *pages;		/* the read's */
@@ -68,7 +68,7 @@ dim_on_device(gh_engine *e, int dev, void *arg)
 {
 	star_args  *a = arg;
 
-	return BACKEND(e, dev, e->ops->dim_create(a->d, dev, a->keys, a->cols));
+	return BACKEND(e, dev, e->ops->dim_create(a->d, dev, a->parts, a->nparts));
 }
 
 static gh_status
@@ -187,24 +187,45 @@ gh_status
 gh_dim_create(gh_engine *e, const uint64_t *keys, size_t n, const gh_dimcol *cols, int ncols,
 			  gh_dim **out)
 {
+	gh_dimpart	part = {.keys = keys, .n = n};
+
+	if (e == NULL)
+		return GH_ERR_INVALID;
+	if (ncols > 0 && cols == NULL)
+		return gh_fail(e, GH_ERR_INVALID, "gh_dim_create: missing argument");
+	for (int c = 0; c < ncols && c < GH_PROG_MAX_DIMCOLS; c++)
+		part.cols[c] = cols[c];
+	return gh_dim_create_parts(e, &part, 1, ncols, out);
+}
+
+gh_status
+gh_dim_create_parts(gh_engine *e, const gh_dimpart *parts, int nparts, int ncols, gh_dim **out)
+{
 	gh_dim	   *d;
 	gh_status	st;
+	size_t		n = 0;
 
 	if (e == NULL)
 		return GH_ERR_INVALID;
 	if (out == NULL)
-		return gh_fail(e, GH_ERR_INVALID, "gh_dim_create: missing argument");
+		return gh_fail(e, GH_ERR_INVALID, "gh_dim_create_parts: missing argument");
 	*out = NULL;
 	if (ncols < 0 || ncols > GH_PROG_MAX_DIMCOLS)
-		return gh_fail(e, GH_ERR_INVALID, "gh_dim_create: %d columns, at most %d", ncols,
+		return gh_fail(e, GH_ERR_INVALID, "gh_dim_create_parts: %d columns, at most %d", ncols,
 					   GH_PROG_MAX_DIMCOLS);
-	if ((n > 0 && keys == NULL) || (ncols > 0 && cols == NULL))
-		return gh_fail(e, GH_ERR_INVALID, "gh_dim_create: missing argument");
-	for (int c = 0; c < ncols && n > 0; c++)
-		if (cols[c].lo == NULL)
-			return gh_fail(e, GH_ERR_INVALID, "gh_dim_create: column %d has no values", c);
-	if (n > UINT32_MAX)
-		return gh_fail(e, GH_ERR_INVALID, "gh_dim_create: %zu rows, at most 2^32 - 1", n);
+	if (nparts < 0 || (nparts > 0 && parts == NULL))
+		return gh_fail(e, GH_ERR_INVALID, "gh_dim_create_parts: missing argument");
+	for (int p = 0; p < nparts; p++)
+	{
+		if (parts[p].n > 0 && parts[p].keys == NULL)
+			return gh_fail(e, GH_ERR_INVALID, "gh_dim_create_parts: missing argument");
+		for (int c = 0; c < ncols && parts[p].n > 0; c++)
+			if (parts[p].cols[c].lo == NULL)
+				return gh_fail(e, GH_ERR_INVALID, "gh_dim_create_parts: column %d has no values", c);
+		n += parts[p].n;
+		if (parts[p].n > UINT32_MAX || n > UINT32_MAX)
+			return gh_fail(e, GH_ERR_INVALID, "gh_dim_create_parts: more than 2^32 - 1 rows");
+	}
 	CHECK_INTERRUPT(e);
 	d = gh_calloc(e, 1, sizeof(gh_dim));
 	if (d == NULL)
@@ -213,7 +234,7 @@ gh_dim_create(gh_engine *e, const uint64_t *keys, size_t n, const gh_dimcol *col
 	d->n = n;
 	d->ncols = ncols;
 	{
-		star_args	a = {.d = d, .keys = keys, .cols = cols};
+		star_args	a = {.d = d, .parts = parts, .nparts = nparts};
 
 		st = gh_for_devices(e, ALL_DEVICES(e), n, dim_on_device, &a);
 	}

@@ -877,6 +877,40 @@ dimension_cases(gh_engine *e, const batches *b, rng *r)
 		case_end();
 	}
 
+	case_begin("gh_dim_create_parts refuses a key given in two parts (GH_ERR_DUPLICATE_KEY), a part with rows and no keys or values, -1 parts; makes one of no part");
+	for (size_t i = 0; i < n; i++)
+		keys[i] = rng_next(r);
+	keys[n - 1] = keys[3];
+	{
+		gh_dimpart	parts[3] = {
+			{.keys = keys, .n = 100, .cols = {{lo, NULL, NULL, NULL}}},
+			{.keys = NULL, .n = 0},
+			{.keys = keys + 100, .n = n - 100, .cols = {{lo + 100, NULL, NULL, NULL}}},
+		};
+
+		stale_message(e);
+		expect_status(e, gh_dim_create_parts(e, parts, 3, 1, &d), GH_ERR_DUPLICATE_KEY,
+					  "gh_dim_create", "a key in the first part and the last");
+		if (d != NULL)
+			case_fail("a dimension was made");
+		check_device_bytes(e, fresh, "after the refusal");
+		parts[2].keys = NULL;
+		INVALID(e, gh_dim_create_parts(e, parts, 3, 1, &d), "gh_dim_create_parts",
+				"a part of rows without keys");
+		parts[2].keys = keys + 100;
+		parts[2].cols[0].lo = NULL;
+		INVALID(e, gh_dim_create_parts(e, parts, 3, 1, &d), "gh_dim_create_parts",
+				"a part of rows without values");
+		INVALID(e, gh_dim_create_parts(e, parts, -1, 1, &d), "gh_dim_create_parts", "-1 parts");
+		INVALID(e, gh_dim_create_parts(e, NULL, 3, 1, &d), "gh_dim_create_parts", "parts NULL");
+		if (check_ok(gh_dim_create_parts(e, NULL, 0, 1, &d), e, "gh_dim_create_parts") &&
+			gh_dim_rows(d) != 0)
+			case_fail("a dimension of no part has %zu rows", gh_dim_rows(d));
+		gh_dim_free(d);
+		d = NULL;
+	}
+	case_end();
+
 	{
 		test_config cfg3 = {3, 0, 0};
 		gh_engine  *e3 = open_engine(&cfg3);
