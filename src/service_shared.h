@@ -222,13 +222,32 @@ typedef struct GhsPoolPages
 } GhsPoolPages;
 
 /*
+ * A share of a dimension's rows that one process of a parallel query read
+ * and published in a segment of its own (star_dim_share.c): the segment,
+ * and the share's arrays at the offsets given there (0: none).
+ */
+typedef struct GhsStarPart
+{
+	dsm_handle	handle;
+	uint64		n;
+	Size		keys;
+	Size		lo[GH_PROG_MAX_DIMCOLS];
+	Size		hi[GH_PROG_MAX_DIMCOLS];
+	Size		nulls[GH_PROG_MAX_DIMCOLS];
+	Size		dscale[GH_PROG_MAX_DIMCOLS];
+} GhsStarPart;
+
+/*
  * A star's creation (star_ops.c): its program and page description, and
- * each dimension's keys and columns at the offsets given.
+ * each dimension's keys and columns at the offsets given, or (nparts > 0)
+ * the shares of them that the processes published, one after another.
  */
 typedef struct GhsStarDim
 {
 	uint64		n;
 	int			ncols;
+	int			nparts;
+	Size		parts;			/* GhsStarPart[nparts] */
 	Size		keys;
 	Size		lo[GH_PROG_MAX_DIMCOLS];
 	Size		hi[GH_PROG_MAX_DIMCOLS];

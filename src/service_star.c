@@ -137,11 +137,23 @@ attach_batches(ServiceStar *star, GhsSlot *slot)
 	return seg;
 }
 
+/* every segment of the list detached, the list freed */
+static void
+detach_all(List *segs)
+{
+	ListCell   *lc;
+
+	foreach(lc, segs)
+		dsm_detach(lfirst(lc));
+	list_free(segs);
+}
+
 void
 gpuhash_star_service_create(GhsSlot *slot)
 {
 	gh_engine  *e = gpuhash_service_hold_engine(&slot->shape);
 	dsm_segment *seg = NULL;
+	List	   *volatile shares = NIL;	/* the segments of dimensions' shares, attached */
 	ServiceStar *star = MemoryContextAllocZero(TopMemoryContext, sizeof(ServiceStar));
 
 	PG_TRY();
@@ -169,6 +181,24 @@ gpuhash_star_service_create(GhsSlot *slot)
 				elog(ERROR, "gpuhash GPU service: bad star");
 			dims[d].n = sd->n;
 			dims[d].ncols = sd->ncols;
+			dims[d].nparts = sd->nparts;
+			if (sd->nparts < 0 || (sd->nparts > 0 && sd->parts == 0))
+				elog(ERROR, "gpuhash GPU service: bad star");
+			if (sd->nparts > 0)
+			{
+				/* each share in its segment, attached while the star is made */
+				dims[d].parts = ghs_at(base, sd->parts);
+				dims[d].base = palloc(sizeof(char *) * sd->nparts);
+				for (int p = 0; p < sd->nparts; p++)
+				{
+					dsm_segment *share = dsm_attach(dims[d].parts[p].handle);
+
+					if (share == NULL)
+						elog(ERROR, "gpuhash GPU service: a star's dimension share is gone");
+					shares = lappend(shares, share);
+					dims[d].base[p] = dsm_segment_address(share);
+				}
+			}
 			dims[d].keys = ghs_at(base, sd->keys);
 			for (int k = 0; k < sd->ncols; k++)
 			{
@@ -184,6 +214,7 @@ gpuhash_star_service_create(GhsSlot *slot)
 	}
 	PG_CATCH();
 	{
+		detach_all(shares);
 		if (seg)
 			dsm_detach(seg);
 		pfree(star);
@@ -191,6 +222,7 @@ gpuhash_star_service_create(GhsSlot *slot)
 		PG_RE_THROW();
 	}
 	PG_END_TRY();
+	detach_all(shares);
 	dsm_detach(seg);
 	if (star->core.star == NULL)
 	{

@@ -2,25 +2,39 @@
  *
  * star_dim_share.c
  *	  A parallel GpuStarAgg's dimensions read by every process: each
- *	  process's share published in the query's DSA area, and merged by the
- *	  one process that makes the star.
+ *	  process's share published in a segment of its own, and taken as they
+ *	  lie by the one process that makes the star.
  *
  * INTERFACE ROUTINES
  *		star_dim_publish		this process's rows of a dimension, into a chunk
- *		star_dim_merge			every chunk of a dimension, into one set of arrays
+ *		star_dim_merge			every chunk of a dimension: one dictionary, the
+ *								chunks as the parts of its rows
  *		star_dim_chunks_free	what an interrupted execution left
+ *		star_dim_shares_detach	the chunks this process maps, let go of
  *
  * A dimension that is one table with a partial plan (a Parallel Seq Scan of
  * part, say) is read by every process of the query, each the rows its share
  * of the blocks holds (star_read_dim), with its own dictionary of grouping
- * values.  Each process then publishes what it read as one chunk: the keys,
- * every payload and code column as the star reads them, the values of its
- * dictionary in code order (datumSerialize), and the scales its numeric
- * payloads were read at.  The process that makes the star merges the
- * chunks: one dictionary for the dimension, each chunk's codes mapped to
- * it, the arrays concatenated.  The leader also publishes the dimensions it
- * read alone when a worker is to make the star (parallel_leader_participation
- * off).  The protocol (who reads, who merges, when) is star_exec.c's.
+ * values.  Each process then publishes what it read as one chunk, a DSM
+ * segment of its own: the keys, every payload and code column as the star
+ * reads them, the values of its dictionary in code order (datumSerialize),
+ * and the scales its numeric payloads were read at.  The process that makes
+ * the star merges the chunks' dictionaries into one for the dimension and
+ * rewrites each chunk's codes as that one's, in place; the chunks' arrays
+ * are not copied, but become the parts of the dimension's rows
+ * (StarDimArrays.parts), which the GPU service maps and copies onto the
+ * device one after another (gh_dim_create_parts).  So a dimension of ten
+ * million rows is copied once on the host (into its chunks, by every
+ * process at once), not three times more by one.  A semi join's keys are
+ * made distinct first, so its chunks are still concatenated.
+ *
+ * Every process keeps the chunks it made or mapped until its execution
+ * ends (star_dim_shares_detach, from the node's memory context callback):
+ * a chunk lives while any process maps it, so the maker's mappings keep
+ * every chunk for as long as its star may have to be made again on the CPU.
+ * The leader also publishes the dimensions it read alone when a worker is to
+ * make the star (parallel_leader_participation off).  The protocol (who
+ * reads, who merges, when) is star_exec.c's.
  *
  *-------------------------------------------------------------------------
  */
@@ -35,7 +49,7 @@
 /* one process's share of a dimension, followed by its arrays and values */
 typedef struct DimChunk
 {
-	dsa_pointer next;
+	dsm_handle	next;			/* the chunk published before, or DSM_HANDLE_INVALID */
 	uint64		n;				/* rows kept (a NULL key joins nothing) */
 	int64		rows;			/* rows read */
 	int64		removed;		/* of them, left out by a filter (star_dim_filter.c) */
@@ -106,7 +120,8 @@ star_dim_publish(GpuStarAggState *s, int d)
 	StarDimArrays *a = &dim->arrays;
 	DimChunk	head = {0};
 	ChunkLayout l;
-	dsa_pointer dp;
+	dsm_segment *seg;
+	MemoryContext old;
 	char	   *base;
 	char	   *p;
 
@@ -128,8 +143,12 @@ star_dim_publish(GpuStarAggState *s, int d)
 	head.values_size = star_dim_values(dim, NULL);
 	layout(&head, &l);
 
-	dp = dsa_allocate_extended(s->area, l.total, DSA_ALLOC_HUGE);
-	base = dsa_get_address(s->area, dp);
+	seg = dsm_create(l.total, 0);
+	dsm_pin_mapping(seg);
+	old = MemoryContextSwitchTo(s->cxt);
+	s->share_segs = lappend(s->share_segs, seg);
+	MemoryContextSwitchTo(old);
+	base = dsm_segment_address(seg);
 	memcpy(base, &head, sizeof(head));
 	if (a->n > 0)
 	{
@@ -150,13 +169,56 @@ star_dim_publish(GpuStarAggState *s, int d)
 
 	SpinLockAcquire(&sh->mutex);
 	((DimChunk *) base)->next = sh->dim_chunks[d];
-	sh->dim_chunks[d] = dp;
+	sh->dim_chunks[d] = dsm_segment_handle(seg);
 	SpinLockRelease(&sh->mutex);
 }
 
+/* the chunk published as segment h, mapped in this process (and kept so) */
+static DimChunk *
+chunk_of(GpuStarAggState *s, dsm_handle h)
+{
+	dsm_segment *seg = dsm_find_mapping(h);
+
+	if (seg == NULL)
+	{
+		MemoryContext old;
+
+		seg = dsm_attach(h);
+		if (seg == NULL)
+			elog(ERROR, "gpuhash: a GpuStarAgg's dimension share is gone");
+		dsm_pin_mapping(seg);
+		old = MemoryContextSwitchTo(s->cxt);
+		s->share_segs = lappend(s->share_segs, seg);
+		MemoryContextSwitchTo(old);
+	}
+	return (DimChunk *) dsm_segment_address(seg);
+}
+
 /*
- * Dimension d made of every chunk published for it: its arrays, one
- * dictionary, its rows.  The chunks are freed.
+ * The codes of chunk c's rows as the merged dictionary's (map), rewritten
+ * in place; each checked.
+ */
+static void
+map_codes(StarDimState *dim, const DimChunk *c, int64 *codes, const uint32 *map)
+{
+	bool		same = true;
+
+	for (int i = 0; i < c->ncodes && same; i++)
+		same = map[i] == (uint32) i;
+	for (uint64 i = 0; i < c->n; i++)
+	{
+		if (codes[i] < 0 || codes[i] >= c->ncodes)
+			elog(ERROR, "gpuhash: a GpuStarAgg's dimension \"%s\" has a code out of range",
+				 dim->name);
+		if (!same)
+			codes[i] = map[codes[i]];
+	}
+}
+
+/*
+ * Dimension d made of every chunk published for it: one dictionary, its
+ * rows (the chunks as its parts, or for a semi join its keys concatenated),
+ * its payloads' scales.
  */
 void
 star_dim_merge(GpuStarAggState *s, int d)
@@ -164,91 +226,78 @@ star_dim_merge(GpuStarAggState *s, int d)
 	StarShared *sh = s->shared;
 	StarDimState *dim = &s->dims[d];
 	StarDimArrays *a = &dim->arrays;
-	dsa_pointer first,
-				dp;
+	dsm_handle	first,
+				h;
 	uint64		total = 0,
 				r = 0;
+	int			nchunks = 0;
 	int			ncols = dim->npayload + (dim->ngroups > 0 ? 1 : 0);
-	bool		hi[GH_PROG_MAX_DIMCOLS] = {0};
-	bool		dscale[GH_PROG_MAX_DIMCOLS] = {0};
 
 	SpinLockAcquire(&sh->mutex);
 	first = sh->dim_chunks[d];
-	sh->dim_chunks[d] = InvalidDsaPointer;
+	sh->dim_chunks[d] = DSM_HANDLE_INVALID;
 	SpinLockRelease(&sh->mutex);
 
-	for (dp = first; DsaPointerIsValid(dp);)
+	for (h = first; h != DSM_HANDLE_INVALID;)
 	{
-		DimChunk   *c = dsa_get_address(s->area, dp);
+		DimChunk   *c = chunk_of(s, h);
 
-		if (c->ncols != ncols)
+		if (c->ncols != ncols || (dim->semi && ncols != 0))
 			elog(ERROR, "gpuhash: a GpuStarAgg's dimension \"%s\" was read differently by two processes",
 				 dim->name);
 		total += c->n;
-		for (int k = 0; k < ncols; k++)
-		{
-			hi[k] |= c->has_hi[k];
-			dscale[k] |= c->has_dscale[k];
-		}
-		dp = c->next;
+		nchunks++;
+		h = c->next;
 	}
 
 	memset(a, 0, sizeof(*a));
 	a->ncols = ncols;
-	a->keys = palloc_extended(sizeof(int64) * Max(total, 1), MCXT_ALLOC_HUGE);
-	for (int k = 0; k < ncols; k++)
+	a->n = total;
+	if (dim->semi)
+		a->keys = palloc_extended(sizeof(int64) * Max(total, 1), MCXT_ALLOC_HUGE);
+	else
 	{
-		a->lo[k] = palloc_extended(sizeof(int64) * Max(total, 1), MCXT_ALLOC_HUGE);
-		a->nulls[k] = palloc_extended(Max(total, 1), MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
-		if (hi[k])
-			a->hi[k] = palloc_extended(sizeof(int64) * Max(total, 1), MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
-		if (dscale[k])
-			a->dscale[k] = palloc_extended(Max(total, 1), MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+		a->parts = palloc0(sizeof(GhsStarPart) * Max(nchunks, 1));
+		a->base = palloc0(sizeof(char *) * Max(nchunks, 1));
 	}
 	star_dim_groups_init(s, d);
 	dim->rows = 0;
 	dim->removed = 0;
 
-	for (dp = first; DsaPointerIsValid(dp);)
+	for (h = first; h != DSM_HANDLE_INVALID;)
 	{
-		char	   *base = dsa_get_address(s->area, dp);
-		DimChunk   *c = (DimChunk *) base;
+		DimChunk   *c = chunk_of(s, h);
+		char	   *base = (char *) c;
 		ChunkLayout l;
 		uint32	   *map = palloc(sizeof(uint32) * Max(c->ncodes, 1));
 		char	   *p;
-		dsa_pointer next = c->next;
 
 		CHECK_FOR_INTERRUPTS();
 		layout(c, &l);
 		/* its codes as the merged dictionary's */
 		p = base + l.values;
 		star_dim_values_add(dim, &p, c->ncodes, map);
-		if (c->n > 0)
-		{
+		if (dim->ngroups > 0)
+			map_codes(dim, c, (int64 *) (base + l.lo[dim->npayload]), map);
+		if (dim->semi)
 			memcpy(a->keys + r, base + l.keys, sizeof(int64) * c->n);
+		else if (c->n > 0)
+		{
+			GhsStarPart *part = &a->parts[a->nparts];
+
+			part->handle = h;
+			part->n = c->n;
+			part->keys = l.keys;
 			for (int k = 0; k < ncols; k++)
 			{
-				memcpy(a->lo[k] + r, base + l.lo[k], sizeof(int64) * c->n);
-				if (c->has_hi[k])
-					memcpy(a->hi[k] + r, base + l.hi[k], sizeof(int64) * c->n);
-				if (c->has_dscale[k])
-					memcpy(a->dscale[k] + r, base + l.dscale[k], c->n);
-				if (c->has_nulls[k])
-					memcpy(a->nulls[k] + r, base + l.nulls[k], c->n);
+				part->lo[k] = l.lo[k];
+				part->hi[k] = c->has_hi[k] ? l.hi[k] : 0;
+				part->nulls[k] = c->has_nulls[k] ? l.nulls[k] : 0;
+				part->dscale[k] = c->has_dscale[k] ? l.dscale[k] : 0;
 			}
-			if (dim->ngroups > 0)
-			{
-				int64	   *codes = a->lo[dim->npayload] + r;
-
-				for (uint64 i = 0; i < c->n; i++)
-				{
-					if (codes[i] < 0 || codes[i] >= c->ncodes)
-						elog(ERROR, "gpuhash: a GpuStarAgg's dimension \"%s\" has a code out of range",
-							 dim->name);
-					codes[i] = map[codes[i]];
-				}
-			}
+			a->base[a->nparts++] = base;
 		}
+		r += c->n;
 		for (int k = 0; k < dim->npayload; k++)
 		{
 			StarPayload *pl = payload_of(s, d, k);
@@ -259,37 +308,37 @@ star_dim_merge(GpuStarAggState *s, int d)
 				pl->digits = c->digits[k];
 			}
 		}
-		r += c->n;
 		dim->rows += c->rows;
 		dim->removed += c->removed;
 		pfree(map);
-		dsa_free(s->area, dp);
-		dp = next;
+		h = c->next;
 	}
-	a->n = total;
 
 	star_dim_finish(dim);
 }
 
-/* The chunks an execution that ended early left in the area. */
+/* The chunks an execution that ended early left published: none now. */
 void
 star_dim_chunks_free(GpuStarAggState *s)
 {
 	StarShared *sh = s->shared;
 
-	if (sh == NULL || s->area == NULL)
+	if (sh == NULL)
 		return;
 	for (int d = 0; d < s->ndims && d < GH_PROG_MAX_DIMS; d++)
-	{
-		dsa_pointer dp = sh->dim_chunks[d];
+		sh->dim_chunks[d] = DSM_HANDLE_INVALID;
+}
 
-		while (DsaPointerIsValid(dp))
-		{
-			dsa_pointer next = ((DimChunk *) dsa_get_address(s->area, dp))->next;
+/*
+ * The chunks this process published or mapped, let go of (the node's
+ * execution has ended: its star, which may read them, is freed first).
+ */
+void
+star_dim_shares_detach(GpuStarAggState *s)
+{
+	ListCell   *lc;
 
-			dsa_free(s->area, dp);
-			dp = next;
-		}
-		sh->dim_chunks[d] = InvalidDsaPointer;
-	}
+	foreach(lc, s->share_segs)
+		dsm_detach(lfirst(lc));
+	s->share_segs = NIL;
 }

@@ -345,13 +345,16 @@ star_read_dim(GpuStarAggState *s, int d)
 	dim->complete = !dim->partial;
 }
 
-/* The dimension read: arrays with no NULL need no NULL flags; its codes counted. */
+/*
+ * The dimension read: arrays with no NULL need no NULL flags (a share's
+ * chunk has none where it has no NULL: star_dim_share.c); its codes counted.
+ */
 void
 star_dim_finish(StarDimState *dim)
 {
 	StarDimArrays *a = &dim->arrays;
 
-	for (int k = 0; k < a->ncols; k++)
+	for (int k = 0; k < a->ncols && a->nparts == 0; k++)
 	{
 		bool		any = false;
 

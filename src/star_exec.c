@@ -135,6 +135,7 @@ release(void *arg)
 	s->groups_res = NULL;
 	gpuhash_op_star_free(s->star);
 	s->star = NULL;
+	star_dim_shares_detach(s);
 }
 
 /* a fresh context for one execution's dimensions, star and groups */
@@ -1177,7 +1178,7 @@ init_shared(GpuStarAggState *s, StarShared *sh)
 	sh->dims_closed = false;
 	for (int d = 0; d < GH_PROG_MAX_DIMS; d++)
 	{
-		sh->dim_chunks[d] = InvalidDsaPointer;
+		sh->dim_chunks[d] = DSM_HANDLE_INVALID;
 		sh->filter_bits[d] = InvalidDsaPointer;
 	}
 	s->shared = sh;

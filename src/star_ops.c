@@ -31,6 +31,38 @@
 
 /* ---- the star where it is held ---- */
 
+/* dims' rows as the engine takes them: one part, or the shares' (nparts) */
+static gh_dimpart *
+dim_parts(const StarDimArrays *dims, int *nparts)
+{
+	gh_dimpart *parts;
+
+	if (dims->nparts == 0)
+	{
+		parts = palloc0(sizeof(gh_dimpart));
+		parts->keys = dims->keys;
+		parts->n = dims->n;
+		for (int k = 0; k < dims->ncols; k++)
+			parts->cols[k] = (gh_dimcol) {dims->lo[k], dims->hi[k], dims->nulls[k], dims->dscale[k]};
+		*nparts = 1;
+		return parts;
+	}
+	parts = palloc0(sizeof(gh_dimpart) * dims->nparts);
+	for (int p = 0; p < dims->nparts; p++)
+	{
+		const GhsStarPart *sp = &dims->parts[p];
+		char	   *base = dims->base[p];
+
+		parts[p].keys = ghs_at(base, sp->keys);
+		parts[p].n = sp->n;
+		for (int k = 0; k < dims->ncols; k++)
+			parts[p].cols[k] = (gh_dimcol) {ghs_at(base, sp->lo[k]), ghs_at(base, sp->hi[k]),
+											ghs_at(base, sp->nulls[k]), ghs_at(base, sp->dscale[k])};
+	}
+	*nparts = dims->nparts;
+	return parts;
+}
+
 gh_status
 star_core_create(StarCore *c, gh_engine *e, const gh_prog *prog, const gh_pagespec *spec,
 				 int ndims, const StarDimArrays *dims)
@@ -41,16 +73,11 @@ star_core_create(StarCore *c, gh_engine *e, const gh_prog *prog, const gh_pagesp
 	c->e = e;
 	for (int d = 0; d < ndims; d++)
 	{
-		gh_dimcol	cols[GH_PROG_MAX_DIMCOLS];
+		int			nparts;
+		gh_dimpart *parts = dim_parts(&dims[d], &nparts);
 
-		for (int k = 0; k < dims[d].ncols; k++)
-		{
-			cols[k].lo = dims[d].lo[k];
-			cols[k].hi = dims[d].hi[k];
-			cols[k].nulls = dims[d].nulls[k];
-			cols[k].dscale = dims[d].dscale[k];
-		}
-		st = gh_dim_create(e, dims[d].keys, dims[d].n, cols, dims[d].ncols, &c->dims[d]);
+		st = gh_dim_create_parts(e, parts, nparts, dims[d].ncols, &c->dims[d]);
+		pfree(parts);
 		if (st != GH_OK)
 		{
 			c->failed_dim = d;
@@ -365,6 +392,14 @@ create_size(int ndims, const StarDimArrays *dims, GhsStarCreate *hdr)
 		Size		n = dims[d].n;
 		Size		off;
 
+		if (dims[d].nparts > 0)
+		{
+			/* the shares stay where they are: only where each lies */
+			off = ghs_reserve(&size, sizeof(GhsStarPart) * dims[d].nparts, true);
+			if (sd)
+				sd->parts = off;
+			continue;
+		}
 		off = ghs_reserve(&size, 8 * n, true);
 		if (sd)
 			sd->keys = off;
@@ -542,6 +577,8 @@ gpuhash_op_star_create(GhOps *ops, const gh_prog *prog, const gh_pagespec *spec,
 
 			sd->n = n;
 			sd->ncols = dims[d].ncols;
+			sd->nparts = dims[d].nparts;
+			put(base, sd->parts, dims[d].parts, sizeof(GhsStarPart) * dims[d].nparts);
 			put(base, sd->keys, dims[d].keys, 8 * n);
 			for (int k = 0; k < dims[d].ncols; k++)
 			{

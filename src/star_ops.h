@@ -23,7 +23,11 @@
 #include "engine_ops.h"
 #include "service.h"
 
-/* a dimension's arrays, as the node read them */
+/*
+ * a dimension's arrays, as the node read them; or (nparts > 0) the shares
+ * of them that a parallel query's processes published, where each lies in
+ * its segment (GhsStarPart) and where this process maps it (base)
+ */
 typedef struct StarDimArrays
 {
 	uint64		n;
@@ -33,6 +37,9 @@ typedef struct StarDimArrays
 	int64	   *hi[GH_PROG_MAX_DIMCOLS];	/* NULL: none */
 	uint8	   *nulls[GH_PROG_MAX_DIMCOLS]; /* NULL: never NULL */
 	uint8	   *dscale[GH_PROG_MAX_DIMCOLS];	/* NULL: none */
+	int			nparts;
+	GhsStarPart *parts;
+	char	  **base;
 } StarDimArrays;
 
 typedef struct StarCore

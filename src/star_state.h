@@ -119,7 +119,7 @@ typedef struct StarShared
 	/* dimensions read by every process, each its share (star_dim_share.c) */
 	int			dim_readers;	/* processes reading their share */
 	bool		dims_closed;	/* the star's maker merges them: none starts now */
-	dsa_pointer dim_chunks[GH_PROG_MAX_DIMS];
+	dsm_handle	dim_chunks[GH_PROG_MAX_DIMS];	/* the last published, each (a list) */
 	/* filters of the leader's dimensions' keys, for the shares it does not read */
 	dsa_pointer filter_bits[GH_PROG_MAX_DIMS];
 	uint64		filter_mask[GH_PROG_MAX_DIMS];
@@ -182,6 +182,7 @@ typedef struct GpuStarAggState
 	bool		made_star;		/* this process made the parallel star */
 	bool		prepared;		/* ReInitializeDSM read and made this execution's */
 	dsa_area   *area;
+	List	   *share_segs;		/* the dimension shares' segments it maps (star_dim_share.c) */
 
 	/* EXPLAIN ANALYZE */
 	double		dims_ms;
@@ -224,6 +225,7 @@ extern void star_dim_values_add(StarDimState *dim, char **p, int ncodes, uint32 
 extern void star_dim_publish(GpuStarAggState *s, int d);
 extern void star_dim_merge(GpuStarAggState *s, int d);
 extern void star_dim_chunks_free(GpuStarAggState *s);
+extern void star_dim_shares_detach(GpuStarAggState *s);
 extern StarDimRows *star_dim_rows_create(List *types, MemoryContext cxt);
 /* star_dim_filter.c */
 extern int	star_dim_next_to_read(GpuStarAggState *s, bool *read);
