@@ -163,6 +163,7 @@ gpuhash_star_service_create(GhsSlot *slot)
 		StarDimArrays dims[GH_PROG_MAX_DIMS];
 		gh_status	st;
 		char		err[512];
+		instr_time	start;
 
 		gpuhash_service_arm_failure(e, slot);
 		/* room on the devices (device_gate.c); none in time: the client falls back */
@@ -208,7 +209,10 @@ gpuhash_star_service_create(GhsSlot *slot)
 				dims[d].dscale[k] = ghs_at(base, sd->dscale[k]);
 			}
 		}
+		INSTR_TIME_SET_CURRENT(start);
 		st = star_core_create(&star->core, e, &hdr->prog, &hdr->spec, hdr->ndims, dims);
+		elog(DEBUG1, "gpuhash GPU service: a star's dimensions made in %.3f ms",
+			 gpuhash_elapsed_ms(start));
 		if (st != GH_OK && st != GH_ERR_DUPLICATE_KEY)
 			gpuhash_service_engine_failed(e, st);
 	}

@@ -1253,8 +1253,16 @@ read_shares(GpuStarAggState *s)
 		for (int d = 0; d < s->ndims; d++)
 			if (s->dims[d].partial)
 			{
+				instr_time	read;
+
+				INSTR_TIME_SET_CURRENT(read);
 				star_read_dim(s, d);
+				elog(DEBUG1, "gpuhash star: a share of %s read in %.3f ms, %lld rows",
+					 s->dims[d].name, gpuhash_elapsed_ms(read), (long long) s->dims[d].rows);
+				INSTR_TIME_SET_CURRENT(read);
 				star_dim_publish(s, d);
+				elog(DEBUG1, "gpuhash star: a share of %s published in %.3f ms",
+					 s->dims[d].name, gpuhash_elapsed_ms(read));
 			}
 		SpinLockAcquire(&sh->mutex);
 		for (int d = 0; d < s->ndims; d++)
