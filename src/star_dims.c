@@ -48,6 +48,9 @@
 #include "star_state.h"
 #include "star_vm.h"
 
+/* the most rows a dimension's arrays are first made for (a plan's estimate may be far off) */
+#define STAR_DIM_MAX_PRESIZE	(UINT64CONST(1) << 26)
+
 /* make room for n rows in every array of a */
 static void
 grow(StarDimArrays *a, uint64 cap, bool *numeric)
@@ -210,6 +213,13 @@ star_read_dim(GpuStarAggState *s, int d)
 	a->ncols = dim->npayload + (dim->ngroups > 0 ? 1 : 0);
 	for (int k = 0; k < dim->npayload; k++)
 		numeric[k] = pl[k]->type == NUMERICOID;
+	/*
+	 * Room for the rows the plan expects (a partial plan's: this process's
+	 * share), so that a large dimension is not copied as its arrays double;
+	 * memory never written is never touched.
+	 */
+	if (dim->ps->plan->plan_rows > cap)
+		cap = (uint64) Min(dim->ps->plan->plan_rows * 1.1, (double) STAR_DIM_MAX_PRESIZE);
 	grow(a, cap, numeric);
 	a->n = 0;
 	star_dim_groups_init(s, d);
