@@ -789,6 +789,13 @@ typedef enum gh_opcode
 	GH_OP_TLEN,					/* dst = the length of text a (int4): imm & 1: in
 								 * UTF-8 characters, else in bytes; imm & 2: its
 								 * trailing spaces not counted (bpcharlen) */
+	GH_OP_SUBSTR,				/* dst = text a's characters from the b-th (int4;
+								 * 1 the first, as substring(a from b for n):
+								 * text_substring), n = imm >> 2 of them, or
+								 * every one left where imm >> 2 is -1; imm & 1:
+								 * characters of UTF-8, else bytes; imm & 2:
+								 * a's trailing spaces dropped first (bpchar's
+								 * cast to text) */
 	/* doubles: PostgreSQL's overflow, underflow and division checks */
 	GH_OP_FADD,
 	GH_OP_FSUB,

@@ -98,6 +98,7 @@ static const opinfo OPERANDS[GH_OP_COUNT_] = {
 	[GH_OP_TCMP] = {"TCMP", RD_A | RD_B | WR_DST | TEXT_A | TEXT_B},
 	[GH_OP_LIKE] = {"LIKE", RD_A | RD_B | WR_DST | TEXT_A | TEXT_B},
 	[GH_OP_TLEN] = {"TLEN", RD_A | WR_DST | TEXT_A},
+	[GH_OP_SUBSTR] = {"SUBSTR", RD_A | RD_B | WR_DST | TEXT_A | MK_TEXT},
 	[GH_OP_FADD] = {"FADD", RD_A | RD_B | WR_DST},
 	[GH_OP_FSUB] = {"FSUB", RD_A | RD_B | WR_DST},
 	[GH_OP_FMUL] = {"FMUL", RD_A | RD_B | WR_DST},
@@ -278,6 +279,10 @@ check_fields(const gh_prog *p, const gh_pagespec *spec, const int *dim_ncols, in
 		case GH_OP_TLEN:
 			if (imm < 0 || imm > 3)
 				return say(pc, in, "imm %d, not flags 1 (UTF-8) and 2 (bpchar)", imm);
+			break;
+		case GH_OP_SUBSTR:
+			if (imm < -4)
+				return say(pc, in, "imm %d, a count of %d characters", imm, imm >> 2);
 			break;
 		case GH_OP_FROUND:
 			if (imm < GH_ROUND_NEAREST || imm > GH_ROUND_TRUNC)

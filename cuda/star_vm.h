@@ -898,6 +898,52 @@ gh_text_len(const uint8_t *t, uint32_t len, bool utf8, bool bpchar)
 }
 
 /*
+ * The byte where character c of text t begins (utf8: characters of UTF-8,
+ * else bytes), or len where t has at most c characters.
+ */
+GH_HOSTDEV static inline uint32_t
+gh_text_char_at(const uint8_t *t, uint32_t len, int64_t c, bool utf8)
+{
+	uint32_t	i = 0;
+
+	if (!utf8)
+		return c < (int64_t) len ? (uint32_t) c : len;
+	for (; i < len; i++)
+		if ((t[i] & 0xC0) != 0x80 && c-- == 0)
+			break;
+	return i;
+}
+
+/*
+ * substring(t from start for count) as text_substring gives it, where
+ * count is not negative (count -1: the rest of t, as substring(t from
+ * start)): characters start .. start + count - 1, counting from 1, of
+ * those t has.  Its bytes at *from, *n of them.
+ */
+GH_HOSTDEV static inline void
+gh_text_substr(const uint8_t *t, uint32_t len, int32_t start, int32_t count, bool utf8,
+			   uint32_t *from, uint32_t *n)
+{
+	int64_t		s1 = start > 1 ? start : 1;
+	int64_t		end = count < 0 ? INT64_MAX : (int64_t) start + count;
+	uint32_t	to;
+
+	/* past INT32_MAX text_substring takes the rest too */
+	if (end > INT32_MAX)
+		end = INT64_MAX;
+	if (end <= s1)
+	{
+		*from = 0;
+		*n = 0;
+		return;
+	}
+	*from = gh_text_char_at(t, len, s1 - 1, utf8);
+	to = end == INT64_MAX ? len :
+		*from + gh_text_char_at(t + *from, len - *from, end - s1, utf8);
+	*n = to - *from;
+}
+
+/*
  * Text t LIKE pattern p, as like_match.c's MatchText answers it for a
  * pattern without escapes: % matches any run of characters, _ one
  * character (utf8: a UTF-8 one, else a byte), any other byte itself.
@@ -1228,6 +1274,30 @@ gh_vm_run(const gh_prog *prog, const gh_vmdim *dims, const gh_vmcols *c, gh_vmou
 					gh_text_len((const uint8_t *) (uintptr_t) a->lo, (uint32_t) a->hi,
 								(in.imm & 1) != 0, (in.imm & 2) != 0);
 				d->hi = 0;
+				break;
+			case GH_OP_SUBSTR:
+				if (a->null || b->null)
+				{
+					d->null = 1;
+					d->lo = 0;
+					d->hi = 0;
+					break;
+				}
+				{
+					const uint8_t *t = (const uint8_t *) (uintptr_t) a->lo;
+					uint32_t	len = (uint32_t) a->hi,
+								from,
+								n;
+
+					if (in.imm & 2)
+						while (len > 0 && t[len - 1] == ' ')
+							len--;
+					gh_text_substr(t, len, (int32_t) b->lo, in.imm >> 2, (in.imm & 1) != 0, &from,
+								   &n);
+					d->lo = a->lo + from;
+					d->hi = n;
+					d->null = 0;
+				}
 				break;
 			case GH_OP_FADD:
 			case GH_OP_FSUB:

@@ -32,7 +32,10 @@
  * integer types and from integers to numeric and float8, floats and
  * numerics to integers, timestamps to dates; round, floor, ceil and trunc
  * of floats and numerics, mod() of integers; EXTRACT, date_part and
- * date_trunc (c_datefunc).  Anything else is not offered on the device.
+ * date_trunc (c_datefunc); length(), char_length() and octet_length() of
+ * text and bpchar (c_length); substring(), substr() and left() of text by a
+ * constant count, and bpchar's cast to text (c_substr).  Anything else is
+ * not offered on the device.
  *
  * NUMERIC
  *
@@ -707,6 +710,68 @@ c_length(Cx *cx, FuncExpr *f, bool bytes, bool bpchar)
 	return r;
 }
 
+/*
+ * substring(t from s for n) and substr(t, s, n) of text, with or without n,
+ * and left(t, n) (text_substring: characters of a UTF-8 database, bytes of
+ * a single-byte one) where n is a constant that is not negative -- a
+ * negative one fails every row, or for left() counts from the end; and
+ * bpchar's cast to text, which drops its trailing spaces (rtrim1): all
+ * GH_OP_SUBSTR, a slice of the text.
+ */
+static Sv
+c_substr(Cx *cx, FuncExpr *f, bool left, bool has_count, bool cast)
+{
+	bool		utf8 = GetDatabaseEncoding() == PG_UTF8;
+	int			nargs = list_length(f->args);
+	int32		count = -1;
+	Sv			t,
+				start,
+				r = {0};
+
+	if (!utf8 && pg_database_encoding_max_length() != 1)
+		return fail(cx, "substring() in a multibyte encoding other than UTF-8");
+	if (nargs != (cast ? 1 : left || !has_count ? 2 : 3))
+		return fail(cx, "substring() of other arguments");
+	if (left || has_count)
+	{
+		Const	   *n = (Const *) llast(f->args);
+
+		if (!IsA(n, Const) || n->constisnull || n->consttype != INT4OID)
+			return fail(cx, "substring() of a count that is not a constant");
+		count = DatumGetInt32(n->constvalue);
+		if (count < 0 || count > (1 << 28))
+			return fail(cx, "substring() of a negative count, or of more than 2^28 characters");
+	}
+	t = c_expr(cx, linitial(f->args));
+	if (FAILED(cx))
+		return t;
+	if (t.kind != SV_TEXT || (cast && !t.bpchar))
+		return fail(cx, "substring() of a value that is not text");
+	if (left || cast)
+	{
+		start.kind = SV_INT;
+		start.type = INT4OID;
+		start.reg = alloc_reg(cx);
+		emit(cx, GH_OP_LDCONST, start.reg, 0, 0, add_const(cx, 1, 0, false, 0));
+	}
+	else
+	{
+		start = c_expr(cx, lsecond(f->args));
+		if (FAILED(cx))
+			return start;
+		if (start.kind != SV_INT)
+			return fail(cx, "substring() from a position that is not an integer");
+	}
+	free_reg(cx, t.reg);
+	free_reg(cx, start.reg);
+	r.kind = SV_TEXT;
+	r.type = TEXTOID;
+	r.reg = alloc_reg(cx);
+	emit(cx, GH_OP_SUBSTR, r.reg, t.reg, start.reg,
+		 (int) ((uint32) count << 2) | (utf8 ? 1 : 0) | (t.bpchar ? 2 : 0));
+	return r;
+}
+
 static Sv
 c_opexpr(Cx *cx, OpExpr *op)
 {
@@ -1191,6 +1256,16 @@ c_funcexpr(Cx *cx, FuncExpr *f)
 		case F_OCTET_LENGTH_TEXT:
 		case F_OCTET_LENGTH_BPCHAR:
 			return c_length(cx, f, true, false);
+		case F_SUBSTRING_TEXT_INT4_INT4:
+		case F_SUBSTR_TEXT_INT4_INT4:
+			return c_substr(cx, f, false, true, false);
+		case F_SUBSTRING_TEXT_INT4:
+		case F_SUBSTR_TEXT_INT4:
+			return c_substr(cx, f, false, false, false);
+		case F_LEFT:
+			return c_substr(cx, f, true, true, false);
+		case F_TEXT_BPCHAR:
+			return c_substr(cx, f, false, false, true);
 		case F_MOD_INT2_INT2:
 		case F_MOD_INT4_INT4:
 		case F_MOD_INT8_INT8:

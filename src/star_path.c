@@ -1113,7 +1113,8 @@ plain_inputs(List *group_exprs, List *aggrefs)
 
 /*
  * The most bytes a text grouping expression of the fact table is kept in on
- * the device (star_key_bits): its declared length where that is at most
+ * the device (star_key_bits): substring()'s and left()'s of a constant count
+ * of characters their most bytes; its declared length where that is at most
  * STAR_TEXT_CHUNKS chunks of 7 bytes; else (text, varchar without a length,
  * or a longer one) the longest value its statistics show (most common
  * values and histogram bounds), with a chunk to spare where the histogram
@@ -1141,6 +1142,18 @@ text_key_bytes(PlannerInfo *root, Node *expr)
 	 */
 	if (type == BPCHAROID && typmod < (int32) VARHDRSZ)
 		return 0;
+	if (IsA(expr, FuncExpr))
+	{
+		/* substring() and left() of a constant count: that many characters at most */
+		FuncExpr   *f = (FuncExpr *) expr;
+		Const	   *n = (Const *) llast(f->args);
+
+		if ((f->funcid == F_SUBSTRING_TEXT_INT4_INT4 || f->funcid == F_SUBSTR_TEXT_INT4_INT4 ||
+			 f->funcid == F_LEFT) && IsA(n, Const) && !n->constisnull &&
+			DatumGetInt32(n->constvalue) >= 0 &&
+			DatumGetInt32(n->constvalue) <= most / pg_database_encoding_max_length())
+			return Max(DatumGetInt32(n->constvalue) * pg_database_encoding_max_length(), 1);
+	}
 	if (typmod > (int32) VARHDRSZ &&
 		(typmod - VARHDRSZ) * pg_database_encoding_max_length() <= most)
 		return (typmod - VARHDRSZ) * pg_database_encoding_max_length();

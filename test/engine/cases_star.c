@@ -985,6 +985,47 @@ prog_like(gh_prog *p, rng *r)
 }
 
 /*
+ * substring(t from s for n) of text and of bpchar without its padding
+ * (bpchar's cast to text), in characters of UTF-8 and in bytes: starts
+ * before the first character, at it, inside and past the end, counts of
+ * none, some, more than the text has and the rest (-1); a NULL start.  Each
+ * substring is checked by its length in bytes and its first 14 bytes.
+ */
+static void
+prog_substr(gh_prog *p, rng *r)
+{
+	static const int32_t starts[] = {-3, 0, 1, 2, 5, INT32_MAX - 1};
+	static const int32_t counts[] = {-1, 0, 1, 3, 9, 1 << 28};
+
+	(void) r;
+	begin_keyed_by_id(p);
+	emit(p, GH_OP_LDCOL_TEXT, 1, 0, 0, C_T);
+	emit(p, GH_OP_LDCOL_TEXT, 2, 0, 0, C_BP);
+	for (int i = 0; i < 6; i++)
+	{
+		ld_int(p, 4, starts[i]);
+		for (int j = 0; j < 3; j++)
+		{
+			int			k = (i + 2 * j) % 6;
+			int			imm = (int) ((unsigned) counts[k] << 2) | (i + j) % 4;
+
+			emit(p, GH_OP_SUBSTR, 5, imm & 2 ? 2 : 1, 4, imm);
+			emit(p, GH_OP_TLEN, 3, 5, 0, 0);
+			out_int(p, 3);
+			emit(p, GH_OP_TPACK, 3, 5, 0, 2);
+			out_int(p, 3);
+			emit(p, GH_OP_TPACK, 3, 5, 0, 2 | 1 << 8);
+			out_int(p, 3);
+		}
+	}
+	emit(p, GH_OP_LDCONST, 4, 0, 0, konst(p, 0, 0, true, 0));
+	emit(p, GH_OP_SUBSTR, 5, 1, 4, 1);
+	emit(p, GH_OP_TLEN, 3, 5, 0, 1);
+	out_int(p, 3);
+	emit(p, GH_OP_END, 0, 0, 0, 0);
+}
+
+/*
  * Text in 7-byte chunks (a wide grouping column): of 8 to 150 bytes a text
  * escapes only at a last chunk it goes on past; bpchar's spaces dropped
  * first; a chunk past the end is empty.
@@ -1948,6 +1989,7 @@ static const scenario scenarios[] = {
 	{"round numerics", prog_round_numerics, PF(10, 10, 0, 2, 8, 5, 1, 4, 5, 10), 1500, NULL, NULL},
 	{"text", prog_text, PF(10, 0, 10, 5, 0, 5, 1, 6, 5, 10), 1000, fix_text, NULL},
 	{"like", prog_like, PF(10, 0, 10, 5, 0, 5, 1, 6, 5, 10), 1500, fix_like, NULL},
+	{"substr", prog_substr, PF(10, 0, 10, 5, 0, 5, 1, 6, 5, 10), 1500, fix_like, NULL},
 	{"text chunks", prog_text_chunks, PF(10, 0, 40, 5, 0, 5, 1, 6, 5, 10), 1000, fix_text, NULL},
 	{"dates", prog_dates, PF(10, 30, 0, 0, 0, 5, 1, 20, 5, 10), 800, fix_dates, NULL},
 	{"keys", prog_keys, PF(15, 0, 2, 0, 0, 5, 10, 100, 5, 5), 3000, NULL, NULL},

@@ -349,6 +349,14 @@ spoil_prog(gh_prog *p, int k, int *ncols, int *ndims, bool *direct)
 		case 77:
 			set_instr(p, PC_TCMP, GH_OP_TLEN, p->code[PC_TCMP].dst, p->code[PC_LDID].dst, 0, 1);
 			return "TLEN of a register that holds no text";
+		case 78:
+			set_instr(p, PC_TCMP, GH_OP_SUBSTR, p->code[PC_TCMP].dst, p->code[PC_TCMP].a,
+					  p->code[PC_LDID].dst, -5);
+			return "SUBSTR of a count of -2";
+		case 79:
+			set_instr(p, PC_TCMP, GH_OP_SUBSTR, p->code[PC_TCMP].dst, p->code[PC_LDID].dst,
+					  p->code[PC_LDID].dst, 4);
+			return "SUBSTR of a register that holds no text";
 		default:
 			return NULL;
 	}
@@ -402,6 +410,8 @@ every_opcode(gh_prog *p)
 	cmp(p, GH_OP_TCMP, 19, 13, 13, GH_CMP_NE | GH_CMP_BPCHAR);
 	cmp(p, GH_OP_LIKE, 19, 13, 13, 1);
 	emit(p, GH_OP_TLEN, 16, 13, 0, 3);
+	emit(p, GH_OP_SUBSTR, 22, 13, 8, 3 << 2 | 1);
+	cmp(p, GH_OP_TCMP, 19, 22, 13, GH_CMP_EQ);
 	for (int op = GH_OP_FADD; op <= GH_OP_FDIV; op++)
 		emit(p, op, 20, 11, 11, 0);
 	emit(p, GH_OP_FNEG, 20, 11, 0, 0);

@@ -805,6 +805,53 @@ text_length(const uint8_t *p, size_t len, bool utf8, bool bpchar)
 	return n;
 }
 
+/* the bytes of the character at p (pg_utf_mblen's lengths), or 1 */
+static size_t
+char_bytes(const uint8_t *p, bool utf8)
+{
+	if (!utf8)
+		return 1;
+	return *p < 0x80 ? 1 : (*p & 0xE0) == 0xC0 ? 2 : (*p & 0xF0) == 0xE0 ? 3 :
+		(*p & 0xF8) == 0xF0 ? 4 : 1;
+}
+
+/*
+ * text_substring's answer for substring(p from s for l) (l -1: no length
+ * given; never another negative one), written as it reads: the end E
+ * (none past INT32_MAX), S1, L1, then characters stepped over.  The answer
+ * is p + *from, *n bytes.
+ */
+static void
+text_substr(const uint8_t *p, size_t len, int32_t s, int32_t l, bool utf8, bool bpchar,
+			size_t *from, size_t *n)
+{
+	int64_t		s1 = s < 1 ? 1 : s,
+				l1 = -1;
+	size_t		i = 0,
+				c;
+
+	if (bpchar)
+		len = bpchar_len(p, len);
+	*from = 0;
+	*n = 0;
+	if (l >= 0 && (int64_t) s + l <= INT32_MAX)
+	{
+		int64_t		e = (int64_t) s + l;
+
+		if (e < 1)
+			return;
+		l1 = e - s1;
+	}
+	for (c = 1; c < s1 && i < len; c++)
+		i += char_bytes(p + i, utf8);
+	if (i >= len)
+		return;
+	*from = i;
+	for (c = 0; (l1 < 0 || (int64_t) c < l1) && i < len; c++)
+		i += char_bytes(p + i, utf8);
+	*n = (i > len ? len : i) - *from;
+}
+
 static uint64_t
 fmix(uint64_t h)
 {
@@ -1205,6 +1252,19 @@ oracle_row(const gh_prog *p, const stable *t, const srow *row, const sdim *dims,
 				if (!d->null)
 					d->lo = text_length((const uint8_t *) (intptr_t) a.lo, (size_t) a.hi,
 										(in->imm & 1) != 0, (in->imm & 2) != 0);
+				break;
+			case GH_OP_SUBSTR:
+				*d = (oreg) {a.null || b.null, 0, 0, 0};
+				if (!d->null)
+				{
+					size_t		from,
+								n;
+
+					text_substr((const uint8_t *) (intptr_t) a.lo, (size_t) a.hi, (int32_t) b.lo,
+								in->imm >> 2, (in->imm & 1) != 0, (in->imm & 2) != 0, &from, &n);
+					d->lo = a.lo + (int64_t) from;
+					d->hi = (int64_t) n;
+				}
 				break;
 			case GH_OP_FROUND:
 				*d = (oreg) {a.null, 0, 0, 0};

@@ -548,6 +548,12 @@ class Gen:
             op = r.random()
             if self.star and e.startswith('f.') and op >= 0.9:
                 op = self.ch([0.1, 0.5, 0.7, 0.85])
+            if op < 0.1:
+                # a substring of the column against the same substring of a value
+                s, n = self.ch(['-1', '0', '1', '2', '4']), self.ch(['0', '1', '3', '8'])
+                wrap = self.ch(['substring(%%s from %s for %s)' % (s, n), 'substr(%%s, %s)' % s,
+                                'left(%%s, %s)' % n])
+                return '%s %s %s' % (wrap % e, self.ch(['=', '<>']), wrap % self.text_lit_for(e))
             if op < 0.45:
                 return '%s %s %s' % (e, self.ch(['=', '=', '<>', '<', '>=']), self.text_lit_for(e))
             if op < 0.65:

@@ -124,7 +124,7 @@ SELECT count(*) > 0 AS hinted FROM sf_fresh;
 RESET gpuhash.enabled;
 
 BEGIN;
-SELECT plan(810);
+SELECT plan(827);
 SET LOCAL gpuhash.enable_star = on;
 
 \ir lib/digests.sql
@@ -201,6 +201,16 @@ BEGIN
             max(octet_length(f.tag)), sum(character_length(f.mode)), min(length(f.tag))
        FROM sf_fact f JOIN sf_store s ON f.store = s.store
       WHERE length(f.note) BETWEEN 3 AND 50 OR octet_length(f.tag) = 7 GROUP BY 1, 2, 3', 'GpuStarAgg');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' substrings of text, bpchar and varchar (UTF-8 characters, bpchar''s cast to text), keys, quals and arguments',
+    'SELECT substring(f.mode from 2 for 3), left(f.tag, 5), count(*),
+            sum(length(substring(f.note, f.qty % 7 - 2, 4))), max(octet_length(substr(f.mode, f.qty % 3)))
+       FROM sf_fact f JOIN sf_store s ON f.store = s.store
+      WHERE substr(f.mode, 1, 1) <> ''T'' OR f.mode::text = ''FOB'' GROUP BY 1, 2', 'GpuStarAgg');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' substrings to the end, from before the first character, past the end, of a huge count',
+    'SELECT substring(f.tag from f.delta % 4), substr(f.mode, -2, 5), left(f.note, 0), count(*)
+       FROM sf_fact f
+      WHERE substring(f.note, 50) = ''nnnn'' OR substr(f.tag, 3, 100000) LIKE ''g 1%''
+         OR substring(f.mode from 20 for 2) IS NULL GROUP BY 1, 2, 3', 'GpuStarAgg');
   RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' an empty dimension',
     'SELECT count(*), sum(f.qty), max(e.v) FROM sf_fact f JOIN sf_empty e ON f.qty = e.k', 'GpuStarAgg');
   RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ' no row passes the quals',
@@ -327,6 +337,10 @@ SELECT matches(pg_temp.plan_text('SELECT count(*) FROM sf_fact f JOIN sf_store s
     WHERE length(f.mode) > 3 AND octet_length(f.tag) < 7', false),
   'Device Filter: .*length\(f\.mode\).*octet_length\(\(f\.tag\)::text\)',
   'EXPLAIN: length() and octet_length() run on the device');
+SELECT matches(pg_temp.plan_text('SELECT count(*) FROM sf_fact f JOIN sf_store s ON f.store = s.store
+    WHERE left(f.tag, 2) = ''ta'' AND substr(f.mode, 2, 2) <> ''IR''', false),
+  'Device Filter: .*"left"\(\(f\.tag\)::text, 2\).*substr\(\(f\.mode\)::text, 2, 2\)',
+  'EXPLAIN: left() and substr() run on the device');
 SELECT matches(pg_temp.plan_text('SELECT count(*) FROM sf_fact f, sf_item i, sf_store s
     WHERE f.item = i.item AND f.store = s.store AND f.qty > i.size', false),
   'Device Join Filter: \(f.qty > i.size\)',
