@@ -638,6 +638,29 @@ builtin_operator(Oid opno)
 	return opno < FirstGenbkiObjectId;
 }
 
+/* a new register for a result of kind and type */
+static Sv
+new_result(Cx *cx, SvKind kind, Oid type)
+{
+	Sv			r = {0};
+
+	r.kind = kind;
+	r.type = type;
+	r.reg = alloc_reg(cx);
+	return r;
+}
+
+/* argument arg of function what, which must be text, compiled */
+static Sv
+c_text_arg(Cx *cx, Node *arg, const char *what)
+{
+	Sv			t = c_expr(cx, arg);
+
+	if (!FAILED(cx) && t.kind != SV_TEXT)
+		return fail(cx, psprintf("%s of a value that is not text", what));
+	return t;
+}
+
 /*
  * text LIKE or NOT LIKE a constant pattern (textlike, bpcharlike: a bpchar's
  * padding is part of its value) under a deterministic collation: bytes,
@@ -671,9 +694,7 @@ c_like(Cx *cx, OpExpr *op, bool negated)
 		return fail(cx, "LIKE of a value that is not text");
 	free_reg(cx, a.reg);
 	free_reg(cx, b.reg);
-	r.kind = SV_INT;
-	r.type = BOOLOID;
-	r.reg = alloc_reg(cx);
+	r = new_result(cx, SV_INT, BOOLOID);
 	emit(cx, GH_OP_LIKE, r.reg, a.reg, b.reg, utf8 ? 1 : 0);
 	if (negated)
 		emit(cx, GH_OP_NOT, r.reg, r.reg, 0, 0);
@@ -697,15 +718,11 @@ c_length(Cx *cx, FuncExpr *f, bool bytes, bool bpchar)
 		return fail(cx, "length() in a multibyte encoding other than UTF-8");
 	if (list_length(f->args) != 1)
 		return fail(cx, "length() of several arguments");
-	a = c_expr(cx, linitial(f->args));
+	a = c_text_arg(cx, linitial(f->args), "length()");
 	if (FAILED(cx))
 		return a;
-	if (a.kind != SV_TEXT)
-		return fail(cx, "length() of a value that is not text");
 	free_reg(cx, a.reg);
-	r.kind = SV_INT;
-	r.type = INT4OID;
-	r.reg = alloc_reg(cx);
+	r = new_result(cx, SV_INT, INT4OID);
 	emit(cx, GH_OP_TLEN, r.reg, a.reg, 0, (!bytes && utf8 ? 1 : 0) | (bpchar ? 2 : 0));
 	return r;
 }
@@ -742,16 +759,14 @@ c_substr(Cx *cx, FuncExpr *f, bool left, bool has_count, bool cast)
 		if (count < 0 || count > (1 << 28))
 			return fail(cx, "substring() of a negative count, or of more than 2^28 characters");
 	}
-	t = c_expr(cx, linitial(f->args));
+	t = c_text_arg(cx, linitial(f->args), "substring()");
 	if (FAILED(cx))
 		return t;
-	if (t.kind != SV_TEXT || (cast && !t.bpchar))
-		return fail(cx, "substring() of a value that is not text");
+	if (cast && !t.bpchar)
+		return fail(cx, "a cast to text of a value that is not bpchar");
 	if (left || cast)
 	{
-		start.kind = SV_INT;
-		start.type = INT4OID;
-		start.reg = alloc_reg(cx);
+		start = new_result(cx, SV_INT, INT4OID);
 		emit(cx, GH_OP_LDCONST, start.reg, 0, 0, add_const(cx, 1, 0, false, 0));
 	}
 	else
@@ -764,9 +779,7 @@ c_substr(Cx *cx, FuncExpr *f, bool left, bool has_count, bool cast)
 	}
 	free_reg(cx, t.reg);
 	free_reg(cx, start.reg);
-	r.kind = SV_TEXT;
-	r.type = TEXTOID;
-	r.reg = alloc_reg(cx);
+	r = new_result(cx, SV_TEXT, TEXTOID);
 	emit(cx, GH_OP_SUBSTR, r.reg, t.reg, start.reg,
 		 (int) ((uint32) count << 2) | (utf8 ? 1 : 0) | (t.bpchar ? 2 : 0));
 	return r;
