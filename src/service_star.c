@@ -192,11 +192,16 @@ gpuhash_star_service_create(GhsSlot *slot)
 				dims[d].base = palloc(sizeof(char *) * sd->nparts);
 				for (int p = 0; p < sd->nparts; p++)
 				{
-					dsm_segment *share = dsm_attach(dims[d].parts[p].handle);
+					/* a process's shares of several dimensions lie in one segment */
+					dsm_segment *share = dsm_find_mapping(dims[d].parts[p].handle);
 
 					if (share == NULL)
-						elog(ERROR, "gpuhash GPU service: a star's dimension share is gone");
-					shares = lappend(shares, share);
+					{
+						share = dsm_attach(dims[d].parts[p].handle);
+						if (share == NULL)
+							elog(ERROR, "gpuhash GPU service: a star's dimension share is gone");
+						shares = lappend(shares, share);
+					}
 					dims[d].base[p] = dsm_segment_address(share);
 				}
 			}

@@ -6,7 +6,7 @@
  *	  lie by the one process that makes the star.
  *
  * INTERFACE ROUTINES
- *		star_dim_publish		this process's rows of a dimension, into a chunk
+ *		star_dims_publish		this process's rows of dimensions, into chunks
  *		star_dim_merge			every chunk of a dimension: one dictionary, the
  *								chunks as the parts of its rows
  *		star_dim_chunks_free	what an interrupted execution left
@@ -15,10 +15,12 @@
  * A dimension that is one table with a partial plan (a Parallel Seq Scan of
  * part, say) is read by every process of the query, each the rows its share
  * of the blocks holds (star_read_dim), with its own dictionary of grouping
- * values.  Each process then publishes what it read as one chunk, a DSM
- * segment of its own: the keys, every payload and code column as the star
- * reads them, the values of its dictionary in code order (datumSerialize),
- * and the scales its numeric payloads were read at.  The process that makes
+ * values.  Each process then publishes what it read as one chunk a
+ * dimension, its chunks together in one DSM segment of its own (a segment
+ * a process: a server's segments are limited): the keys, every payload and
+ * code column as the star reads them, the values of its dictionary in code
+ * order (datumSerialize), and the scales its numeric payloads were read
+ * at.  The process that makes
  * the star merges the chunks' dictionaries into one for the dimension and
  * rewrites each chunk's codes as that one's, in place; the chunks' arrays
  * are not copied, but become the parts of the dimension's rows
@@ -49,7 +51,7 @@
 /* one process's share of a dimension, followed by its arrays and values */
 typedef struct DimChunk
 {
-	dsm_handle	next;			/* the chunk published before, or DSM_HANDLE_INVALID */
+	StarChunkRef next;			/* the chunk published before (handle 0: none) */
 	uint64		n;				/* rows kept (a NULL key joins nothing) */
 	int64		rows;			/* rows read */
 	int64		removed;		/* of them, left out by a filter (star_dim_filter.c) */
@@ -111,19 +113,13 @@ payload_of(GpuStarAggState *s, int d, int col)
 	return NULL;
 }
 
-/* Publish this process's rows of dimension d (read by star_read_dim). */
-void
-star_dim_publish(GpuStarAggState *s, int d)
+/* dimension d's chunk as this process read it: its header */
+static DimChunk
+chunk_head(GpuStarAggState *s, int d)
 {
-	StarShared *sh = s->shared;
 	StarDimState *dim = &s->dims[d];
 	StarDimArrays *a = &dim->arrays;
 	DimChunk	head = {0};
-	ChunkLayout l;
-	dsm_segment *seg;
-	MemoryContext old;
-	char	   *base;
-	char	   *p;
 
 	head.n = a->n;
 	head.rows = dim->rows;
@@ -141,49 +137,97 @@ star_dim_publish(GpuStarAggState *s, int d)
 		head.digits[k] = pl ? pl->digits : 0;
 	}
 	head.values_size = star_dim_values(dim, NULL);
-	layout(&head, &l);
+	return head;
+}
 
-	seg = dsm_create(l.total, 0);
+/* dimension d's chunk written at base (laid out as l) */
+static void
+chunk_write(GpuStarAggState *s, int d, const DimChunk *head, const ChunkLayout *l, char *base)
+{
+	StarDimArrays *a = &s->dims[d].arrays;
+	char	   *p;
+
+	memcpy(base, head, sizeof(*head));
+	if (a->n > 0)
+	{
+		memcpy(base + l->keys, a->keys, sizeof(int64) * a->n);
+		for (int k = 0; k < a->ncols; k++)
+		{
+			memcpy(base + l->lo[k], a->lo[k], sizeof(int64) * a->n);
+			if (head->has_hi[k])
+				memcpy(base + l->hi[k], a->hi[k], sizeof(int64) * a->n);
+			if (head->has_dscale[k])
+				memcpy(base + l->dscale[k], a->dscale[k], a->n);
+			if (head->has_nulls[k])
+				memcpy(base + l->nulls[k], a->nulls[k], a->n);
+		}
+	}
+	p = base + l->values;
+	(void) star_dim_values(&s->dims[d], &p);
+}
+
+/*
+ * Publish this process's rows of the dimensions marked in which (read by
+ * star_read_dim): their chunks one after another in one segment, so that a
+ * query takes a segment a process, not one a process and dimension (the
+ * segments a server may have at once are limited).
+ */
+void
+star_dims_publish(GpuStarAggState *s, const bool *which)
+{
+	StarShared *sh = s->shared;
+	DimChunk   *heads = palloc0(sizeof(DimChunk) * Max(s->ndims, 1));
+	ChunkLayout *layouts = palloc0(sizeof(ChunkLayout) * Max(s->ndims, 1));
+	Size	   *at = palloc0(sizeof(Size) * Max(s->ndims, 1));
+	Size		total = 0;
+	dsm_segment *seg;
+	MemoryContext old;
+	char	   *base;
+
+	for (int d = 0; d < s->ndims; d++)
+		if (which[d])
+		{
+			heads[d] = chunk_head(s, d);
+			layout(&heads[d], &layouts[d]);
+			at[d] = total;
+			total += MAXALIGN(layouts[d].total);
+		}
+	if (total == 0)
+		return;
+	seg = dsm_create(total, 0);
 	dsm_pin_mapping(seg);
 	old = MemoryContextSwitchTo(s->cxt);
 	s->share_segs = lappend(s->share_segs, seg);
 	MemoryContextSwitchTo(old);
 	base = dsm_segment_address(seg);
-	memcpy(base, &head, sizeof(head));
-	if (a->n > 0)
-	{
-		memcpy(base + l.keys, a->keys, sizeof(int64) * a->n);
-		for (int k = 0; k < a->ncols; k++)
-		{
-			memcpy(base + l.lo[k], a->lo[k], sizeof(int64) * a->n);
-			if (head.has_hi[k])
-				memcpy(base + l.hi[k], a->hi[k], sizeof(int64) * a->n);
-			if (head.has_dscale[k])
-				memcpy(base + l.dscale[k], a->dscale[k], a->n);
-			if (head.has_nulls[k])
-				memcpy(base + l.nulls[k], a->nulls[k], a->n);
-		}
-	}
-	p = base + l.values;
-	(void) star_dim_values(dim, &p);
+	for (int d = 0; d < s->ndims; d++)
+		if (which[d])
+			chunk_write(s, d, &heads[d], &layouts[d], base + at[d]);
 
 	SpinLockAcquire(&sh->mutex);
-	((DimChunk *) base)->next = sh->dim_chunks[d];
-	sh->dim_chunks[d] = dsm_segment_handle(seg);
+	for (int d = 0; d < s->ndims; d++)
+		if (which[d])
+		{
+			((DimChunk *) (base + at[d]))->next = sh->dim_chunks[d];
+			sh->dim_chunks[d] = (StarChunkRef) {dsm_segment_handle(seg), at[d]};
+		}
 	SpinLockRelease(&sh->mutex);
+	pfree(heads);
+	pfree(layouts);
+	pfree(at);
 }
 
-/* the chunk published as segment h, mapped in this process (and kept so) */
-static DimChunk *
-chunk_of(GpuStarAggState *s, dsm_handle h)
+/* the segment of chunk ref, mapped in this process (and kept so) */
+static char *
+segment_of(GpuStarAggState *s, StarChunkRef ref)
 {
-	dsm_segment *seg = dsm_find_mapping(h);
+	dsm_segment *seg = dsm_find_mapping(ref.handle);
 
 	if (seg == NULL)
 	{
 		MemoryContext old;
 
-		seg = dsm_attach(h);
+		seg = dsm_attach(ref.handle);
 		if (seg == NULL)
 			elog(ERROR, "gpuhash: a GpuStarAgg's dimension share is gone");
 		dsm_pin_mapping(seg);
@@ -191,7 +235,14 @@ chunk_of(GpuStarAggState *s, dsm_handle h)
 		s->share_segs = lappend(s->share_segs, seg);
 		MemoryContextSwitchTo(old);
 	}
-	return (DimChunk *) dsm_segment_address(seg);
+	return dsm_segment_address(seg);
+}
+
+/* the chunk ref names */
+static DimChunk *
+chunk_of(GpuStarAggState *s, StarChunkRef ref)
+{
+	return (DimChunk *) (segment_of(s, ref) + ref.offset);
 }
 
 /*
@@ -226,8 +277,8 @@ star_dim_merge(GpuStarAggState *s, int d)
 	StarShared *sh = s->shared;
 	StarDimState *dim = &s->dims[d];
 	StarDimArrays *a = &dim->arrays;
-	dsm_handle	first,
-				h;
+	StarChunkRef first,
+				ref;
 	uint64		total = 0,
 				r = 0;
 	int			nchunks = 0;
@@ -235,19 +286,19 @@ star_dim_merge(GpuStarAggState *s, int d)
 
 	SpinLockAcquire(&sh->mutex);
 	first = sh->dim_chunks[d];
-	sh->dim_chunks[d] = DSM_HANDLE_INVALID;
+	sh->dim_chunks[d] = (StarChunkRef) {DSM_HANDLE_INVALID, 0};
 	SpinLockRelease(&sh->mutex);
 
-	for (h = first; h != DSM_HANDLE_INVALID;)
+	for (ref = first; ref.handle != DSM_HANDLE_INVALID;)
 	{
-		DimChunk   *c = chunk_of(s, h);
+		DimChunk   *c = chunk_of(s, ref);
 
 		if (c->ncols != ncols || (dim->semi && ncols != 0))
 			elog(ERROR, "gpuhash: a GpuStarAgg's dimension \"%s\" was read differently by two processes",
 				 dim->name);
 		total += c->n;
 		nchunks++;
-		h = c->next;
+		ref = c->next;
 	}
 
 	memset(a, 0, sizeof(*a));
@@ -264,9 +315,9 @@ star_dim_merge(GpuStarAggState *s, int d)
 	dim->rows = 0;
 	dim->removed = 0;
 
-	for (h = first; h != DSM_HANDLE_INVALID;)
+	for (ref = first; ref.handle != DSM_HANDLE_INVALID;)
 	{
-		DimChunk   *c = chunk_of(s, h);
+		DimChunk   *c = chunk_of(s, ref);
 		char	   *base = (char *) c;
 		ChunkLayout l;
 		uint32	   *map = palloc(sizeof(uint32) * Max(c->ncodes, 1));
@@ -285,17 +336,18 @@ star_dim_merge(GpuStarAggState *s, int d)
 		{
 			GhsStarPart *part = &a->parts[a->nparts];
 
-			part->handle = h;
+			/* where its arrays lie in its segment */
+			part->handle = ref.handle;
 			part->n = c->n;
-			part->keys = l.keys;
+			part->keys = ref.offset + l.keys;
 			for (int k = 0; k < ncols; k++)
 			{
-				part->lo[k] = l.lo[k];
-				part->hi[k] = c->has_hi[k] ? l.hi[k] : 0;
-				part->nulls[k] = c->has_nulls[k] ? l.nulls[k] : 0;
-				part->dscale[k] = c->has_dscale[k] ? l.dscale[k] : 0;
+				part->lo[k] = ref.offset + l.lo[k];
+				part->hi[k] = c->has_hi[k] ? ref.offset + l.hi[k] : 0;
+				part->nulls[k] = c->has_nulls[k] ? ref.offset + l.nulls[k] : 0;
+				part->dscale[k] = c->has_dscale[k] ? ref.offset + l.dscale[k] : 0;
 			}
-			a->base[a->nparts++] = base;
+			a->base[a->nparts++] = base - ref.offset;
 		}
 		r += c->n;
 		for (int k = 0; k < dim->npayload; k++)
@@ -311,7 +363,7 @@ star_dim_merge(GpuStarAggState *s, int d)
 		dim->rows += c->rows;
 		dim->removed += c->removed;
 		pfree(map);
-		h = c->next;
+		ref = c->next;
 	}
 
 	star_dim_finish(dim);
@@ -326,7 +378,7 @@ star_dim_chunks_free(GpuStarAggState *s)
 	if (sh == NULL)
 		return;
 	for (int d = 0; d < s->ndims && d < GH_PROG_MAX_DIMS; d++)
-		sh->dim_chunks[d] = DSM_HANDLE_INVALID;
+		sh->dim_chunks[d] = (StarChunkRef) {DSM_HANDLE_INVALID, 0};
 }
 
 /*

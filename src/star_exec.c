@@ -1178,7 +1178,7 @@ init_shared(GpuStarAggState *s, StarShared *sh)
 	sh->dims_closed = false;
 	for (int d = 0; d < GH_PROG_MAX_DIMS; d++)
 	{
-		sh->dim_chunks[d] = DSM_HANDLE_INVALID;
+		sh->dim_chunks[d] = (StarChunkRef) {DSM_HANDLE_INVALID, 0};
 		sh->filter_bits[d] = InvalidDsaPointer;
 	}
 	s->shared = sh;
@@ -1203,8 +1203,13 @@ init_shared(GpuStarAggState *s, StarShared *sh)
 		{
 			star_read_dim(s, d);
 			star_dim_filter_share(s, d);
-			if (!sh->leader_finishes)
-				star_dim_publish(s, d);
+		}
+		if (!sh->leader_finishes)
+		{
+			/* the dimensions the leader read, for the worker that makes the star */
+			for (d = 0; d < s->ndims; d++)
+				read[d] = !s->dims[d].partial;
+			star_dims_publish(s, read);
 		}
 		s->dims_ms = gpuhash_elapsed_ms(start);
 		MemoryContextSwitchTo(old);
@@ -1250,20 +1255,22 @@ read_shares(GpuStarAggState *s)
 	SpinLockRelease(&sh->mutex);
 	if (reads)
 	{
+		bool	   *partial = palloc0(sizeof(bool) * Max(s->ndims, 1));
+		instr_time	read;
+
 		for (int d = 0; d < s->ndims; d++)
 			if (s->dims[d].partial)
 			{
-				instr_time	read;
-
 				INSTR_TIME_SET_CURRENT(read);
 				star_read_dim(s, d);
+				partial[d] = true;
 				elog(DEBUG1, "gpuhash star: a share of %s read in %.3f ms, %lld rows",
 					 s->dims[d].name, gpuhash_elapsed_ms(read), (long long) s->dims[d].rows);
-				INSTR_TIME_SET_CURRENT(read);
-				star_dim_publish(s, d);
-				elog(DEBUG1, "gpuhash star: a share of %s published in %.3f ms",
-					 s->dims[d].name, gpuhash_elapsed_ms(read));
 			}
+		INSTR_TIME_SET_CURRENT(read);
+		star_dims_publish(s, partial);
+		elog(DEBUG1, "gpuhash star: this process's shares published in %.3f ms",
+			 gpuhash_elapsed_ms(read));
 		SpinLockAcquire(&sh->mutex);
 		for (int d = 0; d < s->ndims; d++)
 			sh->dim_escaped |= s->dims[d].escaped && s->dims[d].partial;

@@ -86,6 +86,13 @@ typedef struct StarDimState
  * until no reader is left, the one that returns the groups until none is
  * active (star_exec.c, PARALLELISM).
  */
+/* a chunk of a dimension's share (star_dim_share.c): its segment, and where in it */
+typedef struct StarChunkRef
+{
+	dsm_handle	handle;			/* DSM_HANDLE_INVALID: none */
+	Size		offset;
+} StarChunkRef;
+
 typedef struct StarShared
 {
 	slock_t		mutex;
@@ -119,7 +126,7 @@ typedef struct StarShared
 	/* dimensions read by every process, each its share (star_dim_share.c) */
 	int			dim_readers;	/* processes reading their share */
 	bool		dims_closed;	/* the star's maker merges them: none starts now */
-	dsm_handle	dim_chunks[GH_PROG_MAX_DIMS];	/* the last published, each (a list) */
+	StarChunkRef dim_chunks[GH_PROG_MAX_DIMS];	/* the last published, each (a list) */
 	/* filters of the leader's dimensions' keys, for the shares it does not read */
 	dsa_pointer filter_bits[GH_PROG_MAX_DIMS];
 	uint64		filter_mask[GH_PROG_MAX_DIMS];
@@ -222,7 +229,7 @@ extern Datum star_dim_group_value(StarDimState *dim, uint32 code, int col, bool 
 extern void star_dim_finish(StarDimState *dim);
 extern Size star_dim_values(StarDimState *dim, char **p);
 extern void star_dim_values_add(StarDimState *dim, char **p, int ncodes, uint32 *map);
-extern void star_dim_publish(GpuStarAggState *s, int d);
+extern void star_dims_publish(GpuStarAggState *s, const bool *which);
 extern void star_dim_merge(GpuStarAggState *s, int d);
 extern void star_dim_chunks_free(GpuStarAggState *s);
 extern void star_dim_shares_detach(GpuStarAggState *s);
