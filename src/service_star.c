@@ -324,6 +324,7 @@ gpuhash_star_service_result(GhsSlot *slot)
 	if (st != GH_OK)
 		star_failed(star, st);
 	gpuhash_service_reply_groups(slot, g, true);
+	slot->result[0] = gh_star_rows(star->core.star);
 	slot->result[3] = gh_engine_peak_device_bytes(star->core.e);
 }
 

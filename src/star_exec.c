@@ -680,6 +680,8 @@ take_groups(GpuStarAggState *s)
 		if (s->groups_res == NULL)
 			elog(ERROR, "gpuhash: a GpuStarAgg's star failed on the CPU");
 	}
+	/* every process has read its pages by now: the count of them all */
+	s->rows_kept = (int64) s->star->kept;
 	zeros = s->compiled->zero_cols && !check_zero_cols(s, s->groups_res);
 	if (zeros || (s->compiled->mixed_key && !check_mixed_key(s, s->groups_res)))
 	{

@@ -790,6 +790,7 @@ gpuhash_op_star_result(GhOpStar *s)
 		gpuhash_ops_init_call(&call, GHS_OP_STAR_RESULT, s->place.worker[0], s->place.id[0]);
 		if (!service_run(s, &call))
 			return NULL;
+		star_note_kept(s, 0, call.result[0]);
 		return gpuhash_ops_groups_from_reply(s->ops, call.reply);
 	}
 	else
@@ -798,7 +799,10 @@ gpuhash_op_star_result(GhOpStar *s)
 		gh_status	st = star_core_result(&s->local, &g);
 
 		if (st == GH_OK)
+		{
+			s->kept = gh_star_rows(s->local.star);
 			return g;
+		}
 		local_failed(s, st);
 		return NULL;
 	}

@@ -303,8 +303,12 @@ star_split_result(GhOpStar *s)
 		gpuhash_ops_init_call(&calls[i], GHS_OP_STAR_RESULT, s->place.worker[i], s->place.id[i]);
 	failed = run_calls(s->ops, calls, NULL, nparts, star_falls_back(s));
 	for (int i = 0; i < nparts; i++)
+	{
 		pieces[i] = calls[i].failed == GH_OK && calls[i].reply != NULL ?
 			gpuhash_ops_groups_from_reply(s->ops, calls[i].reply) : NULL;
+		if (pieces[i] != NULL)
+			star_note_kept(s, i, calls[i].result[0]);
+	}
 	if (failed < 0 && gpuhash_resolved_backend() == GH_BACKEND_CPU)
 		name_simulated_devices(pieces, nparts);
 	if (failed < 0)
