@@ -1564,7 +1564,7 @@ ExplainGpuHashAgg(CustomScanState *node, List *ancestors, ExplainState *es)
 				ExplainPropertyText("Pool", "its groups taken as they are", es);
 			if (s->stat_devices)
 				ExplainPropertyText("Devices Used", gpuhash_devices_text(s->stat_devices), es);
-			gpuhash_page_stats_explain(&s->page_stats, es);
+			gpuhash_page_stats_explain(&s->page_stats, "Heap", es);
 		}
 		gpuhash_ops_explain(&s->eng, es);
 	}

@@ -942,7 +942,7 @@ ExplainGpuHashJoin(CustomScanState *node, List *ancestors, ExplainState *es)
 		if (s->drop_unmatched)
 			ExplainPropertyInteger("Outer Rows Filtered", NULL, s->stat_filtered, es);
 		if (es->costs)
-			gpuhash_page_stats_explain(&s->page_stats, es);
+			gpuhash_page_stats_explain(&s->page_stats, "Heap", es);
 		ExplainPropertyInteger("Chunks", NULL, s->stat_chunks, es);
 		ExplainPropertyInteger("Partitions", NULL, s->stat_partitions, es);
 		if (s->stat_broadcast)

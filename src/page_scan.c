@@ -639,7 +639,7 @@ gpuhash_page_scan_end(GhPageScan *ps, GhPageStats *stats)
 }
 
 void
-gpuhash_page_stats_explain(const GhPageStats *stats, ExplainState *es)
+gpuhash_page_stats_explain(const GhPageStats *stats, const char *what, ExplainState *es)
 {
 	if (stats->shipped + stats->direct + stats->checked == 0)
 		return;
@@ -653,24 +653,24 @@ gpuhash_page_stats_explain(const GhPageStats *stats, ExplainState *es)
 		if (stats->not_all_visible > 0)
 			s = psprintf("%s not all-visible=" INT64_FORMAT " visibility undecided=" INT64_FORMAT,
 						 s, stats->not_all_visible, stats->undecided);
-		ExplainPropertyText("Heap Pages", s, es);
+		ExplainPropertyText(psprintf("%s Pages", what), s, es);
 		if (stats->rows_direct > 0)
-			ExplainPropertyInteger("Heap Rows Taken Directly", NULL, stats->rows_direct, es);
+			ExplainPropertyInteger(psprintf("%s Rows Taken Directly", what), NULL,
+								   stats->rows_direct, es);
 		if (stats->rows_pooled > 0)
-			ExplainPropertyInteger("Heap Rows Pooled by the GPU Service", NULL,
+			ExplainPropertyInteger(psprintf("%s Rows Pooled by the GPU Service", what), NULL,
 								   stats->rows_pooled, es);
 	}
 	else
 	{
-		ExplainPropertyInteger("Heap Pages Shipped", NULL, stats->shipped, es);
-		ExplainPropertyInteger("Heap Pages Read in Backend", NULL, stats->direct, es);
-		ExplainPropertyInteger("Heap Pages Checked", NULL, stats->checked, es);
-		ExplainPropertyInteger("Heap Pages Reread", NULL, stats->reread, es);
-		ExplainPropertyInteger("Heap Pages Not All-Visible", NULL, stats->not_all_visible, es);
-		ExplainPropertyInteger("Heap Pages Visibility Undecided", NULL, stats->undecided, es);
-		ExplainPropertyInteger("Heap Rows Taken Directly", NULL, stats->rows_direct, es);
-		ExplainPropertyInteger("Heap Rows Pooled by the GPU Service", NULL, stats->rows_pooled,
-							   es);
+		static const char *const names[] = {"Pages Shipped", "Pages Read in Backend",
+			"Pages Checked", "Pages Reread", "Pages Not All-Visible",
+		"Pages Visibility Undecided", "Rows Taken Directly", "Rows Pooled by the GPU Service"};
+		const int64 values[] = {stats->shipped, stats->direct, stats->checked, stats->reread,
+			stats->not_all_visible, stats->undecided, stats->rows_direct, stats->rows_pooled};
+
+		for (int i = 0; i < lengthof(names); i++)
+			ExplainPropertyInteger(psprintf("%s %s", what, names[i]), NULL, values[i], es);
 	}
 }
 

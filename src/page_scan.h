@@ -103,7 +103,8 @@ extern bool gpuhash_page_scan_feed_pool(GhPageScan *ps, const GhOpPool *pool,
 										const struct GhPoolFeed *feed);
 /* Release everything; add the scan's counts to *stats. */
 extern void gpuhash_page_scan_end(GhPageScan *ps, GhPageStats *stats);
-/* EXPLAIN ANALYZE's line, if any pages were read */
-extern void gpuhash_page_stats_explain(const GhPageStats *stats, ExplainState *es);
+/* EXPLAIN ANALYZE's lines, if any pages were read: "<what> Pages" ... (what: "Heap") */
+extern void gpuhash_page_stats_explain(const GhPageStats *stats, const char *what,
+									   ExplainState *es);
 
 #endif							/* GPUHASH_PAGE_SCAN_H */

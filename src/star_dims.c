@@ -30,6 +30,11 @@
  * dimension takes, and the scales how the program reads the values, so the
  * program is compiled only now.
  *
+ * A dimension whose plan is a Seq Scan of columns of fixed width is read
+ * as the inner side of a GpuHashJoin is (page_scan.h): its heap pages go to
+ * the engine by buffer number and only the columns it outputs come back,
+ * with no tuple deformed or judged visible row by row in the process.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -191,6 +196,24 @@ star_dim_group_value(StarDimState *dim, uint32 code, int col, bool *isnull)
 	return gha_dict_key(dim->dict, code, col, isnull);
 }
 
+/*
+ * Dimension d's scan read from its pages (the columns the rows below
+ * read: key, grouping columns, payload), or NULL: read through its plan.
+ */
+static GhPageScan *
+dim_pages_begin(GpuStarAggState *s, StarDimState *dim)
+{
+	Bitmapset  *used = NULL;
+	GhPageScan *pages;
+	MemoryContext old = MemoryContextSwitchTo(s->css.ss.ps.state->es_query_cxt);
+
+	for (int a = 1; a <= 1 + dim->ngroups + dim->npayload; a++)
+		used = bms_add_member(used, a);
+	pages = gpuhash_page_scan_begin(dim->ps, used, &s->eng);
+	MemoryContextSwitchTo(old);
+	return pages;
+}
+
 /* Read dimension d through its plan: all of it, or this process's share of a partial plan. */
 void
 star_read_dim(GpuStarAggState *s, int d)
@@ -206,6 +229,7 @@ star_read_dim(GpuStarAggState *s, int d)
 	int			first_payload = 1 + dim->ngroups;
 	StarPayload **pl = palloc0(sizeof(StarPayload *) * Max(dim->npayload, 1));
 	bool		check_keys;
+	GhPageScan *pages;
 
 	for (int p = 0; p < s->npayloads; p++)
 		if (s->payloads[p].dim == d)
@@ -225,12 +249,16 @@ star_read_dim(GpuStarAggState *s, int d)
 	star_dim_groups_init(s, d);
 	star_dim_filter_begin(s, d);
 	star_dim_filter_push(s, d);
-	/* where the scan that reads the key checks the filter, its rows need no second check */
-	check_keys = dim->filtering && dim->pushed == NULL;
+	pages = dim_pages_begin(s, dim);
+	/*
+	 * where the scan that reads the key checks the filter, its rows need no
+	 * second check (a scan read from its pages runs no ExecProcNode)
+	 */
+	check_keys = dim->filtering && (dim->pushed == NULL || pages != NULL);
 
 	for (;;)
 	{
-		TupleTableSlot *slot = star_input_next(s, dim->ps);
+		TupleTableSlot *slot = pages ? star_pages_next(s, pages) : star_input_next(s, dim->ps);
 		uint64		r = a->n;
 		uint64		key;
 
@@ -320,6 +348,8 @@ star_read_dim(GpuStarAggState *s, int d)
 		}
 		a->n = r + 1;
 	}
+	if (pages)
+		gpuhash_page_scan_end(pages, &s->dim_page_stats);
 
 	/* numerics without a declared scale: at the largest display scale read */
 	for (int k = 0; k < dim->npayload; k++)

@@ -1468,6 +1468,7 @@ ExplainGpuStarAgg(CustomScanState *node, List *ancestors, ExplainState *es)
 									 (long long) s->pages_synthetic,
 									 (long long) s->pages_reread,
 									 (long long) s->pages_undecided), es);
+		gpuhash_page_stats_explain(&s->dim_page_stats, "Dimension", es);
 		if (es->timing)
 		{
 			ExplainPropertyFloat("Dimension Time", "ms", s->dims_ms, 3, es);

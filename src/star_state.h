@@ -21,6 +21,7 @@
 #include "agg.h"
 #include "engine_ops.h"
 #include "join_filter.h"
+#include "page_scan.h"
 #include "star.h"
 #include "star_ops.h"
 
@@ -203,6 +204,7 @@ typedef struct GpuStarAggState
 	int64		pages_undecided;	/* handed back: a tuple's hint bits did not tell */
 	int64		rows_cpu;		/* rows read on the CPU */
 	int64		rows_kept;		/* rows the program kept (all processes) */
+	GhPageStats dim_page_stats; /* dimensions read from their pages (this process) */
 	int64		ngroups_out;
 } GpuStarAggState;
 
@@ -216,6 +218,17 @@ star_input_next(GpuStarAggState *s, PlanState *input)
 {
 	MemoryContext old = MemoryContextSwitchTo(s->css.ss.ps.state->es_query_cxt);
 	TupleTableSlot *slot = ExecProcNode(input);
+
+	MemoryContextSwitchTo(old);
+	return slot;
+}
+
+/* the same of a scan read from its pages */
+static inline TupleTableSlot *
+star_pages_next(GpuStarAggState *s, GhPageScan *pages)
+{
+	MemoryContext old = MemoryContextSwitchTo(s->css.ss.ps.state->es_query_cxt);
+	TupleTableSlot *slot = gpuhash_page_scan_next(pages);
 
 	MemoryContextSwitchTo(old);
 	return slot;
