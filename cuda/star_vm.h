@@ -840,6 +840,15 @@ gh_datepart(int64_t v, bool ts, int imm, int64_t *out)
 	return *out >= GH_MIN_TIMESTAMP && *out < GH_END_TIMESTAMP;
 }
 
+/* The length of text t of len bytes without its trailing spaces (bpchar's: bcTruelen) */
+GH_HOSTDEV static inline uint32_t
+gh_text_rtrim(const uint8_t *t, uint32_t len)
+{
+	while (len > 0 && t[len - 1] == ' ')
+		len--;
+	return len;
+}
+
 /*
  * Bytes 7 chunk .. 7 chunk + 6 of a text packed in a word, their count (at
  * most 7) in the top byte; rtrim drops trailing spaces first (bpchar).  False
@@ -851,8 +860,8 @@ gh_text_pack(const uint8_t *p, uint32_t len, bool rtrim, int chunk, bool more, u
 	uint64_t	v = 0;
 	uint32_t	from = 7 * (uint32_t) chunk;
 
-	while (rtrim && len > 0 && p[len - 1] == ' ')
-		len--;
+	if (rtrim)
+		len = gh_text_rtrim(p, len);
 	if (!more && len > from + 7)
 		return false;
 	len = len <= from ? 0 : len - from > 7 ? 7 : len - from;
@@ -865,10 +874,11 @@ gh_text_pack(const uint8_t *p, uint32_t len, bool rtrim, int chunk, bool more, u
 GH_HOSTDEV static inline bool
 gh_text_eq(const uint8_t *a, uint32_t alen, const uint8_t *b, uint32_t blen, bool rtrim)
 {
-	while (rtrim && alen > 0 && a[alen - 1] == ' ')
-		alen--;
-	while (rtrim && blen > 0 && b[blen - 1] == ' ')
-		blen--;
+	if (rtrim)
+	{
+		alen = gh_text_rtrim(a, alen);
+		blen = gh_text_rtrim(b, blen);
+	}
 	if (alen != blen)
 		return false;
 	for (uint32_t i = 0; i < alen; i++)
@@ -888,8 +898,7 @@ gh_text_len(const uint8_t *t, uint32_t len, bool utf8, bool bpchar)
 	int64_t		n = 0;
 
 	if (bpchar)
-		while (len > 0 && t[len - 1] == ' ')
-			len--;
+		len = gh_text_rtrim(t, len);
 	if (!utf8)
 		return len;
 	for (uint32_t i = 0; i < len; i++)
@@ -1290,8 +1299,7 @@ gh_vm_run(const gh_prog *prog, const gh_vmdim *dims, const gh_vmcols *c, gh_vmou
 								n;
 
 					if (in.imm & 2)
-						while (len > 0 && t[len - 1] == ' ')
-							len--;
+						len = gh_text_rtrim(t, len);
 					gh_text_substr(t, len, (int32_t) b->lo, in.imm >> 2, (in.imm & 1) != 0, &from,
 								   &n);
 					d->lo = a->lo + from;

@@ -171,6 +171,7 @@ extern int	star_fact_scans(PlanState *fact, ScanState ***scans);
 extern bool star_expr_ok(Node *expr, StarCompileInput *in, const char **why);
 extern StarCompiled *star_compile(StarCompileInput *in, const char **why);
 extern bool star_prog_may_escape(const gh_prog *prog);
+extern int	star_substr_count(const FuncExpr *f);
 extern void star_payload_numeric(StarPayload *p, Oid type, int32 typmod);
 extern int	star_key_bits(Oid type, int32 typmod, int textbytes);
 extern bool star_key_hashed(StarCompileInput *in);

@@ -728,6 +728,25 @@ c_length(Cx *cx, FuncExpr *f, bool bytes, bool bpchar)
 }
 
 /*
+ * The constant count n of substring(t from s for n), substr(t, s, n) or
+ * left(t, n), where it is one from 0 to 2^28 (c_substr); else -1.
+ */
+int
+star_substr_count(const FuncExpr *f)
+{
+	const Const *n;
+
+	if ((f->funcid != F_SUBSTRING_TEXT_INT4_INT4 && f->funcid != F_SUBSTR_TEXT_INT4_INT4 &&
+		 f->funcid != F_LEFT) || list_length(f->args) < 2)
+		return -1;
+	n = (const Const *) llast(f->args);
+	if (!IsA(n, Const) || n->constisnull || n->consttype != INT4OID ||
+		DatumGetInt32(n->constvalue) < 0 || DatumGetInt32(n->constvalue) > (1 << 28))
+		return -1;
+	return DatumGetInt32(n->constvalue);
+}
+
+/*
  * substring(t from s for n) and substr(t, s, n) of text, with or without n,
  * and left(t, n) (text_substring: characters of a UTF-8 database, bytes of
  * a single-byte one) where n is a constant that is not negative -- a
@@ -751,13 +770,9 @@ c_substr(Cx *cx, FuncExpr *f, bool left, bool has_count, bool cast)
 		return fail(cx, "substring() of other arguments");
 	if (left || has_count)
 	{
-		Const	   *n = (Const *) llast(f->args);
-
-		if (!IsA(n, Const) || n->constisnull || n->consttype != INT4OID)
-			return fail(cx, "substring() of a count that is not a constant");
-		count = DatumGetInt32(n->constvalue);
-		if (count < 0 || count > (1 << 28))
-			return fail(cx, "substring() of a negative count, or of more than 2^28 characters");
+		count = star_substr_count(f);
+		if (count < 0)
+			return fail(cx, "substring() of a count that is not a constant from 0 to 2^28");
 	}
 	t = c_text_arg(cx, linitial(f->args), "substring()");
 	if (FAILED(cx))

@@ -214,37 +214,191 @@ dim_pages_begin(GpuStarAggState *s, StarDimState *dim)
 	return pages;
 }
 
+/* one dimension being read: where its rows go */
+typedef struct DimRead
+{
+	StarDimState *dim;
+	StarDimArrays *a;
+	uint64		cap;
+	bool		numeric[GH_PROG_MAX_DIMCOLS];
+	Datum	   *pending[GH_PROG_MAX_DIMCOLS];	/* numerics of no declared scale */
+	Oid			keytype;
+	Datum	   *gvals;
+	bool	   *gnulls;
+	int			first_payload;
+	StarPayload **pl;
+	bool		check_keys;
+} DimRead;
+
+/* one row of the dimension's plan (key, grouping columns, payload) into its arrays */
+static void
+dim_add_row(DimRead *rd, const Datum *values, const bool *isnulls)
+{
+	StarDimState *dim = rd->dim;
+	StarDimArrays *a = rd->a;
+	StarPayload **pl = rd->pl;
+	uint64		r = a->n;
+	uint64		key;
+
+	dim->rows++;
+	if (isnulls[0])
+		return;					/* a NULL key joins nothing */
+	key = gpuhash_encode_exact(gpuhash_exact_family(rd->keytype), rd->keytype, values[0]);
+	if (rd->check_keys && !gpuhash_filter_may_contain(&dim->filter, key))
+	{
+		dim->removed++;			/* no row of the smaller dimension has its key */
+		return;
+	}
+	if (r == rd->cap)
+	{
+		rd->cap *= 2;
+		grow(a, rd->cap, rd->numeric);
+		for (int k = 0; k < dim->npayload; k++)
+			if (rd->pending[k])
+				rd->pending[k] = repalloc_huge(rd->pending[k], sizeof(Datum) * rd->cap);
+	}
+	a->keys[r] = key;
+	for (int k = 0; k < dim->npayload; k++)
+	{
+		Datum		v = values[rd->first_payload + k];
+		bool		isnull = isnulls[rd->first_payload + k];
+
+		a->nulls[k][r] = isnull;
+		a->lo[k][r] = 0;
+		if (rd->numeric[k])
+		{
+			a->hi[k][r] = 0;
+			a->dscale[k][r] = 0;
+		}
+		if (isnull)
+			continue;
+		if (!rd->numeric[k])
+			a->lo[k][r] = payload_word(pl[k]->type, v);
+		else if (pl[k]->typmod >= 0)
+		{
+			uint32		len;
+			int			ds;
+			const uint8 *data = numeric_bytes(v, &len, &ds);
+			gh_i128		x;
+			uint8		dsb;
+
+			/* beyond the device (NaN, infinite, over 38 digits): the alternative runs (make_star) */
+			if (ds > 38 || !gh_numeric_load(data, len, pl[k]->scale, &x, &dsb))
+			{
+				dim->escaped = true;
+				x = 0;
+				dsb = 0;
+			}
+			a->lo[k][r] = (int64) (uint64) (gh_u128) x;
+			a->hi[k][r] = (int64) (uint64) ((gh_u128) x >> 64);
+			a->dscale[k][r] = dsb;
+		}
+		else
+		{
+			/* its scale is known once every value is: keep it for now */
+			int			ds;
+			uint32		len;
+
+			(void) numeric_bytes(v, &len, &ds);
+			pl[k]->scale = Max(pl[k]->scale, Min(ds, 39));
+			if (rd->pending[k] == NULL)
+				rd->pending[k] = palloc_extended(sizeof(Datum) * rd->cap,
+												 MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+			rd->pending[k][r] = datumCopy(v, false, -1);
+		}
+	}
+	if (dim->ngroups > 0)
+	{
+		for (int g = 0; g < dim->ngroups; g++)
+		{
+			rd->gvals[g] = values[1 + g];
+			rd->gnulls[g] = isnulls[1 + g];
+		}
+		a->lo[dim->npayload][r] = dim->rows_by_code ?
+			star_dim_rows_append(dim->rows_by_code, rd->gvals, rd->gnulls) :
+			gha_dict_lookup(dim->dict, rd->gvals, rd->gnulls);
+		a->nulls[dim->npayload][r] = 0;
+	}
+	a->n = r + 1;
+}
+
+/*
+ * The rows of a scan read from its pages that outputs plain columns, in
+ * runs (page_scan.h: no slot a row); false, nothing read, where it does not.
+ */
+static bool
+dim_add_runs(GpuStarAggState *s, DimRead *rd, GhPageScan *pages)
+{
+	int			ncols = 1 + rd->dim->ngroups + rd->dim->npayload;
+	int			col[1 + 2 * GH_PROG_MAX_DIMCOLS];
+	GhPageMod	mod[1 + 2 * GH_PROG_MAX_DIMCOLS];
+	Datum		values[1 + 2 * GH_PROG_MAX_DIMCOLS];
+	bool		isnulls[1 + 2 * GH_PROG_MAX_DIMCOLS];
+	const gh_pagerows *rows;
+	size_t		first,
+				end;
+	MemoryContext cxt = CurrentMemoryContext;
+
+	if (!gpuhash_page_scan_plain(pages) || ncols > lengthof(col))
+		return false;
+	for (int c = 0; c < ncols; c++)
+		if ((col[c] = gpuhash_page_scan_column(pages, c + 1, &mod[c])) < 0)
+			return false;
+	for (;;)
+	{
+		bool		more;
+
+		MemoryContextSwitchTo(s->css.ss.ps.state->es_query_cxt);
+		more = gpuhash_page_scan_next_run(pages, &rows, &first, &end);
+		MemoryContextSwitchTo(cxt);
+		if (!more)
+			break;
+		CHECK_FOR_INTERRUPTS();
+		for (size_t r = first; r < end; r++)
+		{
+			for (int c = 0; c < ncols; c++)
+			{
+				isnulls[c] = rows->nulls[col[c]][r] != 0;
+				values[c] = isnulls[c] ? (Datum) 0 :
+					gpuhash_page_mod(&mod[c], (Datum) rows->values[col[c]][r]);
+			}
+			dim_add_row(rd, values, isnulls);
+		}
+	}
+	return true;
+}
+
 /* Read dimension d through its plan: all of it, or this process's share of a partial plan. */
 void
 star_read_dim(GpuStarAggState *s, int d)
 {
 	StarDimState *dim = &s->dims[d];
 	StarDimArrays *a = &dim->arrays;
-	uint64		cap = 1024;
-	bool		numeric[GH_PROG_MAX_DIMCOLS] = {0};
-	Datum	   *pending[GH_PROG_MAX_DIMCOLS] = {0}; /* numerics of no declared scale */
-	Oid			keytype = InvalidOid;
-	Datum	   *gvals = palloc(sizeof(Datum) * Max(dim->ngroups, 1));
-	bool	   *gnulls = palloc(sizeof(bool) * Max(dim->ngroups, 1));
-	int			first_payload = 1 + dim->ngroups;
-	StarPayload **pl = palloc0(sizeof(StarPayload *) * Max(dim->npayload, 1));
-	bool		check_keys;
+	DimRead		rd = {0};
 	GhPageScan *pages;
 
+	rd.dim = dim;
+	rd.a = a;
+	rd.cap = 1024;
+	rd.keytype = TupleDescAttr(dim->ps->ps_ResultTupleDesc, 0)->atttypid;
+	rd.gvals = palloc(sizeof(Datum) * Max(dim->ngroups, 1));
+	rd.gnulls = palloc(sizeof(bool) * Max(dim->ngroups, 1));
+	rd.first_payload = 1 + dim->ngroups;
+	rd.pl = palloc0(sizeof(StarPayload *) * Max(dim->npayload, 1));
 	for (int p = 0; p < s->npayloads; p++)
 		if (s->payloads[p].dim == d)
-			pl[s->payloads[p].col] = &s->payloads[p];
+			rd.pl[s->payloads[p].col] = &s->payloads[p];
 	a->ncols = dim->npayload + (dim->ngroups > 0 ? 1 : 0);
 	for (int k = 0; k < dim->npayload; k++)
-		numeric[k] = pl[k]->type == NUMERICOID;
+		rd.numeric[k] = rd.pl[k]->type == NUMERICOID;
 	/*
 	 * Room for the rows the plan expects (a partial plan's: this process's
 	 * share), so that a large dimension is not copied as its arrays double;
 	 * memory never written is never touched.
 	 */
-	if (dim->ps->plan->plan_rows > cap)
-		cap = (uint64) Min(dim->ps->plan->plan_rows * 1.1, (double) STAR_DIM_MAX_PRESIZE);
-	grow(a, cap, numeric);
+	if (dim->ps->plan->plan_rows > rd.cap)
+		rd.cap = (uint64) Min(dim->ps->plan->plan_rows * 1.1, (double) STAR_DIM_MAX_PRESIZE);
+	grow(a, rd.cap, rd.numeric);
 	a->n = 0;
 	star_dim_groups_init(s, d);
 	star_dim_filter_begin(s, d);
@@ -254,110 +408,32 @@ star_read_dim(GpuStarAggState *s, int d)
 	 * where the scan that reads the key checks the filter, its rows need no
 	 * second check (a scan read from its pages runs no ExecProcNode)
 	 */
-	check_keys = dim->filtering && (dim->pushed == NULL || pages != NULL);
+	rd.check_keys = dim->filtering && (dim->pushed == NULL || pages != NULL);
 
-	for (;;)
-	{
-		TupleTableSlot *slot = pages ? star_pages_next(s, pages) : star_input_next(s, dim->ps);
-		uint64		r = a->n;
-		uint64		key;
-
-		if (TupIsNull(slot))
-			break;
-		CHECK_FOR_INTERRUPTS();
-		slot_getallattrs(slot);
-		dim->rows++;
-		if (slot->tts_isnull[0])
-			continue;			/* a NULL key joins nothing */
-		if (keytype == InvalidOid)
-			keytype = TupleDescAttr(slot->tts_tupleDescriptor, 0)->atttypid;
-		key = gpuhash_encode_exact(gpuhash_exact_family(keytype), keytype, slot->tts_values[0]);
-		if (check_keys && !gpuhash_filter_may_contain(&dim->filter, key))
+	if (pages == NULL || !dim_add_runs(s, &rd, pages))
+		for (;;)
 		{
-			dim->removed++;		/* no row of the smaller dimension has its key */
-			continue;
-		}
-		if (r == cap)
-		{
-			cap *= 2;
-			grow(a, cap, numeric);
-			for (int k = 0; k < dim->npayload; k++)
-				if (pending[k])
-					pending[k] = repalloc_huge(pending[k], sizeof(Datum) * cap);
-		}
-		a->keys[r] = key;
-		for (int k = 0; k < dim->npayload; k++)
-		{
-			Datum		v = slot->tts_values[first_payload + k];
-			bool		isnull = slot->tts_isnull[first_payload + k];
+			TupleTableSlot *slot = pages ? star_pages_next(s, pages) :
+				star_input_next(s, dim->ps);
 
-			a->nulls[k][r] = isnull;
-			a->lo[k][r] = 0;
-			if (numeric[k])
-			{
-				a->hi[k][r] = 0;
-				a->dscale[k][r] = 0;
-			}
-			if (isnull)
-				continue;
-			if (!numeric[k])
-				a->lo[k][r] = payload_word(pl[k]->type, v);
-			else if (pl[k]->typmod >= 0)
-			{
-				uint32		len;
-				int			ds;
-				const uint8 *data = numeric_bytes(v, &len, &ds);
-				gh_i128		x;
-				uint8		dsb;
-
-				/* beyond the device (NaN, infinite, over 38 digits): the alternative runs (make_star) */
-				if (ds > 38 || !gh_numeric_load(data, len, pl[k]->scale, &x, &dsb))
-				{
-					dim->escaped = true;
-					x = 0;
-					dsb = 0;
-				}
-				a->lo[k][r] = (int64) (uint64) (gh_u128) x;
-				a->hi[k][r] = (int64) (uint64) ((gh_u128) x >> 64);
-				a->dscale[k][r] = dsb;
-			}
-			else
-			{
-				/* its scale is known once every value is: keep it for now */
-				int			ds;
-				uint32		len;
-
-				(void) numeric_bytes(v, &len, &ds);
-				pl[k]->scale = Max(pl[k]->scale, Min(ds, 39));
-				if (pending[k] == NULL)
-					pending[k] = palloc_extended(sizeof(Datum) * cap, MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
-				pending[k][r] = datumCopy(v, false, -1);
-			}
+			if (TupIsNull(slot))
+				break;
+			CHECK_FOR_INTERRUPTS();
+			slot_getsomeattrs(slot, 1 + dim->ngroups + dim->npayload);
+			dim_add_row(&rd, slot->tts_values, slot->tts_isnull);
 		}
-		if (dim->ngroups > 0)
-		{
-			for (int g = 0; g < dim->ngroups; g++)
-			{
-				gvals[g] = slot->tts_values[1 + g];
-				gnulls[g] = slot->tts_isnull[1 + g];
-			}
-			a->lo[dim->npayload][r] = dim->rows_by_code ?
-				star_dim_rows_append(dim->rows_by_code, gvals, gnulls) :
-				gha_dict_lookup(dim->dict, gvals, gnulls);
-			a->nulls[dim->npayload][r] = 0;
-		}
-		a->n = r + 1;
-	}
 	if (pages)
 		gpuhash_page_scan_end(pages, &s->dim_page_stats);
 
 	/* numerics without a declared scale: at the largest display scale read */
 	for (int k = 0; k < dim->npayload; k++)
 	{
-		if (!numeric[k] || pl[k]->typmod >= 0)
+		StarPayload *pl = rd.pl[k];
+
+		if (!rd.numeric[k] || pl->typmod >= 0)
 			continue;
-		pl[k]->digits = 38;
-		for (uint64 r = 0; pending[k] != NULL && r < a->n; r++)
+		pl->digits = 38;
+		for (uint64 r = 0; rd.pending[k] != NULL && r < a->n; r++)
 		{
 			uint32		len;
 			int			ds;
@@ -367,8 +443,8 @@ star_read_dim(GpuStarAggState *s, int d)
 
 			if (a->nulls[k][r])
 				continue;
-			data = numeric_bytes(pending[k][r], &len, &ds);
-			if (pl[k]->scale > 38 || !gh_numeric_load(data, len, pl[k]->scale, &x, &dsb))
+			data = numeric_bytes(rd.pending[k][r], &len, &ds);
+			if (pl->scale > 38 || !gh_numeric_load(data, len, pl->scale, &x, &dsb))
 			{
 				dim->escaped = true;	/* as above */
 				x = 0;

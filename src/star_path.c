@@ -1145,14 +1145,10 @@ text_key_bytes(PlannerInfo *root, Node *expr)
 	if (IsA(expr, FuncExpr))
 	{
 		/* substring() and left() of a constant count: that many characters at most */
-		FuncExpr   *f = (FuncExpr *) expr;
-		Const	   *n = (Const *) llast(f->args);
+		int			n = star_substr_count((FuncExpr *) expr);
 
-		if ((f->funcid == F_SUBSTRING_TEXT_INT4_INT4 || f->funcid == F_SUBSTR_TEXT_INT4_INT4 ||
-			 f->funcid == F_LEFT) && IsA(n, Const) && !n->constisnull &&
-			DatumGetInt32(n->constvalue) >= 0 &&
-			DatumGetInt32(n->constvalue) <= most / pg_database_encoding_max_length())
-			return Max(DatumGetInt32(n->constvalue) * pg_database_encoding_max_length(), 1);
+		if (n >= 0 && n <= most / pg_database_encoding_max_length())
+			return Max(n * pg_database_encoding_max_length(), 1);
 	}
 	if (typmod > (int32) VARHDRSZ &&
 		(typmod - VARHDRSZ) * pg_database_encoding_max_length() <= most)
