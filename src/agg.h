@@ -106,6 +106,9 @@ typedef struct GhaDict
 	Oid		   *cpu_collations;
 	int16	   *cpu_typlen;
 	bool	   *cpu_typbyval;
+	/* lookups' memo, where every column is passed by value (agg_dict.c) */
+	Datum	   *memo_values;	/* ncols a slot */
+	int64	   *memo_ids;		/* -1: empty */
 } GhaDict;
 
 extern GhaDict *gha_dict_create(PlanState *parent, List *types, List *eqops,

@@ -22,6 +22,12 @@
  * group keeps its first row's value (a column that the group's other
  * columns determine, as a primary key determines its table's columns).
  *
+ * A lookup costs a hash and an equality function call, 100 ns or more, and
+ * a dimension of millions of rows looks each row's values up (star_dims.c).
+ * Where every column is passed by value, a memo of recent lookups (direct
+ * mapped, by the values' bits) answers first: equal bits are equal values
+ * of such a type, so a hit is the group's id; a miss asks the table.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -34,6 +40,10 @@
 #include "utils/memutils.h"
 
 #include "agg.h"
+
+/* the slots of a dictionary's memo (a power of two) */
+#define DICT_MEMO_SLOTS 4096
+#define DICT_MEMO_MAX_COLS 4
 
 /* per id: the group's CPU aggregate states (Datum, then isnull) */
 typedef struct DictEntryState
@@ -113,6 +123,20 @@ gha_dict_create(PlanState *parent, List *types, List *eqops, List *collations,
 	}
 	d->entries_cap = 1024;
 	d->entries = palloc(sizeof(void *) * d->entries_cap);
+	if (d->ncols > 0 && d->ncols <= DICT_MEMO_MAX_COLS)
+	{
+		bool		byval = true;
+
+		for (i = 0; i < d->ncols; i++)
+			byval &= TupleDescAttr(d->desc, i)->attbyval;
+		if (byval)
+		{
+			d->memo_values = palloc0(sizeof(Datum) * d->ncols * DICT_MEMO_SLOTS);
+			d->memo_ids = palloc(sizeof(int64) * DICT_MEMO_SLOTS);
+			for (i = 0; i < DICT_MEMO_SLOTS; i++)
+				d->memo_ids[i] = -1;
+		}
+	}
 	MemoryContextSwitchTo(old);
 	return d;
 }
@@ -141,8 +165,45 @@ gha_dict_find(GhaDict *d, const Datum *values, const bool *isnull)
 	return entry ? (int64) (*(DictEntryState **) TupleHashEntryGetAdditional(d->table, entry))->id : -1;
 }
 
+/* the memo's slot of values, none NULL; -1 where one is NULL (no slot) */
+static int
+memo_slot(const GhaDict *d, const Datum *values, const bool *isnull)
+{
+	uint64		h = 0;
+
+	for (int c = 0; c < d->ncols; c++)
+	{
+		if (isnull[c])
+			return -1;
+		h = (h ^ (uint64) values[c]) * UINT64CONST(0x9E3779B97F4A7C15);
+		h ^= h >> 29;
+	}
+	return (int) (h >> 40) & (DICT_MEMO_SLOTS - 1);
+}
+
+static uint32 dict_add(GhaDict *d, const Datum *values, const bool *isnull);
+
 uint32
 gha_dict_lookup(GhaDict *d, const Datum *values, const bool *isnull)
+{
+	int			m = d->memo_ids ? memo_slot(d, values, isnull) : -1;
+	Datum	   *memo;
+	uint32		id;
+
+	if (m < 0)
+		return dict_add(d, values, isnull);
+	memo = &d->memo_values[(Size) m * d->ncols];
+	if (d->memo_ids[m] >= 0 && memcmp(memo, values, sizeof(Datum) * d->ncols) == 0)
+		return (uint32) d->memo_ids[m];
+	id = dict_add(d, values, isnull);
+	memcpy(memo, values, sizeof(Datum) * d->ncols);
+	d->memo_ids[m] = id;
+	return id;
+}
+
+/* gha_dict_lookup by the table: values' id, a new one where it has none */
+static uint32
+dict_add(GhaDict *d, const Datum *values, const bool *isnull)
 {
 	bool		isnew;
 	TupleHashEntry entry = dict_entry(d, values, isnull, &isnew);
@@ -234,4 +295,6 @@ gha_dict_reset(GhaDict *d)
 	ExecClearTuple(d->out_slot);
 	MemoryContextReset(d->tablecxt);
 	d->nentries = 0;
+	for (int i = 0; d->memo_ids && i < DICT_MEMO_SLOTS; i++)
+		d->memo_ids[i] = -1;
 }
