@@ -14,7 +14,7 @@
 SET client_min_messages = warning;
 DROP TABLE IF EXISTS sf_big, sf_fact, sf_day, sf_item, sf_store, sf_empty, sf_multi, sf_pair, sf_pair8,
                      sf_store_nk, sf_big_nk, sf_day_na, sf_zone, sf_part, sf_inh, sf_inh_1, sf_inh_2,
-                     sf_lay, sf_fresh;
+                     sf_lay, sf_fresh, sf_kv;
 SELECT setseed(0.577);
 CREATE TABLE sf_day (day int PRIMARY KEY, yr int, mon text, season char(6), holiday bool);
 INSERT INTO sf_day SELECT g, 2000 + g / 366, to_char(g % 12 + 1, 'FM00'),
@@ -118,13 +118,27 @@ BEGIN;
 INSERT INTO sf_fresh SELECT * FROM sf_fact WHERE id % 10 = 3;
 ROLLBACK;
 ANALYZE sf_fresh;
+-- a dimension of fixed-width columns, read from its pages (page_scan.h), not
+-- all-visible either: updated, deleted and rolled-back rows, NULL keys and
+-- values, and grouping values beyond the dictionary's memo (agg_dict.c)
+CREATE TABLE sf_kv WITH (autovacuum_enabled = false) AS
+  SELECT CASE WHEN g % 211 = 0 THEN NULL ELSE g END AS k, g % 37 AS w,
+         CASE WHEN g % 19 = 0 THEN NULL ELSE g % 101 / 4.0 END::float8 AS x, g * 7919 % 9001 AS c
+    FROM generate_series(1, 60000) g;
+UPDATE sf_kv SET w = w + 100 WHERE k % 17 = 0;
+DELETE FROM sf_kv WHERE k % 23 = 0;
+BEGIN;
+INSERT INTO sf_kv SELECT g, 1, 1, 1 FROM generate_series(60001, 62000) g;
+ROLLBACK;
+ANALYZE sf_kv;
 CHECKPOINT;
 SET gpuhash.enabled = off;
 SELECT count(*) > 0 AS hinted FROM sf_fresh;
+SELECT count(*) > 0 AS hinted FROM sf_kv;
 RESET gpuhash.enabled;
 
 BEGIN;
-SELECT plan(827);
+SELECT plan(856);
 SET LOCAL gpuhash.enable_star = on;
 
 \ir lib/digests.sql
@@ -957,6 +971,36 @@ BEGIN
 END $$;
 SET LOCAL gpuhash.force = on;
 SELECT * FROM pg_temp.in_each_mode('partitioned_facts');
+-- dimensions read from their pages: plain columns in runs, a column modulo a
+-- constant, a qual the scan checks row by row, a grouping value of thousands
+-- (two columns by value: the dictionary's memo and its collisions)
+CREATE FUNCTION pg_temp.dims_from_pages(tag text) RETURNS SETOF text
+LANGUAGE plpgsql AS $$
+DECLARE
+  qruns text := 'SELECT v.w, count(*), sum(f.qty), sum(v.x) FROM sf_fact f JOIN sf_kv v ON f.id = v.k
+                  GROUP BY v.w';
+  qmemo text := 'SELECT v.c, v.k % 7, count(*), sum(f.qty), max(v.x) FROM sf_fact f
+                   JOIN sf_kv v ON f.id = v.k GROUP BY 1, 2';
+  qqual text := 'SELECT d.yr, v.w, count(*), sum(f.amount) FROM sf_fact f JOIN sf_kv v ON f.id = v.k
+                   JOIN sf_day d ON f.day = d.day WHERE v.x > 10 AND d.yr > 2003 GROUP BY 1, 2';
+BEGIN
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ', a dimension read from its pages', qruns, 'GpuStarAgg');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ', thousands of groups of two columns', qmemo, 'GpuStarAgg');
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ', dimensions read from pages with quals', qqual, 'GpuStarAgg');
+  RETURN NEXT pg_temp.analyzed_shows(qruns, 'Dimension Pages: shipped=\d+ (.|\n)*Dimension Rows Taken Directly: \d+',
+                                      tag || ': EXPLAIN ANALYZE counts the dimension''s pages and rows taken directly');
+  PERFORM set_config('gpuhash.read_pages', 'off', true);
+  RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ', the same through the plan', qmemo, 'GpuStarAgg');
+  PERFORM set_config('gpuhash.read_pages', 'on', true);
+END $$;
+SELECT * FROM pg_temp.in_each_mode('dims_from_pages');
+SELECT ok(pg_temp.plan_text('SELECT i.brand, count(*) FROM sf_fact f JOIN sf_item i ON f.item = i.item
+                              GROUP BY 1', true) !~ 'Dimension Pages',
+          'a dimension of a text column is read through its plan');
+SELECT ok(pg_temp.plan_text('SELECT d.yr, count(*) FROM sf_fact f JOIN sf_day d ON f.day = d.day GROUP BY 1', true)
+          ~ 'Dimension Pages: shipped=[1-9]',
+          'a dimension of integers is read from its pages');
+
 -- a generic plan: the Append prunes its partitions by the parameter as the
 -- executor starts
 SET LOCAL plan_cache_mode = force_generic_plan;
@@ -986,4 +1030,5 @@ SELECT * FROM finish();
 ROLLBACK;
 
 DROP TABLE sf_big, sf_fact, sf_day, sf_item, sf_store, sf_empty, sf_multi, sf_pair, sf_pair8,
-           sf_store_nk, sf_big_nk, sf_day_na, sf_zone, sf_part, sf_inh, sf_inh_1, sf_inh_2, sf_lay;
+           sf_store_nk, sf_big_nk, sf_day_na, sf_zone, sf_part, sf_inh, sf_inh_1, sf_inh_2, sf_lay,
+           sf_fresh, sf_kv;
