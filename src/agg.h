@@ -106,9 +106,14 @@ typedef struct GhaDict
 	Oid		   *cpu_collations;
 	int16	   *cpu_typlen;
 	bool	   *cpu_typbyval;
-	/* lookups' memo, where every column is passed by value (agg_dict.c) */
-	Datum	   *memo_values;	/* ncols a slot */
-	int64	   *memo_ids;		/* -1: empty */
+	/* lookups' memo (agg_dict.c); memo_ids NULL: none */
+	int16	   *memo_typlen;	/* by column: 0 passed by value, else its typlen */
+	Datum	   *memo_values;	/* ncols a slot: the values passed by value */
+	char	   *memo_bytes;		/* ncols a slot: copies of the others' bytes */
+	uint8	   *memo_lens;		/* ... their lengths */
+	int64	   *memo_ids;		/* a slot's id; -1: empty */
+	uint32		memo_tries;		/* lookups of the memo since its use was checked */
+	uint32		memo_hits;		/* ... that it answered */
 } GhaDict;
 
 extern GhaDict *gha_dict_create(PlanState *parent, List *types, List *eqops,

@@ -24,15 +24,19 @@
  *
  * A lookup costs a hash and an equality function call, 100 ns or more, and
  * a dimension of millions of rows looks each row's values up (star_dims.c).
- * Where every column is passed by value, a memo of recent lookups (direct
- * mapped, by the values' bits) answers first: equal bits are equal values
- * of such a type, so a hit is the group's id; a miss asks the table.
+ * A memo of recent lookups (direct mapped, by the values' bits or bytes)
+ * answers first: values of the same bytes are equal under any collation
+ * (equality is reflexive), so a hit is the group's id; a miss asks the
+ * table.  It keeps values of up to DICT_MEMO_MAX_BYTES bytes (a varlena
+ * neither compressed nor external); where it answers too few lookups (a
+ * group a value or so) it is turned off.
  *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
 #include "access/tupdesc.h"
+#include "common/hashfn.h"
 #include "executor/executor.h"
 #include "executor/tuptable.h"
 #include "utils/datum.h"
@@ -41,9 +45,12 @@
 
 #include "agg.h"
 
-/* the slots of a dictionary's memo (a power of two) */
+/* the slots of a dictionary's memo (a power of two), the columns and bytes of a value it keeps */
 #define DICT_MEMO_SLOTS 4096
 #define DICT_MEMO_MAX_COLS 4
+#define DICT_MEMO_MAX_BYTES 48
+/* every so many lookups, a memo that answered fewer than an eighth of them is turned off */
+#define DICT_MEMO_CHECK 65536
 
 /* per id: the group's CPU aggregate states (Datum, then isnull) */
 typedef struct DictEntryState
@@ -125,13 +132,31 @@ gha_dict_create(PlanState *parent, List *types, List *eqops, List *collations,
 	d->entries = palloc(sizeof(void *) * d->entries_cap);
 	if (d->ncols > 0 && d->ncols <= DICT_MEMO_MAX_COLS)
 	{
-		bool		byval = true;
+		bool		ok = true;
+		bool		byref = false;
 
+		d->memo_typlen = palloc0(sizeof(int16) * d->ncols);
 		for (i = 0; i < d->ncols; i++)
-			byval &= TupleDescAttr(d->desc, i)->attbyval;
-		if (byval)
 		{
-			d->memo_values = palloc0(sizeof(Datum) * d->ncols * DICT_MEMO_SLOTS);
+			Form_pg_attribute att = TupleDescAttr(d->desc, i);
+
+			if (!att->attbyval)
+			{
+				d->memo_typlen[i] = att->attlen;
+				ok &= att->attlen == -1 || (att->attlen > 0 && att->attlen <= DICT_MEMO_MAX_BYTES);
+				byref = true;
+			}
+		}
+		if (ok)
+		{
+			Size		n = (Size) d->ncols * DICT_MEMO_SLOTS;
+
+			d->memo_values = palloc0(sizeof(Datum) * n);
+			if (byref)
+			{
+				d->memo_bytes = palloc_extended(n * DICT_MEMO_MAX_BYTES, MCXT_ALLOC_HUGE);
+				d->memo_lens = palloc0(n);
+			}
 			d->memo_ids = palloc(sizeof(int64) * DICT_MEMO_SLOTS);
 			for (i = 0; i < DICT_MEMO_SLOTS; i++)
 				d->memo_ids[i] = -1;
@@ -165,20 +190,91 @@ gha_dict_find(GhaDict *d, const Datum *values, const bool *isnull)
 	return entry ? (int64) (*(DictEntryState **) TupleHashEntryGetAdditional(d->table, entry))->id : -1;
 }
 
-/* the memo's slot of values, none NULL; -1 where one is NULL (no slot) */
+/* the bytes of column c's value v (passed by reference) the memo compares; false: it keeps none */
+static inline bool
+memo_value_bytes(const GhaDict *d, int c, Datum v, const char **bytes, int *len)
+{
+	struct varlena *p = (struct varlena *) DatumGetPointer(v);
+
+	if (d->memo_typlen[c] > 0)
+	{
+		*bytes = (const char *) p;
+		*len = d->memo_typlen[c];
+		return true;
+	}
+	if (VARATT_IS_EXTERNAL(p) || VARATT_IS_COMPRESSED(p))
+		return false;
+	*bytes = VARDATA_ANY(p);
+	*len = (int) VARSIZE_ANY_EXHDR(p);
+	return *len <= DICT_MEMO_MAX_BYTES;
+}
+
+/*
+ * The memo's slot of values, and the bytes of those passed by reference;
+ * -1 where it keeps none of them (a NULL, a value too long).
+ */
 static int
-memo_slot(const GhaDict *d, const Datum *values, const bool *isnull)
+memo_slot(const GhaDict *d, const Datum *values, const bool *isnull, const char **bytes, int *lens)
 {
 	uint64		h = 0;
 
 	for (int c = 0; c < d->ncols; c++)
 	{
+		uint64		w = (uint64) values[c];
+
 		if (isnull[c])
 			return -1;
-		h = (h ^ (uint64) values[c]) * UINT64CONST(0x9E3779B97F4A7C15);
+		if (d->memo_typlen[c] != 0)
+		{
+			if (!memo_value_bytes(d, c, values[c], &bytes[c], &lens[c]))
+				return -1;
+			w = hash_bytes((const unsigned char *) bytes[c], lens[c]);
+		}
+		h = (h ^ w) * UINT64CONST(0x9E3779B97F4A7C15);
 		h ^= h >> 29;
 	}
 	return (int) (h >> 40) & (DICT_MEMO_SLOTS - 1);
+}
+
+/* does slot m hold values (bytes, lens: those passed by reference)? */
+static bool
+memo_holds(const GhaDict *d, int m, const Datum *values, const char **bytes, const int *lens)
+{
+	Size		at = (Size) m * d->ncols;
+
+	if (d->memo_ids[m] < 0)
+		return false;
+	for (int c = 0; c < d->ncols; c++)
+	{
+		if (d->memo_typlen[c] == 0)
+		{
+			if (d->memo_values[at + c] != values[c])
+				return false;
+		}
+		else if (d->memo_lens[at + c] != lens[c] ||
+				 memcmp(d->memo_bytes + (at + c) * DICT_MEMO_MAX_BYTES, bytes[c], lens[c]) != 0)
+			return false;
+	}
+	return true;
+}
+
+/* slot m holds values now, of group id */
+static void
+memo_keep(GhaDict *d, int m, const Datum *values, const char **bytes, const int *lens, uint32 id)
+{
+	Size		at = (Size) m * d->ncols;
+
+	for (int c = 0; c < d->ncols; c++)
+	{
+		if (d->memo_typlen[c] == 0)
+			d->memo_values[at + c] = values[c];
+		else
+		{
+			d->memo_lens[at + c] = (uint8) lens[c];
+			memcpy(d->memo_bytes + (at + c) * DICT_MEMO_MAX_BYTES, bytes[c], lens[c]);
+		}
+	}
+	d->memo_ids[m] = id;
 }
 
 static uint32 dict_add(GhaDict *d, const Datum *values, const bool *isnull);
@@ -186,18 +282,32 @@ static uint32 dict_add(GhaDict *d, const Datum *values, const bool *isnull);
 uint32
 gha_dict_lookup(GhaDict *d, const Datum *values, const bool *isnull)
 {
-	int			m = d->memo_ids ? memo_slot(d, values, isnull) : -1;
-	Datum	   *memo;
+	const char *bytes[DICT_MEMO_MAX_COLS];
+	int			lens[DICT_MEMO_MAX_COLS];
+	int			m;
 	uint32		id;
 
+	if (d->memo_ids == NULL)
+		return dict_add(d, values, isnull);
+	if (++d->memo_tries == DICT_MEMO_CHECK)
+	{
+		if (d->memo_hits < DICT_MEMO_CHECK / 8)
+		{
+			d->memo_ids = NULL; /* a group a value or so: it only costs */
+			return dict_add(d, values, isnull);
+		}
+		d->memo_tries = d->memo_hits = 0;
+	}
+	m = memo_slot(d, values, isnull, bytes, lens);
 	if (m < 0)
 		return dict_add(d, values, isnull);
-	memo = &d->memo_values[(Size) m * d->ncols];
-	if (d->memo_ids[m] >= 0 && memcmp(memo, values, sizeof(Datum) * d->ncols) == 0)
+	if (memo_holds(d, m, values, bytes, lens))
+	{
+		d->memo_hits++;
 		return (uint32) d->memo_ids[m];
+	}
 	id = dict_add(d, values, isnull);
-	memcpy(memo, values, sizeof(Datum) * d->ncols);
-	d->memo_ids[m] = id;
+	memo_keep(d, m, values, bytes, lens, id);
 	return id;
 }
 
