@@ -413,8 +413,7 @@ star_read_dim(GpuStarAggState *s, int d)
 	if (pages == NULL || !dim_add_runs(s, &rd, pages))
 		for (;;)
 		{
-			TupleTableSlot *slot = pages ? star_pages_next(s, pages) :
-				star_input_next(s, dim->ps);
+			TupleTableSlot *slot = star_input_next(s, dim->ps, pages);
 
 			if (TupIsNull(slot))
 				break;

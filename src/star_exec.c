@@ -975,7 +975,7 @@ group_value(GpuStarAggState *s, const gh_groups *g, size_t i, int col, Datum *va
 static bool
 alt_row(GpuStarAggState *s, TupleTableSlot *slot)
 {
-	TupleTableSlot *alt = star_input_next(s, s->alt_ps);
+	TupleTableSlot *alt = star_input_next(s, s->alt_ps, NULL);
 
 	if (TupIsNull(alt))
 		return false;

@@ -483,7 +483,7 @@ pull_rows(StarScan *sc)
 
 	for (;;)
 	{
-		TupleTableSlot *slot = star_input_next(sc->s, &ss->ps);
+		TupleTableSlot *slot = star_input_next(sc->s, &ss->ps, NULL);
 
 		if (TupIsNull(slot) || sc->abort)
 			break;

@@ -209,26 +209,15 @@ typedef struct GpuStarAggState
 } GpuStarAggState;
 
 /*
- * The next row of an input plan, run in the query's memory: a scan starts
- * its scan there on its first row, and must outlive the node's own
- * context, which each execution makes afresh.
+ * The next row of an input plan (or of its scan read from its pages), run
+ * in the query's memory: a scan starts its scan there on its first row, and
+ * must outlive the node's own context, which each execution makes afresh.
  */
 static inline TupleTableSlot *
-star_input_next(GpuStarAggState *s, PlanState *input)
+star_input_next(GpuStarAggState *s, PlanState *input, GhPageScan *pages)
 {
 	MemoryContext old = MemoryContextSwitchTo(s->css.ss.ps.state->es_query_cxt);
-	TupleTableSlot *slot = ExecProcNode(input);
-
-	MemoryContextSwitchTo(old);
-	return slot;
-}
-
-/* the same of a scan read from its pages */
-static inline TupleTableSlot *
-star_pages_next(GpuStarAggState *s, GhPageScan *pages)
-{
-	MemoryContext old = MemoryContextSwitchTo(s->css.ss.ps.state->es_query_cxt);
-	TupleTableSlot *slot = gpuhash_page_scan_next(pages);
+	TupleTableSlot *slot = pages ? gpuhash_page_scan_next(pages) : ExecProcNode(input);
 
 	MemoryContextSwitchTo(old);
 	return slot;
