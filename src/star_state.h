@@ -79,6 +79,13 @@ typedef struct StarDimState
 	int64		pushed_removed; /* of the rows removed, those the scan left out */
 } StarDimState;
 
+/* a chunk of a dimension's share (star_dim_share.c): its segment, and where in it */
+typedef struct StarChunkRef
+{
+	dsm_handle	handle;			/* DSM_HANDLE_INVALID: none */
+	Size		offset;
+} StarChunkRef;
+
 /*
  * A parallel star's shared state: the dimensions every process reads a
  * share of, the star made of them, and who is still feeding it.  Every
@@ -87,13 +94,6 @@ typedef struct StarDimState
  * until no reader is left, the one that returns the groups until none is
  * active (star_exec.c, PARALLELISM).
  */
-/* a chunk of a dimension's share (star_dim_share.c): its segment, and where in it */
-typedef struct StarChunkRef
-{
-	dsm_handle	handle;			/* DSM_HANDLE_INVALID: none */
-	Size		offset;
-} StarChunkRef;
-
 typedef struct StarShared
 {
 	slock_t		mutex;
