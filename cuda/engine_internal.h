@@ -130,7 +130,8 @@ extern void gh_darrays_close(gh_engine *e);
 extern gh_status gh_darray_append_engine(gh_darray *a, const void *src, size_t bytes);
 /*
  * engine_pages.c: the checks of a page description, for function fn's
- * messages; varlena: attributes of attlen -1 are allowed, output ones too.
+ * messages; varlena: output columns of attlen -1 are allowed (attributes
+ * of attlen -1 are walked always).
  */
 extern gh_status gh_page_spec_check(gh_engine *e, const gh_pagespec *spec, bool varlena,
 									const char *fn);

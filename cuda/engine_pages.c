@@ -37,10 +37,10 @@ gh_page_spec_check(gh_engine *e, const gh_pagespec *spec, bool varlena, const ch
 		int			al = spec->attalign[a];
 		int			o = spec->out_of[a];
 
-		if ((spec->attlen[a] <= 0 && !(varlena && spec->attlen[a] == -1)) ||
+		if ((spec->attlen[a] <= 0 && spec->attlen[a] != -1) ||
 			(al != 1 && al != 2 && al != 4 && al != 8))
-			return gh_fail(e, GH_ERR_INVALID, "%s: attribute %d is not of %s width", fn,
-						   a + 1, varlena ? "fixed or varlena" : "fixed");
+			return gh_fail(e, GH_ERR_INVALID,
+						   "%s: attribute %d is neither of fixed width nor a varlena", fn, a + 1);
 		if (o < -1 || o >= spec->nout)
 			return gh_fail(e, GH_ERR_INVALID,
 						   "%s: attribute %d has no output column %d", fn, a + 1, o);
@@ -48,7 +48,7 @@ gh_page_spec_check(gh_engine *e, const gh_pagespec *spec, bool varlena, const ch
 		{
 			int			len = spec->attlen[a];
 
-			if (len != 1 && len != 2 && len != 4 && len != 8 && len != -1)
+			if (len != 1 && len != 2 && len != 4 && len != 8 && !(varlena && len == -1))
 				return gh_fail(e, GH_ERR_INVALID,
 							   "%s: output attribute %d is %d bytes wide", fn,
 							   a + 1, len);
@@ -76,7 +76,7 @@ gh_extract_pages(gh_engine *e, const gh_pagespec *spec, const void *base,
 		out->first == NULL || out->bad == NULL ||
 		((uintptr_t) base) % 16 != 0 || out->cap > UINT32_MAX)
 		return gh_fail(e, GH_ERR_INVALID, "gh_extract_pages: missing argument");
-	GH_TRY_STATUS(gh_page_spec_check(e, spec, false, "gh_extract_pages"));
+	GH_TRY_STATUS(gh_page_spec_check(e, spec, true, "gh_extract_pages"));
 	if (npages > out->cap / spec->max_tuples)
 		return gh_fail(e, GH_ERR_INVALID,
 					   "gh_extract_pages: room for %zu rows, %zu pages may hold more",

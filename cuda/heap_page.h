@@ -2,8 +2,8 @@
  *
  * heap_page.h
  *	  Reading the rows of a PostgreSQL heap page: the line pointers, the
- *	  tuple headers and the fixed-width columns, the same code on the host
- *	  (C) and on the device (CUDA).
+ *	  tuple headers and the columns, the same code on the host (C) and on
+ *	  the device (CUDA).
  *
  * The engine includes no PostgreSQL header, so the layout is spelled out
  * here; src/page_scan.c checks every constant against PostgreSQL's own
@@ -14,7 +14,9 @@
  *	... tuples: header (t_infomask2 at 18, t_infomask at 20, t_hoff at 22,
  *	    the NULL bitmap from 23 when t_infomask has HEAP_HASNULL), then the
  *	    columns from t_hoff, each aligned (relative to the tuple, whose start
- *	    is maximally aligned) to its attalign
+ *	    is maximally aligned) to its attalign; a varlena (attlen -1) only
+ *	    where its first byte is padding, for a short one (1-byte header) is
+ *	    never aligned: PostgreSQL's att_align_pointer
  *
  * Nothing here trusts the page: every offset and length is checked against
  * the page and the tuple before it is followed, and a page that fails a
@@ -140,15 +142,74 @@ gh_tuple_visibility(const uint8_t *tup, uint32_t horizon)
 	return -1;
 }
 
+/* varlena headers (postgres.h's VARATT_* on a little-endian machine) */
+#define GH_VARTAG_ONDISK 18
+
+/*
+ * The size of the varlena at p, at most room bytes available: 0 if it is
+ * malformed.  On disk a varlena has a 1-byte header (short), a 4-byte one
+ * (plain or compressed), or is an external TOAST pointer (1 + 1 + 16).
+ */
+GH_HOSTDEV static inline uint32_t
+gh_varlena_size(const uint8_t *p, uint32_t room)
+{
+	uint32_t	size;
+
+	if (room < 1)
+		return 0;
+	if (p[0] == 0x01)
+	{
+		if (room < 2 || p[1] != GH_VARTAG_ONDISK)
+			return 0;
+		size = 2 + 16;
+	}
+	else if (p[0] & 0x01)
+		size = p[0] >> 1;
+	else
+	{
+		if (room < 4)
+			return 0;
+		size = (gh_page_u32(p) >> 2) & 0x3FFFFFFF;
+		if (size < 4)
+			return 0;
+	}
+	return size <= room && size >= 1 ? size : 0;
+}
+
+/*
+ * Place a non-NULL attribute of attlen alen and alignment al at *pos of a
+ * tuple of len bytes, as heap_deform_tuple does (a varlena aligned only
+ * where its first byte is padding): its size, *pos moved to its start; 0 if
+ * it does not fit the tuple.
+ */
+GH_HOSTDEV static inline uint32_t
+gh_page_att_place(const uint8_t *tup, uint32_t len, int alen, uint32_t al, uint32_t *pos)
+{
+	uint32_t	at = *pos;
+	uint32_t	size;
+
+	if (alen > 0 || at >= len || tup[at] == 0)
+		at = (at + al - 1) & ~(al - 1);
+	if (alen > 0)
+		size = (uint32_t) alen;
+	else if (at >= len || (size = gh_varlena_size(tup + at, len - at)) == 0)
+		return 0;
+	if (at + size > len)
+		return 0;
+	*pos = at;
+	return size;
+}
+
 /*
  * The columns of line pointer i (0-based) of a page into vals[]/nulls[]
  * (spec->nout entries): 1 if it is a row, 0 if the line pointer is not
  * LP_NORMAL, -1 if the tuple is malformed.  A value is what PostgreSQL's
- * fetch_att makes of it: 1-, 2- and 4-byte values sign-extended.  Where
- * spec->vis_horizon is set and the page is not all-visible, the tuple's hint
- * bits decide (gh_tuple_visibility): 0 for a tuple invisible to the
- * snapshot, and -1 for one they cannot judge, so that the page is read
- * some other way, as a malformed one is.
+ * fetch_att makes of it: 1-, 2- and 4-byte values sign-extended; of a
+ * varlena column (attlen -1), its offset in the page (the caller makes it
+ * a pointer).  Where spec->vis_horizon is set and the page is not
+ * all-visible, the tuple's hint bits decide (gh_tuple_visibility): 0 for a
+ * tuple invisible to the snapshot, and -1 for one they cannot judge, so
+ * that the page is read some other way, as a malformed one is.
  */
 GH_HOSTDEV static inline int
 gh_page_tuple(const uint8_t *page, const gh_pagespec *spec, int i,
@@ -187,19 +248,15 @@ gh_page_tuple(const uint8_t *page, const gh_pagespec *spec, int i,
 	for (int a = 0; a < spec->natts; a++)
 	{
 		int			o = spec->out_of[a];
-		uint32_t	alen = (uint32_t) spec->attlen[a];
+		int			alen = spec->attlen[a];
+		uint32_t	size = 0;
 		bool		isnull;
 
 		isnull = (uint32_t) a >= natts ||
 			(hasnull && !(tup[GH_TUP_BITS_OFF + a / 8] & (1 << (a % 8))));
-		if (!isnull)
-		{
-			uint32_t	al = spec->attalign[a];
-
-			pos = (pos + al - 1) & ~(al - 1);
-			if (pos + alen > len)
-				return -1;
-		}
+		if (!isnull &&
+			(size = gh_page_att_place(tup, len, alen, spec->attalign[a], &pos)) == 0)
+			return -1;
 		if (o >= 0)
 		{
 			uint64_t	v = 0;
@@ -209,7 +266,9 @@ gh_page_tuple(const uint8_t *page, const gh_pagespec *spec, int i,
 			{
 				const uint8_t *p = tup + pos;
 
-				if (alen == 1)
+				if (alen < 0)
+					v = off + pos;
+				else if (alen == 1)
 					v = (uint64_t) (int64_t) (int8_t) p[0];
 				else if (alen == 2)
 					v = (uint64_t) (int64_t) (int16_t) gh_page_u16(p);
@@ -220,8 +279,7 @@ gh_page_tuple(const uint8_t *page, const gh_pagespec *spec, int i,
 			}
 			vals[o] = v;
 		}
-		if (!isnull)
-			pos += alen;
+		pos += size;
 	}
 	return 1;
 }

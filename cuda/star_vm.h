@@ -48,9 +48,6 @@ typedef unsigned __int128 gh_u128;
 #define GH_STAR_KEY_SEED	UINT64_C(0x3f84d5b5b5470917)
 #define GH_STAR_NULL_WORD	UINT64_C(0x9e3779b97f4a7c15)
 
-/* varlena headers (postgres.h's VARATT_* on a little-endian machine) */
-#define GH_VARTAG_ONDISK 18
-
 /* one register */
 typedef struct gh_reg
 {
@@ -89,37 +86,6 @@ typedef struct gh_vmcols
 } gh_vmcols;
 
 /* ---- columns ---- */
-
-/*
- * The size of the varlena at p, at most room bytes available: 0 if it is
- * malformed.  On disk a varlena has a 1-byte header (short), a 4-byte one
- * (plain or compressed), or is an external TOAST pointer (1 + 1 + 16).
- */
-GH_HOSTDEV static inline uint32_t
-gh_varlena_size(const uint8_t *p, uint32_t room)
-{
-	uint32_t	size;
-
-	if (room < 1)
-		return 0;
-	if (p[0] == 0x01)
-	{
-		if (room < 2 || p[1] != GH_VARTAG_ONDISK)
-			return 0;
-		size = 2 + 16;
-	}
-	else if (p[0] & 0x01)
-		size = p[0] >> 1;
-	else
-	{
-		if (room < 4)
-			return 0;
-		size = (gh_page_u32(p) >> 2) & 0x3FFFFFFF;
-		if (size < 4)
-			return 0;
-	}
-	return size <= room && size >= 1 ? size : 0;
-}
 
 /*
  * Locate the output columns of line pointer i of page (spec as for
@@ -166,15 +132,9 @@ gh_vm_locate(const uint8_t *page, const gh_pagespec *spec, int i, gh_vmcols *c)
 			(hasnull && !(tup[GH_TUP_BITS_OFF + a / 8] & (1 << (a % 8))));
 		if (!isnull)
 		{
-			uint32_t	size;
+			uint32_t	size = gh_page_att_place(tup, len, alen, al, &pos);
 
-			if (alen > 0 || pos >= len || tup[pos] == 0)
-				pos = (pos + al - 1) & ~(al - 1);
-			if (alen > 0)
-				size = (uint32_t) alen;
-			else if (pos >= len || (size = gh_varlena_size(tup + pos, len - pos)) == 0)
-				return -1;
-			if (pos + size > len)
+			if (size == 0)
 				return -1;
 			if (o >= 0)
 				c->off[o] = (uint16_t) pos;

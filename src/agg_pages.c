@@ -39,7 +39,10 @@ page_column(GpuHashAggState *s, GhPageScan *ps, Expr *expr, int side, GhPageMod 
 	if (i < 0 || i >= s->map.ncols || s->map.sides[i] != side || s->map.attnos[i] <= 0)
 		return -1;
 	col = gpuhash_page_scan_column(ps, s->map.attnos[i], mod ? mod : &none);
-	return (mod == NULL && none.by != 0) ? -1 : col;
+	if (mod == NULL)
+		mod = &none;
+	/* the engine takes values, not pointers into pages */
+	return (mod == &none && none.by != 0) || mod->varlena ? -1 : col;
 }
 
 /*

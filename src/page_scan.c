@@ -74,6 +74,8 @@ struct GhPageScan
 	bool		plain_tlist;	/* the scan outputs columns: no projection, or Vars only */
 	gh_pagespec spec;
 	AttrNumber	out_att[GH_PAGE_MAX_OUT];	/* heap attribute of each column */
+	bool		varlena_out[GH_PAGE_MAX_OUT];	/* a varlena: its value points into the page */
+	bool		hold;			/* some are: a batch's pages stay pinned while it is used */
 
 	/* blocks: the parallel scan's shared allocator, or 0..nblocks-1 */
 	ParallelBlockTableScanDesc pbscan;
@@ -94,6 +96,8 @@ struct GhPageScan
 	Buffer	   *bufs;
 	XLogRecPtr *lsns;
 	bool	   *dropped;
+	Buffer	   *held;			/* with hold: the pages the batch's rows point into */
+	int			nheld;
 	gh_pagerows cpu;
 	int			cpu_pages;		/* read on the CPU in this batch */
 	Datum	   *values;			/* one tuple deformed by PostgreSQL */
@@ -186,17 +190,20 @@ make_spec(GhPageScan *ps, const Bitmapset *needed)
 	{
 		Form_pg_attribute att = TupleDescAttr(ps->desc, a - 1);
 
-		if (att->attlen <= 0)
-			return false;
+		if (att->attlen <= 0 && att->attlen != -1)
+			return false;		/* a cstring */
 		ps->spec.attlen[a - 1] = att->attlen;
 		ps->spec.attalign[a - 1] = att_align_nominal(1, att->attalign) == 1 ? 1 :
 			(uint8) att_align_nominal(1, att->attalign);
 		ps->spec.out_of[a - 1] = -1;
 		if (!bms_is_member(a, needed))
 			continue;
-		if (!att->attbyval || att->atthasmissing || att->attisdropped ||
-			!(att->attlen == 1 || att->attlen == 2 || att->attlen == 4 || att->attlen == 8))
+		if (att->atthasmissing || att->attisdropped ||
+			!(att->attlen == -1 || (att->attbyval && (att->attlen == 1 || att->attlen == 2 ||
+													  att->attlen == 4 || att->attlen == 8))))
 			return false;
+		ps->varlena_out[ps->spec.nout] = att->attlen == -1;
+		ps->hold |= att->attlen == -1;
 		ps->spec.out_of[a - 1] = (int8) ps->spec.nout;
 		ps->out_att[ps->spec.nout++] = a;
 	}
@@ -290,6 +297,8 @@ gpuhash_page_scan_begin(PlanState *input, const Bitmapset *used, GhOps *ops)
 	ps->ids = palloc(sizeof(uint32) * ps->max_pages);
 	ps->lsns = palloc(sizeof(XLogRecPtr) * ps->max_pages);
 	ps->dropped = palloc0(sizeof(bool) * ps->max_pages);
+	if (ps->hold)
+		ps->held = palloc(sizeof(Buffer) * 2 * ps->max_pages);
 	ps->cpu.cap = (size_t) 2 * ps->max_pages * MaxHeapTuplesPerPage;
 	ps->cpu.first = palloc(sizeof(uint32) * (2 * ps->max_pages + 1));
 	ps->cpu.bad = palloc(2 * ps->max_pages);
@@ -328,6 +337,46 @@ next_block(GhPageScan *ps)
 	if (ps->next_block >= ps->nblocks)
 		return InvalidBlockNumber;
 	return ps->next_block++;
+}
+
+/*
+ * Done with a share-locked page of the batch: unlocked, and unpinned unless
+ * the batch's rows point into it (hold).
+ */
+static void
+page_done(GhPageScan *ps, Buffer buf)
+{
+	if (!ps->hold)
+	{
+		UnlockReleaseBuffer(buf);
+		return;
+	}
+	LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+	ps->held[ps->nheld++] = buf;
+}
+
+/* Unpin the pages the last batch's rows pointed into. */
+static void
+release_held(GhPageScan *ps)
+{
+	for (int i = 0; i < ps->nheld; i++)
+		ReleaseBuffer(ps->held[i]);
+	ps->nheld = 0;
+}
+
+/*
+ * Rows [first, end) of rows were read from page: their varlena columns,
+ * offsets in it, made pointers into it (the page stays pinned: hold).
+ */
+static void
+point_into(GhPageScan *ps, gh_pagerows *rows, size_t first, size_t end, Page page)
+{
+	for (int o = 0; o < ps->spec.nout; o++)
+		if (ps->varlena_out[o])
+			for (size_t r = first; r < end; r++)
+				if (!rows->nulls[o][r])
+					rows->values[o][r] = (uint64) PointerGetDatum((char *) page +
+																   rows->values[o][r]);
 }
 
 /*
@@ -396,7 +445,15 @@ settle_shipped(GhPageScan *ps, bool check)
 		if (!ps->dropped[p])
 		{
 			ps->stats.shipped++;
-			if (check)
+			if (ps->hold)
+			{
+				gh_pagerows *rows = &ps->shipping->rows;
+
+				Assert(check);
+				point_into(ps, rows, rows->first[p], rows->first[p + 1], BufferGetPage(buf));
+				page_done(ps, buf);
+			}
+			else if (check)
 				UnlockReleaseBuffer(buf);
 			else
 				ReleaseBuffer(buf);
@@ -411,7 +468,7 @@ settle_shipped(GhPageScan *ps, bool check)
 		else
 			ps->stats.reread++;
 		read_checked(ps, buf);
-		UnlockReleaseBuffer(buf);
+		page_done(ps, buf);
 	}
 }
 
@@ -456,6 +513,7 @@ feed_batch(GhPageScan *ps)
 static bool
 next_batch(GhPageScan *ps)
 {
+	release_held(ps);
 	ps->cpu.nrows = 0;
 	ps->cpu_pages = 0;
 	ps->nship = 0;
@@ -499,10 +557,11 @@ next_batch(GhPageScan *ps)
 
 				if (rows >= 0)
 				{
+					point_into(ps, &ps->cpu, ps->cpu.nrows, ps->cpu.nrows + rows, page);
 					ps->cpu.nrows += rows;
 					ps->cpu_pages++;
 					ps->stats.direct++;
-					UnlockReleaseBuffer(buf);
+					page_done(ps, buf);
 					continue;
 				}
 				if (!all_visible)
@@ -510,7 +569,7 @@ next_batch(GhPageScan *ps)
 			}
 		}
 		read_checked(ps, buf);
-		UnlockReleaseBuffer(buf);
+		page_done(ps, buf);
 	}
 	if (ps->nship > 0 && ps->feed != NULL)
 		feed_batch(ps);
@@ -620,6 +679,7 @@ gpuhash_page_scan_end(GhPageScan *ps, GhPageStats *stats)
 
 	if (input->instrument)
 		InstrStopNode(input->instrument, ps->returned);
+	release_held(ps);
 	if (ps->shipping)
 		gpuhash_op_pages_end(ps->shipping);
 	if (ps->feed)
@@ -724,6 +784,7 @@ gpuhash_page_scan_column(const GhPageScan *ps, AttrNumber attno, GhPageMod *mod)
 {
 	mod->by = 0;
 	mod->type = InvalidOid;
+	mod->varlena = false;
 	/* the scan's output column: a heap column, through a projection */
 	if (ps->ss->ss.ps.ps_ProjInfo != NULL)
 	{
@@ -736,7 +797,10 @@ gpuhash_page_scan_column(const GhPageScan *ps, AttrNumber attno, GhPageMod *mod)
 	}
 	for (int o = 0; o < ps->spec.nout; o++)
 		if (ps->out_att[o] == attno)
+		{
+			mod->varlena = ps->varlena_out[o];
 			return o;
+		}
 	return -1;
 }
 
@@ -756,8 +820,8 @@ bool
 gpuhash_page_scan_feed_pool(GhPageScan *ps, const GhOpPool *pool, const GhPoolFeed *feed)
 {
 	Assert(gpuhash_page_scan_plain(ps));
-	if (!ps->ship || ps->feed != NULL)
-		return false;
+	if (!ps->ship || ps->feed != NULL || ps->hold)
+		return false;			/* the service takes values, never pointers */
 	ps->feed = gpuhash_op_pool_pages_begin(ps->ops, pool, &ps->spec, feed, ps->max_pages,
 										   ps->cxt);
 	return ps->feed != NULL;

@@ -6,7 +6,9 @@
  *	  engine (the GPU) by buffer number.
  *
  * The rows come back in a slot shaped as the scan's output, after its quals
- * and projection.  All-visible pages are shipped and checked unchanged
+ * and projection.  A varlena column's value points into its page, which
+ * stays pinned until the next batch of pages (as a Seq Scan's slot points
+ * into its current page).  All-visible pages are shipped and checked unchanged
  * afterwards (still all-visible, same LSN) under a share lock; the tuples of
  * the others are judged by their hint bits, on pages of a WAL-logged table
  * shipped and checked by their LSN, else taken out in the backend under the
@@ -66,12 +68,15 @@ extern TupleTableSlot *gpuhash_page_scan_next(GhPageScan *ps);
 extern bool gpuhash_page_scan_plain(const GhPageScan *ps);
 /*
  * An output column the runs give as a column modulo a constant (a grouping
- * expression the scan computes): by 0 for the column itself.
+ * expression the scan computes): by 0 for the column itself.  A varlena
+ * column's values are Datums pointing into its page, valid until the next
+ * run is taken from another batch: only for nodes that take Datums.
  */
 typedef struct GhPageMod
 {
 	int64		by;
 	Oid			type;			/* INT2OID, INT4OID or INT8OID */
+	bool		varlena;		/* the column is a varlena's */
 } GhPageMod;
 extern int	gpuhash_page_scan_column(const GhPageScan *ps, AttrNumber attno, GhPageMod *mod);
 

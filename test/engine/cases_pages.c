@@ -275,18 +275,53 @@ write_tuple(const gh_pagespec *s, int tnatts, const tuple_att *atts, uint8_t *tu
 }
 
 /*
- * One tuple of schema s (fixed-width attributes) with random values at tup
- * (TUPLE_ROOM bytes), as write_tuple writes it; returns its length.  The
- * row it must read as goes to vals[]/nulls[] (by output column).  no_data:
- * a tuple of no data (24 bytes), all its attributes NULL or missing.
+ * A varlena's stored bytes at img (room for 64): a 1-byte header, a 4-byte
+ * one (plain or compressed) or a TOAST pointer, with random data; returns
+ * its size.
+ */
+static size_t
+random_varlena(uint8_t *img, rng *r)
+{
+	size_t		n;
+
+	fill_random(img, 64, r);
+	switch (rng_below(r, 4))
+	{
+		case 0:					/* short: 1 + up to 39 bytes */
+			n = 1 + rng_below(r, 40);
+			img[0] = (uint8_t) ((n << 1) | 1);
+			break;
+		case 1:					/* 4-byte header, plain */
+		case 2:					/* ... compressed (0x02) */
+			n = 4 + rng_below(r, 40);
+			put32(img, (uint32_t) (n << 2) | (rng_below(r, 2) ? 0x02 : 0));
+			break;
+		default:				/* external TOAST pointer: 0x01, tag 18, 16 bytes */
+			n = 18;
+			img[0] = 0x01;
+			img[1] = 18;
+			break;
+	}
+	return n;
+}
+
+/*
+ * One tuple of schema s with random values at tup (TUPLE_ROOM bytes), as
+ * write_tuple writes it; returns its length.  The row it must read as goes
+ * to vals[]/nulls[] (by output column); a varlena column's value is its
+ * offset in the tuple, to which the caller adds the tuple's in the page.
+ * no_data: a tuple of no data (24 bytes), all its attributes NULL or
+ * missing.
  */
 size_t
 build_tuple(const gh_pagespec *s, rng *r, int null_pct, bool no_data,
 			uint8_t *tup, uint64_t *vals, uint8_t *nulls)
 {
-	tuple_att	atts[GH_PAGE_MAX_ATTS];
-	uint8_t		images[GH_PAGE_MAX_ATTS][16];
+	tuple_att	atts[GH_PAGE_MAX_ATTS] = {{0}};
+	uint8_t		images[GH_PAGE_MAX_ATTS][64];
+	size_t		att_pos[GH_PAGE_MAX_ATTS];
 	int			tnatts = s->natts;
+	size_t		len;
 
 	if (no_data)
 	{
@@ -307,7 +342,7 @@ build_tuple(const gh_pagespec *s, rng *r, int null_pct, bool no_data,
 	for (int a = 0; a < s->natts; a++)
 	{
 		int			o = s->out_of[a];
-		int			len = s->attlen[a];
+		int			alen = s->attlen[a];
 		bool		null = a >= tnatts || atts[a].null;
 		uint64_t	raw;
 
@@ -318,16 +353,25 @@ build_tuple(const gh_pagespec *s, rng *r, int null_pct, bool no_data,
 		}
 		if (null)
 			continue;
-		raw = random_raw(r, len);
-		fill_random(images[a], sizeof(images[a]), r);
-		for (int b = 0; b < len && b < 8; b++)
-			images[a][b] = (uint8_t) (raw >> (8 * b));
 		atts[a].bytes = images[a];
-		atts[a].len = (size_t) len;
+		if (alen == -1)
+		{
+			atts[a].len = random_varlena(images[a], r);
+			continue;
+		}
+		raw = random_raw(r, alen);
+		fill_random(images[a], sizeof(images[a]), r);
+		for (int b = 0; b < alen && b < 8; b++)
+			images[a][b] = (uint8_t) (raw >> (8 * b));
+		atts[a].len = (size_t) alen;
 		if (o >= 0)
-			vals[o] = datum_of(raw, len);
+			vals[o] = datum_of(raw, alen);
 	}
-	return write_tuple(s, tnatts, atts, tup, TUPLE_ROOM, r, NULL);
+	len = write_tuple(s, tnatts, atts, tup, TUPLE_ROOM, r, att_pos);
+	for (int a = 0; a < s->natts && a < tnatts; a++)
+		if (s->attlen[a] == -1 && s->out_of[a] >= 0 && !atts[a].null)
+			vals[s->out_of[a]] = att_pos[a];
+	return len;
 }
 
 typedef enum page_kind
@@ -454,6 +498,10 @@ build_page(pageset *ps, size_t p, page_kind kind, const gh_pagespec *s, rng *r)
 			upper -= (uint32_t) space;
 			memcpy(page + upper, tup, tlen);
 			off = upper;
+			/* a varlena column reads as its offset in the page */
+			for (int a = 0; a < s->natts; a++)
+				if (s->attlen[a] == -1 && s->out_of[a] >= 0 && !ps->nulls[at + s->out_of[a]])
+					ps->vals[at + s->out_of[a]] += off;
 			len = (uint32_t) tlen;
 			rows++;
 		}
@@ -663,7 +711,7 @@ page_list(size_t n, size_t nbase, rng *r)
 /*
  * A random schema of 1..12 attributes (natts: 0 for random) whose output
  * columns are a random subset of the 1-, 2-, 4- and 8-byte attributes, in
- * a random order.
+ * a random order; the others (other widths, varlenas) are walked over.
  */
 void
 random_schema(gh_pagespec *s, int natts, rng *r)
@@ -675,7 +723,8 @@ random_schema(gh_pagespec *s, int natts, rng *r)
 	}			kinds[] = {
 		{1, 1}, {1, 1}, {2, 2}, {2, 2}, {4, 4}, {4, 4}, {8, 8}, {8, 8},
 		{8, 4},					/* macaddr8: 8 bytes, int-aligned */
-		{16, 8}, {6, 2}, {3, 1}	/* walked, never output */
+		{16, 8}, {6, 2}, {3, 1},	/* walked, never output */
+		{-1, 4}, {-1, 8}, {-1, 1}	/* varlenas (text, an int8 array, ...) */
 	};
 	int			cand[GH_PAGE_MAX_ATTS];
 	int			nc = 0;
@@ -691,14 +740,15 @@ random_schema(gh_pagespec *s, int natts, rng *r)
 		s->attlen[a] = kinds[k].len;
 		s->attalign[a] = kinds[k].align;
 		s->out_of[a] = -1;
-		if (s->attlen[a] <= 8 && s->attlen[a] != 3 && s->attlen[a] != 6 && rng_below(r, 2) == 0)
+		if (s->attlen[a] > 0 && s->attlen[a] <= 8 && s->attlen[a] != 3 && s->attlen[a] != 6 &&
+			rng_below(r, 2) == 0)
 			cand[nc++] = a;
 	}
 	if (nc == 0)
 	{
 		int			a = (int) rng_below(r, (uint64_t) s->natts);
 
-		if (s->attlen[a] == 3 || s->attlen[a] == 6 || s->attlen[a] == 16)
+		if (s->attlen[a] == 3 || s->attlen[a] == 6 || s->attlen[a] == 16 || s->attlen[a] == -1)
 		{
 			s->attlen[a] = 8;
 			s->attalign[a] = 8;
@@ -719,8 +769,9 @@ random_schema(gh_pagespec *s, int natts, rng *r)
 }
 
 /*
- * "4>1 8/4 16 2>0": each attribute's width, "/align" where the alignment is
- * not the usual one for it, ">o" where it is output column o
+ * "4>1 8/4 16 2>0 v/4": each attribute's width (v: a varlena), "/align"
+ * where the alignment is not the usual one for it (always for a varlena),
+ * ">o" where it is output column o
  */
 const char *
 schema_desc(const gh_pagespec *s, char *buf, size_t len)
@@ -733,7 +784,10 @@ schema_desc(const gh_pagespec *s, char *buf, size_t len)
 		int			w = s->attlen[a];
 		int			usual = w >= 8 ? 8 : w == 6 ? 2 : w == 3 ? 1 : w;
 
-		at += (size_t) snprintf(buf + at, len - at, a ? " %d" : "%d", w);
+		if (w == -1)
+			at += (size_t) snprintf(buf + at, len - at, a ? " v" : "v");
+		else
+			at += (size_t) snprintf(buf + at, len - at, a ? " %d" : "%d", w);
 		if (s->attalign[a] != usual && at < len)
 			at += (size_t) snprintf(buf + at, len - at, "/%d", s->attalign[a]);
 		if (s->out_of[a] >= 0 && at < len)
@@ -752,6 +806,18 @@ last_output(const gh_pagespec *s)
 		if (s->out_of[a] >= 0)
 			last = a;
 	return last;
+}
+
+/*
+ * Make some of s's varlena attributes output columns too (gh_extract_pages
+ * gives their offsets in the page).
+ */
+static void
+varlena_outputs(gh_pagespec *s, rng *r)
+{
+	for (int a = 0; a < s->natts && s->nout < GH_PAGE_MAX_OUT; a++)
+		if (s->attlen[a] == -1 && s->out_of[a] < 0 && rng_below(r, 2) == 0)
+			s->out_of[a] = (int8_t) s->nout++;
 }
 
 /* ---- checking the engine ---- */
@@ -881,6 +947,7 @@ random_page_cases(gh_engine *e, rng *r)
 
 		/* the widest schema (a 2-byte NULL bitmap), one attribute, then random */
 		random_schema(&s, si == 0 ? 12 : si == 1 ? 1 : 0, r);
+		varlena_outputs(&s, r);
 		schema_desc(&s, desc, sizeof(desc));
 		prefix = s;
 		prefix.natts = last_output(&s) + 1;
@@ -924,6 +991,7 @@ random_page_cases(gh_engine *e, rng *r)
 					nbase = 300;
 
 		random_schema(&s, 0, r);
+		varlena_outputs(&s, r);
 		schema_desc(&s, desc, sizeof(desc));
 		pageset_init(&ps, nbase, NULL);
 		for (size_t p = 0; p < nbase; p++)
@@ -1068,6 +1136,7 @@ visibility_page_cases(gh_engine *e, rng *r)
 		uint32_t   *ids;
 
 		random_schema(&s, 0, r);
+		varlena_outputs(&s, r);
 		schema_desc(&s, desc, sizeof(desc));
 		s.vis_horizon = horizons[h];
 		pageset_init(&ps, nbase, NULL);
@@ -1215,7 +1284,7 @@ invalid_argument_cases(gh_engine *e, rng *r)
 	expect_invalid(e, &s, ps.base, ids, 3, &out, "nout 17");
 	case_end();
 
-	case_begin("gh_extract_pages rejects attributes that are not of fixed width, outputs not 1, 2, 4 or 8 bytes wide, bad alignments and attribute counts");
+	case_begin("gh_extract_pages rejects attributes neither of fixed width nor varlenas, outputs not 1, 2, 4 or 8 bytes wide nor varlenas, bad alignments and attribute counts");
 	for (int k = 0; k < 12; k++)
 	{
 		s = good;
@@ -1226,8 +1295,8 @@ invalid_argument_cases(gh_engine *e, rng *r)
 				snprintf(what, sizeof(what), "attlen 0");
 				break;
 			case 1:
-				s.attlen[1] = -1;
-				snprintf(what, sizeof(what), "attlen -1 (varlena)");
+				s.attlen[1] = -3;
+				snprintf(what, sizeof(what), "attlen -3");
 				break;
 			case 2:
 				s.attlen[3] = -2;
