@@ -31,7 +31,7 @@ CREATE UNLOGGED TABLE ps_dim AS
   SELECT CASE WHEN g % 97 = 0 THEN NULL ELSE g END::int8 AS k, g * 3 AS w
   FROM generate_series(1, 2500) g;
 -- fixed-width columns that are not read (uuid, char(1)) before the used
--- ones, and text: columns after it cannot be read from pages
+-- ones, and text, walked over to the columns after it or read itself
 CREATE TABLE ps_wide AS
   SELECT (g % 400)::int4 AS a, md5(g::text)::uuid AS u, 'x'::"char" AS c, (g % 5)::int8 AS k,
          repeat('t', g % 40) AS t, g::int8 AS v
@@ -76,7 +76,7 @@ ANALYZE ps_fresh_u;
 RESET client_min_messages;
 
 BEGIN;
-SELECT plan(162);
+SELECT plan(171);
 -- GpuHashAgg's page reading (GpuStarAgg's is tested in test/tap/star.sql)
 SET LOCAL gpuhash.enable_star = off;
 
@@ -259,9 +259,17 @@ SELECT pg_temp.reads_pages('fused join, pages read again', $$
   'Fused Join', '{ps_fact,ps_dim}', 'reread');
 RESET gpuhash.debug_reread_pages;
 
+-- varlenas: walked over, or read as pointers into the pinned pages (a text
+-- grouping column through the CPU's dictionary, a qual on text)
+SELECT pg_temp.reads_pages('a text column before the column read', $$
+  SELECT k, count(*), sum(v) FROM ps_wide GROUP BY k$$, 'GpuHashAgg', '{ps_wide}', 'shipped');
+SELECT pg_temp.reads_pages('a text grouping column', $$
+  SELECT t, count(*), sum(v), min(k) FROM ps_wide GROUP BY t$$, 'GpuHashAgg', '{ps_wide}', 'shipped');
+SELECT pg_temp.reads_pages('a qual on a text column', $$
+  SELECT k, count(*), sum(v) FROM ps_wide WHERE t LIKE '%ttt%' AND length(t) < 30 GROUP BY k$$,
+  'GpuHashAgg', '{ps_wide}', 'shipped');
+
 -- what cannot be read from pages goes through the scan, with the same rows
-SELECT pg_temp.no_pages('a text column before the column read', $$
-  SELECT k, count(*), sum(v) FROM ps_wide GROUP BY k$$, 'GpuHashAgg');
 SELECT pg_temp.no_pages('a column added with a default', $$
   SELECT m, count(*), sum(v) FROM ps_added GROUP BY m$$, 'GpuHashAgg');
 SELECT pg_temp.no_pages('a system column', $$
