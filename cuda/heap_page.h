@@ -39,8 +39,10 @@
 
 #ifdef __CUDACC__
 #define GH_HOSTDEV __host__ __device__
+#define GH_FORCEINLINE __forceinline__
 #else
 #define GH_HOSTDEV
+#define GH_FORCEINLINE inline
 #endif
 
 #define GH_PAGE_HEADER_SIZE 24
@@ -150,7 +152,7 @@ gh_tuple_visibility(const uint8_t *tup, uint32_t horizon)
  * malformed.  On disk a varlena has a 1-byte header (short), a 4-byte one
  * (plain or compressed), or is an external TOAST pointer (1 + 1 + 16).
  */
-GH_HOSTDEV static inline uint32_t
+GH_HOSTDEV static GH_FORCEINLINE uint32_t
 gh_varlena_size(const uint8_t *p, uint32_t room)
 {
 	uint32_t	size;
@@ -177,27 +179,26 @@ gh_varlena_size(const uint8_t *p, uint32_t room)
 }
 
 /*
- * Place a non-NULL attribute of attlen alen and alignment al at *pos of a
+ * Place a non-NULL attribute of attlen alen and alignment al at pos of a
  * tuple of len bytes, as heap_deform_tuple does (a varlena aligned only
- * where its first byte is padding): its size, *pos moved to its start; 0 if
- * it does not fit the tuple.
+ * where its first byte is padding): its start << 32 | its size, or 0 if it
+ * does not fit the tuple.  (Two results in one: on the device a variable
+ * whose address is taken lives in local memory.)
  */
-GH_HOSTDEV static inline uint32_t
-gh_page_att_place(const uint8_t *tup, uint32_t len, int alen, uint32_t al, uint32_t *pos)
+GH_HOSTDEV static GH_FORCEINLINE uint64_t
+gh_page_att_place(const uint8_t *tup, uint32_t len, int alen, uint32_t al, uint32_t pos)
 {
-	uint32_t	at = *pos;
 	uint32_t	size;
 
-	if (alen > 0 || at >= len || tup[at] == 0)
-		at = (at + al - 1) & ~(al - 1);
+	if (alen > 0 || pos >= len || tup[pos] == 0)
+		pos = (pos + al - 1) & ~(al - 1);
 	if (alen > 0)
 		size = (uint32_t) alen;
-	else if (at >= len || (size = gh_varlena_size(tup + at, len - at)) == 0)
+	else if (pos >= len || (size = gh_varlena_size(tup + pos, len - pos)) == 0)
 		return 0;
-	if (at + size > len)
+	if (pos + size > len)
 		return 0;
-	*pos = at;
-	return size;
+	return (uint64_t) pos << 32 | size;
 }
 
 /*
@@ -254,9 +255,15 @@ gh_page_tuple(const uint8_t *page, const gh_pagespec *spec, int i,
 
 		isnull = (uint32_t) a >= natts ||
 			(hasnull && !(tup[GH_TUP_BITS_OFF + a / 8] & (1 << (a % 8))));
-		if (!isnull &&
-			(size = gh_page_att_place(tup, len, alen, spec->attalign[a], &pos)) == 0)
-			return -1;
+		if (!isnull)
+		{
+			uint64_t	placed = gh_page_att_place(tup, len, alen, spec->attalign[a], pos);
+
+			if (placed == 0)
+				return -1;
+			pos = (uint32_t) (placed >> 32);
+			size = (uint32_t) placed;
+		}
 		if (o >= 0)
 		{
 			uint64_t	v = 0;

@@ -132,9 +132,15 @@ gh_vm_locate(const uint8_t *page, const gh_pagespec *spec, int i, gh_vmcols *c)
 			(hasnull && !(tup[GH_TUP_BITS_OFF + a / 8] & (1 << (a % 8))));
 		if (!isnull)
 		{
-			uint32_t	size = gh_page_att_place(tup, len, alen, al, &pos);
+			uint32_t	size;
 
-			if (size == 0)
+			if (alen > 0 || pos >= len || tup[pos] == 0)
+				pos = (pos + al - 1) & ~(al - 1);
+			if (alen > 0)
+				size = (uint32_t) alen;
+			else if (pos >= len || (size = gh_varlena_size(tup + pos, len - pos)) == 0)
+				return -1;
+			if (pos + size > len)
 				return -1;
 			if (o >= 0)
 				c->off[o] = (uint16_t) pos;

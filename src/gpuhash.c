@@ -55,6 +55,7 @@ int			gpuhash_debug_pool_batch = 0;
 bool		gpuhash_debug_pool_relay = false;
 int			gpuhash_debug_star_key_bits = 0;
 bool		gpuhash_debug_star_compile_fails = false;
+int			gpuhash_debug_dim_pages_min = 0;
 
 static const struct config_enum_entry device_options[] = {
 	{"auto", GPUHASH_DEVICE_AUTO, false},
@@ -221,6 +222,11 @@ _PG_init(void)
 							 "For testing the recheck of shipped pages.",
 							 &gpuhash_debug_reread_pages, false,
 							 PGC_SUSET, GUC_NOT_IN_SAMPLE | GUC_NO_SHOW_ALL, NULL, NULL, NULL);
+	DefineCustomIntVariable("gpuhash.debug_dim_pages_min",
+							"Developer option: the fewest pages of a table a star's dimension is read from directly (0: the default, 16384).",
+							"For testing small dimensions read from their pages.",
+							&gpuhash_debug_dim_pages_min, 0, 0, INT_MAX,
+							PGC_SUSET, GUC_NOT_IN_SAMPLE | GUC_NO_SHOW_ALL, NULL, NULL, NULL);
 	DefineCustomIntVariable("gpuhash.debug_pool_batch",
 							"Developer option: rows a pooled aggregation sends to the GPU service's pool at a time (0: the default, 2M).",
 							"For testing appends made while the input is read.",

@@ -54,6 +54,7 @@ extern bool gpuhash_ship_pages;
 extern bool gpuhash_enable_pool_pages;
 extern bool gpuhash_register_buffers;
 extern bool gpuhash_debug_reread_pages;
+extern int	gpuhash_debug_dim_pages_min;
 extern int	gpuhash_debug_pool_batch;
 extern bool gpuhash_debug_pool_relay;
 extern int	gpuhash_debug_star_key_bits;

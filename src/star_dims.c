@@ -42,6 +42,7 @@
 #include "catalog/pg_type.h"
 #include "executor/executor.h"
 #include "miscadmin.h"
+#include "storage/bufmgr.h"
 #include "utils/datum.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
@@ -55,6 +56,8 @@
 
 /* the most rows a dimension's arrays are first made for (a plan's estimate may be far off) */
 #define STAR_DIM_MAX_PRESIZE	(UINT64CONST(1) << 26)
+/* the fewest pages of a table a dimension is read from directly (128 MB) */
+#define STAR_DIM_MIN_PAGES		16384
 
 /* make room for n rows in every array of a */
 static void
@@ -205,8 +208,18 @@ dim_pages_begin(GpuStarAggState *s, StarDimState *dim)
 {
 	Bitmapset  *used = NULL;
 	GhPageScan *pages;
-	MemoryContext old = MemoryContextSwitchTo(s->css.ss.ps.state->es_query_cxt);
+	MemoryContext old;
 
+	/*
+	 * a small table is read through its plan: shipping its pages costs more
+	 * (the engine's buffers, a round trip a batch) than its deforming saves
+	 */
+	if (IsA(dim->ps, SeqScanState) &&
+		RelationGetNumberOfBlocks(((SeqScanState *) dim->ps)->ss.ss_currentRelation) <
+		(BlockNumber) (gpuhash_debug_dim_pages_min > 0 ? gpuhash_debug_dim_pages_min :
+					   STAR_DIM_MIN_PAGES))
+		return NULL;
+	old = MemoryContextSwitchTo(s->css.ss.ps.state->es_query_cxt);
 	for (int a = 1; a <= 1 + dim->ngroups + dim->npayload; a++)
 		used = bms_add_member(used, a);
 	pages = gpuhash_page_scan_begin(dim->ps, used, &s->eng);

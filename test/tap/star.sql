@@ -161,7 +161,7 @@ SELECT count(*) > 0 AS hinted FROM sf_kv;
 RESET gpuhash.enabled;
 
 BEGIN;
-SELECT plan(883);
+SELECT plan(884);
 SET LOCAL gpuhash.enable_star = on;
 
 \ir lib/digests.sql
@@ -1016,6 +1016,7 @@ BEGIN
   RETURN QUERY SELECT * FROM pg_temp.same_rows(tag || ', the same through the plan', qmemo, 'GpuStarAgg');
   PERFORM set_config('gpuhash.read_pages', 'on', true);
 END $$;
+SET LOCAL gpuhash.debug_dim_pages_min = 1;
 SELECT * FROM pg_temp.in_each_mode('dims_from_pages');
 -- varlenas read from the pages: pointers into them, the pages pinned while
 -- their rows are taken (in runs, through a projection, under a qual)
@@ -1045,6 +1046,10 @@ SELECT ok(pg_temp.plan_text('SELECT i.brand, count(*) FROM sf_fact f JOIN sf_ite
 SELECT ok(pg_temp.plan_text('SELECT d.yr, count(*) FROM sf_fact f JOIN sf_day d ON f.day = d.day GROUP BY 1', true)
           ~ 'Dimension Pages: shipped=[1-9]',
           'a dimension of integers is read from its pages');
+RESET gpuhash.debug_dim_pages_min;
+SELECT ok(pg_temp.plan_text('SELECT d.yr, count(*) FROM sf_fact f JOIN sf_day d ON f.day = d.day GROUP BY 1', true)
+          !~ 'Dimension Pages',
+          'a dimension of fewer pages than the least is read through its plan');
 
 -- a generic plan: the Append prunes its partitions by the parameter as the
 -- executor starts
