@@ -2123,6 +2123,7 @@ invalid_cases(gh_engine *e, rng *r)
 		{"nout %lld, 3 outputs named", {{FIELD(gh_pagespec, nout), 4}}},
 		{"output %lld named twice", {{FIELD(gh_pagespec, out_of[3]), 1}}},
 		{"max_tuples %lld", {{FIELD(gh_pagespec, max_tuples), 0}}},
+		{"a varlena output column (attlen %lld)", {{FIELD(gh_pagespec, attlen[1]), -1}}},
 	};
 	/* each made in genc below */
 	static const bad_field bad_encs[] = {
@@ -2179,7 +2180,7 @@ invalid_cases(gh_engine *e, rng *r)
 	genc.val[1] = make_val(0, GH_PAGEVAL_UNSIGNED32);
 	genc.val[2] = make_val(-1, GH_PAGEVAL_ZERO);
 
-	case_begin("gh_pages_read rejects a bad page description, as gh_extract_pages does");
+	case_begin("gh_pages_read rejects a bad page description, as gh_extract_pages does, and a varlena output column, which gh_extract_pages takes");
 	for (size_t c = 0; c < sizeof(bad_specs) / sizeof(bad_specs[0]); c++)
 	{
 		s = good;
