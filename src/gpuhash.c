@@ -56,6 +56,7 @@ bool		gpuhash_debug_pool_relay = false;
 int			gpuhash_debug_star_key_bits = 0;
 bool		gpuhash_debug_star_compile_fails = false;
 int			gpuhash_debug_dim_pages_min = 0;
+int			gpuhash_debug_snowflakes = GPUHASH_SNOWFLAKES_AUTO;
 
 static const struct config_enum_entry device_options[] = {
 	{"auto", GPUHASH_DEVICE_AUTO, false},
@@ -68,6 +69,13 @@ static const struct config_enum_entry table_options[] = {
 	{"auto", GH_KIND_AUTO, false},
 	{"hashgraph", GH_KIND_HASHGRAPH, false},
 	{"bcht", GH_KIND_BCHT, false},
+	{NULL, 0, false}
+};
+
+static const struct config_enum_entry snowflake_options[] = {
+	{"auto", GPUHASH_SNOWFLAKES_AUTO, false},
+	{"whole", GPUHASH_SNOWFLAKES_WHOLE, false},
+	{"split", GPUHASH_SNOWFLAKES_SPLIT, false},
 	{NULL, 0, false}
 };
 
@@ -227,6 +235,11 @@ _PG_init(void)
 							"For testing small dimensions read from their pages.",
 							&gpuhash_debug_dim_pages_min, 0, 0, INT_MAX,
 							PGC_SUSET, GUC_NOT_IN_SAMPLE | GUC_NO_SHOW_ALL, NULL, NULL, NULL);
+	DefineCustomEnumVariable("gpuhash.debug_snowflakes",
+							 "Developer option: a star's snowflakes as one dimension each (whole), each of their tables a dimension (split), or both offered (auto: the cheaper).",
+							 "For testing each way on the same queries.",
+							 &gpuhash_debug_snowflakes, GPUHASH_SNOWFLAKES_AUTO, snowflake_options,
+							 PGC_SUSET, GUC_NOT_IN_SAMPLE | GUC_NO_SHOW_ALL, NULL, NULL, NULL);
 	DefineCustomIntVariable("gpuhash.debug_pool_batch",
 							"Developer option: rows a pooled aggregation sends to the GPU service's pool at a time (0: the default, 2M).",
 							"For testing appends made while the input is read.",

@@ -55,6 +55,12 @@ extern bool gpuhash_enable_pool_pages;
 extern bool gpuhash_register_buffers;
 extern bool gpuhash_debug_reread_pages;
 extern int	gpuhash_debug_dim_pages_min;
+extern int	gpuhash_debug_snowflakes;
+
+/* gpuhash.debug_snowflakes: how a star takes its snowflakes (star_path.c) */
+#define GPUHASH_SNOWFLAKES_AUTO		0
+#define GPUHASH_SNOWFLAKES_WHOLE	1
+#define GPUHASH_SNOWFLAKES_SPLIT	2
 extern int	gpuhash_debug_pool_batch;
 extern bool gpuhash_debug_pool_relay;
 extern int	gpuhash_debug_star_key_bits;

@@ -196,6 +196,10 @@ typedef struct StarPlan
 	bool	   *semi;			/* each dimension: the right side of a semi join */
 	bool	   *left;			/* ... or of a LEFT JOIN of the fact table */
 	bool	   *anti;			/* ... or of an anti join (also semi: no columns) */
+	bool		split;			/* a snowflake's relations each a dimension (find_components) */
+	int		   *parent;			/* each dimension: the one whose row gives its key, or -1
+								 * (the fact table's) */
+	List	  **key_ecs;		/* ... the equivalence classes of its key, where not -1 */
 	bool		ok;
 	const char *why;
 } StarPlan;
@@ -334,6 +338,13 @@ fact_readable(PlannerInfo *root, Index fact)
  * (the customer's nation equal to the supplier's; an OR of conditions on
  * lineitem and part), are the device's once every dimension is looked up
  * (join_quals).
+ *
+ * Split (sp->split), each relation of a snowflake is a dimension of its
+ * own, looked up by a column of the one it joins (its parent, an earlier
+ * dimension, sp->parent): the device looks up the orders of a fact row,
+ * then the customer of the order.  No join of the snowflake is made on the
+ * CPU, and a large relation of it (orders) is read from its pages as any
+ * dimension is.
  */
 static bool
 find_components(StarPlan *sp, Relids all)
@@ -352,6 +363,10 @@ find_components(StarPlan *sp, Relids all)
 			return false;
 	sp->ndims = 0;
 	sp->comp = palloc0(sizeof(Relids) * Max(bms_num_members(others), 1));
+	sp->parent = palloc(sizeof(int) * Max(bms_num_members(others), 1));
+	sp->key_ecs = palloc0(sizeof(List *) * Max(bms_num_members(others), 1));
+	for (int d = 0; d < Max(bms_num_members(others), 1); d++)
+		sp->parent[d] = -1;
 	foreach(lc, root->join_info_list)
 	{
 		SpecialJoinInfo *sj = lfirst_node(SpecialJoinInfo, lc);
@@ -393,7 +408,13 @@ find_components(StarPlan *sp, Relids all)
 				if (joins != NIL &&
 					innerrel_is_unique(root, both, sp->comp[d], rel, JOIN_INNER, joins, false))
 				{
-					sp->comp[d] = both;
+					if (sp->split)
+					{
+						sp->parent[sp->ndims] = d;
+						sp->comp[sp->ndims++] = bms_make_singleton(x);
+					}
+					else
+						sp->comp[d] = both;
 					placed = bms_add_member(placed, x);
 					progress = true;
 					break;
@@ -402,6 +423,16 @@ find_components(StarPlan *sp, Relids all)
 		}
 	}
 	return bms_is_subset(others, placed) && sp->ndims <= GH_PROG_MAX_DIMS;
+}
+
+/*
+ * What dimension d is joined to: the fact table, or its parent dimension's
+ * relation (find_components, split)
+ */
+static Relids
+outer_of(StarPlan *sp, int d)
+{
+	return sp->parent[d] < 0 ? bms_make_singleton(sp->fact) : sp->comp[sp->parent[d]];
 }
 
 /*
@@ -471,7 +502,13 @@ join_clauses(StarPlan *sp, Relids all, List **clauses)
 		{
 			RestrictInfo *ri = lfirst_node(RestrictInfo, lc);
 
-			if (ri->parent_ec == NULL || !class_of_a_key(sp, ri->parent_ec))
+			/*
+			 * a split dimension's key holds the equalities of its classes
+			 * between it and what is joined before it, as a fact key does
+			 */
+			if (ri->parent_ec == NULL ||
+				(!class_of_a_key(sp, ri->parent_ec) &&
+				 !list_member_ptr(sp->key_ecs[d], ri->parent_ec)))
 				result = lappend(result, ri);
 		}
 		before = bms_add_members(before, sp->comp[d]);
@@ -820,7 +857,7 @@ static bool
 dimension_unique(StarPlan *sp, int d, Node *r, List *clauses)
 {
 	PlannerInfo *root = sp->root;
-	Relids		fact = bms_make_singleton(sp->fact);
+	Relids		fact = outer_of(sp, d);
 	Relids		rrels = pull_varnos(root, r);
 
 	if (bms_membership(sp->comp[d]) == BMS_SINGLETON)
@@ -927,16 +964,18 @@ pair_key(Node *hi, Node *lo)
 }
 
 /*
- * One join clause of a dimension, f = r: its fact column and its dimension
- * side (reading the dimension: a LEFT JOIN's ON clause need be no
- * equivalence class's), which must be of exact key types of one family,
- * compared by a hashable equality; false if not.
+ * One join clause of dimension d, f = r: its fact column (of a split
+ * dimension: its parent's column) and its dimension side (reading the
+ * dimension: a LEFT JOIN's ON clause need be no equivalence class's), which
+ * must be of exact key types of one family, compared by a hashable
+ * equality; false if not.
  */
 static bool
-key_clause(StarPlan *sp, RestrictInfo *ri, Var **factvar, Node **dimexpr)
+key_clause(StarPlan *sp, int d, RestrictInfo *ri, Var **factvar, Node **dimexpr)
 {
 	PlannerInfo *root = sp->root;
 	OpExpr	   *op = (OpExpr *) ri->clause;
+	Relids		outer = outer_of(sp, d);
 	Node	   *l,
 			   *r;
 
@@ -944,15 +983,15 @@ key_clause(StarPlan *sp, RestrictInfo *ri, Var **factvar, Node **dimexpr)
 		return false;
 	l = linitial(op->args);
 	r = lsecond(op->args);
-	if (bms_is_member(sp->fact, pull_varnos(root, r)))
+	if (bms_overlap(outer, pull_varnos(root, r)))
 	{
 		Node	   *t = l;
 
 		l = r;
 		r = t;
 	}
-	if (!IsA(l, Var) || ((Var *) l)->varno != sp->fact ||
-		bms_is_member(sp->fact, pull_varnos(root, r)) ||
+	if (!IsA(l, Var) || !bms_is_member(((Var *) l)->varno, outer) ||
+		((Var *) l)->varlevelsup != 0 || bms_overlap(outer, pull_varnos(root, r)) ||
 		bms_is_empty(pull_varnos(root, r)) || !op_hashjoinable(op->opno, exprType(l)) ||
 		!exact_key_type(exprType(l)) || !exact_key_type(exprType(r)) ||
 		(exprType(l) != exprType(r) &&
@@ -965,16 +1004,16 @@ key_clause(StarPlan *sp, RestrictInfo *ri, Var **factvar, Node **dimexpr)
 }
 
 /*
- * The clause of ri as EXPLAIN shows it: the fact table's column first, as
- * the planner of every release would write it (the side an equivalence
- * class puts first differs between releases).
+ * The clause of ri as EXPLAIN shows it: the fact table's column (a split
+ * dimension's parent's) first, as the planner of every release would write
+ * it (the side an equivalence class puts first differs between releases).
  */
 static Expr *
-fact_side_first(StarPlan *sp, RestrictInfo *ri)
+fact_side_first(StarPlan *sp, int d, RestrictInfo *ri)
 {
 	OpExpr	   *op = (OpExpr *) ri->clause;
 
-	if (bms_is_member(sp->fact, pull_varnos(sp->root, linitial(op->args))) ||
+	if (bms_overlap(outer_of(sp, d), pull_varnos(sp->root, linitial(op->args))) ||
 		!OidIsValid(get_commutator(op->opno)))
 		return ri->clause;
 	op = copyObject(op);
@@ -989,14 +1028,16 @@ fact_side_first(StarPlan *sp, RestrictInfo *ri)
  * the fact side and the dimension side (for two, each side's columns as one
  * int8: pair_key) and the fact side's type; false if it is not that.  A
  * dimension of one column that is unique by its statistics only is checked
- * (unique_by_statistics).
+ * (unique_by_statistics).  A split dimension is joined so to its parent
+ * (find_components), whose columns then make the key.
  */
 static bool
 dimension_join(StarPlan *sp, int d, Expr **clause, Node **factkey, Node **dimexpr, Oid *keytype,
 			   bool *checked)
 {
 	PlannerInfo *root = sp->root;
-	Relids		joinrelids = bms_add_member(bms_copy(sp->comp[d]), sp->fact);
+	Relids		outer = outer_of(sp, d);
+	Relids		joinrelids = bms_union(sp->comp[d], outer);
 	RelOptInfo *rel = bms_membership(sp->comp[d]) == BMS_SINGLETON ?
 		root->simple_rel_array[bms_singleton_member(sp->comp[d])] :
 		find_join_rel(root, sp->comp[d]);
@@ -1029,14 +1070,16 @@ dimension_join(StarPlan *sp, int d, Expr **clause, Node **factkey, Node **dimexp
 		 * class, is a join clause (join_clauses), not a key
 		 */
 		clauses = NIL;
-		foreach(lc, InnerJoinImpliedEqualities(root, joinrelids,
-											   bms_make_singleton(sp->fact), rel))
+		foreach(lc, InnerJoinImpliedEqualities(root, joinrelids, outer, rel))
 			if (lfirst_node(RestrictInfo, lc)->parent_ec != NULL)
 				clauses = lappend(clauses, lfirst(lc));
+		if (sp->parent[d] >= 0)
+			foreach(lc, clauses)
+				sp->key_ecs[d] = lappend(sp->key_ecs[d], lfirst_node(RestrictInfo, lc)->parent_ec);
 	}
 	if (list_length(clauses) == 1)
 	{
-		if (!key_clause(sp, linitial(clauses), &f1, &r1))
+		if (!key_clause(sp, d, linitial(clauses), &f1, &r1))
 			return false;
 		if (!sp->semi[d] && !dimension_unique(sp, d, r1, clauses))
 		{
@@ -1044,15 +1087,15 @@ dimension_join(StarPlan *sp, int d, Expr **clause, Node **factkey, Node **dimexp
 				return false;
 			*checked = true;
 		}
-		*clause = fact_side_first(sp, linitial(clauses));
+		*clause = fact_side_first(sp, d, linitial(clauses));
 		*factkey = (Node *) f1;
 		*dimexpr = r1;
 		*keytype = exprType((Node *) f1);
 		return true;
 	}
 	if (list_length(clauses) != 2 ||
-		!key_clause(sp, linitial(clauses), &f1, &r1) ||
-		!key_clause(sp, lsecond(clauses), &f2, &r2) ||
+		!key_clause(sp, d, linitial(clauses), &f1, &r1) ||
+		!key_clause(sp, d, lsecond(clauses), &f2, &r2) ||
 		!narrow_key_type(exprType((Node *) f1)) || !narrow_key_type(exprType(r1)) ||
 		!narrow_key_type(exprType((Node *) f2)) || !narrow_key_type(exprType(r2)))
 		return false;
@@ -1060,8 +1103,8 @@ dimension_join(StarPlan *sp, int d, Expr **clause, Node **factkey, Node **dimexp
 	*dimexpr = pair_key(r1, r2);
 	if (!sp->semi[d] && !dimension_unique(sp, d, *dimexpr, clauses))
 		return false;
-	*clause = make_andclause(list_make2(fact_side_first(sp, linitial(clauses)),
-										fact_side_first(sp, lsecond(clauses))));
+	*clause = make_andclause(list_make2(fact_side_first(sp, d, linitial(clauses)),
+										fact_side_first(sp, d, lsecond(clauses))));
 	*factkey = pair_key((Node *) f1, (Node *) f2);
 	*keytype = INT8OID;
 	return true;
@@ -1602,8 +1645,8 @@ no_star(StarPlan *sp, const char *why)
 #define GIVE_UP(why) do { no_star(&sp, (why)); return; } while (0)
 
 static void
-star_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_rel,
-				 RelOptInfo *output_rel, void *extra)
+star_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_rel,
+		   RelOptInfo *output_rel, void *extra, bool split)
 {
 	Query	   *parse = root->parse;
 	GroupPathExtraData *gextra = (GroupPathExtraData *) extra;
@@ -1642,8 +1685,6 @@ star_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 	StarCompiled *trial = NULL;
 	Path	   *alt = NULL;
 
-	if (prev_upper_paths_hook)
-		prev_upper_paths_hook(root, stage, input_rel, output_rel, extra);
 	if (stage != UPPERREL_GROUP_AGG || !gpuhash_enabled || !gpuhash_enable_groupby ||
 		!gpuhash_enable_star || !gpuhash_planning_allowed())
 		return;
@@ -1674,6 +1715,7 @@ star_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 	/* the fact table and the dimensions */
 	sp.root = root;
 	sp.ok = true;
+	sp.split = split;
 	sp.fact = choose_fact(root, RelidsWithoutOuterJoins(root, input_rel->relids));
 	if (sp.fact == 0 || !fact_readable(root, sp.fact))
 		GIVE_UP("the largest relation is not a table the pipeline reads");
@@ -1693,6 +1735,15 @@ star_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 	if (!find_components(&sp, RelidsWithoutOuterJoins(root, input_rel->relids)) ||
 		!special_joins(&sp))
 		GIVE_UP("the relations are not a star of the fact table's inner, semi, anti and LEFT joins");
+	if (split && gpuhash_debug_snowflakes == GPUHASH_SNOWFLAKES_AUTO)
+	{
+		int			d = 0;
+
+		while (d < sp.ndims && sp.parent[d] < 0)
+			d++;
+		if (d == sp.ndims)
+			return;				/* no snowflake to split: the same as whole */
+	}
 	sp.comprel = palloc0(sizeof(RelOptInfo *) * Max(sp.ndims, 1));
 	sp.payload = palloc0(sizeof(List *) * Max(sp.ndims, 1));
 
@@ -1708,6 +1759,10 @@ star_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_r
 
 		if (!dimension_join(&sp, d, &clause, &factkey, &dimexpr, &keytype, &checked))
 			GIVE_UP("a dimension is not joined by one equality on a key it is unique on");
+		/* a snowflake is named by the relation its key reads (orders, not its customer) */
+		if (bms_get_singleton_member(pull_varnos(root, dimexpr), &x) &&
+			!bms_is_member(x, sp.comp[d]))
+			x = bms_next_member(sp.comp[d], -1);
 		any_checked |= checked;
 		dp = sp.comprel[d]->cheapest_total_path;
 		if (dp == NULL || dp->param_info != NULL || contain_volatile_functions(dimexpr))
@@ -2237,6 +2292,23 @@ plan_star(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path, List *tlist
 	(void) rel;
 	(void) clauses;
 	return &cscan->scan.plan;
+}
+
+/*
+ * The pipeline over the query's relations as planned: each snowflake of
+ * the star one dimension (its join PostgreSQL's plan), then each of its
+ * relations a dimension of its own (split); the cheaper wins.
+ */
+static void
+star_upper_paths(PlannerInfo *root, UpperRelationKind stage, RelOptInfo *input_rel,
+				 RelOptInfo *output_rel, void *extra)
+{
+	if (prev_upper_paths_hook)
+		prev_upper_paths_hook(root, stage, input_rel, output_rel, extra);
+	if (gpuhash_debug_snowflakes != GPUHASH_SNOWFLAKES_SPLIT)
+		star_paths(root, stage, input_rel, output_rel, extra, false);
+	if (gpuhash_debug_snowflakes != GPUHASH_SNOWFLAKES_WHOLE)
+		star_paths(root, stage, input_rel, output_rel, extra, true);
 }
 
 void

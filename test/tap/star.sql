@@ -14,7 +14,7 @@
 SET client_min_messages = warning;
 DROP TABLE IF EXISTS sf_big, sf_fact, sf_day, sf_item, sf_store, sf_empty, sf_multi, sf_pair, sf_pair8,
                      sf_store_nk, sf_big_nk, sf_day_na, sf_zone, sf_part, sf_inh, sf_inh_1, sf_inh_2,
-                     sf_lay, sf_fresh, sf_kv, sf_tv;
+                     sf_lay, sf_fresh, sf_kv, sf_tv, sf_link;
 SELECT setseed(0.577);
 CREATE TABLE sf_day (day int PRIMARY KEY, yr int, mon text, season char(6), holiday bool);
 INSERT INTO sf_day SELECT g, 2000 + g / 366, to_char(g % 12 + 1, 'FM00'),
@@ -58,6 +58,10 @@ INSERT INTO sf_pair VALUES (32767, 2147483647, 1, 'edge'), (-32768, -2147483648,
 -- the same of an int8 column: not a dimension of this pipeline
 CREATE TABLE sf_pair8 (item bigint, store int, bonus int, PRIMARY KEY (item, store));
 INSERT INTO sf_pair8 SELECT i, s, i + s FROM generate_series(1, 300) i, generate_series(0, 20) s;
+-- a fact row's link to a pair of sf_pair: a snowflake joined on two columns
+CREATE TABLE sf_link (id int PRIMARY KEY, s smallint, d int);
+INSERT INTO sf_link SELECT g, (g % 140 - 5)::smallint, CASE WHEN g % 19 = 0 THEN NULL ELSE g * 3 % 3200 - 1 END
+  FROM generate_series(1, 90000) g;
 -- not unique on its key: not a dimension
 CREATE TABLE sf_multi (k int, v int);
 INSERT INTO sf_multi SELECT g % 40, g FROM generate_series(1, 200) g;
@@ -105,7 +109,7 @@ CREATE TABLE sf_lay_2 (id int, day int, store int, qty int);
 ALTER TABLE sf_lay ATTACH PARTITION sf_lay_2 FOR VALUES FROM (60000) TO (MAXVALUE);
 INSERT INTO sf_lay SELECT id, day, store, qty FROM sf_fact;
 VACUUM (FREEZE, ANALYZE) sf_big, sf_day, sf_item, sf_store, sf_empty, sf_multi, sf_pair, sf_pair8, sf_fact,
-                         sf_store_nk, sf_big_nk, sf_zone, sf_part, sf_inh, sf_inh_1, sf_inh_2, sf_lay;
+                         sf_store_nk, sf_big_nk, sf_zone, sf_part, sf_inh, sf_inh_1, sf_inh_2, sf_lay, sf_link;
 -- never vacuumed: its pages are not all-visible, and the device judges their
 -- tuples by their hint bits (set by the count below, once the WAL of the
 -- transactions that wrote them is flushed): rows of two transactions,
@@ -161,7 +165,7 @@ SELECT count(*) > 0 AS hinted FROM sf_kv;
 RESET gpuhash.enabled;
 
 BEGIN;
-SELECT plan(884);
+SELECT plan(980);
 SET LOCAL gpuhash.enable_star = on;
 
 \ir lib/digests.sql
@@ -1051,6 +1055,60 @@ SELECT ok(pg_temp.plan_text('SELECT d.yr, count(*) FROM sf_fact f JOIN sf_day d 
           !~ 'Dimension Pages',
           'a dimension of fewer pages than the least is read through its plan');
 
+-- snowflakes split (star_path.c, find_components): each table of a snowflake
+-- a dimension of its own, looked up by a column of the one it joins (NULL or
+-- missing there: no row), against the same with each snowflake one dimension
+-- (its join made below the star) and gpuhash off: chains of two and three
+-- tables with quals on each, a key of two columns, a parent read in shares,
+-- an equality of a split table's key class with another dimension's column
+-- (kept: the key holds only its own), one of a split table's other column (first
+-- met at that table), and a LEFT JOIN's snowflake, never split
+CREATE FUNCTION pg_temp.snowflakes(tag text) RETURNS SETOF text
+LANGUAGE plpgsql AS $$
+DECLARE
+  qs text[] := ARRAY[
+    'SELECT z.zname, s.region, count(*), sum(f.qty), sum(f.amount) FROM sf_fact f
+       JOIN sf_store s ON f.store = s.store JOIN sf_zone z ON s.zone = z.zone
+      WHERE s.manager IS NOT NULL AND z.zone < 40 GROUP BY 1, 2',
+    'SELECT d.season, z.zname, count(*), sum(f.qty), max(d.yr) FROM sf_fact f
+       JOIN sf_store s ON f.store = s.store JOIN sf_zone z ON s.zone = z.zone
+       JOIN sf_day d ON d.day = z.zone WHERE d.holiday IS NOT NULL GROUP BY 1, 2',
+    'SELECT p.tag, count(*), sum(p.bonus), sum(f.qty) FROM sf_fact f
+       JOIN sf_link l ON f.id = l.id JOIN sf_pair p ON p.store = l.s AND p.day = l.d
+      WHERE p.bonus > -35 GROUP BY 1',
+    'SELECT s.region, b.grp, count(*), sum(f.qty), sum(b.price) FROM sf_fact f
+       JOIN sf_big b ON f.id = b.k JOIN sf_store s ON b.w = s.store GROUP BY 1, 2',
+    'SELECT z.zname, i.cat, count(*), sum(f.qty) FROM sf_fact f, sf_store s, sf_zone z, sf_item i
+      WHERE f.store = s.store AND s.zone = z.zone AND f.item = i.item AND i.size = z.zone
+      GROUP BY 1, 2',
+    'SELECT d.yr, z.zname, count(*), sum(f.amount) FROM sf_fact f JOIN sf_day d ON f.day = d.day
+       LEFT JOIN (sf_store s JOIN sf_zone z ON s.zone = z.zone) ON f.store = s.store
+      GROUP BY 1, 2',
+    'SELECT d.season, i.cat, count(*), sum(f.qty) FROM sf_fact f JOIN sf_store s ON f.store = s.store
+       JOIN sf_day d ON d.day = s.zone JOIN sf_item i ON f.item = i.item
+      WHERE i.size = d.yr - 2000 GROUP BY 1, 2'];
+  how text;
+BEGIN
+  FOREACH how IN ARRAY ARRAY['split', 'whole'] LOOP
+    PERFORM set_config('gpuhash.debug_snowflakes', how, true);
+    FOR i IN 1 .. array_length(qs, 1) LOOP
+      RETURN QUERY SELECT * FROM pg_temp.same_rows(format('%s, %s: snowflake %s', tag, how, i), qs[i], 'GpuStarAgg');
+    END LOOP;
+  END LOOP;
+  PERFORM set_config('gpuhash.debug_snowflakes', 'split', true);
+  RETURN NEXT ok(pg_temp.plan_text(qs[2]) ~ 'Dimensions: sf_store on \(f\.store = s\.store\), sf_zone on \(s\.zone = z\.zone\), sf_day on \(s\.zone = d\.day\)',
+                 tag || ': split, EXPLAIN shows each table a dimension joined to its parent');
+  RETURN NEXT ok(pg_temp.plan_text(qs[3]) ~ 'sf_pair on \(\(l\.s = p\.store\) AND \(l\.d = p\.day\)\)',
+                 tag || ': split, a key of two columns of the parent');
+  RETURN NEXT ok(pg_temp.plan_text(qs[5]) ~ 'Device Join Filter: \(([sz]\.zone = i\.size|i\.size = [sz]\.zone)\)',
+                 tag || ': split, the equality with another dimension is the device''s');
+  PERFORM set_config('gpuhash.debug_snowflakes', 'whole', true);
+  RETURN NEXT ok(pg_temp.plan_text(qs[2]) !~ 'sf_zone on',
+                 tag || ': whole, the snowflake is one dimension');
+  PERFORM set_config('gpuhash.debug_snowflakes', 'auto', true);
+END $$;
+SELECT * FROM pg_temp.in_each_mode('snowflakes');
+
 -- a generic plan: the Append prunes its partitions by the parameter as the
 -- executor starts
 SET LOCAL plan_cache_mode = force_generic_plan;
@@ -1081,4 +1139,4 @@ ROLLBACK;
 
 DROP TABLE sf_big, sf_fact, sf_day, sf_item, sf_store, sf_empty, sf_multi, sf_pair, sf_pair8,
            sf_store_nk, sf_big_nk, sf_day_na, sf_zone, sf_part, sf_inh, sf_inh_1, sf_inh_2, sf_lay,
-           sf_fresh, sf_kv;
+           sf_fresh, sf_kv, sf_tv, sf_link;
