@@ -42,6 +42,15 @@
 
 #define GPUHASH_STAR_NAME "GpuStarAgg"
 
+/*
+ * The fewest pages of a table a dimension's Seq Scan is read from directly
+ * (128 MB; gpuhash.debug_dim_pages_min for tests): star_dims.c reads it so,
+ * star_path.c costs it so
+ */
+#define STAR_DIM_MIN_PAGES		16384
+#define star_dim_min_pages() \
+	((BlockNumber) (gpuhash_debug_dim_pages_min > 0 ? gpuhash_debug_dim_pages_min : STAR_DIM_MIN_PAGES))
+
 /* the 7-byte chunks a wide text grouping column may take (star_key_bits) */
 #define STAR_TEXT_CHUNKS	8
 

@@ -56,8 +56,6 @@
 
 /* the most rows a dimension's arrays are first made for (a plan's estimate may be far off) */
 #define STAR_DIM_MAX_PRESIZE	(UINT64CONST(1) << 26)
-/* the fewest pages of a table a dimension is read from directly (128 MB) */
-#define STAR_DIM_MIN_PAGES		16384
 
 /* make room for n rows in every array of a */
 static void
@@ -216,8 +214,7 @@ dim_pages_begin(GpuStarAggState *s, StarDimState *dim)
 	 */
 	if (IsA(dim->ps, SeqScanState) &&
 		RelationGetNumberOfBlocks(((SeqScanState *) dim->ps)->ss.ss_currentRelation) <
-		(BlockNumber) (gpuhash_debug_dim_pages_min > 0 ? gpuhash_debug_dim_pages_min :
-					   STAR_DIM_MIN_PAGES))
+		star_dim_min_pages())
 		return NULL;
 	old = MemoryContextSwitchTo(s->css.ss.ps.state->es_query_cxt);
 	for (int a = 1; a <= 1 + dim->ngroups + dim->npayload; a++)

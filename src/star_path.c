@@ -1333,6 +1333,41 @@ parallel_divisor(int workers)
 	return Max(d, 1.0);
 }
 
+/*
+ * Dimension path dp's cost as the star reads it.  The Seq Scan of a table
+ * of at least star_dim_min_pages() pages is read from its pages (star_dims.c),
+ * no tuple through the executor: costed as the fact table is (star_costs),
+ * seq_page_cost and STAR_PAGE_COST a page, its quals and, for rows of pages
+ * the device does not read whole, a tuple's CPU a row, in a partial path
+ * divided among the processes.  Any other plan as planned.
+ */
+static double shipped_fraction(PlannerInfo *root, RelOptInfo *rel);
+
+static Cost
+dim_cost(StarPlan *sp, Path *dp)
+{
+	RelOptInfo *rel = dp->parent;
+	RangeTblEntry *rte;
+	QualCost	qc;
+	double		pages;
+	double		divisor;
+
+	if (dp->pathtype != T_SeqScan || !gpuhash_read_pages || rel->reloptkind != RELOPT_BASEREL ||
+		rel->rtekind != RTE_RELATION || rel->pages < star_dim_min_pages())
+		return dp->total_cost;
+	rte = planner_rt_fetch(rel->relid, sp->root);
+	if ((rte->relkind != RELKIND_RELATION && rte->relkind != RELKIND_MATVIEW) ||
+		get_rel_persistence(rte->relid) == RELPERSISTENCE_TEMP)
+		return dp->total_cost;
+	pages = rel->pages;
+	divisor = dp->parallel_aware ? parallel_divisor(dp->parallel_workers) : 1.0;
+	cost_qual_eval(&qc, rel->baserestrictinfo, sp->root);
+	return qc.startup + seq_page_cost * pages +
+		(STAR_PAGE_COST * pages +
+		 rel->tuples * (qc.per_tuple + (1.0 - shipped_fraction(sp->root, rel)) * cpu_tuple_cost)) /
+		divisor;
+}
+
 static void
 star_costs(StarPlan *sp, Path *path, int workers, int ncpu_quals, double groups,
 		   List *dims, List *filters, int ngroups_dim, int npayloads)
@@ -1359,7 +1394,7 @@ star_costs(StarPlan *sp, Path *path, int workers, int ncpu_quals, double groups,
 			kept = Min(kept, sp->comprel[source]->rows);
 			startup += dp->parent->rows * cpu_operator_cost;
 		}
-		startup += dp->total_cost + dp->rows * 2 * cpu_operator_cost +
+		startup += dim_cost(sp, dp) + dp->rows * 2 * cpu_operator_cost +
 			kept * STAR_DIM_ROW_COST;
 	}
 	startup += ngroups_dim * cpu_operator_cost * 100.0 +
