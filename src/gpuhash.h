@@ -56,15 +56,15 @@ extern bool gpuhash_register_buffers;
 extern bool gpuhash_debug_reread_pages;
 extern int	gpuhash_debug_dim_pages_min;
 extern int	gpuhash_debug_snowflakes;
+extern int	gpuhash_debug_pool_batch;
+extern bool gpuhash_debug_pool_relay;
+extern int	gpuhash_debug_star_key_bits;
+extern bool gpuhash_debug_star_compile_fails;
 
 /* gpuhash.debug_snowflakes: how a star takes its snowflakes (star_path.c) */
 #define GPUHASH_SNOWFLAKES_AUTO		0
 #define GPUHASH_SNOWFLAKES_WHOLE	1
 #define GPUHASH_SNOWFLAKES_SPLIT	2
-extern int	gpuhash_debug_pool_batch;
-extern bool gpuhash_debug_pool_relay;
-extern int	gpuhash_debug_star_key_bits;
-extern bool gpuhash_debug_star_compile_fails;
 
 /*
  * gpuhash.force scales our paths' costs by this: far below any plan without

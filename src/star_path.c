@@ -1333,6 +1333,8 @@ parallel_divisor(int workers)
 	return Max(d, 1.0);
 }
 
+static double shipped_fraction(PlannerInfo *root, RelOptInfo *rel);
+
 /*
  * Dimension path dp's cost as the star reads it.  The Seq Scan of a table
  * of at least star_dim_min_pages() pages is read from its pages (star_dims.c),
@@ -1341,8 +1343,6 @@ parallel_divisor(int workers)
  * the device does not read whole, a tuple's CPU a row, in a partial path
  * divided among the processes.  Any other plan as planned.
  */
-static double shipped_fraction(PlannerInfo *root, RelOptInfo *rel);
-
 static Cost
 dim_cost(StarPlan *sp, Path *dp)
 {
