@@ -92,6 +92,8 @@
 									 * anti join's, STAR_DIM_SEMI too) */
 #define STAR_DIM_NULL_ROW		11	/* List: a LEFT JOIN's dimension, each grouping column's value (a
 									 * Const) where the join finds no row; else NIL */
+#define STAR_DIM_FILTER_COL		12	/* Integer: the payload column the filter checks (its child's
+									 * key: star_path.c, dim_filters), or -1: the key */
 
 /* what the compiler needs to know of a payload value */
 typedef struct StarPayload

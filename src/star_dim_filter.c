@@ -2,7 +2,8 @@
  *
  * star_dim_filter.c
  *	  A GpuStarAgg's dimension filtered, as it is read, by the keys of a
- *	  smaller dimension joined on the same fact key (star_path.c,
+ *	  smaller dimension joined on the same fact key, or of its child in a
+ *	  split snowflake on the column the child is looked up by (star_path.c,
  *	  dim_filters, says which and why).
  *
  * INTERFACE ROUTINES
@@ -302,7 +303,8 @@ star_dim_filter_push(GpuStarAggState *s, int d)
 	if (pf == NULL && dim->filtering && !dim->push_tried)
 	{
 		AttrNumber	at;
-		PlanState  *scan = key_source(dim->ps, 1, &at);
+		AttrNumber	checked = dim->filter_col < 0 ? 1 : 2 + dim->ngroups + dim->filter_col;
+		PlanState  *scan = key_source(dim->ps, checked, &at);
 		MemoryContext cxt = s->css.ss.ps.state->es_query_cxt;
 		int			slot = 0;
 
@@ -314,7 +316,7 @@ star_dim_filter_push(GpuStarAggState *s, int d)
 		pf = MemoryContextAllocZero(cxt, sizeof(PushedFilter));
 		pf->ps = scan;
 		pf->attno = at;
-		pf->keytype = TupleDescAttr(dim->ps->ps_ResultTupleDesc, 0)->atttypid;
+		pf->keytype = TupleDescAttr(dim->ps->ps_ResultTupleDesc, checked - 1)->atttypid;
 		pf->next = scan->ExecProcNode;
 		{
 			MemoryContextCallback *cb = MemoryContextAlloc(cxt, sizeof(MemoryContextCallback));

@@ -240,6 +240,28 @@ typedef struct DimRead
 	bool		check_keys;
 } DimRead;
 
+/*
+ * Whether the filter lets the row through: its key (encoded), or where it
+ * checks a payload column (its child's key: star_dim_filter.c) that value,
+ * which a NULL never passes (no row of the child has a NULL key)
+ */
+static bool
+filter_passes(DimRead *rd, const Datum *values, const bool *isnulls, uint64 key)
+{
+	int			col = rd->dim->filter_col;
+	Oid			type;
+
+	if (col >= 0)
+	{
+		if (isnulls[rd->first_payload + col])
+			return false;
+		type = rd->pl[col]->type;
+		key = gpuhash_encode_exact(gpuhash_exact_family(type), type,
+								   values[rd->first_payload + col]);
+	}
+	return gpuhash_filter_may_contain(&rd->dim->filter, key);
+}
+
 /* one row of the dimension's plan (key, grouping columns, payload) into its arrays */
 static void
 dim_add_row(DimRead *rd, const Datum *values, const bool *isnulls)
@@ -254,7 +276,7 @@ dim_add_row(DimRead *rd, const Datum *values, const bool *isnulls)
 	if (isnulls[0])
 		return;					/* a NULL key joins nothing */
 	key = gpuhash_encode_exact(gpuhash_exact_family(rd->keytype), rd->keytype, values[0]);
-	if (rd->check_keys && !gpuhash_filter_may_contain(&dim->filter, key))
+	if (rd->check_keys && !filter_passes(rd, values, isnulls, key))
 	{
 		dim->removed++;			/* no row of the smaller dimension has its key */
 		return;

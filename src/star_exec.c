@@ -296,6 +296,7 @@ BeginGpuStarAgg(CustomScanState *node, EState *estate, int eflags)
 		null_row(ds, list_nth(dim, STAR_DIM_NULL_ROW));
 		ds->row_codes = key_is_grouped(ds);
 		ds->filter_source = intVal(list_nth(dim, STAR_DIM_FILTER));
+		ds->filter_col = intVal(list_nth(dim, STAR_DIM_FILTER_COL));
 		ds->est_rows = floatVal(list_nth(dim, STAR_DIM_EST_ROWS));
 		s->shared_dims |= ds->partial;
 		d++;

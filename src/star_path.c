@@ -146,7 +146,8 @@
 #define SP_ALT			14		/* Integer: 1 if the path's last input is the alternative */
 #define SP_JOIN_QUALS	15		/* rewritten */
 #define SP_JOIN_SHOWN	16		/* as written, for EXPLAIN */
-#define SP_FILTERS		17		/* per dimension: the one whose keys filter its rows, or -1 */
+#define SP_FILTERS		17		/* per dimension: (the one whose keys filter its rows, or -1;
+								 * the column they check: dim_filters) */
 #define SP_COUNT		18
 
 /* a dimension at plan time: (factkey rewritten, key expr, group exprs, payload exprs, name, clause) */
@@ -1276,19 +1277,26 @@ forced(PlannerInfo *root)
 
 /*
  * Which dimension's keys filter each dimension's rows as they are read, by
- * position (-1: none).  Every fact row a star keeps joins a row of every
- * dimension, so a row of dimension d whose key no row of a dimension e on
- * the same fact key holds can meet no fact row (unless e is LEFT- or
- * anti-joined: not a source).  Where such an e is
- * estimated smaller than d and is read before it -- by the process that
- * reads d, or in a parallel star by the leader before any process reads its
- * share of d -- d's rows are checked against a Bloom filter of e's keys
- * (star_dim_filter.c) and those that cannot join are left out before they
- * take their way to the device; at run time, only where e as read holds at
- * most half the rows estimated for d.  The smallest such e is chosen, so a
- * source is always strictly smaller than what it filters.  The common case:
- * an IN (subquery) on a dimension's key, as in TPC-H's Q18, whose rows the
- * planner cannot estimate below its groups (a third of them with a HAVING).
+ * position, and which column of its rows they check: (source, -1: the key;
+ * or a payload column), or (-1, -1): none.  Every fact row a star keeps
+ * joins a row of every inner dimension, so a row of dimension d whose key
+ * no row of a dimension e on the same fact key holds can meet no fact row
+ * (unless e is LEFT- or anti-joined: not a source); nor can a row of a split
+ * dimension d whose column that is the key of its child e (sp->parent) no
+ * row of e holds (an order of a customer the query's customers leave out).
+ * Where such an e is estimated smaller than d and is read before it -- by
+ * the process that reads d, or in a parallel star by the leader before any
+ * process reads its share of d -- d's rows are checked against a Bloom
+ * filter of e's keys (star_dim_filter.c) and those that cannot join are left
+ * out before they take their way to the device; at run time, only where e
+ * as read holds at most half the rows estimated for d.  A child is a source
+ * only where its plan is estimated to keep at most half its table's rows
+ * (else the filter would leave out few).  The smallest such e is chosen, so
+ * a source is always strictly smaller than what it filters.  The common
+ * case: an IN (subquery) on a dimension's key, as in TPC-H's Q18, whose rows
+ * the planner cannot estimate below its groups (a third of them with a
+ * HAVING); and a split snowflake's filtered table (Q3's customers of one
+ * segment, whose orders alone go on).
  */
 static List *
 dim_filters(StarPlan *sp, List *dims, List *dimpaths)
@@ -1300,19 +1308,34 @@ dim_filters(StarPlan *sp, List *dims, List *dimpaths)
 		Node	   *factkey = list_nth(list_nth(dims, d), SD_FACTKEY);
 		double		best = sp->comprel[d]->rows;
 		int			source = -1;
+		int			col = -1;
 
 		for (int e = 0; e < sp->ndims; e++)
 		{
 			RelOptInfo *erel = sp->comprel[e];
+			Node	   *efk = list_nth(list_nth(dims, e), SD_FACTKEY);
+			int			ecol = -1;
 
 			if (e == d || sp->left[e] || sp->anti[e] || erel->rows >= best ||
-				list_member_ptr(erel->partial_pathlist, list_nth(dimpaths, e)) ||
-				!equal(factkey, list_nth(list_nth(dims, e), SD_FACTKEY)))
+				list_member_ptr(erel->partial_pathlist, list_nth(dimpaths, e)))
+				continue;
+			if (sp->parent[e] == d && IsA(efk, Var) && ((Var *) efk)->varno == INNER_VAR &&
+				erel->tuples > 0 && erel->rows <= erel->tuples / 2)
+			{
+				/* its child's key: a payload column of d (payload_var) */
+				List	   *pi = list_nth(sp->payload_info, ((Var *) efk)->varattno - 1);
+
+				if (linitial_int(pi) != d)
+					continue;
+				ecol = lsecond_int(pi);
+			}
+			else if (!equal(factkey, efk))
 				continue;
 			best = erel->rows;
 			source = e;
+			col = ecol;
 		}
-		filters = lappend_int(filters, source);
+		filters = lappend(filters, list_make2_int(source, col));
 	}
 	return filters;
 }
@@ -1385,7 +1408,8 @@ star_costs(StarPlan *sp, Path *path, int workers, int ncpu_quals, double groups,
 	foreach(lc, dims)
 	{
 		Path	   *dp = lfirst(lc);
-		int			source = list_nth_int(filters, d++);
+		List	   *filter = list_nth(filters, d++);
+		int			source = linitial_int(filter);
 		double		kept = dp->parent->rows;
 
 		/* a dimension read in shares (a partial path): each process its share of the rows */
@@ -1394,7 +1418,11 @@ star_costs(StarPlan *sp, Path *path, int workers, int ncpu_quals, double groups,
 		/* a filtered dimension: a probe of the filter a row, the rows kept on to the device */
 		if (source >= 0)
 		{
-			kept = Min(kept, sp->comprel[source]->rows);
+			RelOptInfo *srel = sp->comprel[source];
+
+			/* by its keys: at most as many; by a child's keys: as many as that keeps */
+			kept = lsecond_int(filter) < 0 ? Min(kept, srel->rows) :
+				kept * Min(1.0, srel->rows / Max(srel->tuples, 1.0));
 			startup += dp->parent->rows * cpu_operator_cost / share;
 		}
 		startup += dim_cost(sp, dp) + dp->rows * 2 * cpu_operator_cost +
@@ -2271,10 +2299,11 @@ plan_star(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path, List *tlist
 									  makeInteger(list_length(list_nth(dim, SD_PAYLOAD)))),
 						   list_make5(list_nth(dim, SD_NAME), list_nth(dim, SD_CLAUSE),
 									  list_nth(dim, SD_UNIQUENESS),
-									  makeInteger(list_nth_int(filters, d)),
+									  makeInteger(linitial_int(list_nth(filters, d))),
 									  makeFloat(psprintf("%.1f", dpath->parent->rows))));
-		pdims = lappend(pdims, lappend(lappend(pdim, list_nth(dim, SD_JOIN)),
-									   list_nth(dim, SD_NULL_ROW)));
+		pdims = lappend(pdims, lappend(lappend(lappend(pdim, list_nth(dim, SD_JOIN)),
+											   list_nth(dim, SD_NULL_ROW)),
+									   makeInteger(lsecond_int(list_nth(filters, d)))));
 		d++;
 	}
 	/* the alternative, as planned: it computes the scan tuple itself */

@@ -69,6 +69,7 @@ typedef struct StarDimState
 	bool		escaped;		/* a numeric value the device cannot hold was read */
 	/* the filter of its rows by a smaller dimension's keys (star_dim_filter.c) */
 	int			filter_source;	/* that dimension, or -1 */
+	int			filter_col;		/* the payload column it checks, or -1: the key */
 	double		est_rows;		/* its own rows as the planner estimated them */
 	bool		complete;		/* read whole by this process: it can filter others */
 	bool		filtering;		/* filter applied to this execution's rows */
